@@ -1,0 +1,202 @@
+/* phew: structure finding in density fields (Bleuler, Teyssier et al. 2015).
+ *
+ * Public C API of libphew. Plain C11, no VTK. The caller owns the density and label
+ * arrays; the library owns the catalogue it returns (free it with phew_result_free).
+ *
+ * Ids seen by users never depend on how the domain is split over MPI ranks:
+ *   PeakPatchId  global cell id of the patch's peak (ix + nx*(iy + ny*iz)), -1 below threshold
+ *   ClumpId      0..n_clumps-1 in catalogue order (decreasing peak density, ties by peak id), -1 none
+ *   HaloId       0..n_haloes-1 in the same order, -1 none
+ */
+#ifndef PHEW_PHEW_H
+#define PHEW_PHEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum phew_status {
+  PHEW_OK = 0,
+  PHEW_ERROR_ARGUMENT = 1, /* a parameter or a size is out of range */
+  PHEW_ERROR_DATA = 2,     /* the density field is unusable (NaN, Inf, negative) */
+  PHEW_ERROR_MEMORY = 3,   /* an allocation failed */
+  PHEW_ERROR_MPI = 4,      /* communication failed, or MPI support is not compiled in */
+  PHEW_ERROR_IO = 5        /* reading or writing a file failed (tool helpers only) */
+} phew_status;
+
+typedef enum phew_scalar_type { PHEW_FLOAT32 = 0, PHEW_FLOAT64 = 1 } phew_scalar_type;
+
+/* Parameters of the clump finder (paper sections 2.4 and 2.5). */
+typedef struct phew_params {
+  double density_threshold;   /* test cells have density strictly above it (required, >= 0) */
+  double relevance_threshold; /* peaks with peak/key-saddle below it are noise; default 2 */
+  int saddle_merging;         /* 0: haloes are the clumps; 1: merge clumps into haloes */
+  double saddle_threshold;    /* merge a clump into its key neighbour if key saddle > this */
+  double mass_threshold;      /* clumps and haloes with mass <= this are left out; default 0 */
+  unsigned peak_order_seed;   /* testing only: 0 visits peaks in decreasing order when merging;
+                                 any other value visits them in a shuffled order, which must
+                                 give the same result (paper section 2.7) */
+} phew_params;
+
+void phew_params_init(phew_params *params);
+
+/* An implicit structured block of a uniform grid: neighbours come from the 26-cell stencil.
+ * All indices are global cell indices of the whole grid. The stored box holds the density
+ * array (active cells plus ghost layers, x fastest); the active box is the part this rank
+ * owns. Ghost layers on a periodic axis may start at -1 or end at global_dims: they wrap. */
+typedef struct phew_grid {
+  int64_t global_dims[3];
+  int64_t stored_offset[3];
+  int64_t stored_dims[3];
+  int64_t active_offset[3];
+  int64_t active_dims[3];
+  int periodic[3];
+  double origin[3];  /* corner of cell (0,0,0) */
+  double spacing[3]; /* cell size */
+} phew_grid;
+
+/* The whole nx*ny*nz grid on one process: no ghosts, spacing 1, origin 0, not periodic. */
+void phew_grid_init_whole(phew_grid *grid, int64_t nx, int64_t ny, int64_t nz);
+
+typedef void (*phew_progress_fn)(double fraction, const char *stage, void *user_data);
+
+typedef struct phew_input {
+  phew_grid grid;
+  const void *density; /* one value per stored cell */
+  phew_scalar_type density_type;
+  void *mpi_comm;                /* address of an MPI_Comm, or NULL: this process alone */
+  phew_progress_fn progress;     /* optional */
+  void *progress_data;
+} phew_input;
+
+/* Per stored cell, written by phew_find_clumps; all three are required (they double as
+ * working memory, which keeps the library's own footprint small). Ghost cells get the
+ * labels of the cells they copy. */
+typedef struct phew_labels {
+  int64_t *peak_patch_id;
+  int64_t *clump_id;
+  int64_t *halo_id;
+} phew_labels;
+
+/* One row of the clump catalogue or of the halo catalogue. */
+typedef struct phew_object {
+  int64_t id;        /* ClumpId or HaloId */
+  int64_t halo_id;   /* clumps: the halo they belong to (-1 if it is below the mass threshold) */
+  int64_t parent_id; /* clumps: ClumpId of the clump whose peak they merged into, -1 if none */
+  int32_t level;     /* clumps: saddle level at which they merged (0: never); haloes: depth */
+  int64_t peak_id;   /* global cell id of the peak */
+  int64_t n_cells;
+  int64_t n_clumps; /* haloes: clumps merged into them (clumps: 1) */
+  double volume;
+  double mass; /* sum of density * cell volume */
+  double peak_density;
+  double peak_position[3]; /* centre of the peak cell */
+  double center_of_mass[3]; /* periodic-aware, wrapped into the box on periodic axes */
+  double min_density;
+  double mean_density;
+  double key_saddle_density; /* highest saddle to any neighbour; the threshold if isolated */
+  double relevance;          /* peak_density / key_saddle_density */
+} phew_object;
+
+/* One node of the dendrogram. Leaves are clumps; roots are haloes. */
+typedef struct phew_node {
+  int64_t id;
+  int64_t parent_id; /* -1 for roots */
+  int32_t level;     /* 0 for clumps, n for a structure formed by a level-n saddle merger */
+  int64_t clump_id;  /* leaves: their ClumpId (-1 if below the mass threshold); others -1 */
+  int64_t halo_id;
+  int64_t peak_id;
+  double peak_density;
+  double saddle_density; /* density at which it joins its parent; roots: their key saddle */
+  int64_t n_cells;
+  double mass;
+} phew_node;
+
+enum phew_stage {
+  PHEW_STAGE_WATERSHED = 0,
+  PHEW_STAGE_SADDLES,
+  PHEW_STAGE_NOISE_REMOVAL,
+  PHEW_STAGE_SADDLE_MERGING,
+  PHEW_STAGE_PROPERTIES, /* sums, catalogue, dendrogram and per-cell labels */
+  PHEW_STAGE_COUNT
+};
+
+/* Counts and per-stage diagnostics (global figures; times are the maximum over ranks). */
+typedef struct phew_stats {
+  int64_t n_cells;
+  int64_t n_test_cells;
+  int64_t n_peaks;
+  int64_t n_saddle_pairs;      /* distinct pairs of neighbouring peak patches */
+  int64_t n_noise_discarded;   /* isolated irrelevant peaks */
+  int64_t n_clumps_found;      /* before the mass threshold */
+  int64_t n_haloes_found;      /* before the mass threshold */
+  int32_t noise_levels;        /* merging levels in noise removal */
+  int32_t saddle_levels;       /* merging levels in saddle merging */
+  int32_t iterations[PHEW_STAGE_COUNT]; /* communication rounds per stage (1 when serial) */
+  double seconds[PHEW_STAGE_COUNT];
+  int64_t bytes_sent[PHEW_STAGE_COUNT]; /* summed over ranks */
+  int64_t max_active_peaks;    /* maximum over ranks */
+  int64_t max_ghost_peaks;     /* maximum over ranks */
+  double max_ghost_ratio;      /* maximum over ranks of ghost / active peaks */
+  int64_t max_sparse_entries;  /* maximum over ranks of saddle-matrix entries */
+  int64_t hash_collisions;     /* summed over ranks */
+  int n_ranks;
+} phew_stats;
+
+typedef struct phew_result {
+  int64_t n_clumps;
+  phew_object *clumps;
+  int64_t n_haloes;
+  phew_object *haloes;
+  int64_t n_nodes;
+  phew_node *nodes;
+  phew_stats stats;
+  char message[512]; /* why the call failed, empty on success */
+} phew_result;
+
+/* Run the whole pipeline: watershed, saddles, noise removal, saddle merging, properties.
+ * Collective over input->mpi_comm. On error every rank returns the same status, the
+ * message says why, and the labels are left filled with -1. The result holds the whole
+ * catalogue and dendrogram on every rank. */
+phew_status phew_find_clumps(const phew_input *input, const phew_params *params,
+                             phew_labels *labels, phew_result *result);
+
+void phew_result_free(phew_result *result);
+
+const char *phew_status_string(phew_status status);
+const char *phew_stage_name(int stage);
+
+/* Names users see, the same in the CLI's CSV headers, the ParaView arrays and tables. */
+#define PHEW_ARRAY_PEAK_PATCH_ID "PeakPatchId"
+#define PHEW_ARRAY_CLUMP_ID "ClumpId"
+#define PHEW_ARRAY_HALO_ID "HaloId"
+
+typedef enum phew_column_type { PHEW_COLUMN_INT64 = 0, PHEW_COLUMN_INT32, PHEW_COLUMN_DOUBLE } phew_column_type;
+
+/* A catalogue column: its name and where it sits in phew_object or phew_node. */
+typedef struct phew_column {
+  const char *name;
+  phew_column_type type;
+  size_t offset;
+} phew_column;
+
+/* Column lists in output order: the clump table, the halo table, the dendrogram. */
+const phew_column *phew_clump_columns(int *count);
+const phew_column *phew_halo_columns(int *count);
+const phew_column *phew_node_columns(int *count);
+
+/* Value of a column in a row (a phew_object or a phew_node), as a double or as an integer. */
+double phew_column_as_double(const phew_column *column, const void *row);
+int64_t phew_column_as_int64(const phew_column *column, const void *row);
+
+/* 1 if the library was built with MPI support. */
+int phew_has_mpi(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

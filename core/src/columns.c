@@ -1,0 +1,106 @@
+/* The catalogue's column names and layout: the one list the CLI and the plugin both use. */
+#include "internal.h"
+
+#include <stddef.h>
+
+#define I64(name, type, field) {name, PHEW_COLUMN_INT64, offsetof(type, field)}
+#define I32(name, type, field) {name, PHEW_COLUMN_INT32, offsetof(type, field)}
+#define DBL(name, type, field) {name, PHEW_COLUMN_DOUBLE, offsetof(type, field)}
+
+static const phew_column clump_columns[] = {
+    I64("ClumpId", phew_object, id),
+    I64("HaloId", phew_object, halo_id),
+    I64("ParentId", phew_object, parent_id),
+    I32("Level", phew_object, level),
+    I64("PeakId", phew_object, peak_id),
+    I64("NumberOfCells", phew_object, n_cells),
+    DBL("Volume", phew_object, volume),
+    DBL("Mass", phew_object, mass),
+    DBL("PeakDensity", phew_object, peak_density),
+    DBL("PeakX", phew_object, peak_position[0]),
+    DBL("PeakY", phew_object, peak_position[1]),
+    DBL("PeakZ", phew_object, peak_position[2]),
+    DBL("CenterOfMassX", phew_object, center_of_mass[0]),
+    DBL("CenterOfMassY", phew_object, center_of_mass[1]),
+    DBL("CenterOfMassZ", phew_object, center_of_mass[2]),
+    DBL("MinDensity", phew_object, min_density),
+    DBL("MeanDensity", phew_object, mean_density),
+    DBL("KeySaddleDensity", phew_object, key_saddle_density),
+    DBL("Relevance", phew_object, relevance),
+};
+
+static const phew_column halo_columns[] = {
+    I64("HaloId", phew_object, id),
+    I64("NumberOfClumps", phew_object, n_clumps),
+    I32("Level", phew_object, level),
+    I64("PeakId", phew_object, peak_id),
+    I64("NumberOfCells", phew_object, n_cells),
+    DBL("Volume", phew_object, volume),
+    DBL("Mass", phew_object, mass),
+    DBL("PeakDensity", phew_object, peak_density),
+    DBL("PeakX", phew_object, peak_position[0]),
+    DBL("PeakY", phew_object, peak_position[1]),
+    DBL("PeakZ", phew_object, peak_position[2]),
+    DBL("CenterOfMassX", phew_object, center_of_mass[0]),
+    DBL("CenterOfMassY", phew_object, center_of_mass[1]),
+    DBL("CenterOfMassZ", phew_object, center_of_mass[2]),
+    DBL("MinDensity", phew_object, min_density),
+    DBL("MeanDensity", phew_object, mean_density),
+    DBL("KeySaddleDensity", phew_object, key_saddle_density),
+    DBL("Relevance", phew_object, relevance),
+};
+
+static const phew_column node_columns[] = {
+    I64("NodeId", phew_node, id),
+    I64("ParentId", phew_node, parent_id),
+    I32("Level", phew_node, level),
+    I64("ClumpId", phew_node, clump_id),
+    I64("HaloId", phew_node, halo_id),
+    I64("PeakId", phew_node, peak_id),
+    DBL("PeakDensity", phew_node, peak_density),
+    DBL("SaddleDensity", phew_node, saddle_density),
+    I64("NumberOfCells", phew_node, n_cells),
+    DBL("Mass", phew_node, mass),
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const phew_column *phew_clump_columns(int *count)
+{
+  *count = COUNT(clump_columns);
+  return clump_columns;
+}
+
+const phew_column *phew_halo_columns(int *count)
+{
+  *count = COUNT(halo_columns);
+  return halo_columns;
+}
+
+const phew_column *phew_node_columns(int *count)
+{
+  *count = COUNT(node_columns);
+  return node_columns;
+}
+
+double phew_column_as_double(const phew_column *column, const void *row)
+{
+  const char *p = (const char *)row + column->offset;
+  switch (column->type) {
+  case PHEW_COLUMN_INT64: return (double)*(const int64_t *)p;
+  case PHEW_COLUMN_INT32: return (double)*(const int32_t *)p;
+  case PHEW_COLUMN_DOUBLE: return *(const double *)p;
+  }
+  return 0.0;
+}
+
+int64_t phew_column_as_int64(const phew_column *column, const void *row)
+{
+  const char *p = (const char *)row + column->offset;
+  switch (column->type) {
+  case PHEW_COLUMN_INT64: return *(const int64_t *)p;
+  case PHEW_COLUMN_INT32: return *(const int32_t *)p;
+  case PHEW_COLUMN_DOUBLE: return (int64_t)*(const double *)p;
+  }
+  return 0;
+}

@@ -1,0 +1,136 @@
+/* The dendrogram (paper section 2.6). Leaves are the clumps. When peaks merge on saddle
+ * level n, every peak that receives mergers on that level becomes a new node of level n whose
+ * children are its own previous node and the nodes of the peaks that merged into it; each
+ * child records the saddle through which it joined (the peak's own previous node joins at
+ * the highest of those saddles). Roots are the haloes. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tree_node {
+  int64_t head;   /* peak */
+  int32_t level;
+  int64_t parent; /* index into the node array, -1 for roots */
+  double saddle;
+  int64_t clump;  /* leaves: clump index, else -1 */
+  int64_t n_cells;
+  phew_fixed mass;
+} tree_node;
+
+typedef struct sort_key {
+  int32_t level;
+  double density;
+  int64_t global_id;
+  int64_t node;
+} sort_key;
+
+static int compare_nodes(const void *pa, const void *pb)
+{
+  const sort_key *a = pa, *b = pb;
+  if (a->level != b->level)
+    return a->level < b->level ? -1 : 1;
+  if (a->density != b->density)
+    return a->density > b->density ? -1 : 1;
+  return a->global_id < b->global_id ? -1 : (a->global_id > b->global_id);
+}
+
+phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
+{
+  const merge_state *m = h->saddle;
+  const int64_t capacity = h->n_clumps + m->n_events; /* each event adds at most one node */
+  tree_node *nodes = phew_malloc((size_t)capacity, sizeof *nodes);
+  int64_t *current = phew_malloc((size_t)h->n_clumps, sizeof *current);
+  int64_t *created = phew_malloc((size_t)h->n_clumps, sizeof *created);
+  int64_t *new_index = phew_malloc((size_t)capacity, sizeof *new_index);
+  sort_key *keys = phew_malloc((size_t)capacity, sizeof *keys);
+  phew_status status = PHEW_OK;
+  if (!nodes || !current || !created || !new_index || !keys) {
+    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the dendrogram");
+    goto done;
+  }
+  int64_t n = 0;
+  for (int64_t c = 0; c < h->n_clumps; ++c) {
+    nodes[n] = (tree_node){h->clump_head[c], 0, -1, 0.0, c, h->clump_sums[c].n_cells, h->clump_sums[c].mass};
+    current[c] = n++;
+    created[c] = -1;
+  }
+  for (int64_t e0 = 0; e0 < m->n_events;) {
+    const int32_t level = m->events[e0].level;
+    int64_t e1 = e0;
+    while (e1 < m->n_events && m->events[e1].level == level)
+      ++e1;
+    for (int64_t e = e0; e < e1; ++e) {
+      const merge_event *ev = &m->events[e];
+      const int64_t target = h->clump_of_head[ev->parent], child = h->clump_of_head[ev->child];
+      if (created[target] < 0) {
+        nodes[n] = (tree_node){ev->parent, level, -1, 0.0, -1, 0, 0};
+        created[target] = n++;
+        tree_node *own = &nodes[current[target]];
+        own->parent = created[target];
+        own->saddle = ev->saddle;
+      }
+      tree_node *own = &nodes[current[target]];
+      if (ev->saddle > own->saddle)
+        own->saddle = ev->saddle;
+      nodes[current[child]].parent = created[target];
+      nodes[current[child]].saddle = ev->saddle;
+    }
+    for (int64_t e = e0; e < e1; ++e) {
+      const int64_t target = h->clump_of_head[m->events[e].parent];
+      if (created[target] >= 0) {
+        current[target] = created[target];
+        created[target] = -1;
+      }
+    }
+    e0 = e1;
+  }
+  /* children always come before their parent, so one forward sweep adds up the sizes */
+  for (int64_t i = 0; i < n; ++i)
+    if (nodes[i].parent >= 0) {
+      nodes[nodes[i].parent].n_cells += nodes[i].n_cells;
+      nodes[nodes[i].parent].mass += nodes[i].mass;
+    }
+
+  /* keep the nodes of haloes above the mass threshold; order by level, then peak order */
+  int64_t kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    new_index[i] = -1;
+    const int64_t halo = h->halo_final_id[h->halo_of_peak[nodes[i].head]];
+    if (halo < 0)
+      continue;
+    if (nodes[i].parent < 0)
+      nodes[i].saddle = h->root_saddle[h->halo_of_peak[nodes[i].head]];
+    keys[kept++] = (sort_key){nodes[i].level, h->peaks->density[nodes[i].head], h->peaks->global_id[nodes[i].head], i};
+  }
+  qsort(keys, (size_t)kept, sizeof *keys, compare_nodes);
+  for (int64_t k = 0; k < kept; ++k)
+    new_index[keys[k].node] = k;
+  result->nodes = phew_malloc((size_t)kept, sizeof *result->nodes);
+  if (!result->nodes) {
+    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the dendrogram");
+    goto done;
+  }
+  for (int64_t k = 0; k < kept; ++k) {
+    const tree_node *t = &nodes[keys[k].node];
+    phew_node *o = &result->nodes[k];
+    o->id = k;
+    o->parent_id = t->parent >= 0 ? new_index[t->parent] : -1;
+    o->level = t->level;
+    o->clump_id = t->clump >= 0 ? h->clump_final_id[t->clump] : -1;
+    o->halo_id = h->halo_final_id[h->halo_of_peak[t->head]];
+    o->peak_id = h->peaks->global_id[t->head];
+    o->peak_density = h->peaks->density[t->head];
+    o->saddle_density = t->saddle;
+    o->n_cells = t->n_cells;
+    o->mass = fixed_to_double(t->mass, h->scales.shift) * h->cell_volume;
+  }
+  result->n_nodes = kept;
+done:
+  free(nodes);
+  free(current);
+  free(created);
+  free(new_index);
+  free(keys);
+  return status;
+}

@@ -1,0 +1,134 @@
+/* Saddle point search (paper section 2.3): for every pair of neighbouring test cells in
+ * different peak patches, (rho_a + rho_b) / 2 is a candidate; the saddle of two patches is
+ * the highest candidate. The pairs of patches live in a hash map while the cells are
+ * scanned and leave as a flat list of edges. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct pair_slot {
+  uint64_t key; /* (lower peak index << 32 | higher peak index) + 1; 0 marks an empty slot */
+  double saddle;
+} pair_slot;
+
+typedef struct pair_map {
+  pair_slot *slots;
+  uint64_t mask; /* capacity - 1, capacity a power of two */
+  int64_t n;
+  uint64_t last_key; /* neighbouring cells often see the same pair: remember the last slot */
+  pair_slot *last;
+} pair_map;
+
+static uint64_t pair_hash(uint64_t key) { return (key * UINT64_C(0x9E3779B97F4A7C15)) >> 17; }
+
+static phew_status pair_map_init(pair_map *m, uint64_t capacity)
+{
+  uint64_t c = 1024;
+  while (c < capacity)
+    c <<= 1;
+  m->slots = calloc(c, sizeof *m->slots);
+  if (!m->slots)
+    return PHEW_ERROR_MEMORY;
+  m->mask = c - 1;
+  m->n = 0;
+  m->last_key = 0;
+  m->last = NULL;
+  return PHEW_OK;
+}
+
+static pair_slot *pair_map_slot(pair_map *m, uint64_t key)
+{
+  uint64_t h = pair_hash(key) & m->mask;
+  while (m->slots[h].key != 0 && m->slots[h].key != key)
+    h = (h + 1) & m->mask;
+  return &m->slots[h];
+}
+
+static phew_status pair_map_grow(pair_map *m)
+{
+  pair_map bigger;
+  if (pair_map_init(&bigger, 2 * (m->mask + 1)) != PHEW_OK)
+    return PHEW_ERROR_MEMORY;
+  for (uint64_t h = 0; h <= m->mask; ++h)
+    if (m->slots[h].key != 0)
+      *pair_map_slot(&bigger, m->slots[h].key) = m->slots[h];
+  bigger.n = m->n;
+  free(m->slots);
+  *m = bigger;
+  return PHEW_OK;
+}
+
+/* Saddle of the pair (a, b) becomes max(current, saddle). */
+static phew_status pair_map_raise(pair_map *m, int64_t a, int64_t b, double saddle)
+{
+  const uint64_t lo = (uint64_t)(a < b ? a : b), hi = (uint64_t)(a < b ? b : a);
+  const uint64_t key = ((lo << 32) | hi) + 1;
+  pair_slot *slot = key == m->last_key ? m->last : pair_map_slot(m, key);
+  if (slot->key == 0) {
+    if ((uint64_t)(m->n + 1) * 2 > m->mask + 1) {
+      if (pair_map_grow(m) != PHEW_OK)
+        return PHEW_ERROR_MEMORY;
+      slot = pair_map_slot(m, key);
+    }
+    slot->key = key;
+    slot->saddle = saddle;
+    m->n++;
+  } else if (saddle > slot->saddle) {
+    slot->saddle = saddle;
+  }
+  m->last_key = key;
+  m->last = slot;
+  return PHEW_OK;
+}
+
+#define RHO_T float
+#define KERNEL(name) name##_f32
+#include "saddles_kernel.h"
+#undef RHO_T
+#undef KERNEL
+
+#define RHO_T double
+#define KERNEL(name) name##_f64
+#include "saddles_kernel.h"
+#undef RHO_T
+#undef KERNEL
+
+phew_status saddles_find(const block *b, const field *f, const int64_t *cell_peak, int64_t n_peaks,
+                         edge_list *out, phew_result *result)
+{
+  if (n_peaks >= (INT64_C(1) << 32) - 1)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "too many peaks on one process (%lld)", (long long)n_peaks);
+  pair_map map;
+  if (pair_map_init(&map, (uint64_t)n_peaks * 8) != PHEW_OK)
+    return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory in the saddle search");
+  phew_status s = f->f32 ? scan_pairs_f32(b, f->f32, cell_peak, &map) : scan_pairs_f64(b, f->f64, cell_peak, &map);
+  if (s == PHEW_OK) {
+    out->edges = phew_malloc((size_t)map.n, sizeof *out->edges);
+    if (!out->edges)
+      s = PHEW_ERROR_MEMORY;
+  }
+  if (s != PHEW_OK) {
+    free(map.slots);
+    return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory in the saddle search");
+  }
+  out->n = 0;
+  out->capacity = map.n;
+  for (uint64_t h = 0; h <= map.mask; ++h)
+    if (map.slots[h].key != 0) {
+      const uint64_t key = map.slots[h].key - 1;
+      saddle_edge *e = &out->edges[out->n++];
+      e->a = (int64_t)(key >> 32);
+      e->b = (int64_t)(key & UINT64_C(0xFFFFFFFF));
+      e->density = map.slots[h].saddle;
+    }
+  free(map.slots);
+  return PHEW_OK;
+}
+
+void edge_list_free(edge_list *e)
+{
+  free(e->edges);
+  e->edges = NULL;
+  e->n = e->capacity = 0;
+}

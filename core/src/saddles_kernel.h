@@ -1,0 +1,49 @@
+/* Type-generic part of the saddle search: included by saddles.c once per density type with
+ * RHO_T and KERNEL(name) defined. Each pair of neighbouring test cells is visited once from
+ * the cell whose stencil offset to the other is positive (the 13 "forward" neighbours). */
+static phew_status KERNEL(scan_pairs)(const block *b, const RHO_T *rho, const int64_t *cell_peak,
+                                      pair_map *map)
+{
+  const int64_t *off = b->offsets;
+  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
+    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
+      const int row_fast = z >= b->fast_lo[2] && z < b->fast_hi[2] && y >= b->fast_lo[1] && y < b->fast_hi[1];
+      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+      for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
+        const int64_t i = row + x;
+        const int64_t pa = cell_peak[i];
+        if (pa < 0)
+          continue;
+        const double ra = (double)rho[i];
+        if (row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]) {
+          /* most cells lie inside their patch: a branch-free test skips them */
+          const int64_t *cp = cell_peak + i;
+          int border = 0;
+          for (int k = 14; k < 27; ++k) {
+            const int64_t pb = cp[off[k]];
+            border |= (pb != pa) & (pb >= 0);
+          }
+          if (!border)
+            continue;
+          for (int k = 14; k < 27; ++k) {
+            const int64_t pb = cp[off[k]];
+            if (pb >= 0 && pb != pa &&
+                pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[i + off[k]])) != PHEW_OK)
+              return PHEW_ERROR_MEMORY;
+          }
+          continue;
+        }
+        for (int k = 14; k < 27; ++k) {
+          const int64_t j = block_neighbour(b, x, y, z, k % 3 - 1, (k / 3) % 3 - 1, k / 9 - 1);
+          if (j < 0)
+            continue;
+          const int64_t pb = cell_peak[j];
+          if (pb < 0 || pb == pa)
+            continue;
+          if (pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[j])) != PHEW_OK)
+            return PHEW_ERROR_MEMORY;
+        }
+      }
+    }
+  return PHEW_OK;
+}

@@ -1,0 +1,108 @@
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+/* Status strings, defaults, result lifetime and the small helpers every file uses. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *phew_status_string(phew_status status)
+{
+  switch (status) {
+  case PHEW_OK: return "ok";
+  case PHEW_ERROR_ARGUMENT: return "invalid argument";
+  case PHEW_ERROR_DATA: return "invalid data";
+  case PHEW_ERROR_MEMORY: return "out of memory";
+  case PHEW_ERROR_MPI: return "MPI error";
+  case PHEW_ERROR_IO: return "I/O error";
+  }
+  return "unknown status";
+}
+
+const char *phew_stage_name(int stage)
+{
+  static const char *names[PHEW_STAGE_COUNT] = {"watershed", "saddles", "noise removal",
+                                                "saddle merging", "properties"};
+  return stage >= 0 && stage < PHEW_STAGE_COUNT ? names[stage] : "unknown";
+}
+
+void phew_params_init(phew_params *params)
+{
+  memset(params, 0, sizeof *params);
+  params->density_threshold = NAN; /* required: the caller must set it */
+  params->relevance_threshold = 2.0;
+  params->saddle_merging = 0;
+  params->saddle_threshold = 0.0;
+  params->mass_threshold = 0.0;
+  params->peak_order_seed = 0;
+}
+
+void phew_grid_init_whole(phew_grid *grid, int64_t nx, int64_t ny, int64_t nz)
+{
+  memset(grid, 0, sizeof *grid);
+  const int64_t n[3] = {nx, ny, nz};
+  for (int d = 0; d < 3; ++d) {
+    grid->global_dims[d] = grid->stored_dims[d] = grid->active_dims[d] = n[d];
+    grid->spacing[d] = 1.0;
+  }
+}
+
+void phew_result_free(phew_result *result)
+{
+  if (!result)
+    return;
+  free(result->clumps);
+  free(result->haloes);
+  free(result->nodes);
+  result->clumps = result->haloes = NULL;
+  result->nodes = NULL;
+  result->n_clumps = result->n_haloes = result->n_nodes = 0;
+}
+
+int phew_has_mpi(void)
+{
+#ifdef PHEW_WITH_MPI
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+phew_status phew_fail(phew_result *result, phew_status status, const char *format, ...)
+{
+  if (result && result->message[0] == '\0') { /* keep the first, most specific message */
+    va_list args;
+    va_start(args, format);
+    vsnprintf(result->message, sizeof result->message, format, args);
+    va_end(args);
+  }
+  return status;
+}
+
+double phew_seconds(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void *phew_malloc(size_t count, size_t size)
+{
+  if (count == 0)
+    count = 1;
+  if (size != 0 && count > SIZE_MAX / size)
+    return NULL;
+  return malloc(count * size);
+}
+
+void *phew_realloc(void *p, size_t count, size_t size)
+{
+  if (count == 0)
+    count = 1;
+  if (size != 0 && count > SIZE_MAX / size)
+    return NULL;
+  return realloc(p, count * size);
+}

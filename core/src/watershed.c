@@ -1,0 +1,66 @@
+/* Watershed segmentation (paper section 2.2): every test cell climbs to its highest
+ * neighbour until it reaches a peak. Instead of sorting the cells, each cell stores a
+ * pointer to its highest neighbour and the pointer chains are resolved with path halving,
+ * which gives the same patches in linear time. */
+#include "internal.h"
+
+#include <math.h>
+
+#define RHO_T float
+#define KERNEL(name) name##_f32
+#include "watershed_kernel.h"
+#undef RHO_T
+#undef KERNEL
+
+#define RHO_T double
+#define KERNEL(name) name##_f64
+#include "watershed_kernel.h"
+#undef RHO_T
+#undef KERNEL
+
+/* Root of the pointer chain starting at i, halving the path on the way. */
+static int64_t find_peak(int64_t *up, int64_t i)
+{
+  while (up[i] != i) {
+    up[i] = up[up[i]];
+    i = up[i];
+  }
+  return i;
+}
+
+phew_status watershed_run(const block *b, const field *f, int64_t *peak_patch_id, int64_t *cell_peak,
+                          peak_table *peaks, phew_stats *stats, phew_result *result)
+{
+  int64_t *up = peak_patch_id; /* holds pointers first, peak global ids at the end */
+  int64_t n_test = 0, n_bad = 0;
+  phew_status s = f->f32 ? point_uphill_f32(b, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
+                         : point_uphill_f64(b, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+  if (s != PHEW_OK)
+    return phew_fail(result, s, "out of memory while collecting peaks");
+  if (n_bad > 0)
+    return phew_fail(result, PHEW_ERROR_DATA,
+                     "the density has %lld value(s) that are NaN, infinite or negative; "
+                     "densities must be finite and non-negative",
+                     (long long)n_bad);
+
+  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
+    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
+      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+      for (int64_t i = row + b->lo[0]; i < row + b->hi[0]; ++i)
+        if (up[i] >= 0) {
+          const int64_t peak = find_peak(up, i);
+          up[i] = peak;
+          cell_peak[i] = cell_peak[peak];
+        }
+    }
+  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
+    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
+      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+      for (int64_t i = row + b->lo[0]; i < row + b->hi[0]; ++i)
+        if (up[i] >= 0)
+          up[i] = peaks->global_id[cell_peak[i]];
+    }
+  stats->n_test_cells = n_test;
+  stats->n_peaks = peaks->n;
+  return PHEW_OK;
+}

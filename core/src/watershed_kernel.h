@@ -1,0 +1,84 @@
+/* Type-generic part of the watershed: included by watershed.c once per density type with
+ * RHO_T (the C type) and KERNEL(name) (a name mangler) defined. */
+
+/* Highest neighbour of a cell on the block's edge, in the total order (density, global id). */
+static int64_t KERNEL(highest_neighbour_slow)(const block *b, const RHO_T *rho, int64_t x, int64_t y,
+                                              int64_t z, int64_t i)
+{
+  int64_t best = i;
+  RHO_T best_rho = rho[i];
+  int64_t best_id = block_global_id(b, x, y, z);
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int64_t j = block_neighbour(b, x, y, z, dx, dy, dz);
+        if (j < 0 || j == best)
+          continue;
+        const RHO_T r = rho[j];
+        if (r < best_rho)
+          continue;
+        const int64_t id = block_global_id(b, x + dx, y + dy, z + dz);
+        if (r > best_rho || id < best_id) {
+          best = j;
+          best_rho = r;
+          best_id = id;
+        }
+      }
+  return best;
+}
+
+/* First pass: every active test cell points at its highest neighbour (itself for a peak);
+ * other cells get -1. Peaks are appended to the table and numbered in cell_peak. */
+static phew_status KERNEL(point_uphill)(const block *b, const RHO_T *rho, double threshold, int64_t *up,
+                                        int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
+                                        int64_t *n_bad)
+{
+  const int64_t *off = b->offsets;
+  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
+    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
+      const int row_fast = z >= b->fast_lo[2] && z < b->fast_hi[2] && y >= b->fast_lo[1] && y < b->fast_hi[1];
+      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+      for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
+        const int64_t i = row + x;
+        const RHO_T r = rho[i];
+        cell_peak[i] = -1;
+        if (!(r >= 0) || r == (RHO_T)INFINITY) {
+          ++*n_bad;
+          up[i] = -1;
+          continue;
+        }
+        if (!((double)r > threshold)) {
+          up[i] = -1;
+          continue;
+        }
+        ++*n_test;
+        int64_t best;
+        if (row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]) {
+          /* offsets increase, so a strict '>' keeps the lowest index among equals, and
+           * inside the block the index order is the global id order. Three independent
+           * runs over the stencil's thirds shorten the dependency chain. */
+          const RHO_T *c = rho + i;
+          int k0 = 0, k1 = 9, k2 = 18;
+          RHO_T r0 = c[off[0]], r1 = c[off[9]], r2 = c[off[18]];
+          for (int k = 1; k < 9; ++k) {
+            const RHO_T v0 = c[off[k]], v1 = c[off[k + 9]], v2 = c[off[k + 18]];
+            if (v0 > r0) { r0 = v0; k0 = k; }
+            if (v1 > r1) { r1 = v1; k1 = k + 9; }
+            if (v2 > r2) { r2 = v2; k2 = k + 18; }
+          }
+          if (r1 > r0) { r0 = r1; k0 = k1; }
+          if (r2 > r0) { k0 = k2; }
+          best = i + off[k0];
+        } else {
+          best = KERNEL(highest_neighbour_slow)(b, rho, x, y, z, i);
+        }
+        up[i] = best;
+        if (best == i) {
+          cell_peak[i] = peaks->n;
+          if (peak_table_add(peaks, block_global_id(b, x, y, z), i, (double)r) != PHEW_OK)
+            return PHEW_ERROR_MEMORY;
+        }
+      }
+    }
+  return PHEW_OK;
+}
