@@ -12,7 +12,7 @@ typedef struct structures {
   int64_t *head;       /* local peak index of each structure's peak, in catalogue order */
   int64_t *of_head;    /* structure index of a head peak, -1 for other peaks */
   int64_t *of_peak;    /* structure index of every peak, -1 for none */
-  int64_t *reference;  /* global cell coordinates of each head (3 per structure) */
+  double *reference;   /* cell coordinates of each head (3 per structure) */
   sums *sums;
   int64_t *final_id;   /* id after the mass threshold, -1 if left out */
   int64_t n_kept;
@@ -29,15 +29,8 @@ static void structures_free(structures *s)
   memset(s, 0, sizeof *s);
 }
 
-static void global_coordinates(const phew_grid *g, int64_t id, int64_t xyz[3])
-{
-  xyz[0] = id % g->global_dims[0];
-  xyz[1] = (id / g->global_dims[0]) % g->global_dims[1];
-  xyz[2] = id / (g->global_dims[0] * g->global_dims[1]);
-}
-
 /* Heads are the alive peaks of a merge state; every peak maps to the head of its group. */
-static phew_status structures_init(structures *s, const phew_grid *g, const peak_table *peaks,
+static phew_status structures_init(structures *s, const peak_table *peaks,
                                    const merge_state *m, const int64_t *group_of_peak)
 {
   memset(s, 0, sizeof *s);
@@ -62,7 +55,8 @@ static phew_status structures_init(structures *s, const phew_grid *g, const peak
     s->of_head[p] = -1;
   for (int64_t i = 0; i < s->n; ++i) {
     s->of_head[s->head[i]] = i;
-    global_coordinates(g, peaks->global_id[s->head[i]], s->reference + 3 * i);
+    for (int d = 0; d < 3; ++d)
+      s->reference[3 * i + d] = peaks->coord[3 * s->head[i] + d];
     sums_clear(&s->sums[i]);
   }
   for (int64_t p = 0; p < n_peaks; ++p) {
@@ -72,19 +66,18 @@ static phew_status structures_init(structures *s, const phew_grid *g, const peak
   return PHEW_OK;
 }
 
-static void apply_mass_threshold(structures *s, double mass_threshold, sum_scales scales, double cell_volume)
+static void apply_mass_threshold(structures *s, double mass_threshold, sum_scales scales, double unit_volume)
 {
   s->n_kept = 0;
   for (int64_t i = 0; i < s->n; ++i) {
-    const double mass = fixed_to_double(s->sums[i].mass, scales.shift) * cell_volume;
+    const double mass = fixed_to_double(s->sums[i].mass, scales.shift) * unit_volume;
     s->final_id[i] = mass > mass_threshold ? s->n_kept++ : -1;
   }
 }
 
-static void fill_object(phew_object *o, const structures *s, int64_t i, const block *b, const peak_table *peaks,
+static void fill_object(phew_object *o, const structures *s, int64_t i, const mesh *mesh, const peak_table *peaks,
                         const merge_state *m, double density_threshold, sum_scales scales)
 {
-  const phew_grid *g = b->grid;
   const int64_t p = s->head[i];
   const sums *x = &s->sums[i];
   memset(o, 0, sizeof *o);
@@ -94,35 +87,28 @@ static void fill_object(phew_object *o, const structures *s, int64_t i, const bl
   o->peak_id = peaks->global_id[p];
   o->n_cells = x->n_cells;
   o->n_clumps = 1;
-  const double rho_sum = fixed_to_double(x->mass, scales.shift);
-  o->volume = (double)x->n_cells * b->cell_volume;
-  o->mass = rho_sum * b->cell_volume;
+  const double weight = fixed_to_double(x->mass, scales.shift); /* mass / unit volume */
+  o->mass = weight * mesh->unit_volume;
+  o->volume = mesh->kind == PHEW_MESH_GRAPH ? fixed_to_double(x->volume, scales.volume_shift)
+                                            : (double)x->n_cells * mesh->unit_volume;
+  o->mean_density = o->volume > 0.0 ? o->mass / o->volume : 0.0;
   o->peak_density = peaks->density[p];
   o->min_density = x->min_density;
-  o->mean_density = x->n_cells > 0 ? rho_sum / (double)x->n_cells : 0.0;
   for (int d = 0; d < 3; ++d) {
-    const double peak_cell = (double)s->reference[3 * i + d];
-    o->peak_position[d] = g->origin[d] + (peak_cell + 0.5) * g->spacing[d];
-    const double shift = rho_sum > 0.0 ? fixed_to_double(x->moment[d], scales.shift) / rho_sum : 0.0;
-    double c = peak_cell + 0.5 + shift;
-    if (g->periodic[d]) {
-      const double n = (double)g->global_dims[d];
-      c = fmod(c, n);
-      if (c < 0.0)
-        c += n;
-    }
-    o->center_of_mass[d] = g->origin[d] + c * g->spacing[d];
+    const double peak = s->reference[3 * i + d];
+    const double shift = weight > 0.0 ? fixed_to_double(x->moment[d], scales.shift) / weight : 0.0;
+    o->peak_position[d] = mesh_position(mesh, d, peak);
+    o->center_of_mass[d] = mesh_wrap(mesh, d, mesh_position(mesh, d, peak + shift));
   }
   const int isolated = m->key_neighbour[p] < 0;
   o->key_saddle_density = isolated ? density_threshold : m->key_saddle[p];
   o->relevance = o->peak_density / o->key_saddle_density;
 }
 
-phew_status catalogue_build(const block *b, const field *f, const phew_params *params, const peak_table *peaks,
+phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params *params, const peak_table *peaks,
                             const merge_state *noise, const merge_state *saddle, const int64_t *cell_peak_in,
                             phew_labels *labels, phew_result *result)
 {
-  const phew_grid *g = b->grid;
   phew_status status = PHEW_OK;
   structures clumps, haloes;
   int64_t *halo_group = phew_malloc((size_t)peaks->n, sizeof *halo_group);
@@ -135,29 +121,27 @@ phew_status catalogue_build(const block *b, const field *f, const phew_params *p
     goto out_of_memory;
 
   /* clump of a peak: the head of its noise-removal group, if that head survived */
-  if (structures_init(&clumps, g, peaks, noise, noise->group) != PHEW_OK)
+  if (structures_init(&clumps, peaks, noise, noise->group) != PHEW_OK)
     goto out_of_memory;
   for (int64_t p = 0; p < peaks->n; ++p) {
     const int64_t c = clumps.of_peak[p];
     halo_group[p] = c >= 0 ? saddle->group[clumps.head[c]] : -1;
   }
-  if (structures_init(&haloes, g, peaks, saddle, halo_group) != PHEW_OK)
+  if (structures_init(&haloes, peaks, saddle, halo_group) != PHEW_OK)
     goto out_of_memory;
 
-  double max_density = 0.0;
-  for (int64_t p = 0; p < peaks->n; ++p)
-    if (peaks->density[p] > max_density)
-      max_density = peaks->density[p];
-  const sum_scales scales = sums_scales(max_density, g->global_dims);
-  sums_accumulate(b, f, cell_peak_in, clumps.of_peak, clumps.reference, clumps.sums, scales);
+  double max_volume = 1.0;
+  const double max_weight = sums_max_weight(mesh, f, cell_peak_in, peaks, &max_volume);
+  const sum_scales scales = sums_scales(max_weight, mesh->extent, max_volume);
+  sums_accumulate(mesh, f, cell_peak_in, clumps.of_peak, clumps.reference, clumps.sums, scales);
   for (int64_t i = 0; i < clumps.n; ++i) { /* a halo is the union of its clumps */
     const int64_t h = haloes.of_peak[clumps.head[i]];
     sums x = clumps.sums[i];
-    sums_shift_reference(&x, clumps.reference + 3 * i, haloes.reference + 3 * h, g);
+    sums_shift_reference(&x, clumps.reference + 3 * i, haloes.reference + 3 * h, mesh, scales);
     sums_add(&haloes.sums[h], &x);
   }
-  apply_mass_threshold(&clumps, params->mass_threshold, scales, b->cell_volume);
-  apply_mass_threshold(&haloes, params->mass_threshold, scales, b->cell_volume);
+  apply_mass_threshold(&clumps, params->mass_threshold, scales, mesh->unit_volume);
+  apply_mass_threshold(&haloes, params->mass_threshold, scales, mesh->unit_volume);
   result->stats.n_clumps_found = clumps.n;
   result->stats.n_haloes_found = haloes.n;
 
@@ -169,7 +153,7 @@ phew_status catalogue_build(const block *b, const field *f, const phew_params *p
     if (haloes.final_id[i] < 0)
       continue;
     phew_object *o = &result->haloes[haloes.final_id[i]];
-    fill_object(o, &haloes, i, b, peaks, saddle, f->threshold, scales);
+    fill_object(o, &haloes, i, mesh, peaks, saddle, f->threshold, scales);
     o->halo_id = o->id;
     o->n_clumps = 0;
   }
@@ -182,7 +166,7 @@ phew_status catalogue_build(const block *b, const field *f, const phew_params *p
     if (clumps.final_id[i] < 0)
       continue;
     phew_object *o = &result->clumps[clumps.final_id[i]];
-    fill_object(o, &clumps, i, b, peaks, noise, f->threshold, scales);
+    fill_object(o, &clumps, i, mesh, peaks, noise, f->threshold, scales);
     o->halo_id = haloes.final_id[h];
   }
   for (int64_t e = 0; e < saddle->n_events; ++e) {
@@ -206,15 +190,11 @@ phew_status catalogue_build(const block *b, const field *f, const phew_params *p
     halo_label[p] = h >= 0 ? haloes.final_id[h] : -1;
   }
   int64_t *cell_peak = labels->clump_id;
-  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
-    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
-      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-      for (int64_t i = row + b->lo[0]; i < row + b->hi[0]; ++i) {
-        const int64_t p = cell_peak[i];
-        labels->halo_id[i] = p >= 0 ? halo_label[p] : -1;
-        cell_peak[i] = p >= 0 ? clump_label[p] : -1;
-      }
-    }
+  for (int64_t i = 0; i < mesh->n_local; ++i) {
+    const int64_t p = cell_peak[i];
+    labels->halo_id[i] = p >= 0 ? halo_label[p] : -1;
+    cell_peak[i] = p >= 0 ? clump_label[p] : -1;
+  }
 
   /* the dendrogram's roots sit at their halo's key saddle */
   root_saddle = phew_malloc((size_t)haloes.n, sizeof *root_saddle);
@@ -226,7 +206,7 @@ phew_status catalogue_build(const block *b, const field *f, const phew_params *p
   }
   {
     const hierarchy_input h = {peaks, saddle, clumps.n, clumps.head, clumps.of_head, clumps.final_id, clumps.sums,
-                               haloes.of_peak, haloes.final_id, root_saddle, scales, b->cell_volume};
+                               haloes.of_peak, haloes.final_id, root_saddle, scales, mesh->unit_volume};
     status = hierarchy_build(&h, result);
   }
   goto done;

@@ -87,13 +87,13 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
     return s;
   if (!in->density)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the density array must not be NULL");
-  block b;
-  s = block_init(&b, &in->grid, result);
+  mesh m;
+  s = mesh_init(&m, in, result);
   if (s != PHEW_OK)
     return s;
-  result->stats.n_cells = in->grid.active_dims[0] * in->grid.active_dims[1] * in->grid.active_dims[2];
-  if (result->stats.n_cells != b.n_stored) /* ghost cells that nothing else will label */
-    fill_labels(labels, b.n_stored, -1);
+  result->stats.n_cells = m.n_active;
+  if (m.n_active != m.n_local) /* ghost cells that nothing else will label */
+    fill_labels(labels, m.n_local, -1);
 
   field f = {NULL, NULL, params->density_threshold};
   if (in->density_type == PHEW_FLOAT32)
@@ -107,13 +107,13 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   merge_state noise = {0}, saddle = {0};
 
   stage_begin(&pl, PHEW_STAGE_WATERSHED);
-  s = watershed_run(&b, &f, labels->peak_patch_id, labels->clump_id, &peaks, &result->stats, result);
+  s = watershed_run(&m, &f, labels->peak_patch_id, labels->clump_id, &peaks, &result->stats, result);
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;
 
   stage_begin(&pl, PHEW_STAGE_SADDLES);
-  s = saddles_find(&b, &f, labels->clump_id, peaks.n, &edges, result);
+  s = saddles_find(&m, &f, labels->clump_id, peaks.n, &edges, result);
   result->stats.n_saddle_pairs = edges.n;
   result->stats.max_sparse_entries = 2 * edges.n;
   result->stats.max_active_peaks = peaks.n;
@@ -148,7 +148,7 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
     goto fail;
 
   stage_begin(&pl, PHEW_STAGE_PROPERTIES);
-  s = catalogue_build(&b, &f, params, &peaks, &noise, &saddle, labels->clump_id, labels, result);
+  s = catalogue_build(&m, &f, params, &peaks, &noise, &saddle, labels->clump_id, labels, result);
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;
@@ -159,7 +159,7 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
 fail:
   if (s == PHEW_ERROR_MEMORY && result->message[0] == '\0')
     phew_fail(result, s, "out of memory");
-  fill_labels(labels, b.n_stored, -1);
+  fill_labels(labels, m.n_local, -1);
   phew_result_free(result);
 done:
   peak_table_free(&peaks);

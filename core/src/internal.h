@@ -31,6 +31,42 @@ int64_t block_global_id(const block *b, int64_t x, int64_t y, int64_t z);
 /* Stored index of the neighbour (x+dx, y+dy, z+dz), or -1 if it does not exist here. */
 int64_t block_neighbour(const block *b, int64_t x, int64_t y, int64_t z, int dx, int dy, int dz);
 
+/* ---- the cells: a structured block or an explicit graph (mesh.c) -------------------------- */
+typedef struct mesh {
+  phew_mesh_kind kind;
+  block b;                 /* PHEW_MESH_STRUCTURED */
+  const phew_graph *graph; /* PHEW_MESH_GRAPH */
+  int64_t n_local;         /* cells stored here (active and ghost) */
+  int64_t n_active;
+  /* Cell coordinates used for centres: global cell indices on a grid, positions on a graph.
+   * period[d] > 0 makes axis d periodic with that period (nearest-image displacements). */
+  double period[3];
+  double extent;           /* bound on any displacement between two cells of a structure */
+  double unit_volume;      /* a grid's sums count cells of this volume; a graph's carry volumes */
+} mesh;
+
+phew_status mesh_init(mesh *m, const phew_input *in, phew_result *result);
+/* Global id and coordinates of a local cell. */
+int64_t mesh_global_id(const mesh *m, int64_t cell);
+void mesh_coordinates(const mesh *m, int64_t cell, double c[3]);
+/* Position (in the user's units) of a point given in cell coordinates. */
+double mesh_position(const mesh *m, int axis, double c);
+/* A position wrapped into the periodic box along a periodic axis (unchanged otherwise). */
+double mesh_wrap(const mesh *m, int axis, double position);
+/* Nearest-image displacement a - b along an axis. */
+static inline double mesh_displacement(const mesh *m, int axis, double a, double b)
+{
+  double d = a - b;
+  const double p = m->period[axis];
+  if (p > 0.0) {
+    if (2.0 * d > p)
+      d -= p;
+    else if (2.0 * d < -p)
+      d += p;
+  }
+  return d;
+}
+
 /* ---- the density field ------------------------------------------------------------------ */
 typedef struct field {
   const float *f32; /* exactly one of the two is set */
@@ -47,10 +83,11 @@ typedef struct peak_table {
   int64_t *global_id;  /* global cell id of the peak cell */
   int64_t *cell;       /* stored index of the peak cell */
   double *density;
+  double *coord;       /* cell coordinates of the peak (3 per peak, see mesh) */
 } peak_table;
 
 phew_status peak_table_reserve(peak_table *t, int64_t capacity);
-phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, double density);
+phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, double density, const double coord[3]);
 void peak_table_free(peak_table *t);
 /* Sort a list of local peak indices into decreasing order (density, then lower global id). */
 phew_status peak_sort_higher_first(const peak_table *t, int64_t *list, int64_t n);
@@ -65,7 +102,7 @@ static inline int peak_higher(const peak_table *t, int64_t a, int64_t b)
 /* ---- watershed (watershed.c) ----------------------------------------------------------- */
 /* Fills labels->peak_patch_id with peak global ids (-1 below threshold), cell_peak with the
  * local peak index of every active test cell (-1 otherwise) and the peak table. */
-phew_status watershed_run(const block *b, const field *f, int64_t *peak_patch_id,
+phew_status watershed_run(const mesh *m, const field *f, int64_t *peak_patch_id,
                           int64_t *cell_peak, peak_table *peaks, phew_stats *stats,
                           phew_result *result);
 
@@ -81,7 +118,7 @@ typedef struct edge_list {
   saddle_edge *edges;
 } edge_list;
 
-phew_status saddles_find(const block *b, const field *f, const int64_t *cell_peak,
+phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak,
                          int64_t n_peaks, edge_list *out, phew_result *result);
 void edge_list_free(edge_list *e);
 
@@ -118,28 +155,35 @@ typedef struct sums {
   int64_t n_cells;
   phew_fixed mass;      /* sum of rho, scaled */
   phew_fixed moment[3]; /* sum of rho * (cell - reference cell), in cells, scaled */
+  phew_fixed volume;    /* graphs: sum of cell volumes, scaled by volume_factor */
   double min_density;
 } sums;
 
 typedef struct sum_scales {
-  int shift;     /* every term is scaled by 2^shift */
+  int shift;     /* every mass and moment term is scaled by 2^shift */
   double factor; /* 2^shift */
+  int volume_shift; /* graphs: cell volumes are scaled by 2^volume_shift */
+  double volume_factor;
 } sum_scales;
 
-sum_scales sums_scales(double max_density, const int64_t global_dims[3]);
+/* max_weight bounds rho * volume / unit_volume over the cells summed. */
+sum_scales sums_scales(double max_weight, double extent, double max_volume);
 void sums_clear(sums *s);
 void sums_add(sums *into, const sums *from);
 double fixed_to_double(phew_fixed x, int shift);
 
-/* Add every active test cell to the sums of its structure; reference holds the global
+/* Add every active test cell to the sums of its structure; reference holds the cell
  * coordinates of each structure's peak (3 per structure). */
-void sums_accumulate(const block *b, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                     const int64_t *reference, sums *out, sum_scales scales);
-/* Re-express moments about another reference cell (exact). */
-void sums_shift_reference(sums *s, const int64_t from[3], const int64_t to[3], const phew_grid *g);
+void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
+                     const double *reference, sums *out, sum_scales scales);
+/* Largest rho * volume / unit_volume and largest volume over the active test cells. */
+double sums_max_weight(const mesh *m, const field *f, const int64_t *cell_peak, const peak_table *peaks,
+                       double *max_volume);
+/* Re-express moments about another reference point. */
+void sums_shift_reference(sums *s, const double from[3], const double to[3], const mesh *m, sum_scales scales);
 
 /* ---- hierarchy and catalogue (hierarchy.c, catalogue.c) ----------------------------------- */
-phew_status catalogue_build(const block *b, const field *f, const phew_params *params,
+phew_status catalogue_build(const mesh *m, const field *f, const phew_params *params,
                             const peak_table *peaks, const merge_state *noise,
                             const merge_state *saddle, const int64_t *cell_peak,
                             phew_labels *labels, phew_result *result);

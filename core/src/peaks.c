@@ -16,13 +16,16 @@ phew_status peak_table_reserve(peak_table *t, int64_t capacity)
   double *density = phew_realloc(t->density, (size_t)capacity, sizeof *density);
   if (density)
     t->density = density;
-  if (!gid || !cell || !density)
+  double *coord = phew_realloc(t->coord, (size_t)capacity * 3, sizeof *coord);
+  if (coord)
+    t->coord = coord;
+  if (!gid || !cell || !density || !coord)
     return PHEW_ERROR_MEMORY;
   t->capacity = capacity;
   return PHEW_OK;
 }
 
-phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, double density)
+phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, double density, const double coord[3])
 {
   if (t->n == t->capacity) {
     phew_status s = peak_table_reserve(t, t->capacity < 64 ? 64 : 2 * t->capacity);
@@ -32,6 +35,8 @@ phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, doubl
   t->global_id[t->n] = global_id;
   t->cell[t->n] = cell;
   t->density[t->n] = density;
+  for (int d = 0; d < 3; ++d)
+    t->coord[3 * t->n + d] = coord[d];
   t->n++;
   return PHEW_OK;
 }
@@ -41,8 +46,9 @@ void peak_table_free(peak_table *t)
   free(t->global_id);
   free(t->cell);
   free(t->density);
+  free(t->coord);
   t->global_id = t->cell = NULL;
-  t->density = NULL;
+  t->density = t->coord = NULL;
   t->n = t->capacity = 0;
 }
 

@@ -1,9 +1,9 @@
 /* Per-structure sums over cells (number of cells, mass, first moments, minimum density).
  *
- * Sums use fixed point: each term is scaled by a power of two chosen from the global maximum
- * density and truncated to a 128-bit integer. Integer addition is associative, so the sums,
- * and every property derived from them, are bit-identical whatever order the cells are
- * visited in and however the grid is split over ranks. */
+ * Sums use fixed point: each term is scaled by a power of two chosen from global bounds and
+ * truncated to an integer. Integer addition is associative, so the sums, and every property
+ * derived from them, are bit-identical whatever order the cells are visited in and however
+ * the cells are split over ranks. */
 #include "internal.h"
 
 #include <math.h>
@@ -17,17 +17,15 @@ static int exponent_of(double x)
   return e;
 }
 
-sum_scales sums_scales(double max_density, const int64_t global_dims[3])
+sum_scales sums_scales(double max_weight, double extent, double max_volume)
 {
-  int64_t longest = 1;
-  for (int d = 0; d < 3; ++d)
-    if (global_dims[d] > longest)
-      longest = global_dims[d];
-  /* one scale for mass and moments: |rho * displacement| stays below 2^62, so every term
-   * converts to int64 in one instruction and 2^64 terms cannot overflow 127 bits */
+  /* one scale for mass and moments: |weight * displacement| stays below 2^62, so every
+   * term converts to int64 in one instruction and 2^64 terms cannot overflow 127 bits */
   sum_scales s;
-  s.shift = 62 - exponent_of(max_density * (double)longest);
+  s.shift = 62 - exponent_of(max_weight * (extent > 1.0 ? extent : 1.0));
   s.factor = ldexp(1.0, s.shift);
+  s.volume_shift = 62 - exponent_of(max_volume);
+  s.volume_factor = ldexp(1.0, s.volume_shift);
   return s;
 }
 
@@ -41,43 +39,46 @@ void sums_add(sums *into, const sums *from)
 {
   into->n_cells += from->n_cells;
   into->mass += from->mass;
+  into->volume += from->volume;
   for (int d = 0; d < 3; ++d)
     into->moment[d] += from->moment[d];
   if (from->min_density < into->min_density)
     into->min_density = from->min_density;
 }
 
-
 double fixed_to_double(phew_fixed x, int shift) { return ldexp((double)x, -shift); }
 
-/* Displacement from the reference cell along one axis, by the nearest image if periodic. */
-static int64_t displacement(int64_t c, int64_t ref, int64_t n, int periodic)
+void sums_shift_reference(sums *s, const double from[3], const double to[3], const mesh *m, sum_scales scales)
 {
-  int64_t d = c - ref;
-  if (periodic) {
-    if (2 * d > n)
-      d -= n;
-    else if (2 * d < -n)
-      d += n;
+  for (int d = 0; d < 3; ++d) {
+    const double disp = mesh_displacement(m, d, from[d], to[d]);
+    if (disp == floor(disp) && fabs(disp) < 0x1p52) /* grid cells: exact integer arithmetic */
+      s->moment[d] += s->mass * (int64_t)disp;
+    else
+      s->moment[d] += (phew_fixed)ldexp(fixed_to_double(s->mass, scales.shift) * disp, scales.shift);
   }
-  return d;
 }
 
-/* Moves the reference of a structure's moments: moment += mass * displacement, exact. */
-void sums_shift_reference(sums *s, const int64_t from[3], const int64_t to[3], const phew_grid *g)
+static inline void add_cell(sums *s, double rho, double w, const double d[3])
 {
-  for (int d = 0; d < 3; ++d)
-    s->moment[d] += s->mass * displacement(from[d], to[d], g->global_dims[d], g->periodic[d]);
+  s->n_cells++;
+  s->mass += (int64_t)w;
+  s->moment[0] += (int64_t)(w * d[0]);
+  s->moment[1] += (int64_t)(w * d[1]);
+  s->moment[2] += (int64_t)(w * d[2]);
+  if (rho < s->min_density)
+    s->min_density = rho;
 }
 
-void sums_accumulate(const block *b, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                     const int64_t *reference, sums *out, sum_scales scales)
+static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
+                             const double *reference, sums *out, sum_scales scales)
 {
+  const block *b = &m->b;
   const phew_grid *g = b->grid;
   for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
     for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
       const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-      const int64_t cy = g->stored_offset[1] + y, cz = g->stored_offset[2] + z;
+      const double cy = (double)(g->stored_offset[1] + y), cz = (double)(g->stored_offset[2] + z);
       for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
         const int64_t p = cell_peak[row + x];
         if (p < 0)
@@ -86,19 +87,62 @@ void sums_accumulate(const block *b, const field *f, const int64_t *cell_peak, c
         if (k < 0)
           continue;
         const double rho = field_value(f, row + x);
-        const double w = rho * scales.factor; /* exact: a power of two */
-        const int64_t *ref = reference + 3 * k;
-        const int64_t dx = displacement(g->stored_offset[0] + x, ref[0], g->global_dims[0], g->periodic[0]);
-        const int64_t dy = displacement(cy, ref[1], g->global_dims[1], g->periodic[1]);
-        const int64_t dz = displacement(cz, ref[2], g->global_dims[2], g->periodic[2]);
-        sums *s = &out[k];
-        s->n_cells++;
-        s->mass += (int64_t)w;
-        s->moment[0] += (int64_t)(w * (double)dx);
-        s->moment[1] += (int64_t)(w * (double)dy);
-        s->moment[2] += (int64_t)(w * (double)dz);
-        if (rho < s->min_density)
-          s->min_density = rho;
+        const double *ref = reference + 3 * k;
+        const double d[3] = {mesh_displacement(m, 0, (double)(g->stored_offset[0] + x), ref[0]),
+                             mesh_displacement(m, 1, cy, ref[1]), mesh_displacement(m, 2, cz, ref[2])};
+        add_cell(&out[k], rho, rho * scales.factor, d); /* times a power of two: exact */
       }
     }
+}
+
+static void accumulate_graph(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
+                             const double *reference, sums *out, sum_scales scales)
+{
+  const phew_graph *g = m->graph;
+  for (int64_t i = 0; i < g->n_cells; ++i) {
+    const int64_t p = cell_peak[i];
+    if (p < 0)
+      continue;
+    const int64_t k = structure_of_peak[p];
+    if (k < 0)
+      continue;
+    const double rho = field_value(f, i);
+    const double volume = g->volume ? g->volume[i] : 1.0;
+    const double *ref = reference + 3 * k;
+    double d[3] = {0.0, 0.0, 0.0};
+    if (g->position)
+      for (int a = 0; a < 3; ++a)
+        d[a] = mesh_displacement(m, a, g->position[3 * i + a], ref[a]);
+    add_cell(&out[k], rho, rho * volume * scales.factor, d);
+    out[k].volume += (int64_t)(volume * scales.volume_factor);
+  }
+}
+
+void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
+                     const double *reference, sums *out, sum_scales scales)
+{
+  if (m->kind == PHEW_MESH_GRAPH)
+    accumulate_graph(m, f, cell_peak, structure_of_peak, reference, out, scales);
+  else
+    accumulate_block(m, f, cell_peak, structure_of_peak, reference, out, scales);
+}
+
+double sums_max_weight(const mesh *m, const field *f, const int64_t *cell_peak, const peak_table *peaks,
+                       double *max_volume)
+{
+  double max = 0.0;
+  *max_volume = 1.0;
+  if (m->kind == PHEW_MESH_GRAPH) {
+    for (int64_t i = 0; i < m->n_local; ++i)
+      if (cell_peak[i] >= 0) {
+        const double v = m->graph->volume ? m->graph->volume[i] : 1.0;
+        const double w = field_value(f, i) * v;
+        max = w > max ? w : max;
+        *max_volume = v > *max_volume ? v : *max_volume;
+      }
+    return max;
+  }
+  for (int64_t p = 0; p < peaks->n; ++p) /* the densest cell of a grid is a peak */
+    max = peaks->density[p] > max ? peaks->density[p] : max;
+  return max;
 }

@@ -94,7 +94,7 @@ static phew_status pair_map_raise(pair_map *m, int64_t a, int64_t b, double sadd
 #undef RHO_T
 #undef KERNEL
 
-phew_status saddles_find(const block *b, const field *f, const int64_t *cell_peak, int64_t n_peaks,
+phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak, int64_t n_peaks,
                          edge_list *out, phew_result *result)
 {
   if (n_peaks >= (INT64_C(1) << 32) - 1)
@@ -102,7 +102,12 @@ phew_status saddles_find(const block *b, const field *f, const int64_t *cell_pea
   pair_map map;
   if (pair_map_init(&map, (uint64_t)n_peaks * 8) != PHEW_OK)
     return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory in the saddle search");
-  phew_status s = f->f32 ? scan_pairs_f32(b, f->f32, cell_peak, &map) : scan_pairs_f64(b, f->f64, cell_peak, &map);
+  phew_status s;
+  if (m->kind == PHEW_MESH_GRAPH)
+    s = f->f32 ? scan_pairs_graph_f32(m->graph, f->f32, cell_peak, &map)
+               : scan_pairs_graph_f64(m->graph, f->f64, cell_peak, &map);
+  else
+    s = f->f32 ? scan_pairs_f32(&m->b, f->f32, cell_peak, &map) : scan_pairs_f64(&m->b, f->f64, cell_peak, &map);
   if (s == PHEW_OK) {
     out->edges = phew_malloc((size_t)map.n, sizeof *out->edges);
     if (!out->edges)

@@ -47,3 +47,25 @@ static phew_status KERNEL(scan_pairs)(const block *b, const RHO_T *rho, const in
     }
   return PHEW_OK;
 }
+
+/* Over an explicit graph every listed neighbour is visited (a pair is seen from both ends,
+ * which the maximum does not mind). */
+static phew_status KERNEL(scan_pairs_graph)(const phew_graph *g, const RHO_T *rho, const int64_t *cell_peak,
+                                            pair_map *map)
+{
+  for (int64_t i = 0; i < g->n_cells; ++i) {
+    const int64_t pa = cell_peak[i];
+    if (pa < 0)
+      continue;
+    const double ra = (double)rho[i];
+    for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k) {
+      const int64_t j = g->neighbours[k];
+      const int64_t pb = cell_peak[j];
+      if (pb < 0 || pb == pa)
+        continue;
+      if (pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[j])) != PHEW_OK)
+        return PHEW_ERROR_MEMORY;
+    }
+  }
+  return PHEW_OK;
+}

@@ -28,13 +28,18 @@ static int64_t find_peak(int64_t *up, int64_t i)
   return i;
 }
 
-phew_status watershed_run(const block *b, const field *f, int64_t *peak_patch_id, int64_t *cell_peak,
+phew_status watershed_run(const mesh *m, const field *f, int64_t *peak_patch_id, int64_t *cell_peak,
                           peak_table *peaks, phew_stats *stats, phew_result *result)
 {
   int64_t *up = peak_patch_id; /* holds pointers first, peak global ids at the end */
   int64_t n_test = 0, n_bad = 0;
-  phew_status s = f->f32 ? point_uphill_f32(b, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
-                         : point_uphill_f64(b, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+  phew_status s;
+  if (m->kind == PHEW_MESH_GRAPH)
+    s = f->f32 ? point_uphill_graph_f32(m->graph, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
+               : point_uphill_graph_f64(m->graph, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+  else
+    s = f->f32 ? point_uphill_f32(&m->b, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
+               : point_uphill_f64(&m->b, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
   if (s != PHEW_OK)
     return phew_fail(result, s, "out of memory while collecting peaks");
   if (n_bad > 0)
@@ -43,23 +48,16 @@ phew_status watershed_run(const block *b, const field *f, int64_t *peak_patch_id
                      "densities must be finite and non-negative",
                      (long long)n_bad);
 
-  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
-    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
-      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-      for (int64_t i = row + b->lo[0]; i < row + b->hi[0]; ++i)
-        if (up[i] >= 0) {
-          const int64_t peak = find_peak(up, i);
-          up[i] = peak;
-          cell_peak[i] = cell_peak[peak];
-        }
+  /* cells that are not active test cells hold -1 here */
+  for (int64_t i = 0; i < m->n_local; ++i)
+    if (up[i] >= 0) {
+      const int64_t peak = find_peak(up, i);
+      up[i] = peak;
+      cell_peak[i] = cell_peak[peak];
     }
-  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
-    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
-      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-      for (int64_t i = row + b->lo[0]; i < row + b->hi[0]; ++i)
-        if (up[i] >= 0)
-          up[i] = peaks->global_id[cell_peak[i]];
-    }
+  for (int64_t i = 0; i < m->n_local; ++i)
+    if (up[i] >= 0)
+      up[i] = peaks->global_id[cell_peak[i]];
   stats->n_test_cells = n_test;
   stats->n_peaks = peaks->n;
   return PHEW_OK;

@@ -75,10 +75,58 @@ static phew_status KERNEL(point_uphill)(const block *b, const RHO_T *rho, double
         up[i] = best;
         if (best == i) {
           cell_peak[i] = peaks->n;
-          if (peak_table_add(peaks, block_global_id(b, x, y, z), i, (double)r) != PHEW_OK)
+          const int64_t id = block_global_id(b, x, y, z);
+          const phew_grid *g = b->grid;
+          const double coord[3] = {(double)(id % g->global_dims[0]), (double)((id / g->global_dims[0]) % g->global_dims[1]),
+                                   (double)(id / (g->global_dims[0] * g->global_dims[1]))};
+          if (peak_table_add(peaks, id, i, (double)r, coord) != PHEW_OK)
             return PHEW_ERROR_MEMORY;
         }
       }
     }
+  return PHEW_OK;
+}
+
+/* The same first pass over an explicit graph. */
+static phew_status KERNEL(point_uphill_graph)(const phew_graph *g, const RHO_T *rho, double threshold, int64_t *up,
+                                              int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
+                                              int64_t *n_bad)
+{
+  for (int64_t i = 0; i < g->n_cells; ++i) {
+    up[i] = -1;
+    cell_peak[i] = -1;
+    if (g->ghost && g->ghost[i])
+      continue;
+    const RHO_T r = rho[i];
+    if (!(r >= 0) || r == (RHO_T)INFINITY) {
+      ++*n_bad;
+      continue;
+    }
+    if (!((double)r > threshold))
+      continue;
+    ++*n_test;
+    int64_t best = i;
+    RHO_T best_rho = r;
+    int64_t best_id = g->global_id[i];
+    for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k) {
+      const int64_t j = g->neighbours[k];
+      const RHO_T v = rho[j];
+      if (v > best_rho || (v == best_rho && g->global_id[j] < best_id)) {
+        best = j;
+        best_rho = v;
+        best_id = g->global_id[j];
+      }
+    }
+    up[i] = best;
+    if (best == i) {
+      cell_peak[i] = peaks->n;
+      double coord[3] = {0.0, 0.0, 0.0};
+      if (g->position)
+        for (int d = 0; d < 3; ++d)
+          coord[d] = g->position[3 * i + d];
+      if (peak_table_add(peaks, g->global_id[i], i, (double)r, coord) != PHEW_OK)
+        return PHEW_ERROR_MEMORY;
+    }
+  }
   return PHEW_OK;
 }

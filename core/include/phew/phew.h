@@ -61,18 +61,39 @@ typedef struct phew_grid {
 /* The whole nx*ny*nz grid on one process: no ghosts, spacing 1, origin 0, not periodic. */
 void phew_grid_init_whole(phew_grid *grid, int64_t nx, int64_t ny, int64_t nz);
 
+/* An explicit cell graph, for AMR leaf cells, particles or any other mesh: the neighbours of
+ * each local cell are listed (CSR). Cells flagged as ghosts are copies of cells owned by
+ * another rank: they are read, never labelled as peaks. The neighbour relation should be
+ * symmetric (j lists i when i lists j). */
+typedef struct phew_graph {
+  int64_t n_cells;              /* local cells, active and ghost */
+  const unsigned char *ghost;   /* nonzero for a ghost cell; NULL: every cell is active */
+  const int64_t *global_id;     /* unique over all ranks; orders cells of equal density */
+  const int64_t *offsets;       /* n_cells + 1 entries: cell i's neighbours are */
+  const int64_t *neighbours;    /*   neighbours[offsets[i] .. offsets[i+1]) (local indices) */
+  const double *volume;         /* per cell; NULL: every cell has volume 1 */
+  const double *position;       /* 3 per cell (x, y, z of the centre); NULL: all at the origin */
+  double box_origin[3];         /* the periodic box, used by the centre of mass */
+  double box_size[3];
+  int periodic[3];
+} phew_graph;
+
+typedef enum phew_mesh_kind { PHEW_MESH_STRUCTURED = 0, PHEW_MESH_GRAPH = 1 } phew_mesh_kind;
+
 typedef void (*phew_progress_fn)(double fraction, const char *stage, void *user_data);
 
 typedef struct phew_input {
+  phew_mesh_kind mesh; /* which of grid and graph describes the cells (0: grid) */
   phew_grid grid;
-  const void *density; /* one value per stored cell */
+  phew_graph graph;
+  const void *density; /* one value per stored (grid) or local (graph) cell */
   phew_scalar_type density_type;
   void *mpi_comm;                /* address of an MPI_Comm, or NULL: this process alone */
   phew_progress_fn progress;     /* optional */
   void *progress_data;
 } phew_input;
 
-/* Per stored cell, written by phew_find_clumps; all three are required (they double as
+/* Per stored (grid) or local (graph) cell, written by phew_find_clumps; all three are required (they double as
  * working memory, which keeps the library's own footprint small). Ghost cells get the
  * labels of the cells they copy. */
 typedef struct phew_labels {
@@ -158,8 +179,9 @@ typedef struct phew_result {
 } phew_result;
 
 /* Run the whole pipeline: watershed, saddles, noise removal, saddle merging, properties.
- * Collective over input->mpi_comm. On error every rank returns the same status, the
- * message says why, and the labels are left filled with -1. The result holds the whole
+ * Collective over input->mpi_comm. On error every rank returns the same status and the
+ * message says why; labels are left untouched when the arguments are refused, and filled
+ * with -1 when the data turn out to be unusable. The result holds the whole
  * catalogue and dendrogram on every rank. */
 phew_status phew_find_clumps(const phew_input *input, const phew_params *params,
                              phew_labels *labels, phew_result *result);
