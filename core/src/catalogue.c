@@ -183,7 +183,7 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
   result->n_clumps = clumps.n_kept;
   result->n_haloes = haloes.n_kept;
 
-  /* per-cell labels: HaloId first, then ClumpId over the peak indices it was holding */
+  /* per-cell labels: PeakPatchId and HaloId first, then ClumpId over the peak indices it held */
   for (int64_t p = 0; p < peaks->n; ++p) {
     const int64_t c = clumps.of_peak[p], h = haloes.of_peak[p];
     clump_label[p] = c >= 0 ? clumps.final_id[c] : -1;
@@ -192,6 +192,7 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
   int64_t *cell_peak = labels->clump_id;
   for (int64_t i = 0; i < mesh->n_local; ++i) {
     const int64_t p = cell_peak[i];
+    labels->peak_patch_id[i] = p >= 0 ? peaks->global_id[p] : -1;
     labels->halo_id[i] = p >= 0 ? halo_label[p] : -1;
     cell_peak[i] = p >= 0 ? clump_label[p] : -1;
   }

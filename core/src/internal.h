@@ -100,8 +100,8 @@ static inline int peak_higher(const peak_table *t, int64_t a, int64_t b)
 }
 
 /* ---- watershed (watershed.c) ----------------------------------------------------------- */
-/* Fills labels->peak_patch_id with peak global ids (-1 below threshold), cell_peak with the
- * local peak index of every active test cell (-1 otherwise) and the peak table. */
+/* Fills cell_peak with the local peak index of every active test cell (-1 otherwise) and
+ * the peak table; peak_patch_id is used as working memory (catalogue_build fills it). */
 phew_status watershed_run(const mesh *m, const field *f, int64_t *peak_patch_id,
                           int64_t *cell_peak, peak_table *peaks, phew_stats *stats,
                           phew_result *result);

@@ -51,6 +51,18 @@ static phew_status graph_init(mesh *m, const phew_graph *g, phew_result *result)
   return PHEW_OK;
 }
 
+/* Ghost cells are copies of other ranks' cells: alone, nothing can fill their labels. */
+static phew_status check_ghosts(const mesh *m, const phew_input *in, phew_result *result)
+{
+  (void)in;
+  if (m->n_active != m->n_local)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                     "%lld ghost cell(s) were given, but this version of libphew has no distributed "
+                     "ghost exchange yet: pass only active cells",
+                     (long long)(m->n_local - m->n_active));
+  return PHEW_OK;
+}
+
 phew_status mesh_init(mesh *m, const phew_input *in, phew_result *result)
 {
   m->kind = in->mesh;
@@ -59,7 +71,7 @@ phew_status mesh_init(mesh *m, const phew_input *in, phew_result *result)
     if (s == PHEW_OK && m->n_local < 2 && !in->mpi_comm)
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "the graph has %lld cell(s): there is nothing to segment",
                        (long long)m->n_local);
-    return s;
+    return s == PHEW_OK ? check_ghosts(m, in, result) : s;
   }
   if (in->mesh != PHEW_MESH_STRUCTURED)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown mesh kind %d", (int)in->mesh);
@@ -76,7 +88,7 @@ phew_status mesh_init(mesh *m, const phew_input *in, phew_result *result)
     if ((double)g->global_dims[d] > m->extent)
       m->extent = (double)g->global_dims[d];
   }
-  return PHEW_OK;
+  return check_ghosts(m, in, result);
 }
 
 static void stored_xyz(const block *b, int64_t cell, int64_t xyz[3])

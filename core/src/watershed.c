@@ -5,17 +5,22 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #define RHO_T float
+#define RHO_INDEX_T int32_t /* as wide as RHO_T, so compare and select vectorise together */
 #define KERNEL(name) name##_f32
 #include "watershed_kernel.h"
 #undef RHO_T
+#undef RHO_INDEX_T
 #undef KERNEL
 
 #define RHO_T double
+#define RHO_INDEX_T int64_t
 #define KERNEL(name) name##_f64
 #include "watershed_kernel.h"
 #undef RHO_T
+#undef RHO_INDEX_T
 #undef KERNEL
 
 /* Root of the pointer chain starting at i, halving the path on the way. */
@@ -31,7 +36,7 @@ static int64_t find_peak(int64_t *up, int64_t i)
 phew_status watershed_run(const mesh *m, const field *f, int64_t *peak_patch_id, int64_t *cell_peak,
                           peak_table *peaks, phew_stats *stats, phew_result *result)
 {
-  int64_t *up = peak_patch_id; /* holds pointers first, peak global ids at the end */
+  int64_t *up = peak_patch_id; /* pointers now; the catalogue's last pass writes peak ids */
   int64_t n_test = 0, n_bad = 0;
   phew_status s;
   if (m->kind == PHEW_MESH_GRAPH)
@@ -55,9 +60,6 @@ phew_status watershed_run(const mesh *m, const field *f, int64_t *peak_patch_id,
       up[i] = peak;
       cell_peak[i] = cell_peak[peak];
     }
-  for (int64_t i = 0; i < m->n_local; ++i)
-    if (up[i] >= 0)
-      up[i] = peaks->global_id[cell_peak[i]];
   stats->n_test_cells = n_test;
   stats->n_peaks = peaks->n;
   return PHEW_OK;

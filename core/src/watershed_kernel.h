@@ -27,6 +27,33 @@ static int64_t KERNEL(highest_neighbour_slow)(const block *b, const RHO_T *rho, 
   return best;
 }
 
+/* One stencil offset k over a row segment: keep the higher of the running best and the
+ * shifted row. Written with restrict pointers and a mask so that the compiler vectorises it. */
+static void KERNEL(row_step)(const RHO_T *restrict shifted, RHO_T *restrict best, RHO_INDEX_T *restrict best_k,
+                             int64_t n, RHO_INDEX_T k)
+{
+  for (int64_t x = 0; x < n; ++x) {
+    const RHO_T v = shifted[x], b = best[x];
+    const RHO_INDEX_T higher = -(RHO_INDEX_T)(v > b);
+    best[x] = v > b ? v : b;
+    best_k[x] = (k & higher) | (best_k[x] & ~higher);
+  }
+}
+
+/* Index (0..26) of the highest of the 27 stencil cells around each cell of the row segment
+ * [x0, x1), for all its cells at once. Offsets increase, so a strict '>' keeps the lowest
+ * index among equal densities, and inside the block the index order is the global id order. */
+static void KERNEL(row_highest)(const RHO_T *row, int64_t x0, int64_t x1, const int64_t *off, RHO_T *best,
+                                RHO_INDEX_T *best_k)
+{
+  for (int64_t x = x0; x < x1; ++x) {
+    best[x] = row[x + off[0]];
+    best_k[x] = 0;
+  }
+  for (int k = 1; k < 27; ++k)
+    KERNEL(row_step)(row + off[k] + x0, best + x0, best_k + x0, x1 - x0, (RHO_INDEX_T)k);
+}
+
 /* First pass: every active test cell points at its highest neighbour (itself for a peak);
  * other cells get -1. Peaks are appended to the table and numbered in cell_peak. */
 static phew_status KERNEL(point_uphill)(const block *b, const RHO_T *rho, double threshold, int64_t *up,
@@ -34,10 +61,20 @@ static phew_status KERNEL(point_uphill)(const block *b, const RHO_T *rho, double
                                         int64_t *n_bad)
 {
   const int64_t *off = b->offsets;
+  RHO_T *best = phew_malloc((size_t)b->dims[0], sizeof *best);
+  RHO_INDEX_T *best_k = phew_malloc((size_t)b->dims[0], sizeof *best_k);
+  if (!best || !best_k) {
+    free(best);
+    free(best_k);
+    return PHEW_ERROR_MEMORY;
+  }
+  phew_status status = PHEW_OK;
   for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
     for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
       const int row_fast = z >= b->fast_lo[2] && z < b->fast_hi[2] && y >= b->fast_lo[1] && y < b->fast_hi[1];
       const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+      if (row_fast)
+        KERNEL(row_highest)(rho + row, b->fast_lo[0], b->fast_hi[0], off, best, best_k);
       for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
         const int64_t i = row + x;
         const RHO_T r = rho[i];
@@ -52,39 +89,27 @@ static phew_status KERNEL(point_uphill)(const block *b, const RHO_T *rho, double
           continue;
         }
         ++*n_test;
-        int64_t best;
-        if (row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]) {
-          /* offsets increase, so a strict '>' keeps the lowest index among equals, and
-           * inside the block the index order is the global id order. Three independent
-           * runs over the stencil's thirds shorten the dependency chain. */
-          const RHO_T *c = rho + i;
-          int k0 = 0, k1 = 9, k2 = 18;
-          RHO_T r0 = c[off[0]], r1 = c[off[9]], r2 = c[off[18]];
-          for (int k = 1; k < 9; ++k) {
-            const RHO_T v0 = c[off[k]], v1 = c[off[k + 9]], v2 = c[off[k + 18]];
-            if (v0 > r0) { r0 = v0; k0 = k; }
-            if (v1 > r1) { r1 = v1; k1 = k + 9; }
-            if (v2 > r2) { r2 = v2; k2 = k + 18; }
-          }
-          if (r1 > r0) { r0 = r1; k0 = k1; }
-          if (r2 > r0) { k0 = k2; }
-          best = i + off[k0];
-        } else {
-          best = KERNEL(highest_neighbour_slow)(b, rho, x, y, z, i);
-        }
-        up[i] = best;
-        if (best == i) {
+        const int64_t highest = row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]
+                                    ? i + off[best_k[x]]
+                                    : KERNEL(highest_neighbour_slow)(b, rho, x, y, z, i);
+        up[i] = highest;
+        if (highest == i) {
           cell_peak[i] = peaks->n;
           const int64_t id = block_global_id(b, x, y, z);
           const phew_grid *g = b->grid;
           const double coord[3] = {(double)(id % g->global_dims[0]), (double)((id / g->global_dims[0]) % g->global_dims[1]),
                                    (double)(id / (g->global_dims[0] * g->global_dims[1]))};
-          if (peak_table_add(peaks, id, i, (double)r, coord) != PHEW_OK)
-            return PHEW_ERROR_MEMORY;
+          if (peak_table_add(peaks, id, i, (double)r, coord) != PHEW_OK) {
+            status = PHEW_ERROR_MEMORY;
+            goto done;
+          }
         }
       }
     }
-  return PHEW_OK;
+done:
+  free(best);
+  free(best_k);
+  return status;
 }
 
 /* The same first pass over an explicit graph. */

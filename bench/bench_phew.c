@@ -1,0 +1,340 @@
+/* bench_phew: time one call of phew_find_clumps on a raw density cube and measure the
+ * library's working memory. A benchmark, not a test: run it through bench/run_benchmark.py,
+ * which generates the input, repeats the runs and reports medians.
+ *
+ *   bench_phew --input FILE --dims NX NY NZ --type float32|float64 --threshold T
+ *              [--relevance R] [--saddle S] [--periodic] [--mpi]
+ *
+ * The program loads the cube, allocates and touches the three int64 label arrays, then reads
+ * the resident set size (VmRSS) just before the call, resets the peak (VmHWM, via
+ * /proc/self/clear_refs) and reads the peak after the call. Working memory is what the call
+ * added on top of its input and outputs: (peak RSS after - RSS before) / cells.
+ *
+ * With --mpi (and a libphew built with MPI) it calls MPI_Init, splits the grid into slabs
+ * along z (one ghost layer on each side, wrapping on a periodic axis) and passes
+ * MPI_COMM_WORLD; figures are then the maximum over ranks, and bytes per cell are the
+ * summed working memory over the global cell count.
+ *
+ * Output: one "name value" pair per line (names without spaces), for people and for the
+ * driver alike. */
+#define _POSIX_C_SOURCE 200809L
+#include "phew/phew.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#ifdef PHEW_BENCH_MPI
+#include <mpi.h>
+#endif
+
+typedef struct options {
+  const char *input;
+  int64_t dims[3];
+  phew_scalar_type type;
+  int have_type, have_dims, have_threshold, periodic, use_mpi;
+  phew_params params;
+} options;
+
+static int rank = 0, n_ranks = 1;
+
+static void die(const char *message)
+{
+  fprintf(stderr, "bench_phew: error: %s\n", message);
+#ifdef PHEW_BENCH_MPI
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (initialised && n_ranks > 1)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+  exit(1);
+}
+
+static void usage(void)
+{
+  fputs("usage: bench_phew --input FILE --dims NX NY NZ --type float32|float64 --threshold T\n"
+        "                  [--relevance R] [--saddle S] [--periodic] [--mpi]\n",
+        stderr);
+  exit(2);
+}
+
+static double seconds_now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A "VmXXX:   1234 kB" line of /proc/self/status, in bytes; -1 if unavailable. */
+static long long proc_status_bytes(const char *key)
+{
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f)
+    return -1;
+  char line[256];
+  long long value = -1;
+  const size_t n = strlen(key);
+  while (fgets(line, sizeof line, f)) {
+    if (!strncmp(line, key, n) && line[n] == ':') {
+      value = strtoll(line + n + 1, NULL, 10) * 1024;
+      break;
+    }
+  }
+  fclose(f);
+  return value;
+}
+
+/* Reset the peak RSS (VmHWM) to the current RSS (Linux >= 4.0). */
+static int reset_peak_rss(void)
+{
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  if (!f)
+    return 0;
+  const int ok = fputs("5", f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+static void parse(int argc, char **argv, options *o)
+{
+  memset(o, 0, sizeof *o);
+  phew_params_init(&o->params);
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const int left = argc - i - 1;
+    if (!strcmp(a, "--input") && left >= 1) {
+      o->input = argv[++i];
+    } else if (!strcmp(a, "--dims") && left >= 3) {
+      for (int d = 0; d < 3; ++d)
+        o->dims[d] = strtoll(argv[++i], NULL, 10);
+      o->have_dims = 1;
+    } else if (!strcmp(a, "--type") && left >= 1) {
+      ++i;
+      if (!strcmp(argv[i], "float32"))
+        o->type = PHEW_FLOAT32;
+      else if (!strcmp(argv[i], "float64"))
+        o->type = PHEW_FLOAT64;
+      else
+        usage();
+      o->have_type = 1;
+    } else if (!strcmp(a, "--threshold") && left >= 1) {
+      o->params.density_threshold = strtod(argv[++i], NULL);
+      o->have_threshold = 1;
+    } else if (!strcmp(a, "--relevance") && left >= 1) {
+      o->params.relevance_threshold = strtod(argv[++i], NULL);
+    } else if (!strcmp(a, "--saddle") && left >= 1) {
+      o->params.saddle_threshold = strtod(argv[++i], NULL);
+      o->params.saddle_merging = 1;
+    } else if (!strcmp(a, "--periodic")) {
+      o->periodic = 1;
+    } else if (!strcmp(a, "--mpi")) {
+      o->use_mpi = 1;
+    } else {
+      usage();
+    }
+  }
+  if (!o->input || !o->have_dims || !o->have_type || !o->have_threshold)
+    usage();
+  for (int d = 0; d < 3; ++d)
+    if (o->dims[d] < 1)
+      die("dimensions must be positive");
+}
+
+/* Fill the grid description of this rank: z slabs with one ghost layer on each side. */
+static void decompose(const options *o, phew_grid *g)
+{
+  phew_grid_init_whole(g, o->dims[0], o->dims[1], o->dims[2]);
+  for (int d = 0; d < 3; ++d)
+    g->periodic[d] = o->periodic;
+  if (n_ranks == 1)
+    return;
+  const int64_t nz = o->dims[2];
+  const int64_t z0 = nz * rank / n_ranks, z1 = nz * (rank + 1) / n_ranks;
+  int64_t s0 = z0 - 1, s1 = z1 + 1;
+  if (!o->periodic) {
+    if (s0 < 0)
+      s0 = 0;
+    if (s1 > nz)
+      s1 = nz;
+  }
+  if (s1 - s0 > nz) { /* tiny grids: never store a layer twice */
+    s0 = 0;
+    s1 = nz;
+  }
+  g->active_offset[2] = z0;
+  g->active_dims[2] = z1 - z0;
+  g->stored_offset[2] = s0;
+  g->stored_dims[2] = s1 - s0;
+}
+
+/* Read the stored box (whole x-y planes, z layers wrapping around). */
+static void *load(const options *o, const phew_grid *g, size_t value_size)
+{
+  const size_t plane = (size_t)(g->stored_dims[0] * g->stored_dims[1]);
+  const size_t n = plane * (size_t)g->stored_dims[2];
+  unsigned char *data = malloc(n * value_size);
+  if (!data)
+    die("out of memory for the density");
+  FILE *f = fopen(o->input, "rb");
+  if (!f)
+    die("cannot open the input file");
+  if (fseek(f, 0, SEEK_END) != 0 || ftell(f) != (long)(plane * (size_t)o->dims[2] * value_size))
+    die("the input file's size does not match --dims and --type");
+  for (int64_t k = 0; k < g->stored_dims[2]; ++k) {
+    int64_t z = (g->stored_offset[2] + k) % o->dims[2];
+    if (z < 0)
+      z += o->dims[2];
+    if (fseek(f, (long)((size_t)z * plane * value_size), SEEK_SET) != 0 ||
+        fread(data + (size_t)k * plane * value_size, value_size, plane, f) != plane)
+      die("cannot read the input file");
+  }
+  fclose(f);
+  return data;
+}
+
+static int64_t *touched_labels(size_t n)
+{
+  int64_t *p = malloc(n * sizeof *p);
+  if (!p)
+    die("out of memory for the labels");
+  memset(p, 0xff, n * sizeof *p); /* -1 everywhere: every page is resident */
+  return p;
+}
+
+static double max_over_ranks(double x)
+{
+#ifdef PHEW_BENCH_MPI
+  if (n_ranks > 1) {
+    double y = x;
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return y;
+  }
+#endif
+  return x;
+}
+
+static double sum_over_ranks(double x)
+{
+#ifdef PHEW_BENCH_MPI
+  if (n_ranks > 1) {
+    double y = x;
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return y;
+  }
+#endif
+  return x;
+}
+
+int main(int argc, char **argv)
+{
+  options o;
+  parse(argc, argv, &o);
+#ifdef PHEW_BENCH_MPI
+  if (o.use_mpi) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
+  }
+#endif
+  if (o.use_mpi && !phew_has_mpi())
+    die("--mpi: libphew was built without MPI support");
+#ifndef PHEW_BENCH_MPI
+  if (o.use_mpi)
+    die("--mpi: bench_phew was built without MPI support");
+#endif
+
+  phew_input input;
+  memset(&input, 0, sizeof input);
+  decompose(&o, &input.grid);
+  const size_t value_size = o.type == PHEW_FLOAT32 ? sizeof(float) : sizeof(double);
+  const size_t n_stored =
+      (size_t)(input.grid.stored_dims[0] * input.grid.stored_dims[1] * input.grid.stored_dims[2]);
+  const double n_cells = (double)o.dims[0] * (double)o.dims[1] * (double)o.dims[2];
+  input.density = load(&o, &input.grid, value_size);
+  input.density_type = o.type;
+#ifdef PHEW_BENCH_MPI
+  MPI_Comm comm = MPI_COMM_WORLD;
+  if (o.use_mpi)
+    input.mpi_comm = &comm;
+#endif
+  phew_labels labels = {touched_labels(n_stored), touched_labels(n_stored), touched_labels(n_stored)};
+  phew_result result;
+  memset(&result, 0, sizeof result);
+
+#ifdef PHEW_BENCH_MPI
+  if (o.use_mpi)
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+  const long long rss_before = proc_status_bytes("VmRSS");
+  const int reset = reset_peak_rss();
+  const long long hwm_before = proc_status_bytes("VmHWM");
+  const double t0 = seconds_now();
+  const phew_status status = phew_find_clumps(&input, &o.params, &labels, &result);
+  const double wall = seconds_now() - t0;
+  const long long hwm_after = proc_status_bytes("VmHWM");
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  if (status != PHEW_OK) {
+    fprintf(stderr, "bench_phew: phew_find_clumps failed: %s: %s\n", phew_status_string(status),
+            result.message);
+    die("the clump finder failed");
+  }
+
+  /* Working memory: what the call added to the resident set at its peak. Without the
+   * reset the peak before the call is the baseline (nothing large was freed before). */
+  const long long base = reset ? rss_before : (hwm_before > rss_before ? hwm_before : rss_before);
+  const double working = (double)(hwm_after - base);
+  const double working_max = max_over_ranks(working);
+  const double working_sum = sum_over_ranks(working);
+  const double wall_max = max_over_ranks(wall);
+  const phew_stats *s = &result.stats;
+
+  if (rank == 0) {
+    printf("ranks                     %d\n", n_ranks);
+    printf("cells                     %.0f\n", n_cells);
+    printf("dims                      %lld %lld %lld\n", (long long)o.dims[0], (long long)o.dims[1],
+           (long long)o.dims[2]);
+    printf("type                      %s\n", o.type == PHEW_FLOAT32 ? "float32" : "float64");
+    printf("test_cells                %lld\n", (long long)s->n_test_cells);
+    printf("peaks                     %lld\n", (long long)s->n_peaks);
+    printf("saddle_pairs              %lld\n", (long long)s->n_saddle_pairs);
+    printf("noise_discarded           %lld\n", (long long)s->n_noise_discarded);
+    printf("noise_levels              %d\n", s->noise_levels);
+    printf("saddle_levels             %d\n", s->saddle_levels);
+    printf("clumps                    %lld\n", (long long)result.n_clumps);
+    printf("haloes                    %lld\n", (long long)result.n_haloes);
+    printf("dendrogram_nodes          %lld\n", (long long)result.n_nodes);
+    for (int k = 0; k < PHEW_STAGE_COUNT; ++k) {
+      char name[64];
+      snprintf(name, sizeof name, "seconds_%s", phew_stage_name(k));
+      for (char *c = name; *c; ++c)
+        if (*c == ' ' || *c == '-')
+          *c = '_';
+      printf("%-25s %.6f\n", name, s->seconds[k]);
+    }
+    printf("seconds_total             %.6f\n", wall_max);
+    printf("cells_per_second          %.0f\n", n_cells / wall_max);
+    printf("rss_before_bytes          %lld\n", rss_before);
+    printf("peak_rss_after_bytes      %lld\n", hwm_after);
+    printf("peak_reset                %s\n", reset ? "yes" : "no");
+    printf("ru_maxrss_bytes           %lld\n", (long long)usage.ru_maxrss * 1024);
+    printf("working_bytes             %.0f\n", working_sum);
+    printf("working_bytes_max_rank    %.0f\n", working_max);
+    printf("working_bytes_per_cell    %.3f\n", working_sum / n_cells);
+    printf("input_bytes_per_cell      %.0f\n", (double)value_size);
+    printf("labels_bytes_per_cell     %.0f\n", 3.0 * sizeof(int64_t));
+  }
+
+  phew_result_free(&result);
+  free(labels.peak_patch_id);
+  free(labels.clump_id);
+  free(labels.halo_id);
+  free((void *)input.density);
+#ifdef PHEW_BENCH_MPI
+  if (o.use_mpi)
+    MPI_Finalize();
+#endif
+  return 0;
+}

@@ -1,0 +1,84 @@
+#include "vtkPHEWTables.h"
+
+#include "vtkDoubleArray.h"
+#include "vtkIdTypeArray.h"
+#include "vtkIntArray.h"
+#include "vtkSmartPointer.h"
+#include "vtkTable.h"
+
+namespace vtkPHEWTables
+{
+
+void Fill(vtkTable* table, const phew_column* columns, int n_columns, const void* rows,
+  int64_t n_rows, size_t row_size)
+{
+  table->Initialize();
+  const char* base = static_cast<const char*>(rows);
+  for (int c = 0; c < n_columns; ++c)
+  {
+    const phew_column& column = columns[c];
+    vtkSmartPointer<vtkDataArray> array;
+    switch (column.type)
+    {
+      case PHEW_COLUMN_INT64:
+      {
+        auto values = vtkSmartPointer<vtkIdTypeArray>::New();
+        values->SetNumberOfTuples(n_rows);
+        for (int64_t r = 0; r < n_rows; ++r)
+        {
+          values->SetValue(r, phew_column_as_int64(&column, base + r * row_size));
+        }
+        array = values;
+        break;
+      }
+      case PHEW_COLUMN_INT32:
+      {
+        auto values = vtkSmartPointer<vtkIntArray>::New();
+        values->SetNumberOfTuples(n_rows);
+        for (int64_t r = 0; r < n_rows; ++r)
+        {
+          values->SetValue(r, static_cast<int>(phew_column_as_int64(&column, base + r * row_size)));
+        }
+        array = values;
+        break;
+      }
+      case PHEW_COLUMN_DOUBLE:
+      default:
+      {
+        auto values = vtkSmartPointer<vtkDoubleArray>::New();
+        values->SetNumberOfTuples(n_rows);
+        for (int64_t r = 0; r < n_rows; ++r)
+        {
+          values->SetValue(r, phew_column_as_double(&column, base + r * row_size));
+        }
+        array = values;
+        break;
+      }
+    }
+    array->SetName(column.name);
+    table->AddColumn(array);
+  }
+}
+
+void FillClumps(vtkTable* table, const phew_result& result)
+{
+  int n = 0;
+  const phew_column* columns = phew_clump_columns(&n);
+  Fill(table, columns, n, result.clumps, result.n_clumps, sizeof(phew_object));
+}
+
+void FillHaloes(vtkTable* table, const phew_result& result)
+{
+  int n = 0;
+  const phew_column* columns = phew_halo_columns(&n);
+  Fill(table, columns, n, result.haloes, result.n_haloes, sizeof(phew_object));
+}
+
+void FillDendrogram(vtkTable* table, const phew_result& result)
+{
+  int n = 0;
+  const phew_column* columns = phew_node_columns(&n);
+  Fill(table, columns, n, result.nodes, result.n_nodes, sizeof(phew_node));
+}
+
+}

@@ -1,0 +1,25 @@
+// Private helper of the PHEW plugin: the core's catalogue (phew_result) as vtkTables.
+// Column names, order and types come from phew_clump_columns(), phew_halo_columns() and
+// phew_node_columns(), the same lists the command-line tool writes as CSV headers.
+#ifndef vtkPHEWTables_h
+#define vtkPHEWTables_h
+
+#include "phew/phew.h"
+
+class vtkTable;
+
+namespace vtkPHEWTables
+{
+/// Replaces the contents of `table` with one column per phew_column (int64 -> vtkIdTypeArray,
+/// int32 -> vtkIntArray, double -> vtkDoubleArray) and one row per element of `rows`
+/// (n_rows structs of row_size bytes: phew_object or phew_node).
+void Fill(vtkTable* table, const phew_column* columns, int n_columns, const void* rows,
+  int64_t n_rows, size_t row_size);
+
+/// The three catalogues of a result.
+void FillClumps(vtkTable* table, const phew_result& result);
+void FillHaloes(vtkTable* table, const phew_result& result);
+void FillDendrogram(vtkTable* table, const phew_result& result);
+}
+
+#endif

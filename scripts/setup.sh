@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install the Debian packages phew needs (only the missing ones), then configure and build
+# into build/. Used by scripts/demo.sh and scripts/test.sh; safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  # compilers, build, tests
+  build-essential cmake libgtest-dev googletest
+  # MPI
+  libopenmpi-dev openmpi-bin
+  # ParaView 5.11 (its own VTK) and the -dev packages its CMake config needs
+  paraview paraview-dev python3-paraview
+  libdouble-conversion-dev liblz4-dev libutfcpp-dev qtbase5-dev libqt5svg5-dev qttools5-dev
+  libqt5x11extras5-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libhdf5-dev
+  libnetcdf-dev libboost-dev libglew-dev libgl2ps-dev libtheora-dev libxml2-dev libtiff-dev
+  libpng-dev libjpeg-dev libfreetype-dev libx11-dev libgl-dev python3-dev python3-mpi4py
+  libexpat1-dev liblzma-dev zlib1g-dev qtxmlpatterns5-dev-tools libgdal-dev libqt5opengl5-dev
+  # headless rendering, numerics for tests and benchmarks
+  xvfb xauth python3-numpy python3-scipy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "phew setup: installing ${#missing[@]} Debian package(s): ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$jobs"
