@@ -260,8 +260,10 @@ static int write_outputs(const options *o, const phew_labels *labels, size_t n, 
            write_csv(f.temp_name[5], dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes) == 0;
   for (int k = 0; ok && k < N_OUTPUTS; ++k)
     if (rename(f.temp_name[k], f.final_name[k]) != 0) {
-      fail("cannot rename '%s': %s", f.temp_name[k], strerror(errno));
+      fail("cannot rename '%s' to '%s': %s", f.temp_name[k], f.final_name[k], strerror(errno));
       ok = 0;
+      for (int done = 0; done < k; ++done) /* all six or none */
+        remove(f.final_name[done]);
     }
   if (!ok)
     remove_temporaries(&f);

@@ -36,6 +36,24 @@ static void fill_labels(phew_labels *labels, int64_t n, int64_t value)
     labels->peak_patch_id[i] = labels->clump_id[i] = labels->halo_id[i] = value;
 }
 
+/* Number of label entries the caller provided, when the input says it unambiguously. */
+static int64_t label_count(const phew_input *in, const phew_labels *labels)
+{
+  if (!in || !labels || !labels->peak_patch_id || !labels->clump_id || !labels->halo_id)
+    return -1;
+  if (in->mesh == PHEW_MESH_GRAPH)
+    return in->graph.n_cells;
+  if (in->mesh != PHEW_MESH_STRUCTURED)
+    return -1;
+  int64_t n = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (in->grid.stored_dims[d] < 0 || (in->grid.stored_dims[d] > 0 && n > INT64_MAX / in->grid.stored_dims[d]))
+      return -1;
+    n *= in->grid.stored_dims[d];
+  }
+  return n;
+}
+
 typedef struct pipeline {
   const phew_input *in;
   phew_result *result;
@@ -83,14 +101,17 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   memset(result, 0, sizeof *result);
   result->stats.n_ranks = 1;
   phew_status s = check_arguments(in, params, labels, result);
-  if (s != PHEW_OK)
-    return s;
-  if (!in->density)
-    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the density array must not be NULL");
+  if (s == PHEW_OK && !in->density)
+    s = phew_fail(result, PHEW_ERROR_ARGUMENT, "the density array must not be NULL");
   mesh m;
-  s = mesh_init(&m, in, result);
-  if (s != PHEW_OK)
+  if (s == PHEW_OK)
+    s = mesh_init(&m, in, result);
+  if (s != PHEW_OK) {
+    const int64_t n = label_count(in, labels);
+    if (n > 0)
+      fill_labels(labels, n, -1);
     return s;
+  }
   result->stats.n_cells = m.n_active;
   if (m.n_active != m.n_local) /* ghost cells that nothing else will label */
     fill_labels(labels, m.n_local, -1);

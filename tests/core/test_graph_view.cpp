@@ -269,7 +269,7 @@ TEST(GraphView, RejectsBrokenGraphs)
   run(in, 3, p, r);
   EXPECT_EQ(r.status, PHEW_ERROR_ARGUMENT);
   EXPECT_NE(std::string(r.result.message).find("neighbour 7"), std::string::npos) << r.result.message;
-  EXPECT_EQ(r.patch, (std::vector<int64_t>{7, 7, 7})) << "labels untouched when the input is refused";
+  EXPECT_EQ(r.patch, (std::vector<int64_t>{-1, -1, -1})) << "labels reset when the input is refused";
 
   offsets = {0, 2, 1, 3};
   nb = {1, 2, 0};

@@ -179,9 +179,9 @@ typedef struct phew_result {
 } phew_result;
 
 /* Run the whole pipeline: watershed, saddles, noise removal, saddle merging, properties.
- * Collective over input->mpi_comm. On error every rank returns the same status and the
- * message says why; labels are left untouched when the arguments are refused, and filled
- * with -1 when the data turn out to be unusable. The result holds the whole
+ * Collective over input->mpi_comm. On error every rank returns the same status, the
+ * message says why, and the labels are filled with -1 (whenever the label arrays and the
+ * number of cells are known; the density is never written). The result holds the whole
  * catalogue and dendrogram on every rank. */
 phew_status phew_find_clumps(const phew_input *input, const phew_params *params,
                              phew_labels *labels, phew_result *result);
