@@ -57,7 +57,6 @@ static phew_status structures_init(structures *s, const peak_table *peaks,
     s->of_head[s->head[i]] = i;
     for (int d = 0; d < 3; ++d)
       s->reference[3 * i + d] = peaks->coord[3 * s->head[i] + d];
-    sums_clear(&s->sums[i]);
   }
   for (int64_t p = 0; p < n_peaks; ++p) {
     const int64_t h = group_of_peak[p];
@@ -66,11 +65,11 @@ static phew_status structures_init(structures *s, const peak_table *peaks,
   return PHEW_OK;
 }
 
-static void apply_mass_threshold(structures *s, double mass_threshold, sum_scales scales, double unit_volume)
+static void apply_mass_threshold(structures *s, double mass_threshold, double unit_volume)
 {
   s->n_kept = 0;
   for (int64_t i = 0; i < s->n; ++i) {
-    const double mass = fixed_to_double(s->sums[i].mass, scales.shift) * unit_volume;
+    const double mass = fixed_to_double(s->sums[i].mass, s->sums[i].shift) * unit_volume;
     s->final_id[i] = mass > mass_threshold ? s->n_kept++ : -1;
   }
 }
@@ -87,7 +86,7 @@ static void fill_object(phew_object *o, const structures *s, int64_t i, const me
   o->peak_id = peaks->global_id[p];
   o->n_cells = x->n_cells;
   o->n_clumps = 1;
-  const double weight = fixed_to_double(x->mass, scales.shift); /* mass / unit volume */
+  const double weight = fixed_to_double(x->mass, x->shift); /* mass / unit volume */
   o->mass = weight * mesh->unit_volume;
   o->volume = mesh->kind == PHEW_MESH_GRAPH ? fixed_to_double(x->volume, scales.volume_shift)
                                             : (double)x->n_cells * mesh->unit_volume;
@@ -96,7 +95,7 @@ static void fill_object(phew_object *o, const structures *s, int64_t i, const me
   o->min_density = x->min_density;
   for (int d = 0; d < 3; ++d) {
     const double peak = s->reference[3 * i + d];
-    const double shift = weight > 0.0 ? fixed_to_double(x->moment[d], scales.shift) / weight : 0.0;
+    const double shift = weight > 0.0 ? fixed_to_double(x->moment[d], x->shift) / weight : 0.0;
     o->peak_position[d] = mesh_position(mesh, d, peak);
     o->center_of_mass[d] = mesh_wrap(mesh, d, mesh_position(mesh, d, peak + shift));
   }
@@ -131,17 +130,18 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
     goto out_of_memory;
 
   double max_volume = 1.0;
-  const double max_weight = sums_max_weight(mesh, f, cell_peak_in, peaks, &max_volume);
-  const sum_scales scales = sums_scales(max_weight, mesh->extent, max_volume);
+  sums_max_weight(mesh, f, cell_peak_in, peaks, &max_volume);
+  const sum_scales scales = sums_scales(max_volume);
+  /* no cell of a structure is denser than its peak: that bounds its terms */
+  const double volume_bound = mesh->kind == PHEW_MESH_GRAPH ? max_volume : 1.0;
+  for (int64_t i = 0; i < clumps.n; ++i)
+    sums_clear(&clumps.sums[i], peaks->density[clumps.head[i]] * volume_bound * mesh->extent);
+  for (int64_t i = 0; i < haloes.n; ++i)
+    sums_clear(&haloes.sums[i], peaks->density[haloes.head[i]] * volume_bound * mesh->extent);
   sums_accumulate(mesh, f, cell_peak_in, clumps.of_peak, clumps.reference, clumps.sums, scales);
-  for (int64_t i = 0; i < clumps.n; ++i) { /* a halo is the union of its clumps */
-    const int64_t h = haloes.of_peak[clumps.head[i]];
-    sums x = clumps.sums[i];
-    sums_shift_reference(&x, clumps.reference + 3 * i, haloes.reference + 3 * h, mesh, scales);
-    sums_add(&haloes.sums[h], &x);
-  }
-  apply_mass_threshold(&clumps, params->mass_threshold, scales, mesh->unit_volume);
-  apply_mass_threshold(&haloes, params->mass_threshold, scales, mesh->unit_volume);
+  sums_accumulate(mesh, f, cell_peak_in, haloes.of_peak, haloes.reference, haloes.sums, scales);
+  apply_mass_threshold(&clumps, params->mass_threshold, mesh->unit_volume);
+  apply_mass_threshold(&haloes, params->mass_threshold, mesh->unit_volume);
   result->stats.n_clumps_found = clumps.n;
   result->stats.n_haloes_found = haloes.n;
 
@@ -207,7 +207,7 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
   }
   {
     const hierarchy_input h = {peaks, saddle, clumps.n, clumps.head, clumps.of_head, clumps.final_id, clumps.sums,
-                               haloes.of_peak, haloes.final_id, root_saddle, scales, mesh->unit_volume};
+                               haloes.of_peak, haloes.final_id, root_saddle, haloes.sums, scales, mesh->unit_volume};
     status = hierarchy_build(&h, result);
   }
   goto done;

@@ -51,7 +51,9 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
   }
   int64_t n = 0;
   for (int64_t c = 0; c < h->n_clumps; ++c) {
-    nodes[n] = (tree_node){h->clump_head[c], 0, -1, 0.0, c, h->clump_sums[c].n_cells, h->clump_sums[c].mass};
+    /* masses in the scale of the node's halo (no coarser than the clump's), so they add up */
+    const sums *clump = &h->clump_sums[c], *halo = &h->halo_sums[h->halo_of_peak[h->clump_head[c]]];
+    nodes[n] = (tree_node){h->clump_head[c], 0, -1, 0.0, c, clump->n_cells, clump->mass >> (clump->shift - halo->shift)};
     current[c] = n++;
     created[c] = -1;
   }
@@ -123,7 +125,8 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
     o->peak_density = h->peaks->density[t->head];
     o->saddle_density = t->saddle;
     o->n_cells = t->n_cells;
-    o->mass = fixed_to_double(t->mass, h->scales.shift) * h->cell_volume;
+    const sums *halo = &h->halo_sums[h->halo_of_peak[t->head]];
+    o->mass = fixed_to_double(t->parent < 0 ? halo->mass : t->mass, halo->shift) * h->cell_volume;
   }
   result->n_nodes = kept;
 done:

@@ -156,32 +156,30 @@ typedef struct sums {
   phew_fixed mass;      /* sum of rho, scaled */
   phew_fixed moment[3]; /* sum of rho * (cell - reference cell), in cells, scaled */
   phew_fixed volume;    /* graphs: sum of cell volumes, scaled by volume_factor */
+  int shift;            /* mass and moment terms are scaled by 2^shift, chosen per structure */
+  double factor;        /* 2^shift */
   double min_density;
 } sums;
 
 typedef struct sum_scales {
-  int shift;     /* every mass and moment term is scaled by 2^shift */
-  double factor; /* 2^shift */
   int volume_shift; /* graphs: cell volumes are scaled by 2^volume_shift */
   double volume_factor;
 } sum_scales;
 
-/* max_weight bounds rho * volume / unit_volume over the cells summed. */
-sum_scales sums_scales(double max_weight, double extent, double max_volume);
-void sums_clear(sums *s);
-void sums_add(sums *into, const sums *from);
+/* The global scale of volume sums (graphs), from the largest cell volume. */
+sum_scales sums_scales(double max_volume);
+/* Empty sums for a structure whose cells have rho * volume / unit_volume * |displacement|
+ * below bound: the scale follows the structure, so faint ones keep their precision. */
+void sums_clear(sums *s, double bound);
 double fixed_to_double(phew_fixed x, int shift);
 
 /* Add every active test cell to the sums of its structure; reference holds the cell
  * coordinates of each structure's peak (3 per structure). */
 void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
                      const double *reference, sums *out, sum_scales scales);
-/* Largest rho * volume / unit_volume and largest volume over the active test cells. */
+/* Largest rho * volume / unit_volume (returned) and largest volume over the active test cells. */
 double sums_max_weight(const mesh *m, const field *f, const int64_t *cell_peak, const peak_table *peaks,
                        double *max_volume);
-/* Re-express moments about another reference point. */
-void sums_shift_reference(sums *s, const double from[3], const double to[3], const mesh *m, sum_scales scales);
-
 /* ---- hierarchy and catalogue (hierarchy.c, catalogue.c) ----------------------------------- */
 phew_status catalogue_build(const mesh *m, const field *f, const phew_params *params,
                             const peak_table *peaks, const merge_state *noise,
@@ -200,6 +198,7 @@ typedef struct hierarchy_input {
   const int64_t *halo_of_peak;
   const int64_t *halo_final_id;
   const double *root_saddle;    /* per halo */
+  const sums *halo_sums;
   sum_scales scales;
   double cell_volume;
 } hierarchy_input;

@@ -17,47 +17,25 @@ static int exponent_of(double x)
   return e;
 }
 
-sum_scales sums_scales(double max_weight, double extent, double max_volume)
+sum_scales sums_scales(double max_volume)
 {
-  /* one scale for mass and moments: |weight * displacement| stays below 2^62, so every
-   * term converts to int64 in one instruction and 2^64 terms cannot overflow 127 bits */
   sum_scales s;
-  s.shift = 62 - exponent_of(max_weight * (extent > 1.0 ? extent : 1.0));
-  s.factor = ldexp(1.0, s.shift);
   s.volume_shift = 62 - exponent_of(max_volume);
   s.volume_factor = ldexp(1.0, s.volume_shift);
   return s;
 }
 
-void sums_clear(sums *s)
+void sums_clear(sums *s, double bound)
 {
+  /* |term| stays below 2^62: every term converts to int64 in one instruction and 2^64
+   * terms cannot overflow 127 bits */
   memset(s, 0, sizeof *s);
   s->min_density = INFINITY;
-}
-
-void sums_add(sums *into, const sums *from)
-{
-  into->n_cells += from->n_cells;
-  into->mass += from->mass;
-  into->volume += from->volume;
-  for (int d = 0; d < 3; ++d)
-    into->moment[d] += from->moment[d];
-  if (from->min_density < into->min_density)
-    into->min_density = from->min_density;
+  s->shift = 62 - exponent_of(bound);
+  s->factor = ldexp(1.0, s->shift);
 }
 
 double fixed_to_double(phew_fixed x, int shift) { return ldexp((double)x, -shift); }
-
-void sums_shift_reference(sums *s, const double from[3], const double to[3], const mesh *m, sum_scales scales)
-{
-  for (int d = 0; d < 3; ++d) {
-    const double disp = mesh_displacement(m, d, from[d], to[d]);
-    if (disp == floor(disp) && fabs(disp) < 0x1p52) /* grid cells: exact integer arithmetic */
-      s->moment[d] += s->mass * (int64_t)disp;
-    else
-      s->moment[d] += (phew_fixed)ldexp(fixed_to_double(s->mass, scales.shift) * disp, scales.shift);
-  }
-}
 
 static inline void add_cell(sums *s, double rho, double w, const double d[3])
 {
@@ -71,7 +49,7 @@ static inline void add_cell(sums *s, double rho, double w, const double d[3])
 }
 
 static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                             const double *reference, sums *out, sum_scales scales)
+                             const double *reference, sums *out)
 {
   const block *b = &m->b;
   const phew_grid *g = b->grid;
@@ -90,7 +68,7 @@ static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_
         const double *ref = reference + 3 * k;
         const double d[3] = {mesh_displacement(m, 0, (double)(g->stored_offset[0] + x), ref[0]),
                              mesh_displacement(m, 1, cy, ref[1]), mesh_displacement(m, 2, cz, ref[2])};
-        add_cell(&out[k], rho, rho * scales.factor, d); /* times a power of two: exact */
+        add_cell(&out[k], rho, rho * out[k].factor, d); /* times a power of two: exact */
       }
     }
 }
@@ -113,7 +91,7 @@ static void accumulate_graph(const mesh *m, const field *f, const int64_t *cell_
     if (g->position)
       for (int a = 0; a < 3; ++a)
         d[a] = mesh_displacement(m, a, g->position[3 * i + a], ref[a]);
-    add_cell(&out[k], rho, rho * volume * scales.factor, d);
+    add_cell(&out[k], rho, rho * volume * out[k].factor, d);
     out[k].volume += (int64_t)(volume * scales.volume_factor);
   }
 }
@@ -124,7 +102,7 @@ void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, co
   if (m->kind == PHEW_MESH_GRAPH)
     accumulate_graph(m, f, cell_peak, structure_of_peak, reference, out, scales);
   else
-    accumulate_block(m, f, cell_peak, structure_of_peak, reference, out, scales);
+    accumulate_block(m, f, cell_peak, structure_of_peak, reference, out);
 }
 
 double sums_max_weight(const mesh *m, const field *f, const int64_t *cell_peak, const peak_table *peaks,
