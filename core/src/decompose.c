@@ -1,0 +1,66 @@
+/* Splitting a structured grid over ranks: a px * py * pz grid of blocks, balanced by cell
+ * count, with the factorisation that minimises the cut surface; each block stores one
+ * ghost layer wherever a neighbouring block exists (across periodic edges too). */
+#include "internal.h"
+
+#include <string.h>
+
+/* Cells cut by splitting into p[0] x p[1] x p[2] blocks (the faces between blocks). */
+static double cut_surface(const int64_t n[3], const int p[3])
+{
+  return (double)(p[0] - 1) * (double)(n[1] * n[2]) + (double)(p[1] - 1) * (double)(n[0] * n[2]) +
+         (double)(p[2] - 1) * (double)(n[0] * n[1]);
+}
+
+static void best_factors(const int64_t n[3], int n_ranks, int p[3])
+{
+  double best = -1.0;
+  for (int a = 1; a <= n_ranks; ++a) {
+    if (n_ranks % a)
+      continue;
+    for (int b = 1; b <= n_ranks / a; ++b) {
+      if ((n_ranks / a) % b)
+        continue;
+      const int q[3] = {a, b, n_ranks / a / b};
+      /* prefer blocks that are not empty, then the smallest cut */
+      const int empty = (q[0] > n[0]) + (q[1] > n[1]) + (q[2] > n[2]);
+      const double cost = cut_surface(n, q) + (double)empty * 1e300;
+      if (best < 0.0 || cost < best) {
+        best = cost;
+        memcpy(p, q, sizeof q);
+      }
+    }
+  }
+}
+
+phew_status phew_grid_decompose(phew_grid *grid, const int64_t global_dims[3], const int periodic[3], int n_ranks,
+                                int rank)
+{
+  if (!grid || !global_dims || n_ranks < 1 || rank < 0 || rank >= n_ranks)
+    return PHEW_ERROR_ARGUMENT;
+  for (int d = 0; d < 3; ++d)
+    if (global_dims[d] < 1)
+      return PHEW_ERROR_ARGUMENT;
+  phew_grid_init_whole(grid, global_dims[0], global_dims[1], global_dims[2]);
+  int p[3] = {n_ranks, 1, 1};
+  best_factors(global_dims, n_ranks, p);
+  const int coord[3] = {rank % p[0], (rank / p[0]) % p[1], rank / (p[0] * p[1])};
+  for (int d = 0; d < 3; ++d) {
+    const int64_t n = global_dims[d];
+    const int64_t lo = n * coord[d] / p[d], hi = n * (coord[d] + 1) / p[d];
+    grid->periodic[d] = periodic ? periodic[d] : 0;
+    grid->active_offset[d] = lo;
+    grid->active_dims[d] = hi - lo;
+    grid->stored_offset[d] = lo;
+    grid->stored_dims[d] = hi - lo;
+    if (p[d] == 1 || hi == lo)
+      continue; /* the block spans the axis (a periodic axis wraps inside it) or is empty */
+    if (lo > 0 || grid->periodic[d]) {
+      grid->stored_offset[d] -= 1;
+      grid->stored_dims[d] += 1;
+    }
+    if (hi < n || grid->periodic[d])
+      grid->stored_dims[d] += 1;
+  }
+  return PHEW_OK;
+}
