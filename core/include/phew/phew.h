@@ -87,6 +87,14 @@ typedef enum phew_mesh_kind { PHEW_MESH_STRUCTURED = 0, PHEW_MESH_GRAPH = 1 } ph
 phew_status phew_grid_decompose(phew_grid *grid, const int64_t global_dims[3], const int periodic[3], int n_ranks,
                                 int rank);
 
+/* Copy into the ghost cells of this rank's block (stored but not active) the values of the
+ * cells they mirror, from the ranks whose active boxes hold them. values has one entry of
+ * value_size bytes per stored cell, x fastest. Collective over mpi_comm (the address of an
+ * MPI_Comm, or NULL for this process alone: ghosts then wrap onto its own cells). On error
+ * every rank returns the same status and message is filled. */
+phew_status phew_exchange_ghosts(const phew_grid *grid, void *values, size_t value_size, void *mpi_comm,
+                                 char *message, size_t message_size);
+
 typedef void (*phew_progress_fn)(double fraction, const char *stage, void *user_data);
 
 typedef struct phew_input {
