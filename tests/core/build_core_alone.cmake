@@ -1,0 +1,20 @@
+# ctest script: configure and build core/ as its own project, without MPI, with
+# -Wall -Wextra -Werror, and fail if any core source includes a VTK header.
+file(REMOVE_RECURSE ${BINARY})
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${BINARY} -DPHEW_ENABLE_MPI=OFF
+                        -DCMAKE_C_FLAGS=-Werror RESULT_VARIABLE configured)
+if(NOT configured EQUAL 0)
+  message(FATAL_ERROR "core/ does not configure on its own")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BINARY} RESULT_VARIABLE built)
+if(NOT built EQUAL 0)
+  message(FATAL_ERROR "core/ does not build on its own without warnings")
+endif()
+file(GLOB_RECURSE sources ${SOURCE}/*.c ${SOURCE}/*.h)
+foreach(f ${sources})
+  file(STRINGS ${f} vtk_includes REGEX "#include [<\"]vtk")
+  if(vtk_includes)
+    message(FATAL_ERROR "${f} includes VTK: the core must stay VTK-free")
+  endif()
+endforeach()
+message(STATUS "core/ builds alone, warning-free, VTK-free")
