@@ -129,15 +129,13 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
   if (structures_init(&haloes, peaks, saddle, halo_group) != PHEW_OK)
     goto out_of_memory;
 
-  double max_volume = 1.0;
-  sums_max_weight(mesh, f, cell_peak_in, peaks, &max_volume);
+  const double max_volume = sums_max_volume(mesh, cell_peak_in);
   const sum_scales scales = sums_scales(max_volume);
   /* no cell of a structure is denser than its peak: that bounds its terms */
-  const double volume_bound = mesh->kind == PHEW_MESH_GRAPH ? max_volume : 1.0;
   for (int64_t i = 0; i < clumps.n; ++i)
-    sums_clear(&clumps.sums[i], peaks->density[clumps.head[i]] * volume_bound * mesh->extent);
+    sums_clear(&clumps.sums[i], peaks->density[clumps.head[i]] * max_volume * mesh->extent);
   for (int64_t i = 0; i < haloes.n; ++i)
-    sums_clear(&haloes.sums[i], peaks->density[haloes.head[i]] * volume_bound * mesh->extent);
+    sums_clear(&haloes.sums[i], peaks->density[haloes.head[i]] * max_volume * mesh->extent);
   sums_accumulate(mesh, f, cell_peak_in, clumps.of_peak, clumps.reference, clumps.sums, scales);
   sums_accumulate(mesh, f, cell_peak_in, haloes.of_peak, haloes.reference, haloes.sums, scales);
   apply_mass_threshold(&clumps, params->mass_threshold, mesh->unit_volume);

@@ -177,9 +177,8 @@ double fixed_to_double(phew_fixed x, int shift);
  * coordinates of each structure's peak (3 per structure). */
 void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
                      const double *reference, sums *out, sum_scales scales);
-/* Largest rho * volume / unit_volume (returned) and largest volume over the active test cells. */
-double sums_max_weight(const mesh *m, const field *f, const int64_t *cell_peak, const peak_table *peaks,
-                       double *max_volume);
+/* Largest cell volume over the active test cells of a graph (1 for a grid). */
+double sums_max_volume(const mesh *m, const int64_t *cell_peak);
 /* ---- hierarchy and catalogue (hierarchy.c, catalogue.c) ----------------------------------- */
 phew_status catalogue_build(const mesh *m, const field *f, const phew_params *params,
                             const peak_table *peaks, const merge_state *noise,

@@ -105,22 +105,13 @@ void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, co
     accumulate_block(m, f, cell_peak, structure_of_peak, reference, out);
 }
 
-double sums_max_weight(const mesh *m, const field *f, const int64_t *cell_peak, const peak_table *peaks,
-                       double *max_volume)
+double sums_max_volume(const mesh *m, const int64_t *cell_peak)
 {
+  if (m->kind != PHEW_MESH_GRAPH || !m->graph->volume)
+    return 1.0; /* grids: sums count cells; graphs without volumes: every cell has volume 1 */
   double max = 0.0;
-  *max_volume = 1.0;
-  if (m->kind == PHEW_MESH_GRAPH) {
-    for (int64_t i = 0; i < m->n_local; ++i)
-      if (cell_peak[i] >= 0) {
-        const double v = m->graph->volume ? m->graph->volume[i] : 1.0;
-        const double w = field_value(f, i) * v;
-        max = w > max ? w : max;
-        *max_volume = v > *max_volume ? v : *max_volume;
-      }
-    return max;
-  }
-  for (int64_t p = 0; p < peaks->n; ++p) /* the densest cell of a grid is a peak */
-    max = peaks->density[p] > max ? peaks->density[p] : max;
-  return max;
+  for (int64_t i = 0; i < m->n_local; ++i)
+    if (cell_peak[i] >= 0 && m->graph->volume[i] > max)
+      max = m->graph->volume[i];
+  return max > 0.0 ? max : 1.0;
 }
