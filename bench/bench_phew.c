@@ -203,29 +203,22 @@ static int64_t *touched_labels(size_t n)
   return p;
 }
 
-static double max_over_ranks(double x)
-{
 #ifdef PHEW_BENCH_MPI
+static double reduce_over_ranks(double x, MPI_Op op)
+{
   if (n_ranks > 1) {
     double y = x;
-    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
     return y;
   }
-#endif
   return x;
 }
-
-static double sum_over_ranks(double x)
-{
-#ifdef PHEW_BENCH_MPI
-  if (n_ranks > 1) {
-    double y = x;
-    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    return y;
-  }
+static double max_over_ranks(double x) { return reduce_over_ranks(x, MPI_MAX); }
+static double sum_over_ranks(double x) { return reduce_over_ranks(x, MPI_SUM); }
+#else
+static double max_over_ranks(double x) { return x; }
+static double sum_over_ranks(double x) { return x; }
 #endif
-  return x;
-}
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,17 @@
 /* Type-generic part of the saddle search: included by saddles.c once per density type with
  * RHO_T and KERNEL(name) defined. Each pair of neighbouring test cells is visited once from
  * the cell whose stencil offset to the other is positive (the 13 "forward" neighbours). */
+/* The pair (cell with peak pa and density ra, cell j) is a saddle candidate if j is a test
+ * cell of another patch: its saddle is the mean of the two densities. */
+static inline phew_status KERNEL(consider_pair)(pair_map *map, int64_t pa, double ra, const int64_t *cell_peak,
+                                                const RHO_T *rho, int64_t j)
+{
+  const int64_t pb = cell_peak[j];
+  if (pb < 0 || pb == pa)
+    return PHEW_OK;
+  return pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[j]));
+}
+
 static phew_status KERNEL(scan_pairs)(const block *b, const RHO_T *rho, const int64_t *cell_peak,
                                       pair_map *map)
 {
@@ -25,22 +36,14 @@ static phew_status KERNEL(scan_pairs)(const block *b, const RHO_T *rho, const in
           }
           if (!border)
             continue;
-          for (int k = 14; k < 27; ++k) {
-            const int64_t pb = cp[off[k]];
-            if (pb >= 0 && pb != pa &&
-                pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[i + off[k]])) != PHEW_OK)
+          for (int k = 14; k < 27; ++k)
+            if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, i + off[k]) != PHEW_OK)
               return PHEW_ERROR_MEMORY;
-          }
           continue;
         }
         for (int k = 14; k < 27; ++k) {
           const int64_t j = block_neighbour(b, x, y, z, k % 3 - 1, (k / 3) % 3 - 1, k / 9 - 1);
-          if (j < 0)
-            continue;
-          const int64_t pb = cell_peak[j];
-          if (pb < 0 || pb == pa)
-            continue;
-          if (pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[j])) != PHEW_OK)
+          if (j >= 0 && KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, j) != PHEW_OK)
             return PHEW_ERROR_MEMORY;
         }
       }
@@ -58,14 +61,9 @@ static phew_status KERNEL(scan_pairs_graph)(const phew_graph *g, const RHO_T *rh
     if (pa < 0)
       continue;
     const double ra = (double)rho[i];
-    for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k) {
-      const int64_t j = g->neighbours[k];
-      const int64_t pb = cell_peak[j];
-      if (pb < 0 || pb == pa)
-        continue;
-      if (pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[j])) != PHEW_OK)
+    for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k)
+      if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, g->neighbours[k]) != PHEW_OK)
         return PHEW_ERROR_MEMORY;
-    }
   }
   return PHEW_OK;
 }
