@@ -1,89 +1,203 @@
 /* From merged peaks to what users see: clumps and haloes in catalogue order, their
- * properties, the mass threshold, compact ids, and the per-cell ClumpId and HaloId. */
+ * properties, the mass threshold, compact ids, and the per-cell ClumpId and HaloId.
+ *
+ * Each rank sums its cells into the structures they belong to; the sums of ghost heads go
+ * to their owners (integer sums: the same bits whatever the split). Owners describe their
+ * clumps in records gathered on rank 0, which orders them, applies the mass threshold,
+ * fills the tables and the dendrogram, and sends the ids back; owners pass them on to the
+ * ranks holding copies, and every rank labels its cells. */
 #include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The structures of one kind (clumps or haloes) before the mass threshold. */
-typedef struct structures {
+/* The heads of one kind of structure (clumps or haloes) among the peaks known here. */
+typedef struct local_structures {
   int64_t n;
-  int64_t *head;       /* local peak index of each structure's peak, in catalogue order */
-  int64_t *of_head;    /* structure index of a head peak, -1 for other peaks */
-  int64_t *of_peak;    /* structure index of every peak, -1 for none */
-  double *reference;   /* cell coordinates of each head (3 per structure) */
+  int64_t *head;    /* local peak index of each head */
+  int64_t *of_peak; /* structure of every peak, -1 for none */
+  double *reference; /* cell coordinates of each head (3 per structure) */
   sums *sums;
-  int64_t *final_id;   /* id after the mass threshold, -1 if left out */
-  int64_t n_kept;
-} structures;
+} local_structures;
 
-static void structures_free(structures *s)
+static void local_structures_free(local_structures *s)
 {
   free(s->head);
-  free(s->of_head);
   free(s->of_peak);
   free(s->reference);
   free(s->sums);
-  free(s->final_id);
   memset(s, 0, sizeof *s);
 }
 
-/* Heads are the alive peaks of a merge state; every peak maps to the head of its group. */
-static phew_status structures_init(structures *s, const peak_table *peaks,
-                                   const merge_state *m, const int64_t *group_of_peak)
+/* head_of[p] is the head of peak p's group (-1: none); a head is its own head. */
+static phew_status local_structures_init(local_structures *s, const peak_table *peaks, const int64_t *head_of)
 {
   memset(s, 0, sizeof *s);
-  const int64_t n_peaks = peaks->n;
-  for (int64_t p = 0; p < n_peaks; ++p)
-    s->n += m->alive[p];
+  for (int64_t p = 0; p < peaks->n; ++p)
+    s->n += head_of[p] == p;
   s->head = phew_malloc((size_t)s->n, sizeof *s->head);
-  s->of_head = phew_malloc((size_t)n_peaks, sizeof *s->of_head);
-  s->of_peak = phew_malloc((size_t)n_peaks, sizeof *s->of_peak);
+  s->of_peak = phew_malloc((size_t)peaks->n, sizeof *s->of_peak);
   s->reference = phew_malloc((size_t)s->n * 3, sizeof *s->reference);
   s->sums = phew_malloc((size_t)s->n, sizeof *s->sums);
-  s->final_id = phew_malloc((size_t)s->n, sizeof *s->final_id);
-  if (!s->head || !s->of_head || !s->of_peak || !s->reference || !s->sums || !s->final_id)
+  if (!s->head || !s->of_peak || !s->reference || !s->sums)
     return PHEW_ERROR_MEMORY;
   int64_t k = 0;
-  for (int64_t p = 0; p < n_peaks; ++p)
-    if (m->alive[p])
-      s->head[k++] = p;
-  if (peak_sort_higher_first(peaks, s->head, s->n) != PHEW_OK)
-    return PHEW_ERROR_MEMORY;
-  for (int64_t p = 0; p < n_peaks; ++p)
-    s->of_head[p] = -1;
-  for (int64_t i = 0; i < s->n; ++i) {
-    s->of_head[s->head[i]] = i;
-    for (int d = 0; d < 3; ++d)
-      s->reference[3 * i + d] = peaks->coord[3 * s->head[i] + d];
+  for (int64_t p = 0; p < peaks->n; ++p) {
+    s->of_peak[p] = -1;
+    if (head_of[p] == p) {
+      s->of_peak[p] = k;
+      s->head[k] = p;
+      memcpy(&s->reference[3 * k], &peaks->coord[3 * p], 3 * sizeof(double));
+      ++k;
+    }
   }
-  for (int64_t p = 0; p < n_peaks; ++p) {
-    const int64_t h = group_of_peak[p];
-    s->of_peak[p] = h >= 0 ? s->of_head[h] : -1;
-  }
+  for (int64_t p = 0; p < peaks->n; ++p)
+    s->of_peak[p] = head_of[p] >= 0 ? s->of_peak[head_of[p]] : -1;
   return PHEW_OK;
 }
 
-static void apply_mass_threshold(structures *s, double mass_threshold, double unit_volume)
+static void add_sums(sums *to, const sums *from)
 {
-  s->n_kept = 0;
-  for (int64_t i = 0; i < s->n; ++i) {
-    const double mass = fixed_to_double(s->sums[i].mass, s->sums[i].shift) * unit_volume;
-    s->final_id[i] = mass > mass_threshold ? s->n_kept++ : -1;
-  }
+  to->n_cells += from->n_cells;
+  to->mass += from->mass;
+  for (int d = 0; d < 3; ++d)
+    to->moment[d] += from->moment[d];
+  to->volume += from->volume;
+  if (from->min_density < to->min_density)
+    to->min_density = from->min_density;
 }
 
-static void fill_object(phew_object *o, const structures *s, int64_t i, const mesh *mesh, const peak_table *peaks,
-                        const merge_state *m, double density_threshold, sum_scales scales)
+typedef struct sums_message {
+  int64_t peak_id;
+  sums s;
+} sums_message;
+
+/* Sums of this rank's cells in every structure; the parts of ghost heads go to the owners. */
+static phew_status sum_structures(const mesh *mesh, const field *f, peak_comm *pc, const int64_t *cell_peak,
+                                  local_structures *s, double max_volume, sum_scales scales)
 {
-  const int64_t p = s->head[i];
-  const sums *x = &s->sums[i];
+  const peak_table *peaks = pc->peaks;
+  /* no cell of a structure is denser than its peak: that bounds its terms */
+  for (int64_t i = 0; i < s->n; ++i)
+    sums_clear(&s->sums[i], peaks->density[s->head[i]] * max_volume * mesh->extent);
+  sums_accumulate(mesh, f, cell_peak, s->of_peak, s->reference, s->sums, scales);
+  outbox o;
+  outbox_init(&o, pc->c, sizeof(sums_message));
+  for (int64_t i = 0; i < s->n; ++i) {
+    const int64_t p = s->head[i];
+    if (p >= peaks->n_owned && s->sums[i].n_cells > 0) {
+      const sums_message m = {peaks->global_id[p], s->sums[i]};
+      outbox_put(&o, peaks->owner[p], &m);
+    }
+  }
+  inbox in;
+  phew_status status = outbox_send(&o, pc->c, &in);
+  outbox_free(&o);
+  for (int64_t k = 0; status == PHEW_OK && k < in.n; ++k) {
+    sums_message m;
+    memcpy(&m, in.items + (size_t)k * sizeof m, sizeof m);
+    const int64_t p = peak_table_find(peaks, m.peak_id);
+    if (p < 0 || p >= peaks->n_owned || s->of_peak[p] < 0 || s->head[s->of_peak[p]] != p)
+      status = PHEW_ERROR_MPI;
+    else
+      add_sums(&s->sums[s->of_peak[p]], &m.s);
+  }
+  inbox_free(&in);
+  return status;
+}
+
+/* The records of the clumps this rank owns. */
+static clump_record *describe_clumps(const peak_table *peaks, const merge_state *noise, const merge_state *saddle,
+                                     const local_structures *clumps, const local_structures *haloes,
+                                     const int64_t *halo_head, int64_t *n_records)
+{
+  int64_t n = 0;
+  for (int64_t i = 0; i < clumps->n; ++i)
+    n += clumps->head[i] < peaks->n_owned;
+  clump_record *r = phew_malloc((size_t)n, sizeof *r);
+  int64_t *event_of = phew_malloc((size_t)peaks->n_owned, sizeof *event_of);
+  if (!r || !event_of) {
+    free(r);
+    free(event_of);
+    return NULL;
+  }
+  for (int64_t p = 0; p < peaks->n_owned; ++p)
+    event_of[p] = -1;
+  for (int64_t e = 0; e < saddle->n_events; ++e)
+    event_of[saddle->events[e].child] = e;
+  n = 0;
+  for (int64_t i = 0; i < clumps->n; ++i) {
+    const int64_t p = clumps->head[i];
+    if (p >= peaks->n_owned)
+      continue;
+    clump_record *x = &r[n++];
+    memset(x, 0, sizeof *x);
+    x->peak_id = peaks->global_id[p];
+    x->peak_density = peaks->density[p];
+    memcpy(x->coord, &peaks->coord[3 * p], sizeof x->coord);
+    x->isolated = noise->key_neighbour[p] < 0;
+    x->key_saddle = noise->key_saddle[p];
+    const int64_t h = halo_head[p];
+    x->is_halo = h == p;
+    x->halo_peak_id = peaks->global_id[h];
+    x->halo_peak_density = peaks->density[h];
+    x->clump = clumps->sums[i];
+    if (x->is_halo) {
+      x->halo_isolated = saddle->key_neighbour[p] < 0;
+      x->halo_key_saddle = saddle->key_saddle[p];
+      x->halo = haloes->sums[haloes->of_peak[p]];
+    }
+    if (event_of[p] >= 0) {
+      const merge_event *ev = &saddle->events[event_of[p]];
+      x->merge_level = ev->level;
+      x->parent_peak_id = peaks->global_id[ev->parent];
+      x->parent_peak_density = peaks->density[ev->parent];
+      x->merge_saddle = ev->saddle;
+    }
+  }
+  free(event_of);
+  *n_records = n;
+  return r;
+}
+
+/* ---- rank 0: the catalogue from the records ------------------------------------------- */
+
+static int compare_records(const void *pa, const void *pb)
+{
+  const clump_record *a = *(const clump_record *const *)pa, *b = *(const clump_record *const *)pb;
+  if (a->peak_density != b->peak_density)
+    return a->peak_density > b->peak_density ? -1 : 1;
+  return a->peak_id < b->peak_id ? -1 : (a->peak_id > b->peak_id);
+}
+
+/* Catalogue index of the clump with this peak (records sorted), -1 if none. */
+static int64_t clump_index(clump_record *const *sorted, int64_t n, int64_t peak_id, double density)
+{
+  clump_record key;
+  key.peak_id = peak_id;
+  key.peak_density = density;
+  const clump_record *k = &key;
+  clump_record *const *hit = bsearch(&k, sorted, (size_t)n, sizeof *sorted, compare_records);
+  return hit ? hit - sorted : -1;
+}
+
+static int merger_level_order(const void *pa, const void *pb)
+{
+  const merger *a = pa, *b = pb;
+  if (a->level != b->level)
+    return a->level < b->level ? -1 : 1;
+  return a->child < b->child ? -1 : (a->child > b->child);
+}
+
+static void fill_object(phew_object *o, int64_t id, const clump_record *r, const sums *x, double key_saddle,
+                        int isolated, const mesh *mesh, double density_threshold, sum_scales scales)
+{
   memset(o, 0, sizeof *o);
-  o->id = s->final_id[i];
+  o->id = id;
   o->halo_id = -1;
   o->parent_id = -1;
-  o->peak_id = peaks->global_id[p];
+  o->peak_id = r->peak_id;
   o->n_cells = x->n_cells;
   o->n_clumps = 1;
   const double weight = fixed_to_double(x->mass, x->shift); /* mass / unit volume */
@@ -91,133 +205,245 @@ static void fill_object(phew_object *o, const structures *s, int64_t i, const me
   o->volume = mesh->kind == PHEW_MESH_GRAPH ? fixed_to_double(x->volume, scales.volume_shift)
                                             : (double)x->n_cells * mesh->unit_volume;
   o->mean_density = o->volume > 0.0 ? o->mass / o->volume : 0.0;
-  o->peak_density = peaks->density[p];
+  o->peak_density = r->peak_density;
   o->min_density = x->min_density;
   for (int d = 0; d < 3; ++d) {
-    const double peak = s->reference[3 * i + d];
+    const double peak = r->coord[d];
     const double shift = weight > 0.0 ? fixed_to_double(x->moment[d], x->shift) / weight : 0.0;
     o->peak_position[d] = mesh_position(mesh, d, peak);
     o->center_of_mass[d] = mesh_wrap(mesh, d, mesh_position(mesh, d, peak + shift));
   }
-  const int isolated = m->key_neighbour[p] < 0;
-  o->key_saddle_density = isolated ? density_threshold : m->key_saddle[p];
+  o->key_saddle_density = isolated ? density_threshold : key_saddle;
   o->relevance = o->peak_density / o->key_saddle_density;
 }
 
-phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params *params, const peak_table *peaks,
-                            const merge_state *noise, const merge_state *saddle, const int64_t *cell_peak_in,
-                            phew_labels *labels, phew_result *result)
+static int64_t threshold_ids(int64_t n, const sums *const *s, double mass_threshold, double unit_volume,
+                             int64_t *final_id)
+{
+  int64_t kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double mass = fixed_to_double(s[i]->mass, s[i]->shift) * unit_volume;
+    final_id[i] = mass > mass_threshold ? kept++ : -1;
+  }
+  return kept;
+}
+
+/* ids[2 * k] and ids[2 * k + 1]: ClumpId and HaloId of the k-th gathered record. */
+static phew_status assemble(const mesh *mesh, const phew_params *params, clump_record *records, int64_t n,
+                            sum_scales scales, int64_t *ids, phew_result *result)
 {
   phew_status status = PHEW_OK;
-  structures clumps, haloes;
-  int64_t *halo_group = phew_malloc((size_t)peaks->n, sizeof *halo_group);
-  int64_t *clump_label = phew_malloc((size_t)peaks->n, sizeof *clump_label);
-  int64_t *halo_label = phew_malloc((size_t)peaks->n, sizeof *halo_label);
-  double *root_saddle = NULL;
-  memset(&clumps, 0, sizeof clumps);
-  memset(&haloes, 0, sizeof haloes);
-  if (!halo_group || !clump_label || !halo_label)
-    goto out_of_memory;
-
-  /* clump of a peak: the head of its noise-removal group, if that head survived */
-  if (structures_init(&clumps, peaks, noise, noise->group) != PHEW_OK)
-    goto out_of_memory;
-  for (int64_t p = 0; p < peaks->n; ++p) {
-    const int64_t c = clumps.of_peak[p];
-    halo_group[p] = c >= 0 ? saddle->group[clumps.head[c]] : -1;
+  clump_record **sorted = phew_malloc((size_t)n, sizeof *sorted);
+  int64_t *clump_id = phew_malloc((size_t)n, sizeof *clump_id);
+  int64_t *halo_of = phew_malloc((size_t)n, sizeof *halo_of);
+  int64_t *halo_index = phew_malloc((size_t)n, sizeof *halo_index); /* of a clump heading a halo */
+  int64_t *halo_head = phew_malloc((size_t)n, sizeof *halo_head);   /* clump heading each halo */
+  int64_t *halo_id = phew_malloc((size_t)n, sizeof *halo_id);
+  double *root_saddle = phew_malloc((size_t)n, sizeof *root_saddle);
+  const sums **clump_sums = phew_malloc((size_t)n, sizeof *clump_sums);
+  const sums **halo_sums = phew_malloc((size_t)n, sizeof *halo_sums);
+  merger *mergers = phew_malloc((size_t)n, sizeof *mergers);
+  if (!sorted || !clump_id || !halo_of || !halo_index || !halo_head || !halo_id || !root_saddle || !clump_sums ||
+      !halo_sums || !mergers) {
+    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
+    goto done;
   }
-  if (structures_init(&haloes, peaks, saddle, halo_group) != PHEW_OK)
-    goto out_of_memory;
+  for (int64_t i = 0; i < n; ++i)
+    sorted[i] = &records[i];
+  qsort(sorted, (size_t)n, sizeof *sorted, compare_records);
 
-  const double max_volume = sums_max_volume(mesh, cell_peak_in);
-  const sum_scales scales = sums_scales(max_volume);
-  /* no cell of a structure is denser than its peak: that bounds its terms */
-  for (int64_t i = 0; i < clumps.n; ++i)
-    sums_clear(&clumps.sums[i], peaks->density[clumps.head[i]] * max_volume * mesh->extent);
-  for (int64_t i = 0; i < haloes.n; ++i)
-    sums_clear(&haloes.sums[i], peaks->density[haloes.head[i]] * max_volume * mesh->extent);
-  sums_accumulate(mesh, f, cell_peak_in, clumps.of_peak, clumps.reference, clumps.sums, scales);
-  sums_accumulate(mesh, f, cell_peak_in, haloes.of_peak, haloes.reference, haloes.sums, scales);
-  apply_mass_threshold(&clumps, params->mass_threshold, mesh->unit_volume);
-  apply_mass_threshold(&haloes, params->mass_threshold, mesh->unit_volume);
-  result->stats.n_clumps_found = clumps.n;
-  result->stats.n_haloes_found = haloes.n;
+  int64_t n_haloes = 0, n_mergers = 0;
+  for (int64_t c = 0; c < n; ++c) {
+    clump_sums[c] = &sorted[c]->clump;
+    halo_index[c] = -1;
+    if (sorted[c]->is_halo) {
+      halo_index[c] = n_haloes;
+      halo_head[n_haloes] = c;
+      halo_sums[n_haloes] = &sorted[c]->halo;
+      root_saddle[n_haloes] = sorted[c]->halo_isolated ? params->density_threshold : sorted[c]->halo_key_saddle;
+      ++n_haloes;
+    }
+  }
+  for (int64_t c = 0; c < n; ++c) {
+    const clump_record *r = sorted[c];
+    const int64_t head = clump_index(sorted, n, r->halo_peak_id, r->halo_peak_density);
+    halo_of[c] = head >= 0 ? halo_index[head] : -1;
+    if (halo_of[c] < 0) {
+      status = phew_fail(result, PHEW_ERROR_MPI, "clump %lld has no halo", (long long)r->peak_id);
+      goto done;
+    }
+    if (r->merge_level > 0) {
+      const int64_t parent = clump_index(sorted, n, r->parent_peak_id, r->parent_peak_density);
+      mergers[n_mergers++] = (merger){c, parent, r->merge_saddle, r->merge_level};
+    }
+  }
+  qsort(mergers, (size_t)n_mergers, sizeof *mergers, merger_level_order);
+  const int64_t n_clumps_kept = threshold_ids(n, clump_sums, params->mass_threshold, mesh->unit_volume, clump_id);
+  const int64_t n_haloes_kept = threshold_ids(n_haloes, halo_sums, params->mass_threshold, mesh->unit_volume, halo_id);
 
-  result->clumps = phew_malloc((size_t)clumps.n_kept, sizeof *result->clumps);
-  result->haloes = phew_malloc((size_t)haloes.n_kept, sizeof *result->haloes);
-  if (!result->clumps || !result->haloes)
-    goto out_of_memory;
-  for (int64_t i = 0; i < haloes.n; ++i) {
-    if (haloes.final_id[i] < 0)
+  result->clumps = phew_malloc((size_t)n_clumps_kept, sizeof *result->clumps);
+  result->haloes = phew_malloc((size_t)n_haloes_kept, sizeof *result->haloes);
+  if (!result->clumps || !result->haloes) {
+    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
+    goto done;
+  }
+  for (int64_t h = 0; h < n_haloes; ++h) {
+    if (halo_id[h] < 0)
       continue;
-    phew_object *o = &result->haloes[haloes.final_id[i]];
-    fill_object(o, &haloes, i, mesh, peaks, saddle, f->threshold, scales);
+    const clump_record *r = sorted[halo_head[h]];
+    phew_object *o = &result->haloes[halo_id[h]];
+    fill_object(o, halo_id[h], r, &r->halo, r->halo_key_saddle, r->halo_isolated, mesh, params->density_threshold,
+                scales);
     o->halo_id = o->id;
     o->n_clumps = 0;
   }
-  for (int64_t i = 0; i < clumps.n; ++i) {
-    const int64_t h = haloes.of_peak[clumps.head[i]];
-    if (haloes.final_id[h] >= 0) {
-      phew_object *halo = &result->haloes[haloes.final_id[h]];
+  for (int64_t c = 0; c < n; ++c) {
+    const clump_record *r = sorted[c];
+    const int64_t h = halo_id[halo_of[c]];
+    if (h >= 0) {
+      phew_object *halo = &result->haloes[h];
       halo->n_clumps++;
+      if (halo->level < r->merge_level)
+        halo->level = r->merge_level;
     }
-    if (clumps.final_id[i] < 0)
+    if (clump_id[c] < 0)
       continue;
-    phew_object *o = &result->clumps[clumps.final_id[i]];
-    fill_object(o, &clumps, i, mesh, peaks, noise, f->threshold, scales);
-    o->halo_id = haloes.final_id[h];
+    phew_object *o = &result->clumps[clump_id[c]];
+    fill_object(o, clump_id[c], r, &r->clump, r->key_saddle, r->isolated, mesh, params->density_threshold, scales);
+    o->halo_id = h;
   }
-  for (int64_t e = 0; e < saddle->n_events; ++e) {
-    const merge_event *ev = &saddle->events[e];
-    const int64_t child = clumps.final_id[clumps.of_head[ev->child]];
+  for (int64_t e = 0; e < n_mergers; ++e) {
+    const int64_t child = clump_id[mergers[e].child];
     if (child >= 0) {
-      result->clumps[child].parent_id = clumps.final_id[clumps.of_head[ev->parent]];
-      result->clumps[child].level = ev->level;
+      result->clumps[child].parent_id = clump_id[mergers[e].parent];
+      result->clumps[child].level = mergers[e].level;
     }
-    const int64_t h = haloes.final_id[haloes.of_peak[ev->child]];
-    if (h >= 0 && result->haloes[h].level < ev->level)
-      result->haloes[h].level = ev->level;
   }
-  result->n_clumps = clumps.n_kept;
-  result->n_haloes = haloes.n_kept;
+  result->n_clumps = n_clumps_kept;
+  result->n_haloes = n_haloes_kept;
+  for (int64_t c = 0; c < n; ++c) {
+    const int64_t k = sorted[c] - records;
+    ids[2 * k] = clump_id[c];
+    ids[2 * k + 1] = halo_id[halo_of[c]];
+  }
+  {
+    const hierarchy_input h = {n,         (const clump_record *const *)sorted, clump_id, halo_of, n_mergers, mergers,
+                               halo_id,   root_saddle, halo_sums,          mesh->unit_volume};
+    status = hierarchy_build(&h, result);
+  }
+done:
+  free(sorted);
+  free(clump_id);
+  free(halo_of);
+  free(halo_index);
+  free(halo_head);
+  free(halo_id);
+  free(root_saddle);
+  free(clump_sums);
+  free(halo_sums);
+  free(mergers);
+  return status;
+}
 
-  /* per-cell labels: PeakPatchId and HaloId first, then ClumpId over the peak indices it held */
-  for (int64_t p = 0; p < peaks->n; ++p) {
-    const int64_t c = clumps.of_peak[p], h = haloes.of_peak[p];
-    clump_label[p] = c >= 0 ? clumps.final_id[c] : -1;
-    halo_label[p] = h >= 0 ? haloes.final_id[h] : -1;
-  }
+/* ---- back on every rank: ids of the heads, then the cells ------------------------------ */
+
+typedef struct head_ids {
+  int64_t clump, halo;
+} head_ids;
+
+static void label_cells(const mesh *mesh, const peak_table *peaks, const merge_state *noise, const head_ids *ids,
+                        phew_labels *labels)
+{
   int64_t *cell_peak = labels->clump_id;
   for (int64_t i = 0; i < mesh->n_local; ++i) {
     const int64_t p = cell_peak[i];
+    const int64_t h = p >= 0 ? noise->group[p] : -1;
     labels->peak_patch_id[i] = p >= 0 ? peaks->global_id[p] : -1;
-    labels->halo_id[i] = p >= 0 ? halo_label[p] : -1;
-    cell_peak[i] = p >= 0 ? clump_label[p] : -1;
+    labels->halo_id[i] = h >= 0 ? ids[h].halo : -1;
+    cell_peak[i] = h >= 0 ? ids[h].clump : -1;
   }
+}
 
-  /* the dendrogram's roots sit at their halo's key saddle */
-  root_saddle = phew_malloc((size_t)haloes.n, sizeof *root_saddle);
-  if (!root_saddle)
+phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params *params, peak_comm *pc,
+                            const merge_state *noise, const merge_state *saddle, phew_labels *labels,
+                            phew_result *result)
+{
+  const peak_table *peaks = pc->peaks;
+  comm *c = pc->c;
+  phew_status status = PHEW_OK;
+  local_structures clumps, haloes;
+  memset(&clumps, 0, sizeof clumps);
+  memset(&haloes, 0, sizeof haloes);
+  int64_t *halo_head = phew_malloc((size_t)peaks->n, sizeof *halo_head);
+  head_ids *ids = phew_malloc((size_t)peaks->n, sizeof *ids);
+  clump_record *mine = NULL, *all = NULL;
+  int64_t n_mine = 0, n_all = 0;
+  int *counts = NULL;
+  int64_t *all_ids = NULL, *my_ids = NULL;
+  int failed = !halo_head || !ids;
+
+  /* the halo of a peak: the saddle-merging group of its clump's head */
+  for (int64_t p = 0; !failed && p < peaks->n; ++p) {
+    const int64_t h = noise->group[p];
+    halo_head[p] = h >= 0 ? saddle->group[h] : -1;
+  }
+  failed = failed || local_structures_init(&clumps, peaks, noise->group) != PHEW_OK ||
+           local_structures_init(&haloes, peaks, halo_head) != PHEW_OK;
+  if (comm_max(c, failed))
     goto out_of_memory;
-  for (int64_t i = 0; i < haloes.n; ++i) {
-    const int64_t p = haloes.head[i];
-    root_saddle[i] = saddle->key_neighbour[p] < 0 ? f->threshold : saddle->key_saddle[p];
+
+  const double max_volume = comm_max_double(c, sums_max_volume(mesh, labels->clump_id));
+  const sum_scales scales = sums_scales(max_volume);
+  const int clumps_failed = sum_structures(mesh, f, pc, labels->clump_id, &clumps, max_volume, scales) != PHEW_OK;
+  const int haloes_failed = sum_structures(mesh, f, pc, labels->clump_id, &haloes, max_volume, scales) != PHEW_OK;
+  if (comm_max(c, clumps_failed || haloes_failed))
+    goto out_of_memory;
+
+  mine = describe_clumps(peaks, noise, saddle, &clumps, &haloes, halo_head, &n_mine);
+  int64_t n_haloes_mine = 0;
+  for (int64_t i = 0; i < haloes.n; ++i)
+    n_haloes_mine += haloes.head[i] < peaks->n_owned;
+  result->stats.n_clumps_found = comm_sum(c, n_mine);
+  result->stats.n_haloes_found = comm_sum(c, n_haloes_mine);
+  if (comm_max(c, !mine) || comm_gather(c, mine, n_mine, sizeof *mine, (void **)&all, &n_all, &counts) != PHEW_OK)
+    goto out_of_memory;
+
+  if (c->rank == 0) {
+    all_ids = phew_malloc((size_t)n_all * 2, sizeof *all_ids);
+    status = all_ids ? assemble(mesh, params, all, n_all, scales, all_ids, result)
+                     : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
   }
-  {
-    const hierarchy_input h = {peaks, saddle, clumps.n, clumps.head, clumps.of_head, clumps.final_id, clumps.sums,
-                               haloes.of_peak, haloes.final_id, root_saddle, haloes.sums, scales, mesh->unit_volume};
-    status = hierarchy_build(&h, result);
-  }
+  status = comm_agree(c, status, result);
+  if (status != PHEW_OK)
+    goto done;
+  my_ids = phew_malloc((size_t)n_mine * 2, sizeof *my_ids);
+  if (comm_max(c, !my_ids) || comm_scatter(c, all_ids, counts, 2 * sizeof *all_ids, my_ids, n_mine) != PHEW_OK)
+    goto out_of_memory;
+
+  /* owners know the ids of their clumps; the ranks holding copies of the heads learn them */
+  for (int64_t p = 0; p < peaks->n; ++p)
+    ids[p] = (head_ids){-1, -1};
+  for (int64_t k = 0, i = 0; i < clumps.n; ++i)
+    if (clumps.head[i] < peaks->n_owned) {
+      ids[clumps.head[i]] = (head_ids){my_ids[2 * k], my_ids[2 * k + 1]};
+      ++k;
+    }
+  if (peak_comm_scatter(pc, ids, sizeof *ids, NULL, NULL, NULL) != PHEW_OK)
+    goto out_of_memory;
+  label_cells(mesh, peaks, noise, ids, labels);
   goto done;
 
 out_of_memory:
-  status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
+  status = comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue"), result);
 done:
-  structures_free(&clumps);
-  structures_free(&haloes);
-  free(halo_group);
-  free(clump_label);
-  free(halo_label);
-  free(root_saddle);
+  local_structures_free(&clumps);
+  local_structures_free(&haloes);
+  free(halo_head);
+  free(ids);
+  free(mine);
+  free(all);
+  free(counts);
+  free(all_ids);
+  free(my_ids);
   return status;
 }

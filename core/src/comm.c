@@ -1,24 +1,308 @@
-/* The communicator: the one place that knows whether this process is alone. Without MPI
- * (or with a NULL communicator) every operation is the identity on one rank. */
+/* The communicator: the one place that talks MPI. Without MPI (or with a NULL
+ * communicator) every operation is the identity on one rank, so the serial pipeline is the
+ * parallel one with nothing to send.
+ *
+ * Exchanges are sparse: a rank sends items only to the ranks that need them, and no rank
+ * ever holds an N x N matrix (paper section 3.3, footnote 7); the counts travel in one
+ * all-to-all of N integers per rank. */
 #include "internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef PHEW_WITH_MPI
 #include <mpi.h>
 #endif
 
-int phew_comm_check(const phew_input *input, phew_result *result)
+phew_status comm_init(comm *c, const phew_input *input, phew_result *result)
 {
-  if (input->mpi_comm && !phew_has_mpi())
+  memset(c, 0, sizeof *c);
+  c->size = 1;
+  if (input && input->mpi_comm && !phew_has_mpi())
     return phew_fail(result, PHEW_ERROR_MPI,
                      "an MPI communicator was given but libphew was built without MPI support");
 #ifdef PHEW_WITH_MPI
-  if (input->mpi_comm) {
-    int size = 1;
-    MPI_Comm_size(*(MPI_Comm *)input->mpi_comm, &size);
-    if (size > 1)
-      return phew_fail(result, PHEW_ERROR_MPI,
-                       "the communicator has %d ranks, but this version of libphew runs on one rank only", size);
+  /* without a communicator MPI may not even be initialised: never call it */
+  c->mpi = MPI_COMM_NULL;
+  if (input && input->mpi_comm) {
+    c->mpi = *(MPI_Comm *)input->mpi_comm;
+    MPI_Comm_rank(c->mpi, &c->rank);
+    MPI_Comm_size(c->mpi, &c->size);
   }
 #endif
   return PHEW_OK;
+}
+
+int64_t comm_sum(const comm *c, int64_t value)
+{
+#ifdef PHEW_WITH_MPI
+  if (c->size > 1)
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_SUM, c->mpi);
+#else
+  (void)c;
+#endif
+  return value;
+}
+
+int64_t comm_max(const comm *c, int64_t value)
+{
+#ifdef PHEW_WITH_MPI
+  if (c->size > 1)
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_MAX, c->mpi);
+#else
+  (void)c;
+#endif
+  return value;
+}
+
+double comm_max_double(const comm *c, double value)
+{
+#ifdef PHEW_WITH_MPI
+  if (c->size > 1)
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, c->mpi);
+#else
+  (void)c;
+#endif
+  return value;
+}
+
+/* Every rank gets the worst status and the message of the lowest rank that had it. */
+phew_status comm_agree(const comm *c, phew_status status, phew_result *result)
+{
+#ifdef PHEW_WITH_MPI
+  if (c->size > 1) {
+    int mine[2] = {(int)status, c->rank}, worst[2]; /* MAXLOC breaks ties by the lowest rank */
+    MPI_Allreduce(mine, worst, 1, MPI_2INT, MPI_MAXLOC, c->mpi);
+    if (worst[0] == PHEW_OK)
+      return PHEW_OK;
+    MPI_Bcast(result->message, (int)sizeof result->message, MPI_CHAR, worst[1], c->mpi);
+    return (phew_status)worst[0];
+  }
+#else
+  (void)c;
+  (void)result;
+#endif
+  return status;
+}
+
+void outbox_init(outbox *o, const comm *c, size_t item_size)
+{
+  memset(o, 0, sizeof *o);
+  o->item_size = item_size;
+  o->size = c->size;
+}
+
+void outbox_free(outbox *o)
+{
+  free(o->dest);
+  free(o->items);
+  o->dest = NULL;
+  o->items = NULL;
+  o->n = o->capacity = 0;
+}
+
+phew_status outbox_put(outbox *o, int dest, const void *item)
+{
+  if (o->n == o->capacity) {
+    const int64_t c = o->capacity < 256 ? 256 : 2 * o->capacity;
+    int *d = phew_realloc(o->dest, (size_t)c, sizeof *d);
+    if (d)
+      o->dest = d;
+    unsigned char *it = phew_realloc(o->items, (size_t)c, o->item_size);
+    if (it)
+      o->items = it;
+    if (!d || !it) {
+      o->failed = 1;
+      return PHEW_ERROR_MEMORY;
+    }
+    o->capacity = c;
+  }
+  o->dest[o->n] = dest;
+  memcpy(o->items + (size_t)o->n * o->item_size, item, o->item_size);
+  o->n++;
+  return PHEW_OK;
+}
+
+/* Items sorted by destination (counting sort keeps each destination's items in order). */
+static unsigned char *sorted_by_destination(const outbox *o, int *count, int *offset)
+{
+  unsigned char *sorted = phew_malloc((size_t)o->n, o->item_size);
+  int *fill = calloc((size_t)o->size, sizeof *fill);
+  if (!sorted || !fill) {
+    free(sorted);
+    free(fill);
+    return NULL;
+  }
+  for (int r = 0; r < o->size; ++r)
+    count[r] = 0;
+  for (int64_t i = 0; i < o->n; ++i)
+    count[o->dest[i]]++;
+  offset[0] = 0;
+  for (int r = 0; r < o->size; ++r)
+    offset[r + 1] = offset[r] + count[r];
+  for (int64_t i = 0; i < o->n; ++i) {
+    const int r = o->dest[i];
+    memcpy(sorted + (size_t)(offset[r] + fill[r]++) * o->item_size, o->items + (size_t)i * o->item_size, o->item_size);
+  }
+  free(fill);
+  return sorted;
+}
+
+phew_status outbox_send(outbox *o, comm *c, inbox *in)
+{
+  memset(in, 0, sizeof *in);
+  const int size = c->size;
+  int *send_count = phew_malloc((size_t)size, sizeof *send_count);
+  int *send_offset = phew_malloc((size_t)size + 1, sizeof *send_offset);
+  in->count = phew_malloc((size_t)size, sizeof *in->count);
+  in->offset = phew_malloc((size_t)size + 1, sizeof *in->offset);
+  unsigned char *sorted = NULL;
+  int failed = o->failed || !send_count || !send_offset || !in->count || !in->offset || o->n > INT_MAX;
+  if (!failed) {
+    sorted = sorted_by_destination(o, send_count, send_offset);
+    failed = !sorted;
+  }
+  if (failed && send_count) /* a count of -1 tells every rank that this one failed */
+    for (int r = 0; r < size; ++r)
+      send_count[r] = -1;
+  phew_status status = PHEW_OK;
+  if (!send_count || !in->count) {
+    status = PHEW_ERROR_MEMORY; /* cannot even say so: the caller agrees on it later */
+    goto done;
+  }
+#ifdef PHEW_WITH_MPI
+  if (size > 1)
+    MPI_Alltoall(send_count, 1, MPI_INT, in->count, 1, MPI_INT, c->mpi);
+  else
+#endif
+    in->count[0] = send_count[0];
+  int64_t total = 0;
+  for (int r = 0; r < size; ++r) {
+    if (in->count[r] < 0)
+      failed = 1;
+    total += in->count[r];
+  }
+  if (failed || total > INT_MAX) {
+    status = PHEW_ERROR_MEMORY;
+    goto done;
+  }
+  in->offset[0] = 0;
+  for (int r = 0; r < size; ++r)
+    in->offset[r + 1] = in->offset[r] + in->count[r];
+  in->n = total;
+  in->item_size = o->item_size;
+  in->items = phew_malloc((size_t)(total > 0 ? total : 1), o->item_size);
+  if (!in->items) {
+    status = PHEW_ERROR_MEMORY; /* the others received our counts: they go on, we agree later */
+    goto done;
+  }
+#ifdef PHEW_WITH_MPI
+  if (size > 1) {
+    MPI_Datatype item;
+    MPI_Type_contiguous((int)o->item_size, MPI_BYTE, &item);
+    MPI_Type_commit(&item);
+    MPI_Alltoallv(sorted, send_count, send_offset, item, in->items, in->count, in->offset, item, c->mpi);
+    MPI_Type_free(&item);
+  } else
+#endif
+    memcpy(in->items, sorted, (size_t)total * o->item_size);
+  for (int r = 0; r < size; ++r)
+    if (r != c->rank)
+      c->bytes_sent += (int64_t)send_count[r] * (int64_t)o->item_size;
+done:
+  free(send_count);
+  free(send_offset);
+  free(sorted);
+  o->n = 0; /* the outbox can be filled again */
+  o->failed = 0;
+  return status;
+}
+
+void inbox_free(inbox *in)
+{
+  free(in->count);
+  free(in->offset);
+  free(in->items);
+  memset(in, 0, sizeof *in);
+}
+
+/* Concatenate every rank's items on rank 0 (in rank order), with the number from each rank;
+ * other ranks get nothing. */
+phew_status comm_gather(comm *c, const void *items, int64_t n, size_t item_size, void **out, int64_t *n_out,
+                        int **counts)
+{
+  *out = NULL;
+  *n_out = 0;
+  *counts = NULL;
+  outbox o;
+  outbox_init(&o, c, item_size);
+  o.n = o.capacity = n;
+  o.items = (unsigned char *)items;
+  o.dest = calloc((size_t)(n > 0 ? n : 1), sizeof *o.dest); /* all to rank 0 */
+  o.failed = !o.dest;
+  inbox in;
+  phew_status s = outbox_send(&o, c, &in);
+  free(o.dest);
+  if (s == PHEW_OK) {
+    *out = in.items;
+    *n_out = in.n;
+    *counts = in.count;
+    in.items = NULL;
+    in.count = NULL;
+  }
+  inbox_free(&in);
+  return s;
+}
+
+/* Rank 0's items go back to their ranks: counts[r] items for rank r, in rank order. */
+phew_status comm_scatter(comm *c, const void *items, const int *counts, size_t item_size, void *out, int64_t n_out)
+{
+  outbox o;
+  outbox_init(&o, c, item_size);
+  int64_t n = 0;
+  if (c->rank == 0)
+    for (int r = 0; r < c->size; ++r)
+      n += counts[r];
+  o.n = o.capacity = n;
+  o.items = (unsigned char *)items;
+  o.dest = phew_malloc((size_t)(n > 0 ? n : 1), sizeof *o.dest);
+  o.failed = !o.dest;
+  for (int r = 0, k = 0; o.dest && c->rank == 0 && r < c->size; ++r)
+    for (int i = 0; i < counts[r]; ++i)
+      o.dest[k++] = r;
+  inbox in;
+  phew_status s = outbox_send(&o, c, &in);
+  free(o.dest);
+  if (s == PHEW_OK && in.n != n_out)
+    s = PHEW_ERROR_MPI;
+  if (s == PHEW_OK)
+    memcpy(out, in.items, (size_t)n_out * item_size);
+  inbox_free(&in);
+  return s;
+}
+
+/* Multi-rank runs need what only structured blocks provide today: the owner of a cell id. */
+phew_status comm_check_mesh(const comm *c, const phew_input *input, phew_result *result)
+{
+  if (c->size > 1 && input->mesh == PHEW_MESH_GRAPH)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                     "explicit cell graphs run on one rank only in this version; "
+                     "structured grids run on any number of ranks");
+  return PHEW_OK;
+}
+
+/* Every rank's item, in rank order, on every rank. */
+void comm_allgather(const comm *c, const void *item, size_t item_size, void *out)
+{
+#ifdef PHEW_WITH_MPI
+  if (c->size > 1) {
+    MPI_Allgather(item, (int)item_size, MPI_BYTE, out, (int)item_size, MPI_BYTE, c->mpi);
+    return;
+  }
+#else
+  (void)c;
+#endif
+  memcpy(out, item, item_size);
 }

@@ -5,8 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-int phew_comm_check(const phew_input *input, phew_result *result);
-
 static phew_status check_arguments(const phew_input *in, const phew_params *p, const phew_labels *labels,
                                    phew_result *result)
 {
@@ -27,7 +25,7 @@ static phew_status check_arguments(const phew_input *in, const phew_params *p, c
                      p->saddle_threshold);
   if (isnan(p->mass_threshold))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the mass threshold is NaN");
-  return phew_comm_check(in, result);
+  return PHEW_OK;
 }
 
 static void fill_labels(phew_labels *labels, int64_t n, int64_t value)
@@ -57,7 +55,9 @@ static int64_t label_count(const phew_input *in, const phew_labels *labels)
 typedef struct pipeline {
   const phew_input *in;
   phew_result *result;
+  comm *c;
   double t0;
+  int64_t bytes0;
   int stage;
 } pipeline;
 
@@ -65,32 +65,35 @@ static void stage_begin(pipeline *pl, int stage)
 {
   pl->stage = stage;
   pl->t0 = phew_seconds();
+  pl->bytes0 = pl->c->bytes_sent;
   if (pl->in->progress)
     pl->in->progress((double)stage / PHEW_STAGE_COUNT, phew_stage_name(stage), pl->in->progress_data);
 }
 
 static void stage_end(pipeline *pl)
 {
-  pl->result->stats.seconds[pl->stage] = phew_seconds() - pl->t0;
-  pl->result->stats.iterations[pl->stage] = 1;
+  phew_stats *st = &pl->result->stats;
+  st->seconds[pl->stage] = phew_seconds() - pl->t0;
+  st->bytes_sent[pl->stage] = pl->c->bytes_sent - pl->bytes0;
+  if (st->iterations[pl->stage] == 0)
+    st->iterations[pl->stage] = 1;
 }
 
-/* An isolated peak that is not relevant is noise with nowhere to go: it is discarded. */
-static int64_t discard_isolated_noise(merge_state *noise, const peak_table *peaks, const phew_params *p)
+/* Times become the maximum over ranks and volumes the sum, so every rank reports the same. */
+static void global_stats(comm *c, phew_stats *st, const peak_table *peaks, const edge_list *edges)
 {
-  int64_t discarded = 0;
-  for (int64_t i = 0; i < peaks->n; ++i)
-    if (noise->alive[i] && noise->key_neighbour[i] < 0 &&
-        peaks->density[i] / p->density_threshold < p->relevance_threshold) {
-      noise->alive[i] = 0;
-      ++discarded;
-    }
-  for (int64_t i = 0; i < peaks->n; ++i) { /* their groups lose their head */
-    const int64_t g = noise->group[i];
-    if (g >= 0 && !noise->alive[g])
-      noise->group[i] = -1;
+  for (int k = 0; k < PHEW_STAGE_COUNT; ++k) {
+    st->seconds[k] = comm_max_double(c, st->seconds[k]);
+    st->bytes_sent[k] = comm_sum(c, st->bytes_sent[k]);
   }
-  return discarded;
+  const int64_t ghosts = peaks->n - peaks->n_owned;
+  st->max_active_peaks = comm_max(c, peaks->n_owned);
+  st->max_ghost_peaks = comm_max(c, ghosts);
+  st->max_ghost_ratio = comm_max_double(c, peaks->n_owned > 0 ? (double)ghosts / (double)peaks->n_owned : 0.0);
+  st->max_sparse_entries = comm_max(c, 2 * edges->n);
+  st->hash_collisions = comm_sum(c, peaks->collisions);
+  st->n_cells = comm_sum(c, st->n_cells);
+  st->n_ranks = c->size;
 }
 
 phew_status phew_find_clumps(const phew_input *in, const phew_params *params, phew_labels *labels,
@@ -100,12 +103,23 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
     return PHEW_ERROR_ARGUMENT;
   memset(result, 0, sizeof *result);
   result->stats.n_ranks = 1;
-  phew_status s = check_arguments(in, params, labels, result);
+  comm c;
+  phew_status s = comm_init(&c, in, result);
+  if (s != PHEW_OK) { /* no communicator to agree over: every rank finds the same */
+    const int64_t n = label_count(in, labels);
+    if (n > 0)
+      fill_labels(labels, n, -1);
+    return s;
+  }
+  s = check_arguments(in, params, labels, result);
   if (s == PHEW_OK && !in->density)
     s = phew_fail(result, PHEW_ERROR_ARGUMENT, "the density array must not be NULL");
+  if (s == PHEW_OK)
+    s = comm_check_mesh(&c, in, result);
   mesh m;
   if (s == PHEW_OK)
-    s = mesh_init(&m, in, result);
+    s = mesh_init(&m, in, c.size, result);
+  s = comm_agree(&c, s, result); /* a bad block on one rank stops them all */
   if (s != PHEW_OK) {
     const int64_t n = label_count(in, labels);
     if (n > 0)
@@ -113,7 +127,7 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
     return s;
   }
   result->stats.n_cells = m.n_active;
-  if (m.n_active != m.n_local) /* ghost cells that nothing else will label */
+  if (m.n_active != m.n_local) /* ghost cells are written at the end */
     fill_labels(labels, m.n_local, -1);
 
   field f = {NULL, NULL, params->density_threshold};
@@ -122,57 +136,81 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   else
     f.f64 = in->density;
 
-  pipeline pl = {in, result, 0.0, 0};
+  pipeline pl = {in, result, &c, 0.0, 0, 0};
   peak_table peaks = {0};
   edge_list edges = {0};
   merge_state noise = {0}, saddle = {0};
+  owners own = {0};
+  ghost_plan plan = {0};
+  peak_comm pc;
+  const phew_grid *grid = in->mesh == PHEW_MESH_STRUCTURED ? &in->grid : NULL;
+  const int ghosts = grid && (c.size > 1 || m.n_local != m.n_active);
+  peak_comm_init(&pc, &c, &own, grid, &peaks);
 
   stage_begin(&pl, PHEW_STAGE_WATERSHED);
-  s = watershed_run(&m, &f, labels->peak_patch_id, labels->clump_id, &peaks, &result->stats, result);
+  if (ghosts) {
+    s = owners_init(&own, &c, grid);
+    if (s == PHEW_OK)
+      s = ghost_plan_build(&plan, &c, grid, result->message, sizeof result->message);
+    else
+      s = phew_fail(result, s, "out of memory while planning the ghost exchange");
+  }
+  if (s == PHEW_OK)
+    s = watershed_run(&m, &f, ghosts ? &plan : NULL, &pc, labels->peak_patch_id, labels->clump_id, &result->stats,
+                      result);
+  if (s == PHEW_OK && peak_comm_register(&pc, PHEW_OK) != PHEW_OK)
+    s = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while registering ghost peaks");
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;
 
   stage_begin(&pl, PHEW_STAGE_SADDLES);
-  s = saddles_find(&m, &f, labels->clump_id, peaks.n, &edges, result);
-  result->stats.n_saddle_pairs = edges.n;
-  result->stats.max_sparse_entries = 2 * edges.n;
-  result->stats.max_active_peaks = peaks.n;
+  s = comm_agree(&c, saddles_find(&m, &f, labels->clump_id, peaks.n, &edges, result), result);
+  result->stats.n_saddle_pairs = comm_sum(&c, edges.n);
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;
 
   stage_begin(&pl, PHEW_STAGE_NOISE_REMOVAL);
-  s = merge_state_init(&noise, peaks.n);
+  s = merge_state_init(&noise, peaks.n_owned, peaks.n);
+  s = comm_agree(&c, s == PHEW_OK ? s : phew_fail(result, s, "out of memory while merging peaks"), result);
   if (s == PHEW_OK)
-    s = merge_levels(&noise, &peaks, &edges, MERGE_BY_RELEVANCE, params->relevance_threshold,
-                     params->density_threshold, params->peak_order_seed, result);
+    s = merge_levels(&noise, &pc, &edges, MERGE_BY_RELEVANCE, params->relevance_threshold,
+                     params->density_threshold, params->peak_order_seed,
+                     &result->stats.iterations[PHEW_STAGE_NOISE_REMOVAL], result);
   if (s == PHEW_OK)
-    result->stats.n_noise_discarded = discard_isolated_noise(&noise, &peaks, params);
+    s = merge_discard_isolated_noise(&noise, &pc, params->density_threshold, params->relevance_threshold,
+                                     &result->stats.n_noise_discarded, result);
   result->stats.noise_levels = noise.levels;
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;
 
   stage_begin(&pl, PHEW_STAGE_SADDLE_MERGING);
-  s = merge_state_init(&saddle, peaks.n);
-  if (s == PHEW_OK) {
+  s = merge_state_init(&saddle, peaks.n_owned, peaks.n);
+  if (s == PHEW_OK)
     memcpy(saddle.alive, noise.alive, (size_t)peaks.n);
-    /* without saddle merging nothing merges, but the key saddles of the haloes are still found */
-    const double threshold = params->saddle_merging ? params->saddle_threshold : INFINITY;
-    s = merge_levels(&saddle, &peaks, &edges, MERGE_BY_SADDLE, threshold, params->density_threshold,
-                     params->peak_order_seed, result);
-  }
+  s = comm_agree(&c, s == PHEW_OK ? s : phew_fail(result, s, "out of memory while merging peaks"), result);
+  /* without saddle merging nothing merges, but the key saddles of the haloes are still found */
+  if (s == PHEW_OK)
+    s = merge_levels(&saddle, &pc, &edges, MERGE_BY_SADDLE, params->saddle_merging ? params->saddle_threshold : INFINITY,
+                     params->density_threshold, params->peak_order_seed,
+                     &result->stats.iterations[PHEW_STAGE_SADDLE_MERGING], result);
   result->stats.saddle_levels = saddle.levels;
+  /* ghost peaks met while saddle merging are heads of their own clumps */
+  if (s == PHEW_OK)
+    s = comm_agree(&c, merge_state_fit(&noise, peaks.n) == PHEW_OK ? PHEW_OK
+                       : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks"), result);
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;
 
   stage_begin(&pl, PHEW_STAGE_PROPERTIES);
-  s = catalogue_build(&m, &f, params, &peaks, &noise, &saddle, labels->clump_id, labels, result);
+  s = catalogue_build(&m, &f, params, &pc, &noise, &saddle, labels, result);
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;
+  global_stats(&c, &result->stats, &peaks, &edges);
   if (in->progress)
     in->progress(1.0, "done", in->progress_data);
   goto done;
@@ -187,5 +225,8 @@ done:
   edge_list_free(&edges);
   merge_state_free(&noise);
   merge_state_free(&saddle);
+  peak_comm_free(&pc);
+  ghost_plan_free(&plan);
+  owners_free(&own);
   return s;
 }

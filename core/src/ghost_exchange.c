@@ -1,7 +1,6 @@
 /* Filling ghost cells of structured blocks from the ranks that own them (paper section 3:
- * the "virtual boundaries"). Every rank publishes its active box; each ghost cell asks the
- * rank whose active box holds it; owners answer in the order asked. One round of
- * all-to-all counts plus one exchange of ids builds the plan; values then travel in one
+ * the "virtual boundaries"). Each ghost cell asks the rank whose active box holds it; the
+ * owners remember who asked for what, so that afterwards values travel in one sparse
  * exchange per call. Without a communicator the owner is this process (periodic wrap). */
 #include "internal.h"
 
@@ -9,165 +8,157 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef PHEW_WITH_MPI
-#include <mpi.h>
-#endif
+static int64_t wrap(int64_t c, int64_t n) { return c < 0 ? c + n : (c >= n ? c - n : c); }
 
-typedef struct box {
-  int64_t lo[3], n[3];
-} box;
-
-static int box_holds(const box *b, const int64_t c[3])
+phew_status ghost_plan_build(ghost_plan *p, comm *c, const phew_grid *g, char *message, size_t message_size)
 {
-  for (int d = 0; d < 3; ++d)
-    if (c[d] < b->lo[d] || c[d] >= b->lo[d] + b->n[d])
-      return 0;
-  return 1;
+  memset(p, 0, sizeof *p);
+  owners own;
+  if (owners_init(&own, c, g) != PHEW_OK) {
+    snprintf(message, message_size, "out of memory while planning the ghost exchange");
+    return PHEW_ERROR_MEMORY;
+  }
+  const int64_t sx = g->stored_dims[0], sy = g->stored_dims[1], sz = g->stored_dims[2];
+  const int64_t n_ghost = sx * sy * sz - g->active_dims[0] * g->active_dims[1] * g->active_dims[2];
+  outbox asks;
+  outbox_init(&asks, c, sizeof(int64_t));
+  int64_t *cell = phew_malloc((size_t)(n_ghost > 0 ? n_ghost : 1), sizeof *cell);
+  int *owner = phew_malloc((size_t)(n_ghost > 0 ? n_ghost : 1), sizeof *owner);
+  int64_t k = 0, orphans = 0;
+  for (int64_t z = 0; cell && owner && z < sz; ++z)
+    for (int64_t y = 0; y < sy; ++y)
+      for (int64_t x = 0; x < sx; ++x) {
+        const int64_t raw[3] = {g->stored_offset[0] + x, g->stored_offset[1] + y, g->stored_offset[2] + z};
+        int active = 1;
+        for (int d = 0; d < 3; ++d)
+          active &= raw[d] >= g->active_offset[d] && raw[d] < g->active_offset[d] + g->active_dims[d];
+        if (active)
+          continue;
+        const int64_t w[3] = {wrap(raw[0], g->global_dims[0]), wrap(raw[1], g->global_dims[1]),
+                              wrap(raw[2], g->global_dims[2])};
+        const int r = owners_of_coord(&own, w);
+        if (r < 0) {
+          ++orphans;
+          continue;
+        }
+        const int64_t id = w[0] + g->global_dims[0] * (w[1] + g->global_dims[1] * w[2]);
+        cell[k] = x + sx * (y + sy * z);
+        owner[k++] = r;
+        outbox_put(&asks, r, &id);
+      }
+  if (!cell || !owner)
+    asks.failed = 1;
+  inbox in;
+  phew_status status = outbox_send(&asks, c, &in);
+  if (comm_max(c, orphans > 0)) {
+    snprintf(message, message_size, "some ghost cells lie in no rank's active box: the blocks do not tile the grid");
+    status = PHEW_ERROR_ARGUMENT;
+    goto done;
+  }
+  if (status != PHEW_OK) {
+    snprintf(message, message_size, "out of memory while planning the ghost exchange");
+    goto done;
+  }
+  /* asks in the order the owners answer: grouped by owner, each group in stored order */
+  p->n_ask = k;
+  p->ask_cell = phew_malloc((size_t)(k > 0 ? k : 1), sizeof *p->ask_cell);
+  int *fill = calloc((size_t)c->size + 1, sizeof *fill);
+  p->n_answer = in.n;
+  p->answer_cell = phew_malloc((size_t)(in.n > 0 ? in.n : 1), sizeof *p->answer_cell);
+  p->answer_rank = phew_malloc((size_t)(in.n > 0 ? in.n : 1), sizeof *p->answer_rank);
+  int failed = !p->ask_cell || !fill || !p->answer_cell || !p->answer_rank;
+  if (!failed) {
+    for (int64_t i = 0; i < k; ++i)
+      fill[owner[i] + 1]++;
+    for (int r = 0; r < c->size; ++r)
+      fill[r + 1] += fill[r];
+    for (int64_t i = 0; i < k; ++i)
+      p->ask_cell[fill[owner[i]]++] = cell[i];
+    const int64_t *asked = (const int64_t *)in.items;
+    for (int r = 0; r < c->size; ++r)
+      for (int i = in.offset[r]; i < in.offset[r + 1]; ++i) {
+        const int64_t id = asked[i];
+        const int64_t a[3] = {id % g->global_dims[0], (id / g->global_dims[0]) % g->global_dims[1],
+                              id / (g->global_dims[0] * g->global_dims[1])};
+        p->answer_cell[i] = (a[0] - g->stored_offset[0]) + sx * ((a[1] - g->stored_offset[1]) + sy * (a[2] - g->stored_offset[2]));
+        p->answer_rank[i] = r;
+      }
+  }
+  free(fill);
+  if (comm_max(c, failed)) {
+    snprintf(message, message_size, "out of memory while planning the ghost exchange");
+    status = PHEW_ERROR_MEMORY;
+  }
+done:
+  inbox_free(&in);
+  outbox_free(&asks);
+  owners_free(&own);
+  free(cell);
+  free(owner);
+  if (status != PHEW_OK)
+    ghost_plan_free(p);
+  return status;
 }
 
-static int64_t wrap(int64_t c, int64_t n) { return c < 0 ? c + n : (c >= n ? c - n : c); }
+phew_status ghost_plan_exchange(const ghost_plan *p, comm *c, const void *answer, void *ask, size_t value_size)
+{
+  outbox o;
+  outbox_init(&o, c, value_size);
+  for (int64_t i = 0; i < p->n_answer; ++i)
+    outbox_put(&o, p->answer_rank[i], (const unsigned char *)answer + (size_t)i * value_size);
+  inbox in;
+  phew_status s = outbox_send(&o, c, &in);
+  if (s == PHEW_OK && in.n == p->n_ask)
+    memcpy(ask, in.items, (size_t)in.n * value_size);
+  else if (s == PHEW_OK)
+    s = PHEW_ERROR_MPI;
+  inbox_free(&in);
+  outbox_free(&o);
+  return s;
+}
+
+void ghost_plan_free(ghost_plan *p)
+{
+  free(p->ask_cell);
+  free(p->answer_cell);
+  free(p->answer_rank);
+  memset(p, 0, sizeof *p);
+}
 
 phew_status phew_exchange_ghosts(const phew_grid *g, void *values, size_t value_size, void *mpi_comm,
                                  char *message, size_t message_size)
 {
-  int size = 1;
-  if (mpi_comm && !phew_has_mpi()) {
-    snprintf(message, message_size, "an MPI communicator was given but libphew was built without MPI support");
+  phew_input in;
+  memset(&in, 0, sizeof in);
+  in.mpi_comm = mpi_comm;
+  phew_result r;
+  comm c;
+  if (comm_init(&c, &in, &r) != PHEW_OK) {
+    snprintf(message, message_size, "%s", r.message);
     return PHEW_ERROR_MPI;
   }
-#ifdef PHEW_WITH_MPI
-  MPI_Comm comm = mpi_comm ? *(MPI_Comm *)mpi_comm : MPI_COMM_SELF;
-  MPI_Comm_size(comm, &size);
-#endif
-  box mine;
-  for (int d = 0; d < 3; ++d) {
-    mine.lo[d] = g->active_offset[d];
-    mine.n[d] = g->active_dims[d];
+  ghost_plan p;
+  phew_status s = ghost_plan_build(&p, &c, g, message, message_size);
+  if (s != PHEW_OK)
+    return s;
+  unsigned char *answer = phew_malloc((size_t)(p.n_answer > 0 ? p.n_answer : 1), value_size);
+  unsigned char *ask = phew_malloc((size_t)(p.n_ask > 0 ? p.n_ask : 1), value_size);
+  if (answer && ask)
+    for (int64_t i = 0; i < p.n_answer; ++i)
+      memcpy(answer + (size_t)i * value_size, (unsigned char *)values + (size_t)p.answer_cell[i] * value_size, value_size);
+  if (comm_max(&c, !answer || !ask)) {
+    snprintf(message, message_size, "out of memory in the ghost exchange");
+    s = PHEW_ERROR_MEMORY;
+  } else {
+    s = ghost_plan_exchange(&p, &c, answer, ask, value_size);
+    if (s == PHEW_OK)
+      for (int64_t i = 0; i < p.n_ask; ++i)
+        memcpy((unsigned char *)values + (size_t)p.ask_cell[i] * value_size, ask + (size_t)i * value_size, value_size);
+    else
+      snprintf(message, message_size, "the ghost exchange failed");
   }
-  box *boxes = phew_malloc((size_t)size, sizeof *boxes);
-  int *ask_count = calloc((size_t)size, sizeof *ask_count), *answer_count = calloc((size_t)size, sizeof *answer_count);
-  int *ask_offset = calloc((size_t)size + 1, sizeof *ask_offset), *answer_offset = calloc((size_t)size + 1, sizeof *answer_offset);
-  int64_t *ask_cell = NULL, *ask_id = NULL, *answer_id = NULL;
-  unsigned char *send = NULL, *recv = NULL;
-  int ok = boxes && ask_count && answer_count && ask_offset && answer_offset;
-#ifdef PHEW_WITH_MPI
-  if (ok)
-    MPI_Allgather(&mine, 6, MPI_INT64_T, boxes, 6, MPI_INT64_T, comm);
-#else
-  if (ok)
-    boxes[0] = mine;
-#endif
-  /* ghosts: stored cells outside the active box, each asked of its owner */
-  const int64_t sx = g->stored_dims[0], sy = g->stored_dims[1], sz = g->stored_dims[2];
-  int64_t n_ghost = sx * sy * sz - mine.n[0] * mine.n[1] * mine.n[2];
-  if (ok) {
-    ask_cell = phew_malloc((size_t)n_ghost, sizeof *ask_cell);
-    ask_id = phew_malloc((size_t)n_ghost, sizeof *ask_id);
-    ok = ask_cell && ask_id;
-  }
-  int64_t *owner_of = ok ? phew_malloc((size_t)n_ghost, sizeof *owner_of) : NULL;
-  ok = ok && owner_of;
-  int64_t k = 0, orphans = 0;
-  for (int64_t z = 0; ok && z < sz; ++z)
-    for (int64_t y = 0; y < sy; ++y)
-      for (int64_t x = 0; x < sx; ++x) {
-        const int64_t c[3] = {wrap(g->stored_offset[0] + x, g->global_dims[0]),
-                              wrap(g->stored_offset[1] + y, g->global_dims[1]),
-                              wrap(g->stored_offset[2] + z, g->global_dims[2])};
-        const int64_t raw[3] = {g->stored_offset[0] + x, g->stored_offset[1] + y, g->stored_offset[2] + z};
-        if (box_holds(&mine, raw))
-          continue;
-        int owner = -1;
-        for (int r = 0; r < size && owner < 0; ++r)
-          if (box_holds(&boxes[r], c))
-            owner = r;
-        if (owner < 0) {
-          ++orphans;
-          continue;
-        }
-        owner_of[k] = owner;
-        ask_cell[k] = x + sx * (y + sy * z);
-        ask_id[k] = c[0] + g->global_dims[0] * (c[1] + g->global_dims[1] * c[2]);
-        ask_count[owner]++;
-        ++k;
-      }
-  int failed = !ok || orphans > 0;
-#ifdef PHEW_WITH_MPI
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm); /* errors are collective */
-#endif
-  phew_status status = PHEW_OK;
-  if (failed) {
-    snprintf(message, message_size,
-             !ok ? "out of memory while planning the ghost exchange"
-                 : "some ghost cells lie in no rank's active box: the blocks do not tile the grid");
-    status = !ok ? PHEW_ERROR_MEMORY : PHEW_ERROR_ARGUMENT;
-    goto done;
-  }
-  /* order the asks by owner (counting sort keeps each owner's cells in stored order) */
-  for (int r = 0; r < size; ++r)
-    ask_offset[r + 1] = ask_offset[r] + ask_count[r];
-  {
-    int64_t *cell = phew_malloc((size_t)k, sizeof *cell), *id = phew_malloc((size_t)k, sizeof *id);
-    int *fill = calloc((size_t)size, sizeof *fill);
-    for (int64_t i = 0; cell && id && fill && i < k; ++i) {
-      const int r = (int)owner_of[i];
-      cell[ask_offset[r] + fill[r]] = ask_cell[i];
-      id[ask_offset[r] + fill[r]] = ask_id[i];
-      fill[r]++;
-    }
-    free(fill);
-    free(ask_cell);
-    free(ask_id);
-    ask_cell = cell;
-    ask_id = id;
-  }
-#ifdef PHEW_WITH_MPI
-  MPI_Alltoall(ask_count, 1, MPI_INT, answer_count, 1, MPI_INT, comm);
-#else
-  answer_count[0] = ask_count[0];
-#endif
-  for (int r = 0; r < size; ++r)
-    answer_offset[r + 1] = answer_offset[r] + answer_count[r];
-  answer_id = phew_malloc((size_t)answer_offset[size], sizeof *answer_id);
-  send = phew_malloc((size_t)answer_offset[size], value_size);
-  recv = phew_malloc((size_t)k, value_size);
-#ifdef PHEW_WITH_MPI
-  MPI_Alltoallv(ask_id, ask_count, ask_offset, MPI_INT64_T, answer_id, answer_count, answer_offset, MPI_INT64_T, comm);
-#else
-  memcpy(answer_id, ask_id, (size_t)k * sizeof *ask_id);
-#endif
-  /* answer with the values of the asked cells, which are active here */
-  for (int64_t i = 0; i < answer_offset[size]; ++i) {
-    const int64_t id = answer_id[i];
-    const int64_t c[3] = {id % g->global_dims[0], (id / g->global_dims[0]) % g->global_dims[1],
-                          id / (g->global_dims[0] * g->global_dims[1])};
-    const int64_t local = (c[0] - g->stored_offset[0]) + sx * ((c[1] - g->stored_offset[1]) + sy * (c[2] - g->stored_offset[2]));
-    memcpy(send + (size_t)i * value_size, (const unsigned char *)values + (size_t)local * value_size, value_size);
-  }
-#ifdef PHEW_WITH_MPI
-  {
-    MPI_Datatype cell_type;
-    MPI_Type_contiguous((int)value_size, MPI_BYTE, &cell_type);
-    MPI_Type_commit(&cell_type);
-    MPI_Alltoallv(send, answer_count, answer_offset, cell_type, recv, ask_count, ask_offset, cell_type, comm);
-    MPI_Type_free(&cell_type);
-  }
-#else
-  memcpy(recv, send, (size_t)k * value_size);
-#endif
-  for (int64_t i = 0; i < k; ++i)
-    memcpy((unsigned char *)values + (size_t)ask_cell[i] * value_size, recv + (size_t)i * value_size, value_size);
-done:
-  free(boxes);
-  free(ask_count);
-  free(answer_count);
-  free(ask_offset);
-  free(answer_offset);
-  free(ask_cell);
-  free(ask_id);
-  free(answer_id);
-  free(owner_of);
-  free(send);
-  free(recv);
-  return status;
+  free(answer);
+  free(ask);
+  ghost_plan_free(&p);
+  return s;
 }

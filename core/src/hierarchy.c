@@ -9,7 +9,7 @@
 #include <string.h>
 
 typedef struct tree_node {
-  int64_t head;   /* peak */
+  int64_t head;   /* clump whose peak heads the node */
   int32_t level;
   int64_t parent; /* index into the node array, -1 for roots */
   double saddle;
@@ -37,8 +37,7 @@ static int compare_nodes(const void *pa, const void *pb)
 
 phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
 {
-  const merge_state *m = h->saddle;
-  const int64_t capacity = h->n_clumps + m->n_events; /* each event adds at most one node */
+  const int64_t capacity = h->n_clumps + h->n_mergers; /* each merger adds at most one node */
   tree_node *nodes = phew_malloc((size_t)capacity, sizeof *nodes);
   int64_t *current = phew_malloc((size_t)h->n_clumps, sizeof *current);
   int64_t *created = phew_malloc((size_t)h->n_clumps, sizeof *created);
@@ -52,21 +51,21 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
   int64_t n = 0;
   for (int64_t c = 0; c < h->n_clumps; ++c) {
     /* masses in the scale of the node's halo (no coarser than the clump's), so they add up */
-    const sums *clump = &h->clump_sums[c], *halo = &h->halo_sums[h->halo_of_peak[h->clump_head[c]]];
-    nodes[n] = (tree_node){h->clump_head[c], 0, -1, 0.0, c, clump->n_cells, clump->mass >> (clump->shift - halo->shift)};
+    const sums *clump = &h->clump[c]->clump, *halo = h->halo_sums[h->halo_of_clump[c]];
+    nodes[n] = (tree_node){c, 0, -1, 0.0, c, clump->n_cells, clump->mass >> (clump->shift - halo->shift)};
     current[c] = n++;
     created[c] = -1;
   }
-  for (int64_t e0 = 0; e0 < m->n_events;) {
-    const int32_t level = m->events[e0].level;
+  for (int64_t e0 = 0; e0 < h->n_mergers;) {
+    const int32_t level = h->mergers[e0].level;
     int64_t e1 = e0;
-    while (e1 < m->n_events && m->events[e1].level == level)
+    while (e1 < h->n_mergers && h->mergers[e1].level == level)
       ++e1;
     for (int64_t e = e0; e < e1; ++e) {
-      const merge_event *ev = &m->events[e];
-      const int64_t target = h->clump_of_head[ev->parent], child = h->clump_of_head[ev->child];
+      const merger *ev = &h->mergers[e];
+      const int64_t target = ev->parent, child = ev->child;
       if (created[target] < 0) {
-        nodes[n] = (tree_node){ev->parent, level, -1, 0.0, -1, 0, 0};
+        nodes[n] = (tree_node){target, level, -1, 0.0, -1, 0, 0};
         created[target] = n++;
         tree_node *own = &nodes[current[target]];
         own->parent = created[target];
@@ -79,7 +78,7 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
       nodes[current[child]].saddle = ev->saddle;
     }
     for (int64_t e = e0; e < e1; ++e) {
-      const int64_t target = h->clump_of_head[m->events[e].parent];
+      const int64_t target = h->mergers[e].parent;
       if (created[target] >= 0) {
         current[target] = created[target];
         created[target] = -1;
@@ -98,12 +97,13 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
   int64_t kept = 0;
   for (int64_t i = 0; i < n; ++i) {
     new_index[i] = -1;
-    const int64_t halo = h->halo_final_id[h->halo_of_peak[nodes[i].head]];
-    if (halo < 0)
+    const int64_t halo = h->halo_of_clump[nodes[i].head];
+    if (h->halo_final_id[halo] < 0)
       continue;
     if (nodes[i].parent < 0)
-      nodes[i].saddle = h->root_saddle[h->halo_of_peak[nodes[i].head]];
-    keys[kept++] = (sort_key){nodes[i].level, h->peaks->density[nodes[i].head], h->peaks->global_id[nodes[i].head], i};
+      nodes[i].saddle = h->root_saddle[halo];
+    const clump_record *head = h->clump[nodes[i].head];
+    keys[kept++] = (sort_key){nodes[i].level, head->peak_density, head->peak_id, i};
   }
   qsort(keys, (size_t)kept, sizeof *keys, compare_nodes);
   for (int64_t k = 0; k < kept; ++k)
@@ -115,18 +115,20 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
   }
   for (int64_t k = 0; k < kept; ++k) {
     const tree_node *t = &nodes[keys[k].node];
+    const clump_record *head = h->clump[t->head];
+    const int64_t halo = h->halo_of_clump[t->head];
     phew_node *o = &result->nodes[k];
     o->id = k;
     o->parent_id = t->parent >= 0 ? new_index[t->parent] : -1;
     o->level = t->level;
     o->clump_id = t->clump >= 0 ? h->clump_final_id[t->clump] : -1;
-    o->halo_id = h->halo_final_id[h->halo_of_peak[t->head]];
-    o->peak_id = h->peaks->global_id[t->head];
-    o->peak_density = h->peaks->density[t->head];
+    o->halo_id = h->halo_final_id[halo];
+    o->peak_id = head->peak_id;
+    o->peak_density = head->peak_density;
     o->saddle_density = t->saddle;
     o->n_cells = t->n_cells;
-    const sums *halo = &h->halo_sums[h->halo_of_peak[t->head]];
-    o->mass = fixed_to_double(t->parent < 0 ? halo->mass : t->mass, halo->shift) * h->cell_volume;
+    const sums *hs = h->halo_sums[halo];
+    o->mass = fixed_to_double(t->parent < 0 ? hs->mass : t->mass, hs->shift) * h->cell_volume;
   }
   result->n_nodes = kept;
 done:

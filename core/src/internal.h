@@ -13,6 +13,59 @@ __extension__ typedef __int128 phew_fixed;
 /* ---- error reporting ---------------------------------------------------------------- */
 phew_status phew_fail(phew_result *result, phew_status status, const char *format, ...);
 
+/* ---- communication (comm.c) ------------------------------------------------------------ */
+#ifdef PHEW_WITH_MPI
+#include <mpi.h>
+#endif
+
+typedef struct comm {
+  int rank, size;
+#ifdef PHEW_WITH_MPI
+  MPI_Comm mpi;
+#endif
+  int64_t bytes_sent; /* to other ranks, by this rank */
+} comm;
+
+phew_status comm_init(comm *c, const phew_input *input, phew_result *result);
+phew_status comm_check_mesh(const comm *c, const phew_input *input, phew_result *result);
+int64_t comm_sum(const comm *c, int64_t value);
+int64_t comm_max(const comm *c, int64_t value);
+double comm_max_double(const comm *c, double value);
+/* Collective: the worst status of all ranks, with its message on every rank. */
+phew_status comm_agree(const comm *c, phew_status status, phew_result *result);
+
+/* Items of a fixed size addressed to ranks, sent in one sparse exchange. */
+typedef struct outbox {
+  size_t item_size;
+  int size;
+  int64_t n, capacity;
+  int *dest;
+  unsigned char *items;
+  int failed; /* an item could not be stored: the exchange fails on every rank */
+} outbox;
+
+typedef struct inbox {
+  int64_t n;
+  size_t item_size;
+  int *count, *offset; /* per source rank */
+  unsigned char *items;
+} inbox;
+
+void outbox_init(outbox *o, const comm *c, size_t item_size);
+phew_status outbox_put(outbox *o, int dest, const void *item);
+/* Collective: delivers every rank's items (grouped by source rank, each in the order put)
+ * and empties the outbox. Fails on every rank if one rank failed to fill its outbox. */
+phew_status outbox_send(outbox *o, comm *c, inbox *in);
+void outbox_free(outbox *o);
+void inbox_free(inbox *in);
+void comm_allgather(const comm *c, const void *item, size_t item_size, void *out);
+/* Collective: every rank's items end up on rank 0, in rank order; counts[r] says how many
+ * came from rank r (rank 0 only, free it). */
+phew_status comm_gather(comm *c, const void *items, int64_t n, size_t item_size, void **out, int64_t *n_out,
+                        int **counts);
+/* Collective: rank 0 sends counts[r] consecutive items to rank r; every rank receives n_out. */
+phew_status comm_scatter(comm *c, const void *items, const int *counts, size_t item_size, void *out, int64_t n_out);
+
 /* ---- geometry of a structured block (grid.c) ------------------------------------------ */
 typedef struct block {
   const phew_grid *grid;
@@ -31,6 +84,36 @@ int64_t block_global_id(const block *b, int64_t x, int64_t y, int64_t z);
 /* Stored index of the neighbour (x+dx, y+dy, z+dz), or -1 if it does not exist here. */
 int64_t block_neighbour(const block *b, int64_t x, int64_t y, int64_t z, int dx, int dy, int dz);
 
+/* ---- which rank owns a global cell of the grid (owners.c) ----------------------------- */
+typedef struct owners {
+  int size;
+  int64_t (*boxes)[6]; /* active box of every rank: lo[3], n[3] */
+  int64_t dims[3];
+  int last;            /* neighbouring lookups often hit the same rank */
+} owners;
+
+phew_status owners_init(owners *o, comm *c, const phew_grid *grid);
+/* Rank whose active box holds the cell with global coordinates c (wrapped), -1 if none. */
+int owners_of_coord(owners *o, const int64_t c[3]);
+int owners_of_id(owners *o, int64_t global_id);
+void owners_free(owners *o);
+
+/* ---- ghost cells filled from their owners (ghost_exchange.c) ----------------------------- */
+typedef struct ghost_plan {
+  int64_t n_ask;        /* ghost cells of this block */
+  int64_t *ask_cell;    /* their stored indices, grouped by owner rank */
+  int64_t n_answer;     /* active cells of this block that other blocks hold as ghosts */
+  int64_t *answer_cell; /* their stored indices */
+  int *answer_rank;     /* and who asked */
+} ghost_plan;
+
+/* Collective. Fails on every rank if some ghost cell has no owner. */
+phew_status ghost_plan_build(ghost_plan *p, comm *c, const phew_grid *grid, char *message, size_t message_size);
+/* Collective: answer[i] (value of answer_cell[i]) travels to the ghost copies; ask[i]
+ * receives the value of ask_cell[i]. */
+phew_status ghost_plan_exchange(const ghost_plan *p, comm *c, const void *answer, void *ask, size_t value_size);
+void ghost_plan_free(ghost_plan *p);
+
 /* ---- the cells: a structured block or an explicit graph (mesh.c) -------------------------- */
 typedef struct mesh {
   phew_mesh_kind kind;
@@ -45,7 +128,7 @@ typedef struct mesh {
   double unit_volume;      /* a grid's sums count cells of this volume; a graph's carry volumes */
 } mesh;
 
-phew_status mesh_init(mesh *m, const phew_input *in, phew_result *result);
+phew_status mesh_init(mesh *m, const phew_input *in, int n_ranks, phew_result *result);
 /* Global id and coordinates of a local cell. */
 int64_t mesh_global_id(const mesh *m, int64_t cell);
 void mesh_coordinates(const mesh *m, int64_t cell, double c[3]);
@@ -77,20 +160,62 @@ typedef struct field {
 static inline double field_value(const field *f, int64_t i) { return f->f32 ? (double)f->f32[i] : f->f64[i]; }
 
 /* ---- peaks (peaks.c) ------------------------------------------------------------------- */
+/* The peaks this rank knows (paper section 3.2): first its own ("active") peaks, then ghost
+ * peaks owned by other ranks, found by global id through a hash table that grows. */
 typedef struct peak_table {
   int64_t n;           /* number of peaks */
+  int64_t n_owned;     /* peaks [0, n_owned) are this rank's */
   int64_t capacity;
   int64_t *global_id;  /* global cell id of the peak cell */
-  int64_t *cell;       /* stored index of the peak cell */
+  int64_t *cell;       /* stored index of the peak cell, -1 for a ghost peak */
   double *density;
   double *coord;       /* cell coordinates of the peak (3 per peak, see mesh) */
+  int *owner;          /* rank */
+  int64_t *slots;      /* hash of global ids: peak index + 1, 0 for an empty slot */
+  uint64_t mask;       /* number of slots - 1 */
+  int64_t collisions;  /* occupied slots passed while inserting */
 } peak_table;
 
 phew_status peak_table_reserve(peak_table *t, int64_t capacity);
-phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, double density, const double coord[3]);
+phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, double density, const double coord[3],
+                           int owner);
+/* Index of the peak with this global id, or -1. */
+int64_t peak_table_find(const peak_table *t, int64_t global_id);
+/* Index of the peak, added as a ghost peak (coordinates from the grid) if it is new. */
+phew_status peak_table_ghost(peak_table *t, const phew_grid *grid, owners *own, int64_t global_id, double density,
+                             int64_t *index);
 void peak_table_free(peak_table *t);
 /* Sort a list of local peak indices into decreasing order (density, then lower global id). */
 phew_status peak_sort_higher_first(const peak_table *t, int64_t *list, int64_t n);
+
+/* ---- the peak communicator (peak_comm.c) ------------------------------------------------ */
+typedef struct peak_comm {
+  comm *c;
+  owners *own;
+  const phew_grid *grid; /* ghost peaks get their coordinates from the grid */
+  peak_table *peaks;
+  int64_t n_registered;  /* peaks [n_owned, n_registered) are known to their owners */
+  int64_t n_holders, holders_capacity;
+  int64_t *holder_peak;  /* owned peak ... */
+  int *holder_rank;      /* ... of which this rank holds a ghost copy */
+} peak_comm;
+
+/* Called for each received value: peak is the local index of the peak it belongs to. */
+typedef phew_status (*peak_receive_fn)(void *context, int64_t peak, const void *value);
+
+phew_status peak_comm_init(peak_comm *pc, comm *c, owners *own, const phew_grid *grid, peak_table *peaks);
+void peak_comm_free(peak_comm *pc);
+/* Collective: tell the owners about the ghost peaks added since the last call. A failed
+ * status on any rank makes it fail on every rank. */
+phew_status peak_comm_register(peak_comm *pc, phew_status status);
+int64_t peak_comm_ghosts(const peak_comm *pc);
+/* Collective: values of owned peaks (those flagged in only, or all) go to their ghost copies;
+ * receive (or, if NULL, a plain copy into values) takes each of them. */
+phew_status peak_comm_scatter(peak_comm *pc, void *values, size_t value_size, const unsigned char *only,
+                              peak_receive_fn receive, void *context);
+/* Collective: values of ghost peaks (flagged in only, or all) go to the owners' receive. */
+phew_status peak_comm_collect(peak_comm *pc, const void *values, size_t value_size, const unsigned char *only,
+                              peak_receive_fn receive, void *context);
 
 /* a is higher than b in the total order (density, then lower global id). */
 static inline int peak_higher(const peak_table *t, int64_t a, int64_t b)
@@ -102,9 +227,8 @@ static inline int peak_higher(const peak_table *t, int64_t a, int64_t b)
 /* ---- watershed (watershed.c) ----------------------------------------------------------- */
 /* Fills cell_peak with the local peak index of every active test cell (-1 otherwise) and
  * the peak table; peak_patch_id is used as working memory (catalogue_build fills it). */
-phew_status watershed_run(const mesh *m, const field *f, int64_t *peak_patch_id,
-                          int64_t *cell_peak, peak_table *peaks, phew_stats *stats,
-                          phew_result *result);
+phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan, peak_comm *pc,
+                          int64_t *peak_patch_id, int64_t *cell_peak, phew_stats *stats, phew_result *result);
 
 /* ---- saddles (saddles.c) ----------------------------------------------------------------- */
 typedef struct saddle_edge {
@@ -133,22 +257,28 @@ typedef struct merge_event {
 typedef enum merge_rule { MERGE_BY_RELEVANCE, MERGE_BY_SADDLE } merge_rule;
 
 typedef struct merge_state {
-  int64_t n;          /* peaks */
-  int64_t *group;     /* final label (local peak index) of each peak */
-  unsigned char *alive;
+  int64_t n;          /* peaks known here: owned ones first, then ghost peaks */
+  int64_t n_owned;
+  int64_t *group;     /* final label (local peak index) of each peak, -1 for none */
+  unsigned char *alive; /* owned peaks that have not merged (ghost peaks: 0) */
   double *key_saddle; /* after the last level: highest saddle of every alive peak, or -inf */
   int64_t *key_neighbour;
-  merge_event *events;
+  merge_event *events;  /* of owned peaks */
   int64_t n_events, events_capacity;
   int32_t levels;
 } merge_state;
 
-phew_status merge_state_init(merge_state *m, int64_t n_peaks);
+phew_status merge_state_init(merge_state *m, int64_t n_owned, int64_t n_peaks);
+phew_status merge_state_fit(merge_state *m, int64_t n_peaks);
 void merge_state_free(merge_state *m);
-/* Merge alive peaks level by level until a level has no merger. */
-phew_status merge_levels(merge_state *m, const peak_table *peaks, edge_list *edges,
-                         merge_rule rule, double threshold_value, double density_threshold,
-                         unsigned order_seed, phew_result *result);
+/* Collective: merge alive peaks level by level until a level has no merger anywhere. Ghost
+ * peaks may be added to the table (and to the state). rounds counts communication rounds. */
+phew_status merge_levels(merge_state *m, peak_comm *pc, edge_list *edges, merge_rule rule, double threshold_value,
+                         double density_threshold, unsigned order_seed, int32_t *rounds, phew_result *result);
+/* Collective: alive peaks without any saddle and below the relevance threshold are dropped,
+ * with the groups they head on every rank. */
+phew_status merge_discard_isolated_noise(merge_state *m, peak_comm *pc, double density_threshold,
+                                         double relevance_threshold, int64_t *discarded, phew_result *result);
 
 /* ---- per-clump sums (properties.c) -------------------------------------------------------- */
 typedef struct sums {
@@ -180,25 +310,48 @@ void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, co
 /* Largest cell volume over the active test cells of a graph (1 for a grid). */
 double sums_max_volume(const mesh *m, const int64_t *cell_peak);
 /* ---- hierarchy and catalogue (hierarchy.c, catalogue.c) ----------------------------------- */
-phew_status catalogue_build(const mesh *m, const field *f, const phew_params *params,
-                            const peak_table *peaks, const merge_state *noise,
-                            const merge_state *saddle, const int64_t *cell_peak,
-                            phew_labels *labels, phew_result *result);
+phew_status catalogue_build(const mesh *m, const field *f, const phew_params *params, peak_comm *pc,
+                            const merge_state *noise, const merge_state *saddle, phew_labels *labels,
+                            phew_result *result);
 
-/* What the dendrogram is made of: the clumps (leaves), the saddle-merging events, haloes. */
+/* One clump as its owner describes it to rank 0, which assembles the catalogue. */
+typedef struct clump_record {
+  int64_t peak_id;
+  double peak_density;
+  double coord[3];
+  double key_saddle;   /* noise removal; isolated: no saddle at all */
+  int32_t isolated;
+  int32_t is_halo;     /* it heads its halo */
+  int64_t halo_peak_id;
+  double halo_peak_density;
+  double halo_key_saddle; /* if it heads its halo */
+  int32_t halo_isolated;
+  int32_t merge_level; /* saddle merging: level at which it merged (0: never) */
+  int64_t parent_peak_id;
+  double parent_peak_density;
+  double merge_saddle;
+  sums clump;
+  sums halo;           /* if it heads its halo */
+} clump_record;
+
+/* What the dendrogram is made of (on rank 0): the clumps in catalogue order, the
+ * saddle-merging events and the haloes. */
+typedef struct merger {
+  int64_t child, parent; /* clump indices */
+  double saddle;
+  int32_t level;
+} merger;
+
 typedef struct hierarchy_input {
-  const peak_table *peaks;
-  const merge_state *saddle;    /* events of the saddle merging, in level order */
-  int64_t n_clumps;             /* before the mass threshold */
-  const int64_t *clump_head;    /* peak of each clump */
-  const int64_t *clump_of_head; /* clump index of a head peak, -1 otherwise */
+  int64_t n_clumps;
+  const clump_record *const *clump; /* in catalogue order */
   const int64_t *clump_final_id;
-  const sums *clump_sums;
-  const int64_t *halo_of_peak;
+  const int64_t *halo_of_clump;     /* halo index */
+  int64_t n_mergers;
+  const merger *mergers;            /* by increasing level */
   const int64_t *halo_final_id;
-  const double *root_saddle;    /* per halo */
-  const sums *halo_sums;
-  sum_scales scales;
+  const double *root_saddle;        /* per halo */
+  const sums *const *halo_sums;     /* per halo */
   double cell_volume;
 } hierarchy_input;
 

@@ -14,24 +14,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-phew_status merge_state_init(merge_state *m, int64_t n)
+phew_status merge_state_init(merge_state *m, int64_t n_owned, int64_t n)
 {
   memset(m, 0, sizeof *m);
-  m->n = n;
-  m->group = phew_malloc((size_t)n, sizeof *m->group);
-  m->alive = phew_malloc((size_t)n, sizeof *m->alive);
-  m->key_saddle = phew_malloc((size_t)n, sizeof *m->key_saddle);
-  m->key_neighbour = phew_malloc((size_t)n, sizeof *m->key_neighbour);
-  if (!m->group || !m->alive || !m->key_saddle || !m->key_neighbour) {
-    merge_state_free(m);
+  m->n_owned = n_owned;
+  return merge_state_fit(m, n);
+}
+
+/* Ghost peaks join the table while merging: every per-peak array follows. New peaks are
+ * their own group; only owned peaks are alive (their owner decides for them). */
+phew_status merge_state_fit(merge_state *m, int64_t n)
+{
+  if (n <= m->n && m->group)
+    return PHEW_OK;
+  int64_t *group = phew_realloc(m->group, (size_t)n, sizeof *group);
+  if (group)
+    m->group = group;
+  unsigned char *alive = phew_realloc(m->alive, (size_t)n, sizeof *alive);
+  if (alive)
+    m->alive = alive;
+  double *key_saddle = phew_realloc(m->key_saddle, (size_t)n, sizeof *key_saddle);
+  if (key_saddle)
+    m->key_saddle = key_saddle;
+  int64_t *key_neighbour = phew_realloc(m->key_neighbour, (size_t)n, sizeof *key_neighbour);
+  if (key_neighbour)
+    m->key_neighbour = key_neighbour;
+  if (!group || !alive || !key_saddle || !key_neighbour)
     return PHEW_ERROR_MEMORY;
-  }
-  for (int64_t p = 0; p < n; ++p) {
+  for (int64_t p = m->n; p < n; ++p) {
     m->group[p] = p;
-    m->alive[p] = 1;
+    m->alive[p] = p < m->n_owned;
     m->key_saddle[p] = -INFINITY;
     m->key_neighbour[p] = -1;
   }
+  m->n = n;
   return PHEW_OK;
 }
 
@@ -125,61 +141,207 @@ static phew_status record_event(merge_state *m, int64_t child, int64_t parent, d
   return PHEW_OK;
 }
 
-phew_status merge_levels(merge_state *m, const peak_table *peaks, edge_list *edges, merge_rule rule,
-                         double threshold_value, double density_threshold, unsigned order_seed,
-                         phew_result *result)
+/* What travels between ranks while merging: a row maximum of the saddle matrix (ghost
+ * copy -> owner), and the label a peak merged into (owner -> ghost copies). */
+typedef struct row_max {
+  double saddle;
+  int64_t neighbour_id;
+  double neighbour_density;
+} row_max;
+
+typedef struct label {
+  int64_t peak_id; /* -1: the peak's group is gone (discarded noise) */
+  double peak_density;
+} label;
+
+typedef struct merge_pass {
+  merge_state *m;
+  peak_comm *pc;
+  int64_t *final;
+  unsigned char *changed;
+  int64_t n_alloc; /* entries allocated in final and changed */
+} merge_pass;
+
+/* Per-peak working arrays follow the peak table as ghost peaks are added. */
+static phew_status pass_fit(merge_pass *w)
 {
+  const int64_t n = w->pc->peaks->n;
+  if (merge_state_fit(w->m, n) != PHEW_OK)
+    return PHEW_ERROR_MEMORY;
+  if (n <= w->n_alloc)
+    return PHEW_OK;
+  const int64_t c = n < 2 * w->n_alloc ? 2 * w->n_alloc : n;
+  int64_t *final = phew_realloc(w->final, (size_t)c, sizeof *final);
+  if (final)
+    w->final = final;
+  unsigned char *changed = phew_realloc(w->changed, (size_t)c, sizeof *changed);
+  if (changed)
+    w->changed = changed;
+  if (!final || !changed)
+    return PHEW_ERROR_MEMORY;
+  for (int64_t p = w->n_alloc; p < c; ++p) {
+    w->final[p] = p;
+    w->changed[p] = 0;
+  }
+  w->n_alloc = c;
+  return PHEW_OK;
+}
+
+/* A ghost peak from a message: found, or added to the table (and to every per-peak array). */
+static phew_status known_peak(merge_pass *w, int64_t id, double density, int64_t *index)
+{
+  peak_comm *pc = w->pc;
+  if (peak_table_ghost(pc->peaks, pc->grid, pc->own, id, density, index) != PHEW_OK)
+    return PHEW_ERROR_MEMORY;
+  return pass_fit(w);
+}
+
+static phew_status receive_row_max(void *context, int64_t p, const void *value)
+{
+  merge_pass *w = context;
+  const row_max *r = value;
+  int64_t q;
+  if (known_peak(w, r->neighbour_id, r->neighbour_density, &q) != PHEW_OK)
+    return PHEW_ERROR_MEMORY;
+  consider_saddle(w->m, w->pc->peaks, p, q, r->saddle);
+  return PHEW_OK;
+}
+
+/* Key saddles (section 3.5): each rank takes row maxima over its part of the sparse saddle
+ * matrix; only the maxima of ghost rows travel, to the owners, which keep the highest. */
+static phew_status find_key_saddles_everywhere(merge_pass *w, const edge_list *edges)
+{
+  merge_state *m = w->m;
+  const peak_table *peaks = w->pc->peaks;
+  find_key_saddles(m, peaks, edges);
+  row_max *rows = phew_malloc((size_t)peaks->n, sizeof *rows);
+  unsigned char *has = phew_malloc((size_t)peaks->n, sizeof *has);
+  const int ok = rows && has;
+  for (int64_t p = 0; ok && p < peaks->n; ++p) {
+    const int64_t k = m->key_neighbour[p];
+    has[p] = k >= 0;
+    if (k >= 0)
+      rows[p] = (row_max){m->key_saddle[p], peaks->global_id[k], peaks->density[k]};
+  }
+  /* without its arrays a rank still takes part, sending nothing, and the exchange fails */
+  phew_status s = peak_comm_collect(w->pc, ok ? rows : NULL, sizeof *rows, has, receive_row_max, w);
+  free(rows);
+  free(has);
+  /* key neighbours new to an owner become ghost peaks there: their owners must know */
+  return peak_comm_register(w->pc, s);
+}
+
+static phew_status receive_label(void *context, int64_t p, const void *value)
+{
+  merge_pass *w = context;
+  const label *l = value;
+  if (l->peak_id < 0) {
+    w->final[p] = -1;
+    return PHEW_OK;
+  }
+  return known_peak(w, l->peak_id, l->peak_density, &w->final[p]);
+}
+
+/* Owned peaks whose label changed tell their ghost copies the new label. */
+static phew_status scatter_changed_labels(merge_pass *w)
+{
+  const peak_table *peaks = w->pc->peaks;
+  label *labels = phew_malloc((size_t)peaks->n_owned, sizeof *labels);
+  const int ok = labels != NULL;
+  for (int64_t p = 0; ok && p < peaks->n_owned; ++p) {
+    const int64_t f = w->final[p];
+    labels[p] = f >= 0 ? (label){peaks->global_id[f], peaks->density[f]} : (label){-1, 0.0};
+  }
+  phew_status s = peak_comm_scatter(w->pc, labels, sizeof *labels, w->changed, receive_label, w);
+  free(labels);
+  for (int64_t p = 0; p < peaks->n_owned; ++p)
+    w->changed[p] = 0;
+  return peak_comm_register(w->pc, s);
+}
+
+/* Chains of mergers within a level (section 3.6): sweep the owned peaks until nothing moves
+ * locally, send the changed labels to the ghost copies, and repeat until no label moved on
+ * any rank. */
+static phew_status follow_chains(merge_pass *w, const int64_t *order, int64_t n_order, const int64_t *into,
+                                 int32_t *rounds)
+{
+  for (int64_t p = 0; p < w->pc->peaks->n; ++p)
+    w->final[p] = p;
+  int64_t moved_here;
+  do {
+    moved_here = 0;
+    int64_t moved;
+    do {
+      moved = 0;
+      for (int64_t i = 0; i < n_order; ++i) {
+        const int64_t p = order[i];
+        if (into[p] != p && w->final[p] != w->final[into[p]]) {
+          w->final[p] = w->final[into[p]];
+          w->changed[p] = 1;
+          ++moved;
+        }
+      }
+      moved_here += moved;
+    } while (moved > 0);
+    if (scatter_changed_labels(w) != PHEW_OK)
+      return PHEW_ERROR_MEMORY;
+    ++*rounds;
+  } while (comm_sum(w->pc->c, moved_here) > 0);
+  return PHEW_OK;
+}
+
+phew_status merge_levels(merge_state *m, peak_comm *pc, edge_list *edges, merge_rule rule, double threshold_value,
+                         double density_threshold, unsigned order_seed, int32_t *rounds, phew_result *result)
+{
+  const peak_table *peaks = pc->peaks;
+  merge_pass w = {m, pc, NULL, NULL, 0};
   int64_t n_order = 0;
   int64_t *order = visiting_order(m, peaks, order_seed, &n_order);
-  int64_t *into = phew_malloc((size_t)m->n, sizeof *into);
-  int64_t *final = phew_malloc((size_t)m->n, sizeof *final);
+  int64_t *into = NULL;
+  int failed = !order || pass_fit(&w) != PHEW_OK;
   phew_status status = PHEW_OK;
-  if (!order || !into || !final) {
-    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks");
-    goto done;
-  }
   for (;;) {
-    find_key_saddles(m, peaks, edges);
-    for (int64_t p = 0; p < m->n; ++p)
-      final[p] = p;
+    if (comm_max(pc->c, failed) || find_key_saddles_everywhere(&w, edges) != PHEW_OK) {
+      status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks");
+      goto done;
+    }
+    ++*rounds;
+    int64_t *bigger = phew_realloc(into, (size_t)w.n_alloc, sizeof *into);
+    failed = !bigger;
+    if (bigger)
+      into = bigger;
     int64_t n_mergers = 0;
-    for (int64_t i = 0; i < n_order; ++i) {
+    for (int64_t p = 0; !failed && p < m->n; ++p)
+      into[p] = p;
+    for (int64_t i = 0; !failed && i < n_order; ++i) {
       const int64_t p = order[i];
       const int64_t k = m->key_neighbour[p];
-      into[p] = p;
       if (m->alive[p] && k >= 0 && peak_higher(peaks, k, p) &&
           wants_to_merge(m, peaks, p, rule, threshold_value, density_threshold)) {
         into[p] = k;
         ++n_mergers;
       }
     }
-    if (n_mergers == 0)
+    if (comm_max(pc->c, failed)) {
+      status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks");
+      goto done;
+    }
+    if (comm_sum(pc->c, n_mergers) == 0)
       break;
     const int32_t level = ++m->levels;
-
-    /* follow chains of mergers within the level until no label moves */
-    int64_t moved;
-    do {
-      moved = 0;
-      for (int64_t i = 0; i < n_order; ++i) {
-        const int64_t p = order[i];
-        if (into[p] != p && final[p] != final[into[p]]) {
-          final[p] = final[into[p]];
-          ++moved;
-        }
-      }
-    } while (moved > 0);
-
+    if (follow_chains(&w, order, n_order, into, rounds) != PHEW_OK) {
+      status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks");
+      goto done;
+    }
+    const int64_t *final = w.final;
     for (int64_t i = 0; i < n_order; ++i) {
       const int64_t p = order[i];
       if (into[p] != p) {
-        if (record_event(m, p, final[p], m->key_saddle[p], level) != PHEW_OK) {
-          status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks");
-          goto done;
-        }
+        failed |= record_event(m, p, final[p], m->key_saddle[p], level) != PHEW_OK;
         m->alive[p] = 0;
       }
     }
+    /* every peak known here, owned or ghost, follows its group's head */
     for (int64_t p = 0; p < m->n; ++p)
       if (m->group[p] >= 0)
         m->group[p] = final[m->group[p]];
@@ -205,6 +367,36 @@ phew_status merge_levels(merge_state *m, const peak_table *peaks, edge_list *edg
 done:
   free(order);
   free(into);
-  free(final);
+  free(w.final);
+  free(w.changed);
   return status;
+}
+
+/* An isolated peak that is not relevant is noise with nowhere to go: it is discarded, and
+ * the groups it headed, on every rank, lose their head. */
+phew_status merge_discard_isolated_noise(merge_state *m, peak_comm *pc, double density_threshold,
+                                         double relevance_threshold, int64_t *discarded, phew_result *result)
+{
+  const peak_table *peaks = pc->peaks;
+  merge_pass w = {m, pc, NULL, NULL, 0};
+  int64_t n = 0;
+  phew_status s = pass_fit(&w);
+  for (int64_t i = 0; s == PHEW_OK && i < peaks->n_owned; ++i)
+    if (m->alive[i] && m->key_neighbour[i] < 0 && peaks->density[i] / density_threshold < relevance_threshold) {
+      m->alive[i] = 0;
+      w.final[i] = -1;
+      w.changed[i] = 1;
+      ++n;
+    }
+  if (comm_max(pc->c, s != PHEW_OK) || scatter_changed_labels(&w) != PHEW_OK)
+    s = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while removing noise");
+  for (int64_t p = 0; s == PHEW_OK && p < m->n; ++p) {
+    const int64_t g = m->group[p];
+    if (g >= 0 && w.final[g] < 0)
+      m->group[p] = -1;
+  }
+  *discarded = comm_sum(pc->c, n);
+  free(w.final);
+  free(w.changed);
+  return s;
 }

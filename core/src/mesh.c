@@ -51,27 +51,27 @@ static phew_status graph_init(mesh *m, const phew_graph *g, phew_result *result)
   return PHEW_OK;
 }
 
-/* Ghost cells are copies of other ranks' cells: alone, nothing can fill their labels. */
-static phew_status check_ghosts(const mesh *m, const phew_input *in, phew_result *result)
+/* Ghost cells of a graph are copies of other ranks' cells, and graphs run on one rank: alone,
+ * nothing can fill their labels. (Ghost layers of a grid are filled by the ghost exchange.) */
+static phew_status check_graph_ghosts(const mesh *m, phew_result *result)
 {
-  (void)in;
   if (m->n_active != m->n_local)
     return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                     "%lld ghost cell(s) were given, but this version of libphew has no distributed "
-                     "ghost exchange yet: pass only active cells",
+                     "%lld ghost cell(s) were given in a graph, but graphs run on one rank only in this "
+                     "version: pass only active cells",
                      (long long)(m->n_local - m->n_active));
   return PHEW_OK;
 }
 
-phew_status mesh_init(mesh *m, const phew_input *in, phew_result *result)
+phew_status mesh_init(mesh *m, const phew_input *in, int n_ranks, phew_result *result)
 {
   m->kind = in->mesh;
   if (in->mesh == PHEW_MESH_GRAPH) {
     phew_status s = graph_init(m, &in->graph, result);
-    if (s == PHEW_OK && m->n_local < 2 && !in->mpi_comm)
+    if (s == PHEW_OK && m->n_local < 2 && n_ranks == 1)
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "the graph has %lld cell(s): there is nothing to segment",
                        (long long)m->n_local);
-    return s == PHEW_OK ? check_ghosts(m, in, result) : s;
+    return s == PHEW_OK ? check_graph_ghosts(m, result) : s;
   }
   if (in->mesh != PHEW_MESH_STRUCTURED)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown mesh kind %d", (int)in->mesh);
@@ -88,7 +88,7 @@ phew_status mesh_init(mesh *m, const phew_input *in, phew_result *result)
     if ((double)g->global_dims[d] > m->extent)
       m->extent = (double)g->global_dims[d];
   }
-  return check_ghosts(m, in, result);
+  return PHEW_OK;
 }
 
 static void stored_xyz(const block *b, int64_t cell, int64_t xyz[3])

@@ -1,4 +1,5 @@
-/* The table of peaks known to this process: global id, peak cell and peak density. */
+/* The table of peaks known to this process: global id, peak cell, peak density, owner, and
+ * a hash from global id to index that grows with the table (no fixed maximum to overflow). */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -19,26 +20,91 @@ phew_status peak_table_reserve(peak_table *t, int64_t capacity)
   double *coord = phew_realloc(t->coord, (size_t)capacity * 3, sizeof *coord);
   if (coord)
     t->coord = coord;
-  if (!gid || !cell || !density || !coord)
+  int *owner = phew_realloc(t->owner, (size_t)capacity, sizeof *owner);
+  if (owner)
+    t->owner = owner;
+  if (!gid || !cell || !density || !coord || !owner)
     return PHEW_ERROR_MEMORY;
   t->capacity = capacity;
   return PHEW_OK;
 }
 
-phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, double density, const double coord[3])
+static uint64_t id_hash(int64_t id) { return ((uint64_t)id * UINT64_C(0x9E3779B97F4A7C15)) >> 20; }
+
+static void hash_insert(peak_table *t, int64_t index)
+{
+  uint64_t h = id_hash(t->global_id[index]) & t->mask;
+  while (t->slots[h] != 0) {
+    ++t->collisions;
+    h = (h + 1) & t->mask;
+  }
+  t->slots[h] = index + 1;
+}
+
+/* Keep the hash at most half full. */
+static phew_status hash_fit(peak_table *t, int64_t n)
+{
+  if (t->slots && (uint64_t)n * 2 <= t->mask + 1)
+    return PHEW_OK;
+  uint64_t c = 1024;
+  while (c < (uint64_t)n * 2)
+    c <<= 1;
+  int64_t *slots = calloc(c, sizeof *slots);
+  if (!slots)
+    return PHEW_ERROR_MEMORY;
+  free(t->slots);
+  t->slots = slots;
+  t->mask = c - 1;
+  for (int64_t i = 0; i < t->n; ++i)
+    hash_insert(t, i);
+  return PHEW_OK;
+}
+
+phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, double density, const double coord[3],
+                           int owner)
 {
   if (t->n == t->capacity) {
     phew_status s = peak_table_reserve(t, t->capacity < 64 ? 64 : 2 * t->capacity);
     if (s != PHEW_OK)
       return s;
   }
+  if (hash_fit(t, t->n + 1) != PHEW_OK)
+    return PHEW_ERROR_MEMORY;
   t->global_id[t->n] = global_id;
   t->cell[t->n] = cell;
   t->density[t->n] = density;
+  t->owner[t->n] = owner;
   for (int d = 0; d < 3; ++d)
     t->coord[3 * t->n + d] = coord[d];
+  hash_insert(t, t->n);
   t->n++;
   return PHEW_OK;
+}
+
+int64_t peak_table_find(const peak_table *t, int64_t global_id)
+{
+  if (!t->slots)
+    return -1;
+  uint64_t h = id_hash(global_id) & t->mask;
+  while (t->slots[h] != 0) {
+    const int64_t i = t->slots[h] - 1;
+    if (t->global_id[i] == global_id)
+      return i;
+    h = (h + 1) & t->mask;
+  }
+  return -1;
+}
+
+phew_status peak_table_ghost(peak_table *t, const phew_grid *g, owners *own, int64_t id, double density,
+                             int64_t *index)
+{
+  *index = peak_table_find(t, id);
+  if (*index >= 0)
+    return PHEW_OK;
+  const double coord[3] = {(double)(id % g->global_dims[0]), (double)((id / g->global_dims[0]) % g->global_dims[1]),
+                           (double)(id / (g->global_dims[0] * g->global_dims[1]))};
+  *index = t->n;
+  return peak_table_add(t, id, -1, density, coord, owners_of_id(own, id));
 }
 
 void peak_table_free(peak_table *t)
@@ -47,9 +113,13 @@ void peak_table_free(peak_table *t)
   free(t->cell);
   free(t->density);
   free(t->coord);
-  t->global_id = t->cell = NULL;
+  free(t->owner);
+  free(t->slots);
+  t->global_id = t->cell = t->slots = NULL;
   t->density = t->coord = NULL;
-  t->n = t->capacity = 0;
+  t->owner = NULL;
+  t->n = t->n_owned = t->capacity = 0;
+  t->mask = 0;
 }
 
 typedef struct order_key {

@@ -33,10 +33,103 @@ static int64_t find_peak(int64_t *up, int64_t i)
   return i;
 }
 
-phew_status watershed_run(const mesh *m, const field *f, int64_t *peak_patch_id, int64_t *cell_peak,
-                          peak_table *peaks, phew_stats *stats, phew_result *result)
+typedef struct peak_ref {
+  int64_t global_id; /* the peak's, or NOT_TEST / PENDING */
+  double density;
+} peak_ref;
+
+enum { NOT_TEST = -1, PENDING = -2 };
+
+/* What a cell tells the ranks that hold it as a ghost: its peak, or that it has none yet. */
+static peak_ref cell_label(const peak_table *peaks, const int64_t *cell_peak, int64_t cell)
+{
+  const int64_t p = cell_peak[cell];
+  if (p >= 0)
+    return (peak_ref){peaks->global_id[p], peaks->density[p]};
+  return (peak_ref){p <= PENDING ? PENDING : NOT_TEST, 0.0};
+}
+
+/* Parallel watershed (paper section 3.1): ghost test cells are roots whose peak is not known
+ * yet (cell_peak = -(position in the plan) - 2), and the active cells that climb into them
+ * wait. Rounds of ghost exchange hand the peaks over until no label changes anywhere. */
+static phew_status resolve_across_ranks(const mesh *m, const field *f, const ghost_plan *plan, peak_comm *pc,
+                                        int64_t *up, int64_t *cell_peak, int32_t *rounds, phew_result *result)
+{
+  peak_table *peaks = pc->peaks;
+  int64_t n_pending = 0;
+  int64_t *pending = NULL;
+  peak_ref *answer = phew_malloc((size_t)plan->n_answer, sizeof *answer);
+  peak_ref *ask = phew_malloc((size_t)plan->n_ask, sizeof *ask);
+  int failed = !answer || !ask;
+  for (int64_t k = 0; !failed && k < plan->n_ask; ++k) {
+    const int64_t g = plan->ask_cell[k];
+    const double r = field_value(f, g);
+    up[g] = r > f->threshold ? g : -1;
+    cell_peak[g] = r > f->threshold ? -k - 2 : -1;
+  }
+  for (int64_t i = 0; !failed && i < m->n_local; ++i)
+    if (up[i] >= 0 && up[i] != i && cell_peak[up[i]] <= PENDING)
+      ++n_pending; /* climbs into a ghost (roots are already resolved) */
+  pending = phew_malloc((size_t)n_pending, sizeof *pending);
+  failed |= !pending;
+  n_pending = 0;
+  for (int64_t i = 0; !failed && i < m->n_local; ++i)
+    if (up[i] >= 0 && up[i] != i && cell_peak[up[i]] <= PENDING) {
+      cell_peak[i] = cell_peak[up[i]];
+      pending[n_pending++] = i;
+    }
+  phew_status s = PHEW_OK;
+  int64_t changes = 0;
+  if (!comm_max(pc->c, failed))
+    do {
+      for (int64_t k = 0; k < plan->n_answer; ++k)
+        answer[k] = cell_label(peaks, cell_peak, plan->answer_cell[k]);
+      failed = ghost_plan_exchange(plan, pc->c, answer, ask, sizeof *answer) != PHEW_OK;
+      changes = 0;
+      int64_t still = 0;
+      for (int64_t k = 0; !failed && k < n_pending; ++k) {
+        const int64_t i = pending[k];
+        const peak_ref *r = &ask[-cell_peak[i] - 2];
+        if (r->global_id < 0) {
+          pending[still++] = i;
+          continue;
+        }
+        if (peak_table_ghost(peaks, pc->grid, pc->own, r->global_id, r->density, &cell_peak[i]) != PHEW_OK)
+          failed = 1;
+        ++changes;
+      }
+      n_pending = still;
+      ++*rounds;
+      if (comm_max(pc->c, failed))
+        break;
+      changes = comm_sum(pc->c, changes);
+    } while (changes > 0);
+  failed = comm_max(pc->c, failed);
+  /* the last exchange changed nothing: every ghost copy now holds its cell's final peak */
+  for (int64_t k = 0; !failed && k < plan->n_ask; ++k) {
+    const int64_t g = plan->ask_cell[k];
+    cell_peak[g] = -1;
+    if (ask[k].global_id >= 0 &&
+        peak_table_ghost(peaks, pc->grid, pc->own, ask[k].global_id, ask[k].density, &cell_peak[g]) != PHEW_OK)
+      failed = 1;
+  }
+  if (!failed && n_pending > 0)
+    failed = 2; /* cannot happen: every chain climbs strictly and ends at a peak */
+  failed = (int)comm_max(pc->c, failed);
+  if (failed)
+    s = phew_fail(result, failed == 2 ? PHEW_ERROR_MPI : PHEW_ERROR_MEMORY,
+                  failed == 2 ? "the parallel watershed left cells without a peak" : "out of memory in the parallel watershed");
+  free(pending);
+  free(answer);
+  free(ask);
+  return s;
+}
+
+phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan, peak_comm *pc, int64_t *peak_patch_id,
+                          int64_t *cell_peak, phew_stats *stats, phew_result *result)
 {
   int64_t *up = peak_patch_id; /* pointers now; the catalogue's last pass writes peak ids */
+  peak_table *peaks = pc->peaks;
   int64_t n_test = 0, n_bad = 0;
   phew_status s;
   if (m->kind == PHEW_MESH_GRAPH)
@@ -45,22 +138,37 @@ phew_status watershed_run(const mesh *m, const field *f, int64_t *peak_patch_id,
   else
     s = f->f32 ? point_uphill_f32(&m->b, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
                : point_uphill_f64(&m->b, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+  peaks->n_owned = peaks->n;
+  for (int64_t p = 0; p < peaks->n; ++p)
+    peaks->owner[p] = pc->c->rank;
   if (s != PHEW_OK)
-    return phew_fail(result, s, "out of memory while collecting peaks");
+    s = phew_fail(result, s, "out of memory while collecting peaks");
+  s = comm_agree(pc->c, s, result);
+  if (s != PHEW_OK)
+    return s;
+  n_bad = comm_sum(pc->c, n_bad);
   if (n_bad > 0)
     return phew_fail(result, PHEW_ERROR_DATA,
                      "the density has %lld value(s) that are NaN, infinite or negative; "
                      "densities must be finite and non-negative",
                      (long long)n_bad);
 
-  /* cells that are not active test cells hold -1 here */
+  /* cells that are not active test cells hold -1 here, ghost cells are roots */
+  if (plan)
+    for (int64_t k = 0; k < plan->n_ask; ++k)
+      up[plan->ask_cell[k]] = plan->ask_cell[k];
   for (int64_t i = 0; i < m->n_local; ++i)
     if (up[i] >= 0) {
       const int64_t peak = find_peak(up, i);
       up[i] = peak;
       cell_peak[i] = cell_peak[peak];
     }
-  stats->n_test_cells = n_test;
-  stats->n_peaks = peaks->n;
-  return PHEW_OK;
+  stats->iterations[PHEW_STAGE_WATERSHED] = 1;
+  if (plan) {
+    stats->iterations[PHEW_STAGE_WATERSHED] = 0;
+    s = resolve_across_ranks(m, f, plan, pc, up, cell_peak, &stats->iterations[PHEW_STAGE_WATERSHED], result);
+  }
+  stats->n_test_cells = comm_sum(pc->c, n_test);
+  stats->n_peaks = comm_sum(pc->c, peaks->n_owned);
+  return s;
 }

@@ -99,7 +99,7 @@ static phew_status KERNEL(point_uphill)(const block *b, const RHO_T *rho, double
           const phew_grid *g = b->grid;
           const double coord[3] = {(double)(id % g->global_dims[0]), (double)((id / g->global_dims[0]) % g->global_dims[1]),
                                    (double)(id / (g->global_dims[0] * g->global_dims[1]))};
-          if (peak_table_add(peaks, id, i, (double)r, coord) != PHEW_OK) {
+          if (peak_table_add(peaks, id, i, (double)r, coord, 0) != PHEW_OK) {
             status = PHEW_ERROR_MEMORY;
             goto done;
           }
@@ -149,7 +149,7 @@ static phew_status KERNEL(point_uphill_graph)(const phew_graph *g, const RHO_T *
       if (g->position)
         for (int d = 0; d < 3; ++d)
           coord[d] = g->position[3 * i + d];
-      if (peak_table_add(peaks, g->global_id[i], i, (double)r, coord) != PHEW_OK)
+      if (peak_table_add(peaks, g->global_id[i], i, (double)r, coord, 0) != PHEW_OK)
         return PHEW_ERROR_MEMORY;
     }
   }

@@ -196,8 +196,15 @@ typedef struct phew_result {
 /* Run the whole pipeline: watershed, saddles, noise removal, saddle merging, properties.
  * Collective over input->mpi_comm. On error every rank returns the same status, the
  * message says why, and the labels are filled with -1 (whenever the label arrays and the
- * number of cells are known; the density is never written). The result holds the whole
- * catalogue and dendrogram on every rank. */
+ * number of cells are known; the density is never written).
+ *
+ * In parallel each rank passes its block of the grid: the active box it owns plus one ghost
+ * layer towards every neighbouring block (phew_grid_decompose gives such blocks; any tiling
+ * of the grid by active boxes works), with the ghost densities filled (phew_exchange_ghosts).
+ * Ranks may own no cells. Labels come back for active and ghost cells. The catalogue and the
+ * dendrogram (clumps, haloes, nodes) are complete on rank 0 of the communicator and empty on
+ * the other ranks; the stats are global and the same on every rank. The answer is identical,
+ * bit for bit, for any number of ranks. */
 phew_status phew_find_clumps(const phew_input *input, const phew_params *params,
                              phew_labels *labels, phew_result *result);
 
