@@ -108,7 +108,7 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
   qsort(keys, (size_t)kept, sizeof *keys, compare_nodes);
   for (int64_t k = 0; k < kept; ++k)
     new_index[keys[k].node] = k;
-  result->nodes = phew_malloc((size_t)kept, sizeof *result->nodes);
+  result->nodes = calloc((size_t)(kept > 0 ? kept : 1), sizeof *result->nodes); /* padding too: tables compare bytewise */
   if (!result->nodes) {
     status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the dendrogram");
     goto done;
