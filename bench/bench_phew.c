@@ -142,55 +142,41 @@ static void parse(int argc, char **argv, options *o)
       die("dimensions must be positive");
 }
 
-/* Fill the grid description of this rank: z slabs with one ghost layer on each side. */
+/* This rank's block, as the command-line tool splits the grid (balanced blocks with one
+ * ghost layer, periodic across ranks). */
 static void decompose(const options *o, phew_grid *g)
 {
-  phew_grid_init_whole(g, o->dims[0], o->dims[1], o->dims[2]);
-  for (int d = 0; d < 3; ++d)
-    g->periodic[d] = o->periodic;
-  if (n_ranks == 1)
-    return;
-  const int64_t nz = o->dims[2];
-  const int64_t z0 = nz * rank / n_ranks, z1 = nz * (rank + 1) / n_ranks;
-  int64_t s0 = z0 - 1, s1 = z1 + 1;
-  if (!o->periodic) {
-    if (s0 < 0)
-      s0 = 0;
-    if (s1 > nz)
-      s1 = nz;
-  }
-  if (s1 - s0 > nz) { /* tiny grids: never store a layer twice */
-    s0 = 0;
-    s1 = nz;
-  }
-  g->active_offset[2] = z0;
-  g->active_dims[2] = z1 - z0;
-  g->stored_offset[2] = s0;
-  g->stored_dims[2] = s1 - s0;
+  const int periodic[3] = {o->periodic, o->periodic, o->periodic};
+  if (phew_grid_decompose(g, o->dims, periodic, n_ranks, rank) != PHEW_OK)
+    die("cannot split the grid");
 }
 
-/* Read the stored box (whole x-y planes, z layers wrapping around). */
+static int64_t wrap(int64_t c, int64_t n) { return c < 0 ? c + n : (c >= n ? c - n : c); }
+
+/* Read the whole cube, keep the stored box (ghost layers wrap around). */
 static void *load(const options *o, const phew_grid *g, size_t value_size)
 {
-  const size_t plane = (size_t)(g->stored_dims[0] * g->stored_dims[1]);
-  const size_t n = plane * (size_t)g->stored_dims[2];
-  unsigned char *data = malloc(n * value_size);
-  if (!data)
+  const size_t total = (size_t)(o->dims[0] * o->dims[1] * o->dims[2]);
+  const size_t n = (size_t)(g->stored_dims[0] * g->stored_dims[1] * g->stored_dims[2]);
+  unsigned char *all = malloc(total * value_size), *data = malloc((n ? n : 1) * value_size);
+  if (!all || !data)
     die("out of memory for the density");
   FILE *f = fopen(o->input, "rb");
   if (!f)
     die("cannot open the input file");
-  if (fseek(f, 0, SEEK_END) != 0 || ftell(f) != (long)(plane * (size_t)o->dims[2] * value_size))
+  if (fread(all, value_size, total, f) != total || fgetc(f) != EOF)
     die("the input file's size does not match --dims and --type");
-  for (int64_t k = 0; k < g->stored_dims[2]; ++k) {
-    int64_t z = (g->stored_offset[2] + k) % o->dims[2];
-    if (z < 0)
-      z += o->dims[2];
-    if (fseek(f, (long)((size_t)z * plane * value_size), SEEK_SET) != 0 ||
-        fread(data + (size_t)k * plane * value_size, value_size, plane, f) != plane)
-      die("cannot read the input file");
-  }
   fclose(f);
+  size_t k = 0;
+  for (int64_t z = 0; z < g->stored_dims[2]; ++z)
+    for (int64_t y = 0; y < g->stored_dims[1]; ++y)
+      for (int64_t x = 0; x < g->stored_dims[0]; ++x, ++k) {
+        const int64_t gx = wrap(g->stored_offset[0] + x, o->dims[0]), gy = wrap(g->stored_offset[1] + y, o->dims[1]),
+                      gz = wrap(g->stored_offset[2] + z, o->dims[2]);
+        memcpy(data + k * value_size, all + (size_t)(gx + o->dims[0] * (gy + o->dims[1] * gz)) * value_size,
+               value_size);
+      }
+  free(all);
   return data;
 }
 
@@ -300,13 +286,20 @@ int main(int argc, char **argv)
     printf("haloes                    %lld\n", (long long)result.n_haloes);
     printf("dendrogram_nodes          %lld\n", (long long)result.n_nodes);
     for (int k = 0; k < PHEW_STAGE_COUNT; ++k) {
-      char name[64];
-      snprintf(name, sizeof name, "seconds_%s", phew_stage_name(k));
-      for (char *c = name; *c; ++c)
+      char stage[48];
+      snprintf(stage, sizeof stage, "%s", phew_stage_name(k));
+      for (char *c = stage; *c; ++c)
         if (*c == ' ' || *c == '-')
           *c = '_';
-      printf("%-25s %.6f\n", name, s->seconds[k]);
+      printf("seconds_%-17s %.6f\n", stage, s->seconds[k]);
+      printf("rounds_%-18s %d\n", stage, s->iterations[k]); /* communication rounds */
+      printf("bytes_%-19s %lld\n", stage, (long long)s->bytes_sent[k]);
     }
+    printf("max_active_peaks          %lld\n", (long long)s->max_active_peaks);
+    printf("max_ghost_peaks           %lld\n", (long long)s->max_ghost_peaks);
+    printf("max_ghost_ratio           %.4f\n", s->max_ghost_ratio);
+    printf("max_sparse_entries        %lld\n", (long long)s->max_sparse_entries);
+    printf("hash_collisions           %lld\n", (long long)s->hash_collisions);
     printf("seconds_total             %.6f\n", wall_max);
     printf("cells_per_second          %.0f\n", n_cells / wall_max);
     printf("rss_before_bytes          %lld\n", rss_before);

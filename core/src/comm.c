@@ -150,25 +150,22 @@ static unsigned char *sorted_by_destination(const outbox *o, int *count, int *of
   return sorted;
 }
 
-phew_status outbox_send(outbox *o, comm *c, inbox *in)
+/* The exchange itself: items already grouped by destination, send_count[r] for rank r (a
+ * count of -1 everywhere says that this rank failed, and makes the exchange fail everywhere). */
+static phew_status exchange_grouped(comm *c, const unsigned char *sorted, int *send_count, size_t item_size,
+                                    inbox *in)
 {
-  memset(in, 0, sizeof *in);
   const int size = c->size;
-  int *send_count = phew_malloc((size_t)size, sizeof *send_count);
+  memset(in, 0, sizeof *in);
   int *send_offset = phew_malloc((size_t)size + 1, sizeof *send_offset);
   in->count = phew_malloc((size_t)size, sizeof *in->count);
   in->offset = phew_malloc((size_t)size + 1, sizeof *in->offset);
-  unsigned char *sorted = NULL;
-  int failed = o->failed || !send_count || !send_offset || !in->count || !in->offset || o->n > INT_MAX;
-  if (!failed) {
-    sorted = sorted_by_destination(o, send_count, send_offset);
-    failed = !sorted;
-  }
-  if (failed && send_count) /* a count of -1 tells every rank that this one failed */
+  int failed = !send_offset || !in->count || !in->offset;
+  if (failed)
     for (int r = 0; r < size; ++r)
       send_count[r] = -1;
   phew_status status = PHEW_OK;
-  if (!send_count || !in->count) {
+  if (!in->count) {
     status = PHEW_ERROR_MEMORY; /* cannot even say so: the caller agrees on it later */
     goto done;
   }
@@ -180,7 +177,7 @@ phew_status outbox_send(outbox *o, comm *c, inbox *in)
     in->count[0] = send_count[0];
   int64_t total = 0;
   for (int r = 0; r < size; ++r) {
-    if (in->count[r] < 0)
+    if (in->count[r] < 0 || send_count[r] < 0)
       failed = 1;
     total += in->count[r];
   }
@@ -188,12 +185,14 @@ phew_status outbox_send(outbox *o, comm *c, inbox *in)
     status = PHEW_ERROR_MEMORY;
     goto done;
   }
-  in->offset[0] = 0;
-  for (int r = 0; r < size; ++r)
+  send_offset[0] = in->offset[0] = 0;
+  for (int r = 0; r < size; ++r) {
+    send_offset[r + 1] = send_offset[r] + send_count[r];
     in->offset[r + 1] = in->offset[r] + in->count[r];
+  }
   in->n = total;
-  in->item_size = o->item_size;
-  in->items = phew_malloc((size_t)(total > 0 ? total : 1), o->item_size);
+  in->item_size = item_size;
+  in->items = phew_malloc((size_t)(total > 0 ? total : 1), item_size);
   if (!in->items) {
     status = PHEW_ERROR_MEMORY; /* the others received our counts: they go on, we agree later */
     goto done;
@@ -201,23 +200,52 @@ phew_status outbox_send(outbox *o, comm *c, inbox *in)
 #ifdef PHEW_WITH_MPI
   if (size > 1) {
     MPI_Datatype item;
-    MPI_Type_contiguous((int)o->item_size, MPI_BYTE, &item);
+    MPI_Type_contiguous((int)item_size, MPI_BYTE, &item);
     MPI_Type_commit(&item);
     MPI_Alltoallv(sorted, send_count, send_offset, item, in->items, in->count, in->offset, item, c->mpi);
     MPI_Type_free(&item);
   } else
 #endif
-    memcpy(in->items, sorted, (size_t)total * o->item_size);
+    memcpy(in->items, sorted, (size_t)total * item_size);
   for (int r = 0; r < size; ++r)
     if (r != c->rank)
-      c->bytes_sent += (int64_t)send_count[r] * (int64_t)o->item_size;
+      c->bytes_sent += (int64_t)send_count[r] * (int64_t)item_size;
 done:
+  free(send_offset);
+  return status;
+}
+
+phew_status outbox_send(outbox *o, comm *c, inbox *in)
+{
+  int *send_count = phew_malloc((size_t)c->size, sizeof *send_count);
+  int *send_offset = phew_malloc((size_t)c->size + 1, sizeof *send_offset);
+  unsigned char *sorted = NULL;
+  if (!o->failed && send_count && send_offset && o->n <= INT_MAX)
+    sorted = sorted_by_destination(o, send_count, send_offset);
+  phew_status status = PHEW_ERROR_MEMORY;
+  if (send_count) {
+    if (!sorted)
+      for (int r = 0; r < c->size; ++r)
+        send_count[r] = -1;
+    status = exchange_grouped(c, sorted, send_count, o->item_size, in);
+  }
   free(send_count);
   free(send_offset);
   free(sorted);
   o->n = 0; /* the outbox can be filled again */
   o->failed = 0;
   return status;
+}
+
+phew_status comm_exchange_grouped(comm *c, const void *items, const int *counts, size_t item_size, inbox *in)
+{
+  int *send_count = phew_malloc((size_t)c->size, sizeof *send_count);
+  if (!send_count)
+    return PHEW_ERROR_MEMORY;
+  memcpy(send_count, counts, (size_t)c->size * sizeof *send_count);
+  phew_status s = exchange_grouped(c, items, send_count, item_size, in);
+  free(send_count);
+  return s;
 }
 
 void inbox_free(inbox *in)

@@ -25,15 +25,18 @@ phew_status ghost_plan_build(ghost_plan *p, comm *c, const phew_grid *g, char *m
   int64_t *cell = phew_malloc((size_t)(n_ghost > 0 ? n_ghost : 1), sizeof *cell);
   int *owner = phew_malloc((size_t)(n_ghost > 0 ? n_ghost : 1), sizeof *owner);
   int64_t k = 0, orphans = 0;
+  const int64_t ax0 = g->active_offset[0] - g->stored_offset[0], ax1 = ax0 + g->active_dims[0];
   for (int64_t z = 0; cell && owner && z < sz; ++z)
-    for (int64_t y = 0; y < sy; ++y)
+    for (int64_t y = 0; y < sy; ++y) {
+      const int64_t raw_y = g->stored_offset[1] + y, raw_z = g->stored_offset[2] + z;
+      const int row_active = raw_y >= g->active_offset[1] && raw_y < g->active_offset[1] + g->active_dims[1] &&
+                             raw_z >= g->active_offset[2] && raw_z < g->active_offset[2] + g->active_dims[2];
       for (int64_t x = 0; x < sx; ++x) {
-        const int64_t raw[3] = {g->stored_offset[0] + x, g->stored_offset[1] + y, g->stored_offset[2] + z};
-        int active = 1;
-        for (int d = 0; d < 3; ++d)
-          active &= raw[d] >= g->active_offset[d] && raw[d] < g->active_offset[d] + g->active_dims[d];
-        if (active)
-          continue;
+        if (row_active && x == ax0 && ax1 > ax0)
+          x = ax1; /* skip the active run of the row */
+        if (x >= sx)
+          break;
+        const int64_t raw[3] = {g->stored_offset[0] + x, raw_y, raw_z};
         const int64_t w[3] = {wrap(raw[0], g->global_dims[0]), wrap(raw[1], g->global_dims[1]),
                               wrap(raw[2], g->global_dims[2])};
         const int r = owners_of_coord(&own, w);
@@ -46,6 +49,7 @@ phew_status ghost_plan_build(ghost_plan *p, comm *c, const phew_grid *g, char *m
         owner[k++] = r;
         outbox_put(&asks, r, &id);
       }
+    }
   if (!cell || !owner)
     asks.failed = 1;
   inbox in;
@@ -65,8 +69,8 @@ phew_status ghost_plan_build(ghost_plan *p, comm *c, const phew_grid *g, char *m
   int *fill = calloc((size_t)c->size + 1, sizeof *fill);
   p->n_answer = in.n;
   p->answer_cell = phew_malloc((size_t)(in.n > 0 ? in.n : 1), sizeof *p->answer_cell);
-  p->answer_rank = phew_malloc((size_t)(in.n > 0 ? in.n : 1), sizeof *p->answer_rank);
-  int failed = !p->ask_cell || !fill || !p->answer_cell || !p->answer_rank;
+  p->answer_count = phew_malloc((size_t)c->size, sizeof *p->answer_count);
+  int failed = !p->ask_cell || !fill || !p->answer_cell || !p->answer_count;
   if (!failed) {
     for (int64_t i = 0; i < k; ++i)
       fill[owner[i] + 1]++;
@@ -75,14 +79,15 @@ phew_status ghost_plan_build(ghost_plan *p, comm *c, const phew_grid *g, char *m
     for (int64_t i = 0; i < k; ++i)
       p->ask_cell[fill[owner[i]]++] = cell[i];
     const int64_t *asked = (const int64_t *)in.items;
-    for (int r = 0; r < c->size; ++r)
+    for (int r = 0; r < c->size; ++r) {
+      p->answer_count[r] = in.count[r];
       for (int i = in.offset[r]; i < in.offset[r + 1]; ++i) {
         const int64_t id = asked[i];
         const int64_t a[3] = {id % g->global_dims[0], (id / g->global_dims[0]) % g->global_dims[1],
                               id / (g->global_dims[0] * g->global_dims[1])};
         p->answer_cell[i] = (a[0] - g->stored_offset[0]) + sx * ((a[1] - g->stored_offset[1]) + sy * (a[2] - g->stored_offset[2]));
-        p->answer_rank[i] = r;
       }
+    }
   }
   free(fill);
   if (comm_max(c, failed)) {
@@ -102,18 +107,13 @@ done:
 
 phew_status ghost_plan_exchange(const ghost_plan *p, comm *c, const void *answer, void *ask, size_t value_size)
 {
-  outbox o;
-  outbox_init(&o, c, value_size);
-  for (int64_t i = 0; i < p->n_answer; ++i)
-    outbox_put(&o, p->answer_rank[i], (const unsigned char *)answer + (size_t)i * value_size);
-  inbox in;
-  phew_status s = outbox_send(&o, c, &in);
+  inbox in; /* answers are grouped by the rank that asked: no sorting needed */
+  phew_status s = comm_exchange_grouped(c, answer, p->answer_count, value_size, &in);
   if (s == PHEW_OK && in.n == p->n_ask)
     memcpy(ask, in.items, (size_t)in.n * value_size);
   else if (s == PHEW_OK)
     s = PHEW_ERROR_MPI;
   inbox_free(&in);
-  outbox_free(&o);
   return s;
 }
 
@@ -121,7 +121,7 @@ void ghost_plan_free(ghost_plan *p)
 {
   free(p->ask_cell);
   free(p->answer_cell);
-  free(p->answer_rank);
+  free(p->answer_count);
   memset(p, 0, sizeof *p);
 }
 

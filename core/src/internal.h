@@ -58,6 +58,8 @@ phew_status outbox_put(outbox *o, int dest, const void *item);
 phew_status outbox_send(outbox *o, comm *c, inbox *in);
 void outbox_free(outbox *o);
 void inbox_free(inbox *in);
+/* Collective: the same exchange for items already grouped by destination (counts[r] for r). */
+phew_status comm_exchange_grouped(comm *c, const void *items, const int *counts, size_t item_size, inbox *in);
 void comm_allgather(const comm *c, const void *item, size_t item_size, void *out);
 /* Collective: every rank's items end up on rank 0, in rank order; counts[r] says how many
  * came from rank r (rank 0 only, free it). */
@@ -103,8 +105,8 @@ typedef struct ghost_plan {
   int64_t n_ask;        /* ghost cells of this block */
   int64_t *ask_cell;    /* their stored indices, grouped by owner rank */
   int64_t n_answer;     /* active cells of this block that other blocks hold as ghosts */
-  int64_t *answer_cell; /* their stored indices */
-  int *answer_rank;     /* and who asked */
+  int64_t *answer_cell; /* their stored indices, grouped by the rank that asked */
+  int *answer_count;    /* per rank */
 } ghost_plan;
 
 /* Collective. Fails on every rank if some ghost cell has no owner. */

@@ -50,9 +50,9 @@ static peak_ref cell_label(const peak_table *peaks, const int64_t *cell_peak, in
 }
 
 /* Parallel watershed (paper section 3.1): ghost test cells are roots whose peak is not known
- * yet (cell_peak = -(position in the plan) - 2), and the active cells that climb into them
- * wait. Rounds of ghost exchange hand the peaks over until no label changes anywhere. */
-static phew_status resolve_across_ranks(const mesh *m, const field *f, const ghost_plan *plan, peak_comm *pc,
+ * yet, and the active cells that climbed into them wait. Rounds of ghost exchange hand the
+ * peaks over until no label changes anywhere. */
+static phew_status resolve_across_ranks(const mesh *m, const ghost_plan *plan, peak_comm *pc,
                                         int64_t *up, int64_t *cell_peak, int32_t *rounds, phew_result *result)
 {
   peak_table *peaks = pc->peaks;
@@ -61,23 +61,15 @@ static phew_status resolve_across_ranks(const mesh *m, const field *f, const gho
   peak_ref *answer = phew_malloc((size_t)plan->n_answer, sizeof *answer);
   peak_ref *ask = phew_malloc((size_t)plan->n_ask, sizeof *ask);
   int failed = !answer || !ask;
-  for (int64_t k = 0; !failed && k < plan->n_ask; ++k) {
-    const int64_t g = plan->ask_cell[k];
-    const double r = field_value(f, g);
-    up[g] = r > f->threshold ? g : -1;
-    cell_peak[g] = r > f->threshold ? -k - 2 : -1;
-  }
+  /* pending: active cells that climbed into a ghost root (ghost roots point at themselves) */
   for (int64_t i = 0; !failed && i < m->n_local; ++i)
-    if (up[i] >= 0 && up[i] != i && cell_peak[up[i]] <= PENDING)
-      ++n_pending; /* climbs into a ghost (roots are already resolved) */
+    n_pending += cell_peak[i] <= PENDING && up[i] != i;
   pending = phew_malloc((size_t)n_pending, sizeof *pending);
   failed |= !pending;
   n_pending = 0;
   for (int64_t i = 0; !failed && i < m->n_local; ++i)
-    if (up[i] >= 0 && up[i] != i && cell_peak[up[i]] <= PENDING) {
-      cell_peak[i] = cell_peak[up[i]];
+    if (cell_peak[i] <= PENDING && up[i] != i)
       pending[n_pending++] = i;
-    }
   phew_status s = PHEW_OK;
   int64_t changes = 0;
   if (!comm_max(pc->c, failed))
@@ -153,10 +145,15 @@ phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan,
                      "densities must be finite and non-negative",
                      (long long)n_bad);
 
-  /* cells that are not active test cells hold -1 here, ghost cells are roots */
+  /* cells that are not active test cells hold -1 here; ghost test cells are roots whose
+   * peak is not known yet: -(their position in the plan) - 2 */
   if (plan)
-    for (int64_t k = 0; k < plan->n_ask; ++k)
-      up[plan->ask_cell[k]] = plan->ask_cell[k];
+    for (int64_t k = 0; k < plan->n_ask; ++k) {
+      const int64_t g = plan->ask_cell[k];
+      const int test = field_value(f, g) > f->threshold;
+      up[g] = test ? g : -1;
+      cell_peak[g] = test ? -k - 2 : -1;
+    }
   for (int64_t i = 0; i < m->n_local; ++i)
     if (up[i] >= 0) {
       const int64_t peak = find_peak(up, i);
@@ -166,7 +163,7 @@ phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan,
   stats->iterations[PHEW_STAGE_WATERSHED] = 1;
   if (plan) {
     stats->iterations[PHEW_STAGE_WATERSHED] = 0;
-    s = resolve_across_ranks(m, f, plan, pc, up, cell_peak, &stats->iterations[PHEW_STAGE_WATERSHED], result);
+    s = resolve_across_ranks(m, plan, pc, up, cell_peak, &stats->iterations[PHEW_STAGE_WATERSHED], result);
   }
   stats->n_test_cells = comm_sum(pc->c, n_test);
   stats->n_peaks = comm_sum(pc->c, peaks->n_owned);
