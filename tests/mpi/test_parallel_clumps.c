@@ -237,6 +237,55 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
   return failures;
 }
 
+/* Errors are collective: a problem seen by one rank only (bad data in its block, a bad
+ * parameter, an inconsistent block) fails every rank with the same message, no deadlock. */
+static int check_error(const char *name, int what, const char *expected)
+{
+  int rank, size;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int64_t n[3] = {16, 12, 10};
+  const int per[3] = {1, 1, 1};
+  double *global = make_field(SMOOTH, n, 1, 3);
+  const int culprit = size - 1;
+  phew_params p;
+  phew_params_init(&p);
+  p.density_threshold = 6.0;
+  if (what == 1 && rank == culprit)
+    p.density_threshold = -1.0;
+  phew_grid g;
+  phew_grid_decompose(&g, n, per, size, rank);
+  if (what == 2 && rank == culprit)
+    g.active_dims[0] = g.stored_dims[0] + 1;
+  if (what == 0) { /* NaN in the culprit's first active cell, as every rank sees the field */
+    phew_grid mine;
+    phew_grid_decompose(&mine, n, per, size, culprit);
+    const int64_t bad = mine.active_offset[0] + n[0] * (mine.active_offset[1] + n[1] * mine.active_offset[2]);
+    global[bad] = NAN;
+  }
+  run r;
+  find(&r, &g, global, 0, &p, &comm);
+  int failures = 0;
+  if (r.status == PHEW_OK || strstr(r.result.message, expected) == NULL || r.result.n_clumps != 0) {
+    printf("%s: rank %d: status %d, message '%s' (expected '%s')\n", name, rank, r.status, r.result.message, expected);
+    ++failures;
+  }
+  const int64_t n_stored = g.stored_dims[0] * g.stored_dims[1] * g.stored_dims[2];
+  for (int64_t i = 0; what != 2 && i < n_stored; ++i)
+    if (r.patch[i] != -1 || r.clump[i] != -1 || r.halo[i] != -1) {
+      printf("%s: rank %d: labels not reset to -1 after the error\n", name, rank);
+      ++failures;
+      break;
+    }
+  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, comm);
+  if (rank == 0)
+    printf("%-28s every rank: '%s': %s\n", name, r.result.message, failures ? "FAIL" : "ok");
+  run_free(&r);
+  free(global);
+  return failures;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -253,6 +302,9 @@ int main(int argc, char **argv)
   failures += check_case("peak on a block boundary", BOUNDARY_PEAK, 16, 16, 16, 1, 0, 1, 0.0, 0, 10);
   failures += check_case("thin blocks 8x3x40", SMOOTH, 8, 3, 40, 1, 0, 1, 0.0, 0, 11);
   failures += check_case("thin blocks open 2x2x64", SMOOTH, 2, 2, 64, 0, 0, 1, 0.0, 0, 12);
+  failures += check_error("NaN on one rank", 0, "NaN, infinite or negative");
+  failures += check_error("bad threshold on one rank", 1, "density threshold");
+  failures += check_error("bad block on one rank", 2, "inconsistent block");
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0)
