@@ -162,23 +162,26 @@ enum phew_stage {
 
 /* Counts and per-stage diagnostics (global figures; times are the maximum over ranks). */
 typedef struct phew_stats {
-  int64_t n_cells;
+  int64_t n_cells;             /* active cells, all ranks */
   int64_t n_test_cells;
   int64_t n_peaks;
-  int64_t n_saddle_pairs;      /* distinct pairs of neighbouring peak patches */
+  int64_t n_saddle_pairs;      /* pairs of neighbouring peak patches, summed over ranks (a pair
+                                  seen on two ranks counts twice) */
   int64_t n_noise_discarded;   /* isolated irrelevant peaks */
   int64_t n_clumps_found;      /* before the mass threshold */
   int64_t n_haloes_found;      /* before the mass threshold */
   int32_t noise_levels;        /* merging levels in noise removal */
   int32_t saddle_levels;       /* merging levels in saddle merging */
-  int32_t iterations[PHEW_STAGE_COUNT]; /* communication rounds per stage (1 when serial) */
-  double seconds[PHEW_STAGE_COUNT];
-  int64_t bytes_sent[PHEW_STAGE_COUNT]; /* summed over ranks */
-  int64_t max_active_peaks;    /* maximum over ranks */
-  int64_t max_ghost_peaks;     /* maximum over ranks */
+  int32_t iterations[PHEW_STAGE_COUNT]; /* communication rounds per stage: ghost exchanges of the
+                                  watershed; key-saddle collections plus label scatters of the
+                                  merging stages (1 for a stage without rounds) */
+  double seconds[PHEW_STAGE_COUNT];     /* maximum over ranks */
+  int64_t bytes_sent[PHEW_STAGE_COUNT]; /* to other ranks, summed over ranks */
+  int64_t max_active_peaks;    /* maximum over ranks of the peaks a rank owns */
+  int64_t max_ghost_peaks;     /* maximum over ranks of the ghost peaks a rank holds */
   double max_ghost_ratio;      /* maximum over ranks of ghost / active peaks */
-  int64_t max_sparse_entries;  /* maximum over ranks of saddle-matrix entries */
-  int64_t hash_collisions;     /* summed over ranks */
+  int64_t max_sparse_entries;  /* maximum over ranks of saddle-matrix entries (2 per pair) */
+  int64_t hash_collisions;     /* peak hash tables, summed over ranks */
   int n_ranks;
 } phew_stats;
 
