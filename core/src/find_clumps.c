@@ -80,7 +80,7 @@ static void stage_end(pipeline *pl)
 }
 
 /* Times become the maximum over ranks and volumes the sum, so every rank reports the same. */
-static void global_stats(comm *c, phew_stats *st, const peak_table *peaks, const edge_list *edges)
+static void global_stats(comm *c, phew_stats *st, const peak_table *peaks, int64_t sparse_entries)
 {
   for (int k = 0; k < PHEW_STAGE_COUNT; ++k) {
     st->seconds[k] = comm_max_double(c, st->seconds[k]);
@@ -90,7 +90,7 @@ static void global_stats(comm *c, phew_stats *st, const peak_table *peaks, const
   st->max_active_peaks = comm_max(c, peaks->n_owned);
   st->max_ghost_peaks = comm_max(c, ghosts);
   st->max_ghost_ratio = comm_max_double(c, peaks->n_owned > 0 ? (double)ghosts / (double)peaks->n_owned : 0.0);
-  st->max_sparse_entries = comm_max(c, 2 * edges->n);
+  st->max_sparse_entries = comm_max(c, sparse_entries);
   st->hash_collisions = comm_sum(c, peaks->collisions);
   st->n_cells = comm_sum(c, st->n_cells);
   st->n_ranks = c->size;
@@ -167,6 +167,7 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   stage_begin(&pl, PHEW_STAGE_SADDLES);
   s = comm_agree(&c, saddles_find(&m, &f, labels->clump_id, peaks.n, &edges, result), result);
   result->stats.n_saddle_pairs = comm_sum(&c, edges.n);
+  const int64_t sparse_entries = 2 * edges.n; /* before merging shrinks the list */
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;
@@ -210,7 +211,7 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;
-  global_stats(&c, &result->stats, &peaks, &edges);
+  global_stats(&c, &result->stats, &peaks, sparse_entries);
   if (in->progress)
     in->progress(1.0, "done", in->progress_data);
   goto done;
