@@ -14,7 +14,8 @@ static double cut_surface(const int64_t n[3], const int p[3])
 
 static void best_factors(const int64_t n[3], int n_ranks, int p[3])
 {
-  double best = -1.0;
+  int best_empty = 4;
+  double best_cut = 0.0;
   for (int a = 1; a <= n_ranks; ++a) {
     if (n_ranks % a)
       continue;
@@ -22,11 +23,12 @@ static void best_factors(const int64_t n[3], int n_ranks, int p[3])
       if ((n_ranks / a) % b)
         continue;
       const int q[3] = {a, b, n_ranks / a / b};
-      /* prefer blocks that are not empty, then the smallest cut */
+      /* fewest axes with more blocks than cells (empty blocks), then the smallest cut */
       const int empty = (q[0] > n[0]) + (q[1] > n[1]) + (q[2] > n[2]);
-      const double cost = cut_surface(n, q) + (double)empty * 1e300;
-      if (best < 0.0 || cost < best) {
-        best = cost;
+      const double cut = cut_surface(n, q);
+      if (empty < best_empty || (empty == best_empty && cut < best_cut)) {
+        best_empty = empty;
+        best_cut = cut;
         memcpy(p, q, sizeof q);
       }
     }

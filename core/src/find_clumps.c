@@ -166,7 +166,8 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
 
   stage_begin(&pl, PHEW_STAGE_SADDLES);
   s = comm_agree(&c, saddles_find(&m, &f, labels->clump_id, peaks.n, &edges, result), result);
-  result->stats.n_saddle_pairs = comm_sum(&c, edges.n);
+  if (s == PHEW_OK && saddles_count_distinct(&pc, &edges, &result->stats.n_saddle_pairs) != PHEW_OK)
+    s = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while counting saddle pairs");
   const int64_t sparse_entries = 2 * edges.n; /* before merging shrinks the list */
   stage_end(&pl);
   if (s != PHEW_OK)

@@ -247,6 +247,8 @@ typedef struct edge_list {
 phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak,
                          int64_t n_peaks, edge_list *out, phew_result *result);
 void edge_list_free(edge_list *e);
+/* Collective: the number of distinct pairs of neighbouring patches over all ranks. */
+phew_status saddles_count_distinct(peak_comm *pc, const edge_list *edges, int64_t *count);
 
 /* ---- level-by-level merging (merging.c) ------------------------------------------------- */
 typedef struct merge_event {

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct pair_slot {
   uint64_t key; /* (lower peak index << 32 | higher peak index) + 1; 0 marks an empty slot */
@@ -136,4 +137,54 @@ void edge_list_free(edge_list *e)
   free(e->edges);
   e->edges = NULL;
   e->n = e->capacity = 0;
+}
+
+/* Distinct pairs of neighbouring patches over all ranks (a pair may be seen on several
+ * ranks): each pair is counted by the owner of its lower peak, once. */
+typedef struct id_pair {
+  int64_t lo, hi;
+} id_pair;
+
+static uint64_t id_pair_hash(id_pair k)
+{
+  return ((uint64_t)k.lo * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)k.hi * UINT64_C(0xC2B2AE3D27D4EB4F)) >> 7;
+}
+
+phew_status saddles_count_distinct(peak_comm *pc, const edge_list *edges, int64_t *count)
+{
+  const peak_table *t = pc->peaks;
+  outbox o;
+  outbox_init(&o, pc->c, sizeof(id_pair));
+  for (int64_t e = 0; e < edges->n; ++e) {
+    const int64_t a = t->global_id[edges->edges[e].a], b = t->global_id[edges->edges[e].b];
+    const id_pair k = {a < b ? a : b, a < b ? b : a};
+    outbox_put(&o, t->owner[a < b ? edges->edges[e].a : edges->edges[e].b], &k);
+  }
+  inbox in;
+  phew_status s = outbox_send(&o, pc->c, &in);
+  outbox_free(&o);
+  int64_t n = 0;
+  uint64_t mask = 1;
+  while (mask < 2 * (uint64_t)in.n + 1)
+    mask <<= 1;
+  id_pair *set = s == PHEW_OK ? phew_malloc((size_t)mask, sizeof *set) : NULL;
+  for (uint64_t h = 0; set && h < mask; ++h)
+    set[h].lo = -1;
+  mask -= 1;
+  for (int64_t i = 0; set && i < in.n; ++i) {
+    id_pair k;
+    memcpy(&k, in.items + (size_t)i * sizeof k, sizeof k);
+    uint64_t h = id_pair_hash(k) & mask;
+    while (set[h].lo >= 0 && (set[h].lo != k.lo || set[h].hi != k.hi))
+      h = (h + 1) & mask;
+    if (set[h].lo < 0) {
+      set[h] = k;
+      ++n;
+    }
+  }
+  const int failed = !set;
+  free(set);
+  inbox_free(&in);
+  *count = comm_sum(pc->c, n);
+  return comm_max(pc->c, failed) ? PHEW_ERROR_MEMORY : PHEW_OK;
 }

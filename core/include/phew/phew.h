@@ -165,8 +165,7 @@ typedef struct phew_stats {
   int64_t n_cells;             /* active cells, all ranks */
   int64_t n_test_cells;
   int64_t n_peaks;
-  int64_t n_saddle_pairs;      /* pairs of neighbouring peak patches, summed over ranks (a pair
-                                  seen on two ranks counts twice) */
+  int64_t n_saddle_pairs;      /* distinct pairs of neighbouring peak patches */
   int64_t n_noise_discarded;   /* isolated irrelevant peaks */
   int64_t n_clumps_found;      /* before the mass threshold */
   int64_t n_haloes_found;      /* before the mass threshold */
