@@ -1,0 +1,23 @@
+/* The processes the command-line tool runs on: the ranks of MPI_COMM_WORLD when the tool is
+ * built with MPI (PHEW_CLI_WITH_MPI), else this process alone. Nothing else in the tool
+ * includes mpi.h except block_io.c. */
+#ifndef PHEW_CLI_PROCS_H
+#define PHEW_CLI_PROCS_H
+
+#include <stddef.h>
+
+typedef struct procs {
+  int rank, size;
+  void *mpi_comm; /* for phew_input.mpi_comm: the address of an MPI_Comm, NULL when serial */
+} procs;
+
+/* MPI_Init (with MPI), then rank and size. */
+void procs_init(procs *p, int *argc, char ***argv);
+void procs_finalize(void);
+
+/* Collective: returns 1 if ok is true on every rank. Otherwise returns 0 on every rank and
+ * message (message_size bytes, the same size on every rank) holds, everywhere, the message
+ * of the lowest rank that was not ok. Serial: returns ok. */
+int procs_all_ok(const procs *p, int ok, char *message, size_t message_size);
+
+#endif
