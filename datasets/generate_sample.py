@@ -201,8 +201,9 @@ def _b64_block(raw):
 
 def write_vti(path, rho, spacing, origin, name="density"):
     """VTK XML ImageData, one Float32 CellData array, inline binary (base64) data, UInt32
-    header, no compression. The header (the byte count) and the data are two separate
-    base64 blocks, as VTK's own writer produces them."""
+    header, no compression. The header (the byte count) and the data are one base64 stream:
+    ParaView's reader misreads parts of files whose header and data are two separate blocks,
+    and parallel runs read parts."""
     nz, ny, nx = rho.shape
     data = np.ascontiguousarray(rho, dtype="<f4").tobytes()
     if len(data) >= 2 ** 32:
@@ -221,7 +222,7 @@ def write_vti(path, rho, spacing, origin, name="density"):
         f'      <CellData Scalars="{name}">',
         f'        <DataArray type="Float32" Name="{name}" format="binary" '
         f'RangeMin="{rng[0]!r}" RangeMax="{rng[1]!r}">',
-        '          ' + _b64_block(header) + _b64_block(data),
+        '          ' + _b64_block(header + data),
         '        </DataArray>',
         '      </CellData>',
         '    </Piece>',

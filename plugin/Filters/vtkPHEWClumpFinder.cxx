@@ -17,11 +17,19 @@
 #include "vtkSmartPointer.h"
 #include "vtkStreamingDemandDrivenPipeline.h"
 #include "vtkTable.h"
+#include "vtkUnsignedCharArray.h"
+
+#if VTK_MODULE_ENABLE_VTK_ParallelMPI
+#include "vtkMPI.h"
+#include "vtkMPICommunicator.h"
+#endif
 
 #include "phew/phew.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 // The label arrays are handed to the core as int64_t*, without a copy.
 static_assert(sizeof(vtkIdType) == sizeof(int64_t), "PHEW needs a VTK built with 64-bit ids");
@@ -58,6 +66,199 @@ void ClearTables(vtkInformationVector* outputVector)
       table->Initialize();
     }
   }
+}
+
+// A box of PHEW cells, [lo, hi) per axis, in global indices (0 at the start of the whole
+// extent). Empty boxes are all zeros.
+struct Box
+{
+  long long lo[3] = { 0, 0, 0 };
+  long long hi[3] = { 0, 0, 0 };
+
+  long long Dim(int d) const { return hi[d] > lo[d] ? hi[d] - lo[d] : 0; }
+  long long Count() const { return this->Dim(0) * this->Dim(1) * this->Dim(2); }
+  bool Empty() const { return this->Count() == 0; }
+  bool operator==(const Box& b) const
+  {
+    return std::equal(lo, lo + 3, b.lo) && std::equal(hi, hi + 3, b.hi);
+  }
+  bool Contains(const Box& b) const
+  {
+    for (int d = 0; d < 3; ++d)
+    {
+      if (b.lo[d] < lo[d] || b.hi[d] > hi[d])
+      {
+        return false;
+      }
+    }
+    return true;
+  }
+  Box Intersection(const Box& b) const
+  {
+    Box r;
+    for (int d = 0; d < 3; ++d)
+    {
+      r.lo[d] = std::max(lo[d], b.lo[d]);
+      r.hi[d] = std::min(hi[d], b.hi[d]);
+    }
+    return r.Empty() ? Box() : r;
+  }
+  // Position of cell (x, y, z) in an array laid out over this box, x fastest.
+  long long Index(long long x, long long y, long long z) const
+  {
+    return (x - lo[0]) + this->Dim(0) * ((y - lo[1]) + this->Dim(1) * (z - lo[2]));
+  }
+};
+
+// The PHEW cells of an image with point extent `extent` inside `whole`: its image cells
+// (cell data; an axis that is flat in the whole image has one layer of cells) or its points.
+Box PieceBox(const int extent[6], const int whole[6], bool cellData)
+{
+  Box b;
+  for (int d = 0; d < 3; ++d)
+  {
+    const int lo = extent[2 * d], hi = extent[2 * d + 1];
+    const int wholeLo = whole[2 * d], wholeHi = whole[2 * d + 1];
+    if (hi < lo)
+    {
+      return Box();
+    }
+    b.lo[d] = lo - wholeLo;
+    b.hi[d] = (cellData && wholeHi > wholeLo) ? hi - wholeLo : hi - wholeLo + 1;
+  }
+  return b.Empty() ? Box() : b;
+}
+
+// Copies the cells of `region` from an array laid out over `from` into one laid out over `to`.
+template <typename T>
+void CopyRegion(const T* from, const Box& fromBox, T* to, const Box& toBox, const Box& region)
+{
+  for (long long z = region.lo[2]; z < region.hi[2]; ++z)
+  {
+    for (long long y = region.lo[1]; y < region.hi[1]; ++y)
+    {
+      const T* row = from + fromBox.Index(region.lo[0], y, z);
+      std::copy(row, row + region.Dim(0), to + toBox.Index(region.lo[0], y, z));
+    }
+  }
+}
+
+// The cells of `piece` not flagged as copies of another piece's cells (ghosts). Sets
+// `problem` when they do not form a box.
+Box NonGhostBox(const Box& piece, vtkUnsignedCharArray* ghosts, bool cellData, std::string& problem)
+{
+  if (!ghosts || piece.Empty())
+  {
+    return piece;
+  }
+  const unsigned char duplicate = cellData
+    ? static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATECELL)
+    : static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATEPOINT);
+  Box found; // grows to the bounding box of the non-ghost cells
+  std::copy(piece.hi, piece.hi + 3, found.lo);
+  std::copy(piece.lo, piece.lo + 3, found.hi);
+  long long count = 0;
+  for (long long z = piece.lo[2]; z < piece.hi[2]; ++z)
+  {
+    for (long long y = piece.lo[1]; y < piece.hi[1]; ++y)
+    {
+      for (long long x = piece.lo[0]; x < piece.hi[0]; ++x)
+      {
+        if (ghosts->GetValue(piece.Index(x, y, z)) & duplicate)
+        {
+          continue;
+        }
+        const long long c[3] = { x, y, z };
+        for (int d = 0; d < 3; ++d)
+        {
+          found.lo[d] = std::min(found.lo[d], c[d]);
+          found.hi[d] = std::max(found.hi[d], c[d] + 1);
+        }
+        ++count;
+      }
+    }
+  }
+  if (count != found.Count())
+  {
+    problem = "the cells of a piece that are not ghost cells do not form a box";
+    return Box();
+  }
+  return count ? found : Box();
+}
+
+// Turns the non-ghost boxes of all ranks into owned boxes that tile `whole` exactly once:
+// a box inside a lower rank's box is a copy (from a source that ignores piece requests) and
+// owns nothing; with point data, a plane two pieces share without a ghost flag (VTK's
+// extent split; vtkGhostCellsGenerator flags it instead) belongs to the upper piece.
+// Returns why the boxes cannot tile the image, or an empty string.
+std::string ResolveTiling(std::vector<Box>& boxes, const Box& whole, bool pointData)
+{
+  const int n = static_cast<int>(boxes.size());
+  for (int r = 0; r < n; ++r)
+  {
+    for (int q = 0; q < r && !boxes[r].Empty(); ++q)
+    {
+      if (!boxes[q].Empty() && boxes[q].Contains(boxes[r]))
+      {
+        boxes[r] = Box();
+      }
+    }
+  }
+  const std::vector<Box> given = boxes;
+  for (int r = 0; r < n && pointData; ++r)
+  {
+    for (int d = 0; d < 3; ++d)
+    {
+      for (int q = 0; q < n && !given[r].Empty(); ++q)
+      {
+        if (q != r && given[q].lo[d] == given[r].hi[d] - 1 && !given[q].Intersection(given[r]).Empty())
+        {
+          boxes[r].hi[d] -= 1;
+          break;
+        }
+      }
+    }
+    boxes[r] = boxes[r].Empty() ? Box() : boxes[r];
+  }
+  long long total = 0;
+  for (int r = 0; r < n; ++r)
+  {
+    if (!whole.Contains(boxes[r]) && !boxes[r].Empty())
+    {
+      return "the piece of rank " + std::to_string(r) + " lies outside the whole extent";
+    }
+    for (int q = 0; q < r; ++q)
+    {
+      if (!boxes[q].Intersection(boxes[r]).Empty())
+      {
+        return "the pieces of ranks " + std::to_string(q) + " and " + std::to_string(r) +
+          " overlap: the pieces must split the image (ghost cells are allowed if flagged)";
+      }
+    }
+    total += boxes[r].Count();
+  }
+  if (total != whole.Count())
+  {
+    return "the pieces cover " + std::to_string(total) + " of the " +
+      std::to_string(whole.Count()) + " cells of the image";
+  }
+  return std::string();
+}
+
+// What each rank tells the others before the run: problem flag, association (0 unknown,
+// 1 points, 2 cells), needs double, non-ghost box lo[3] and hi[3], piece has ghost cells.
+constexpr int kSummarySize = 10;
+
+// The message of rank `root` on every rank.
+std::string SharedProblem(vtkMultiProcessController* controller, int root, const std::string& mine)
+{
+  char text[512] = { 0 };
+  std::strncpy(text, mine.c_str(), sizeof text - 1);
+  if (controller && controller->GetNumberOfProcesses() > 1)
+  {
+    controller->Broadcast(text, sizeof text, root);
+  }
+  return text;
 }
 }
 
@@ -141,18 +342,22 @@ bool vtkPHEWClumpFinder::GetCoreCommunicator(void** comm)
 {
   *comm = nullptr;
   vtkMultiProcessController* controller = vtkMultiProcessController::GetGlobalController();
-  if (controller && controller->GetNumberOfProcesses() > 1)
+  if (!controller || controller->GetNumberOfProcesses() < 2)
   {
-    // Every rank reaches this branch, so failing here needs no collective agreement.
-    // Parallel support: take the MPI_Comm of the vtkMPICommunicator (VTK::ParallelMPI,
-    // GetMPIComm()->GetHandle()), request ghost layers in RequestUpdateExtent, and pass
-    // the active box of each piece in phew_grid.
-    vtkErrorMacro("parallel runs need a PHEW plugin with MPI support, which this version "
-                  "does not have yet: run pvbatch/pvserver on a single process ("
-      << controller->GetNumberOfProcesses() << " processes were started)");
-    return false;
+    return true;
   }
-  return true;
+#if VTK_MODULE_ENABLE_VTK_ParallelMPI
+  if (auto* mpi = vtkMPICommunicator::SafeDownCast(controller->GetCommunicator()))
+  {
+    *comm = mpi->GetMPIComm()->GetHandle(); // the core takes the address of an MPI_Comm
+    return true;
+  }
+#endif
+  // Every rank has the same kind of controller, so every rank fails here: no collective needed.
+  vtkErrorMacro("parallel runs need an MPI controller, but this one is a "
+    << controller->GetClassName() << " (" << controller->GetNumberOfProcesses()
+    << " processes)");
+  return false;
 }
 
 //------------------------------------------------------------------------------
@@ -169,16 +374,7 @@ int vtkPHEWClumpFinder::RequestData(
   bool ok = false;
   if (auto* image = vtkImageData::SafeDownCast(input))
   {
-    int wholeExtent[6];
-    if (inInfo->Has(SDDP::WHOLE_EXTENT()))
-    {
-      inInfo->Get(SDDP::WHOLE_EXTENT(), wholeExtent);
-    }
-    else
-    {
-      image->GetExtent(wholeExtent);
-    }
-    ok = this->RunOnImage(image, wholeExtent, vtkImageData::SafeDownCast(output), outputVector);
+    ok = this->RunOnImage(image, inInfo, vtkImageData::SafeDownCast(output), outputVector);
   }
   else
   {
@@ -197,107 +393,235 @@ int vtkPHEWClumpFinder::RequestData(
 }
 
 //------------------------------------------------------------------------------
-bool vtkPHEWClumpFinder::RunOnImage(vtkImageData* input, const int wholeExtent[6],
+bool vtkPHEWClumpFinder::RunOnImage(vtkImageData* input, vtkInformation* inInfo,
   vtkImageData* output, vtkInformationVector* outputVector)
 {
-  // 1. The density array.
-  int association = -1;
-  vtkDataArray* density = this->GetInputArrayToProcess(0, input, association);
-  if (!density)
+  vtkMultiProcessController* controller = vtkMultiProcessController::GetGlobalController();
+  const int nRanks = controller ? controller->GetNumberOfProcesses() : 1;
+  const int rank = controller ? controller->GetLocalProcessId() : 0;
+  void* mpiComm = nullptr;
+  if (!this->GetCoreCommunicator(&mpiComm))
   {
-    vtkInformation* arrayInfo = this->GetInputArrayInformation(0);
-    const char* name =
-      arrayInfo->Has(vtkDataObject::FIELD_NAME()) ? arrayInfo->Get(vtkDataObject::FIELD_NAME()) : nullptr;
-    if (name && *name)
-    {
-      vtkErrorMacro("the density array '" << name << "' is not a point or cell array of the input");
-    }
-    else
-    {
-      vtkErrorMacro("no density array selected (set Density to a point or cell array)");
-    }
     return false;
   }
-  const std::string name = density->GetName() ? density->GetName() : "(unnamed)";
-  if (association != vtkDataObject::FIELD_ASSOCIATION_POINTS &&
-    association != vtkDataObject::FIELD_ASSOCIATION_CELLS)
-  {
-    vtkErrorMacro("the density array '" << name << "' must be point or cell data");
-    return false;
-  }
-  if (density->GetNumberOfComponents() != 1)
-  {
-    vtkErrorMacro("the density array '" << name << "' has " << density->GetNumberOfComponents()
-                                         << " components; PHEW needs a scalar (1 component)");
-    return false;
-  }
-  const bool cellData = association == vtkDataObject::FIELD_ASSOCIATION_CELLS;
-
-  // 2. The grid: one PHEW cell per image cell (cell data) or per image point (point data).
-  //    Indices are relative to the whole extent, so global ids match the command-line tool.
-  int extent[6];
+  int extent[6], wholeExtent[6];
   input->GetExtent(extent);
-  double spacing[3], origin[3];
-  input->GetSpacing(spacing);
-  input->GetOrigin(origin);
-  phew_input in;
-  std::memset(&in, 0, sizeof in);
-  phew_grid& grid = in.grid;
-  for (int d = 0; d < 3; ++d)
+  if (inInfo->Has(SDDP::WHOLE_EXTENT()))
   {
-    const int lo = extent[2 * d], hi = extent[2 * d + 1];
-    const int wholeLo = wholeExtent[2 * d], wholeHi = wholeExtent[2 * d + 1];
-    if (hi < lo || wholeHi < wholeLo)
-    {
-      vtkErrorMacro("the input image is empty");
-      return false;
-    }
-    int64_t n = hi - lo + 1;
-    int64_t nWhole = wholeHi - wholeLo + 1;
-    if (cellData)
-    {
-      // An image that is flat along an axis still has one layer of (2D) cells along it.
-      n = n > 1 ? n - 1 : 1;
-      nWhole = nWhole > 1 ? nWhole - 1 : 1;
-    }
-    grid.global_dims[d] = nWhole;
-    grid.stored_offset[d] = grid.active_offset[d] = lo - wholeLo;
-    grid.stored_dims[d] = grid.active_dims[d] = n;
-    grid.periodic[d] = this->Periodic ? 1 : 0;
-    grid.spacing[d] = spacing[d];
-    // phew_grid.origin is the corner of cell (0,0,0); a point is the centre of its cell.
-    grid.origin[d] = origin[d] + wholeLo * spacing[d] - (cellData ? 0.0 : 0.5 * spacing[d]);
-  }
-  const vtkIdType nCells = grid.stored_dims[0] * grid.stored_dims[1] * grid.stored_dims[2];
-  if (density->GetNumberOfTuples() != nCells)
-  {
-    vtkErrorMacro("the density array '" << name << "' has " << density->GetNumberOfTuples()
-                                         << " values but the image has " << nCells
-                                         << (cellData ? " cells" : " points"));
-    return false;
-  }
-
-  // 3. The values: float and double without a copy, anything else converted to double.
-  vtkSmartPointer<vtkDoubleArray> converted;
-  if (auto* f32 = vtkArrayDownCast<vtkAOSDataArrayTemplate<float>>(density))
-  {
-    in.density = f32->GetPointer(0);
-    in.density_type = PHEW_FLOAT32;
-  }
-  else if (auto* f64 = vtkArrayDownCast<vtkAOSDataArrayTemplate<double>>(density))
-  {
-    in.density = f64->GetPointer(0);
-    in.density_type = PHEW_FLOAT64;
+    inInfo->Get(SDDP::WHOLE_EXTENT(), wholeExtent);
   }
   else
   {
-    converted = vtkSmartPointer<vtkDoubleArray>::New();
-    converted->DeepCopy(density);
-    in.density = converted->GetPointer(0);
-    in.density_type = PHEW_FLOAT64;
+    std::copy(extent, extent + 6, wholeExtent);
+  }
+  // An empty piece may carry a default geometry: take the pipeline's, the same on all ranks.
+  double spacing[3], origin[3];
+  input->GetSpacing(spacing);
+  input->GetOrigin(origin);
+  if (input->GetNumberOfPoints() == 0 && inInfo->Has(vtkDataObject::SPACING()) &&
+    inInfo->Has(vtkDataObject::ORIGIN()))
+  {
+    inInfo->Get(vtkDataObject::SPACING(), spacing);
+    inInfo->Get(vtkDataObject::ORIGIN(), origin);
   }
 
-  // 4. Parameters, communicator, progress.
+  // 1. This piece, checked locally. Nothing returns before the agreement of step 2, so that
+  //    a problem seen by one rank only (an array missing from one piece) stops every rank.
+  std::string problem;
+  int association = -1;
+  vtkDataArray* density = this->GetInputArrayToProcess(0, input, association);
+  vtkInformation* arrayInfo = this->GetInputArrayInformation(0);
+  std::string name;
+  if (density)
+  {
+    name = density->GetName() ? density->GetName() : "(unnamed)";
+  }
+  else
+  {
+    if (arrayInfo->Has(vtkDataObject::FIELD_NAME()))
+    {
+      name = arrayInfo->Get(vtkDataObject::FIELD_NAME());
+    }
+    // An empty piece may lack the array; the selection still says points or cells.
+    if (arrayInfo->Has(vtkDataObject::FIELD_ASSOCIATION()))
+    {
+      association = arrayInfo->Get(vtkDataObject::FIELD_ASSOCIATION());
+    }
+  }
+  const bool localCells = association == vtkDataObject::FIELD_ASSOCIATION_CELLS;
+  const bool localPoints = association == vtkDataObject::FIELD_ASSOCIATION_POINTS;
+  Box piece = PieceBox(extent, wholeExtent, localCells);
+  Box nonGhost;
+  if (!density && input->GetNumberOfPoints() > 0)
+  {
+    problem = name.empty()
+      ? "no density array selected (set Density to a point or cell array)"
+      : "the density array '" + name + "' is not a point or cell array of the input";
+  }
+  else if (density && !localCells && !localPoints)
+  {
+    problem = "the density array '" + name + "' must be point or cell data";
+  }
+  else if (density && density->GetNumberOfComponents() != 1)
+  {
+    problem = "the density array '" + name + "' has " +
+      std::to_string(density->GetNumberOfComponents()) +
+      " components; PHEW needs a scalar (1 component)";
+  }
+  else if (density && density->GetNumberOfTuples() != piece.Count())
+  {
+    problem = "the density array '" + name + "' has " +
+      std::to_string(density->GetNumberOfTuples()) + " values but the image " +
+      (nRanks > 1 ? "piece " : "") + "has " + std::to_string(piece.Count()) +
+      (localCells ? " cells" : " points");
+  }
+  else if (density)
+  {
+    vtkUnsignedCharArray* ghosts =
+      localCells ? input->GetCellGhostArray() : input->GetPointGhostArray();
+    nonGhost = NonGhostBox(piece, ghosts, localCells, problem);
+  }
+
+  // 2. Agreement: every rank learns every rank's problem flag, association, value type and
+  //    non-ghost box (ten numbers per rank), so that all ranks decide the same below.
+  const bool localDouble = density && !vtkArrayDownCast<vtkAOSDataArrayTemplate<float>>(density);
+  const long long mine[kSummarySize] = { problem.empty() ? 0 : 1,
+    localCells ? 2 : (localPoints ? 1 : 0), localDouble ? 1 : 0, nonGhost.lo[0], nonGhost.lo[1],
+    nonGhost.lo[2], nonGhost.hi[0], nonGhost.hi[1], nonGhost.hi[2], piece == nonGhost ? 0 : 1 };
+  std::vector<long long> all(mine, mine + kSummarySize);
+  if (nRanks > 1)
+  {
+    all.resize(static_cast<size_t>(nRanks) * kSummarySize);
+    controller->AllGather(mine, all.data(), kSummarySize);
+  }
+  int firstProblem = -1;
+  long long kind = 0;
+  bool mixed = false, useDouble = false, foreign = false; // foreign: cells owned elsewhere
+  std::vector<Box> boxes(nRanks);
+  for (int r = 0; r < nRanks; ++r)
+  {
+    const long long* s = &all[static_cast<size_t>(r) * kSummarySize];
+    if (s[0] && firstProblem < 0)
+    {
+      firstProblem = r;
+    }
+    mixed |= s[1] && kind && s[1] != kind;
+    kind = std::max(kind, s[1]);
+    useDouble |= s[2] != 0;
+    foreign |= s[9] != 0;
+    std::copy(s + 3, s + 6, boxes[r].lo);
+    std::copy(s + 6, s + 9, boxes[r].hi);
+  }
+  const bool cellData = kind == 2; // as agreed (a rank with an empty piece may not know)
+  const Box whole = PieceBox(wholeExtent, wholeExtent, cellData);
+  piece = PieceBox(extent, wholeExtent, cellData);
+  std::string agreed;
+  if (firstProblem >= 0)
+  {
+    agreed = SharedProblem(controller, firstProblem, problem);
+  }
+  else if (mixed)
+  {
+    agreed = "the density '" + name + "' is point data on some pieces and cell data on others";
+  }
+  else if (kind == 0 || whole.Empty())
+  {
+    agreed = "the input image is empty";
+  }
+  else
+  {
+    const std::vector<Box> before = boxes;
+    agreed = ResolveTiling(boxes, whole, !cellData);
+    foreign |= boxes != before;
+  }
+  if (!agreed.empty())
+  {
+    vtkErrorMacro(<< agreed);
+    return false;
+  }
+  const Box owned = boxes[rank];
+
+  // 3. The block of the core: the owned box plus one ghost layer towards every neighbour,
+  //    wrapping on periodic axes (an axis the box spans wraps inside the core).
+  phew_input in;
+  std::memset(&in, 0, sizeof in);
+  phew_grid& grid = in.grid;
+  Box stored = owned;
+  for (int d = 0; d < 3; ++d)
+  {
+    const long long n = whole.hi[d];
+    if (!owned.Empty() && owned.Dim(d) < n)
+    {
+      stored.lo[d] -= (owned.lo[d] > 0 || this->Periodic) ? 1 : 0;
+      stored.hi[d] += (owned.hi[d] < n || this->Periodic) ? 1 : 0;
+    }
+    grid.global_dims[d] = n;
+    grid.stored_offset[d] = stored.lo[d];
+    grid.stored_dims[d] = stored.Dim(d);
+    grid.active_offset[d] = owned.lo[d];
+    grid.active_dims[d] = owned.Dim(d);
+    grid.periodic[d] = this->Periodic ? 1 : 0;
+    grid.spacing[d] = spacing[d];
+    // phew_grid.origin is the corner of cell (0,0,0); a point is the centre of its cell.
+    grid.origin[d] =
+      origin[d] + wholeExtent[2 * d] * spacing[d] - (cellData ? 0.0 : 0.5 * spacing[d]);
+  }
+
+  // 4. The density of the block. One rank holds the whole image: float and double go to
+  //    the core without a copy. Otherwise the owned cells are copied and the ghost layer
+  //    comes from the neighbours. Other numeric types become double (on every rank, so
+  //    that all ranks send values of one size).
+  const bool direct = nRanks == 1;
+  vtkSmartPointer<vtkDataArray> values = density;
+  if (density && useDouble && !vtkArrayDownCast<vtkAOSDataArrayTemplate<double>>(density))
+  {
+    auto converted = vtkSmartPointer<vtkDoubleArray>::New();
+    converted->DeepCopy(density);
+    values = converted;
+  }
+  in.density_type = useDouble ? PHEW_FLOAT64 : PHEW_FLOAT32;
+  const size_t nStored = static_cast<size_t>(std::max(stored.Count(), 1LL));
+  std::vector<float> block32;
+  std::vector<double> block64;
+  if (direct)
+  {
+    in.density = values->GetVoidPointer(0);
+  }
+  else if (useDouble)
+  {
+    block64.assign(nStored, 0.0);
+    if (!owned.Empty())
+    {
+      CopyRegion(static_cast<const double*>(values->GetVoidPointer(0)), piece, block64.data(),
+        stored, owned);
+    }
+    in.density = block64.data();
+  }
+  else
+  {
+    block32.assign(nStored, 0.0f);
+    if (!owned.Empty())
+    {
+      CopyRegion(static_cast<const float*>(values->GetVoidPointer(0)), piece, block32.data(),
+        stored, owned);
+    }
+    in.density = block32.data();
+  }
+  if (!direct)
+  {
+    char message[512] = { 0 };
+    void* block = useDouble ? static_cast<void*>(block64.data()) : block32.data();
+    const phew_status status = phew_exchange_ghosts(&grid, block,
+      useDouble ? sizeof(double) : sizeof(float), mpiComm, message, sizeof message);
+    if (status != PHEW_OK) // collective: the same status and message on every rank
+    {
+      vtkErrorMacro("PHEW could not fill the ghost cells of density '"
+        << name << "' (" << phew_status_string(status) << "): " << message);
+      return false;
+    }
+  }
+
+  // 5. Parameters, communicator, progress.
   phew_params params;
   phew_params_init(&params);
   params.density_threshold = this->DensityThreshold;
@@ -305,34 +629,65 @@ bool vtkPHEWClumpFinder::RunOnImage(vtkImageData* input, const int wholeExtent[6
   params.saddle_merging = this->SaddleMerging ? 1 : 0;
   params.saddle_threshold = this->SaddleThreshold;
   params.mass_threshold = this->MassThreshold;
-  if (!this->GetCoreCommunicator(&in.mpi_comm))
-  {
-    return false;
-  }
+  in.mpi_comm = mpiComm;
   in.progress = ForwardProgress;
   in.progress_data = this;
 
-  // 5. Run. The core writes the labels straight into the output arrays.
-  auto peakPatch = NewLabelArray(PHEW_ARRAY_PEAK_PATCH_ID, nCells);
-  auto clump = NewLabelArray(PHEW_ARRAY_CLUMP_ID, nCells);
-  auto halo = NewLabelArray(PHEW_ARRAY_HALO_ID, nCells);
-  phew_labels labels;
-  labels.peak_patch_id = reinterpret_cast<int64_t*>(peakPatch->GetPointer(0));
-  labels.clump_id = reinterpret_cast<int64_t*>(clump->GetPointer(0));
-  labels.halo_id = reinterpret_cast<int64_t*>(halo->GetPointer(0));
+  // 6. Run. With one rank the core writes straight into the output arrays; otherwise into
+  //    block-sized labels, copied below onto the piece.
+  const vtkIdType nOut = piece.Count();
+  auto peakPatch = NewLabelArray(PHEW_ARRAY_PEAK_PATCH_ID, nOut);
+  auto clump = NewLabelArray(PHEW_ARRAY_CLUMP_ID, nOut);
+  auto halo = NewLabelArray(PHEW_ARRAY_HALO_ID, nOut);
+  vtkIdTypeArray* outArrays[3] = { peakPatch, clump, halo };
+  std::vector<int64_t> blockLabels(direct ? 0 : 3 * nStored, -1);
+  int64_t* labelData[3];
+  for (int k = 0; k < 3; ++k)
+  {
+    labelData[k] = direct ? reinterpret_cast<int64_t*>(outArrays[k]->GetPointer(0))
+                          : blockLabels.data() + k * nStored;
+  }
+  phew_labels labels = { labelData[0], labelData[1], labelData[2] };
   this->UpdateProgress(0.05);
   phew_result result;
   const phew_status status = phew_find_clumps(&in, &params, &labels, &result);
-  if (status != PHEW_OK)
+  if (status != PHEW_OK) // collective: the same status and message on every rank
   {
     vtkErrorMacro("PHEW failed on density '" << name << "' (" << phew_status_string(status)
                                               << "): " << result.message);
     phew_result_free(&result);
     return false;
   }
+  if (!direct)
+  {
+    // The owned cells of the piece take their labels from the block; the others (ghost
+    // cells, shared point planes, duplicated pieces) fetch theirs from their owners.
+    phew_grid pieceGrid = grid;
+    for (int d = 0; d < 3; ++d)
+    {
+      pieceGrid.stored_offset[d] = piece.lo[d];
+      pieceGrid.stored_dims[d] = piece.Dim(d);
+    }
+    for (int k = 0; k < 3; ++k)
+    {
+      int64_t* out = reinterpret_cast<int64_t*>(outArrays[k]->GetPointer(0));
+      CopyRegion<int64_t>(labelData[k], stored, out, piece, owned);
+      char message[512] = { 0 };
+      const phew_status copied = foreign
+        ? phew_exchange_ghosts(&pieceGrid, out, sizeof(int64_t), mpiComm, message, sizeof message)
+        : PHEW_OK;
+      if (copied != PHEW_OK) // collective
+      {
+        vtkErrorMacro("PHEW could not copy the labels to the ghost cells ("
+          << phew_status_string(copied) << "): " << message);
+        phew_result_free(&result);
+        return false;
+      }
+    }
+  }
 
-  // 6. Outputs: a shallow copy of the input (its arrays are shared, never modified) plus
-  //    the labels, and the three catalogues.
+  // 7. Outputs: a shallow copy of the input (its arrays are shared, never modified) plus
+  //    the labels, and the three catalogues (complete on rank 0, no rows elsewhere).
   output->ShallowCopy(input);
   vtkDataSetAttributes* attributes =
     output->GetAttributes(cellData ? vtkDataObject::CELL : vtkDataObject::POINT);

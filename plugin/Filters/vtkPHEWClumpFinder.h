@@ -15,9 +15,19 @@
  *   2 "Dendrogram"  vtkTable, one row per dendrogram node (phew_node_columns())
  *   3 "Haloes"      vtkTable, the halo catalogue (phew_halo_columns())
  *
+ * In parallel (pvbatch or pvserver under mpiexec) each rank gets a piece of the image. The
+ * pieces may carry ghost cells and, for point data, share their boundary planes; the filter
+ * finds the cells each rank owns so that the ranks tile the whole extent exactly once, fills
+ * one ghost layer from the neighbours (phew_exchange_ghosts) and runs the core over the
+ * controller's MPI communicator. Labels are the same as in a serial run, for every cell or
+ * point of the piece: cells it does not own (ghosts, shared planes, a piece duplicated on
+ * several ranks) get the labels of their owners. The three tables are complete on rank 0 and
+ * empty (columns, no rows) on the other ranks.
+ *
  * On any error (missing or multi-component density, NaN/negative data, bad parameters,
- * failure in the core) the filter reports a vtkErrorMacro message and leaves every output
- * empty; the input is never modified.
+ * pieces that do not tile the image, failure in the core) the filter reports a vtkErrorMacro
+ * message on every rank and leaves every output empty; the input is never modified. A
+ * problem seen by one rank only stops all ranks with that rank's message (no deadlock).
  */
 #ifndef vtkPHEWClumpFinder_h
 #define vtkPHEWClumpFinder_h
@@ -86,13 +96,14 @@ protected:
   int RequestDataObject(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
-  /// Runs the core on one image; fills `output` and the three tables. Returns false after
-  /// reporting an error. New input types (AMR, point sets) get their own Run* method.
-  bool RunOnImage(vtkImageData* input, const int wholeExtent[6], vtkImageData* output,
+  /// Runs the core on this rank's piece of an image; fills `output` and the three tables.
+  /// Collective: every rank calls it. Returns false (on every rank) after reporting an
+  /// error. New input types (AMR, point sets) get their own Run* method.
+  bool RunOnImage(vtkImageData* input, vtkInformation* inInfo, vtkImageData* output,
     vtkInformationVector* outputVector);
 
   /// Address of the MPI_Comm the core should use, or nullptr for a single process.
-  /// Returns false (after an error message) when the run is parallel but unsupported.
+  /// Returns false (after an error message, on every rank) when the controller is not MPI.
   bool GetCoreCommunicator(void** comm);
 
   double DensityThreshold = 0.0;

@@ -210,6 +210,15 @@ def write_table_csv(table, path):
 # The command-line tool
 
 
+def env_without_mpi_launcher():
+    """This environment minus what mpiexec gave this process (Open MPI, PMIx): a tool built
+    with MPI, started from a pvbatch rank, must initialise as a process of its own instead
+    of trying to join the pvbatch job (which fails or hangs in MPI_Init)."""
+    keep = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")
+    return {key: value for key, value in os.environ.items()
+            if key in keep or not key.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_"))}
+
+
 def run_cli(cli, values, prefix, threshold, relevance=None, saddle=None, mass=None, periodic=False,
             spacing=None, origin=None):
     """Writes `values` (shape (nz, ny, nx), float32 or float64) as a raw cube and runs the tool.
@@ -234,7 +243,8 @@ def run_cli(cli, values, prefix, threshold, relevance=None, saddle=None, mass=No
         command += ["--spacing"] + [repr(float(s)) for s in spacing]
     if origin is not None:
         command += ["--origin"] + [repr(float(o)) for o in origin]
-    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=240)
+    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=240,
+                            env=env_without_mpi_launcher())
     if result.returncode != 0:
         raise RuntimeError("phew failed (%d): %s\n%s" % (result.returncode, " ".join(command), result.stderr))
     labels = {}
@@ -278,3 +288,46 @@ def compare_table(check, what, table, csv_header, csv_rows):
                 if mismatches <= 10:
                     check.check(False, "%s: row %d column %s: plugin %r, tool %s" % (what, r, name, value, row[c]))
     check.check(mismatches == 0, "%s: %d value(s) differ from the tool" % (what, mismatches))
+
+
+# ---------------------------------------------------------------------------------------------
+# Parallel runs (mpiexec -np N pvbatch): pieces written by the ranks
+
+
+def number_of_ranks():
+    """Ranks of the pvbatch job (the script itself runs on rank 0 only)."""
+    from paraview import servermanager as sm_
+    return sm_.vtkProcessModule.GetProcessModule().GetNumberOfLocalPartitions()
+
+
+def reencode_vti(source, destination):
+    """Rewrites a .vti with VTK's own writer (Binary, one base64 stream per array). Files whose
+    header and data are two base64 blocks read fine whole, but vtkXMLImageDataReader misreads
+    them when it reads a sub-extent, which is what each rank does in parallel."""
+    from vtkmodules.vtkIOXML import vtkXMLImageDataReader
+    reader = vtkXMLImageDataReader()
+    reader.SetFileName(source)
+    reader.Update()
+    return write_vti(destination, reader.GetOutput())
+
+
+def read_pvti_pieces(path):
+    """The pieces of a .pvti written by the ranks: list of (extent, vtkImageData), read one
+    file at a time so that every rank's piece (ghost cells included) is seen as written."""
+    import xml.etree.ElementTree as ElementTree
+    from vtkmodules.vtkIOXML import vtkXMLImageDataReader
+    root = ElementTree.parse(path).getroot()
+    pieces = []
+    for element in root.iter("Piece"):
+        reader = vtkXMLImageDataReader()
+        reader.SetFileName(os.path.join(os.path.dirname(path), element.get("Source")))
+        reader.Update()
+        image = reader.GetOutput()
+        pieces.append((image.GetExtent(), image))
+    return pieces
+
+
+def whole_extent_of_pvti(path):
+    import xml.etree.ElementTree as ElementTree
+    root = ElementTree.parse(path).getroot()
+    return [int(v) for v in root.find("PImageData").get("WholeExtent").split()]
