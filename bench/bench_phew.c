@@ -10,10 +10,11 @@
  * /proc/self/clear_refs) and reads the peak after the call. Working memory is what the call
  * added on top of its input and outputs: (peak RSS after - RSS before) / cells.
  *
- * With --mpi (and a libphew built with MPI) it calls MPI_Init, splits the grid into slabs
- * along z (one ghost layer on each side, wrapping on a periodic axis) and passes
- * MPI_COMM_WORLD; figures are then the maximum over ranks, and bytes per cell are the
- * summed working memory over the global cell count.
+ * With --mpi (and a libphew built with MPI) it calls MPI_Init, splits the grid as the
+ * command-line tool does (phew_grid_decompose: balanced blocks, one ghost layer, wrapping on
+ * a periodic axis) and passes MPI_COMM_WORLD; times are then the maximum over ranks, bytes
+ * per cell the summed working memory over the global cell count, and the per-stage rounds,
+ * bytes sent and peak diagnostics come from phew_stats.
  *
  * Output: one "name value" pair per line (names without spaces), for people and for the
  * driver alike. */

@@ -21,7 +21,8 @@
    --strict to exit 1 when a target is missed).
 
 With --ranks N the program runs under `mpirun --allow-run-as-root --oversubscribe -np N`
-(slabs along z; needs libphew built with MPI), without taskset.
+(blocks of phew_grid_decompose; needs libphew built with MPI), without taskset. To compare
+rank counts, use run_parallel_benchmark.py.
 """
 import argparse
 import os
