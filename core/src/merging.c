@@ -5,9 +5,14 @@
  * key neighbour if that neighbour is higher, and labels follow chains of such mergers within
  * the level. Then the saddle lists of merged peaks are combined (the edge list is relabelled;
  * the key search takes the maximum over duplicates) and the next level starts, until a level
- * has no merger. The chains are resolved by repeated sweeps until nothing changes, exactly
- * as the parallel algorithm does between communications, so the visiting order cannot
- * change the result (section 2.7); the sorted order just needs a single sweep. */
+ * has no merger. The chains are resolved by repeated sweeps until nothing changes, so the
+ * visiting order cannot change the result (section 2.7); the sorted order just needs a
+ * single sweep.
+ *
+ * Distributed (sections 3.4 to 3.6): owners decide for their peaks. Key saddles are row
+ * maxima collected from the ranks holding ghost copies; changed labels are scattered to the
+ * copies after each round of sweeps, until no label moved on any rank. On one rank the
+ * exchanges have nothing to send. */
 #include "internal.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
 #include "vtkPHEWClumpFinder.h"
 
+#include "vtkPHEWPieces.h"
 #include "vtkPHEWTables.h"
 
 #include "vtkAOSDataArrayTemplate.h"
@@ -36,6 +37,8 @@ static_assert(sizeof(vtkIdType) == sizeof(int64_t), "PHEW needs a VTK built with
 
 vtkStandardNewMacro(vtkPHEWClumpFinder);
 
+using namespace phew_pieces; // Box and the piece helpers
+
 namespace
 {
 using SDDP = vtkStreamingDemandDrivenPipeline;
@@ -66,183 +69,6 @@ void ClearTables(vtkInformationVector* outputVector)
       table->Initialize();
     }
   }
-}
-
-// A box of PHEW cells, [lo, hi) per axis, in global indices (0 at the start of the whole
-// extent). Empty boxes are all zeros.
-struct Box
-{
-  long long lo[3] = { 0, 0, 0 };
-  long long hi[3] = { 0, 0, 0 };
-
-  long long Dim(int d) const { return hi[d] > lo[d] ? hi[d] - lo[d] : 0; }
-  long long Count() const { return this->Dim(0) * this->Dim(1) * this->Dim(2); }
-  bool Empty() const { return this->Count() == 0; }
-  bool operator==(const Box& b) const
-  {
-    return std::equal(lo, lo + 3, b.lo) && std::equal(hi, hi + 3, b.hi);
-  }
-  bool Contains(const Box& b) const
-  {
-    for (int d = 0; d < 3; ++d)
-    {
-      if (b.lo[d] < lo[d] || b.hi[d] > hi[d])
-      {
-        return false;
-      }
-    }
-    return true;
-  }
-  Box Intersection(const Box& b) const
-  {
-    Box r;
-    for (int d = 0; d < 3; ++d)
-    {
-      r.lo[d] = std::max(lo[d], b.lo[d]);
-      r.hi[d] = std::min(hi[d], b.hi[d]);
-    }
-    return r.Empty() ? Box() : r;
-  }
-  // Position of cell (x, y, z) in an array laid out over this box, x fastest.
-  long long Index(long long x, long long y, long long z) const
-  {
-    return (x - lo[0]) + this->Dim(0) * ((y - lo[1]) + this->Dim(1) * (z - lo[2]));
-  }
-};
-
-// The PHEW cells of an image with point extent `extent` inside `whole`: its image cells
-// (cell data; an axis that is flat in the whole image has one layer of cells) or its points.
-Box PieceBox(const int extent[6], const int whole[6], bool cellData)
-{
-  Box b;
-  for (int d = 0; d < 3; ++d)
-  {
-    const int lo = extent[2 * d], hi = extent[2 * d + 1];
-    const int wholeLo = whole[2 * d], wholeHi = whole[2 * d + 1];
-    if (hi < lo)
-    {
-      return Box();
-    }
-    b.lo[d] = lo - wholeLo;
-    b.hi[d] = (cellData && wholeHi > wholeLo) ? hi - wholeLo : hi - wholeLo + 1;
-  }
-  return b.Empty() ? Box() : b;
-}
-
-// Copies the cells of `region` from an array laid out over `from` into one laid out over `to`.
-template <typename T>
-void CopyRegion(const T* from, const Box& fromBox, T* to, const Box& toBox, const Box& region)
-{
-  for (long long z = region.lo[2]; z < region.hi[2]; ++z)
-  {
-    for (long long y = region.lo[1]; y < region.hi[1]; ++y)
-    {
-      const T* row = from + fromBox.Index(region.lo[0], y, z);
-      std::copy(row, row + region.Dim(0), to + toBox.Index(region.lo[0], y, z));
-    }
-  }
-}
-
-// The cells of `piece` not flagged as copies of another piece's cells (ghosts). Sets
-// `problem` when they do not form a box.
-Box NonGhostBox(const Box& piece, vtkUnsignedCharArray* ghosts, bool cellData, std::string& problem)
-{
-  if (!ghosts || piece.Empty())
-  {
-    return piece;
-  }
-  const unsigned char duplicate = cellData
-    ? static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATECELL)
-    : static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATEPOINT);
-  Box found; // grows to the bounding box of the non-ghost cells
-  std::copy(piece.hi, piece.hi + 3, found.lo);
-  std::copy(piece.lo, piece.lo + 3, found.hi);
-  long long count = 0;
-  for (long long z = piece.lo[2]; z < piece.hi[2]; ++z)
-  {
-    for (long long y = piece.lo[1]; y < piece.hi[1]; ++y)
-    {
-      for (long long x = piece.lo[0]; x < piece.hi[0]; ++x)
-      {
-        if (ghosts->GetValue(piece.Index(x, y, z)) & duplicate)
-        {
-          continue;
-        }
-        const long long c[3] = { x, y, z };
-        for (int d = 0; d < 3; ++d)
-        {
-          found.lo[d] = std::min(found.lo[d], c[d]);
-          found.hi[d] = std::max(found.hi[d], c[d] + 1);
-        }
-        ++count;
-      }
-    }
-  }
-  if (count != found.Count())
-  {
-    problem = "the cells of a piece that are not ghost cells do not form a box";
-    return Box();
-  }
-  return count ? found : Box();
-}
-
-// Turns the non-ghost boxes of all ranks into owned boxes that tile `whole` exactly once:
-// a box inside a lower rank's box is a copy (from a source that ignores piece requests) and
-// owns nothing; with point data, a plane two pieces share without a ghost flag (VTK's
-// extent split; vtkGhostCellsGenerator flags it instead) belongs to the upper piece.
-// Returns why the boxes cannot tile the image, or an empty string.
-std::string ResolveTiling(std::vector<Box>& boxes, const Box& whole, bool pointData)
-{
-  const int n = static_cast<int>(boxes.size());
-  for (int r = 0; r < n; ++r)
-  {
-    for (int q = 0; q < r && !boxes[r].Empty(); ++q)
-    {
-      if (!boxes[q].Empty() && boxes[q].Contains(boxes[r]))
-      {
-        boxes[r] = Box();
-      }
-    }
-  }
-  const std::vector<Box> given = boxes;
-  for (int r = 0; r < n && pointData; ++r)
-  {
-    for (int d = 0; d < 3; ++d)
-    {
-      for (int q = 0; q < n && !given[r].Empty(); ++q)
-      {
-        if (q != r && given[q].lo[d] == given[r].hi[d] - 1 && !given[q].Intersection(given[r]).Empty())
-        {
-          boxes[r].hi[d] -= 1;
-          break;
-        }
-      }
-    }
-    boxes[r] = boxes[r].Empty() ? Box() : boxes[r];
-  }
-  long long total = 0;
-  for (int r = 0; r < n; ++r)
-  {
-    if (!whole.Contains(boxes[r]) && !boxes[r].Empty())
-    {
-      return "the piece of rank " + std::to_string(r) + " lies outside the whole extent";
-    }
-    for (int q = 0; q < r; ++q)
-    {
-      if (!boxes[q].Intersection(boxes[r]).Empty())
-      {
-        return "the pieces of ranks " + std::to_string(q) + " and " + std::to_string(r) +
-          " overlap: the pieces must split the image (ghost cells are allowed if flagged)";
-      }
-    }
-    total += boxes[r].Count();
-  }
-  if (total != whole.Count())
-  {
-    return "the pieces cover " + std::to_string(total) + " of the " +
-      std::to_string(whole.Count()) + " cells of the image";
-  }
-  return std::string();
 }
 
 // What each rank tells the others before the run: problem flag, association (0 unknown,
