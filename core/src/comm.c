@@ -35,36 +35,32 @@ phew_status comm_init(comm *c, const phew_input *input, phew_result *result)
   return PHEW_OK;
 }
 
+#ifdef PHEW_WITH_MPI
+static void allreduce(const comm *c, void *value, MPI_Datatype type, MPI_Op op)
+{
+  if (c->size > 1)
+    MPI_Allreduce(MPI_IN_PLACE, value, 1, type, op, c->mpi);
+}
+#define ALLREDUCE(c, value, type, op) allreduce(c, value, type, op)
+#else
+#define ALLREDUCE(c, value, type, op) (void)(c)
+#endif
+
 int64_t comm_sum(const comm *c, int64_t value)
 {
-#ifdef PHEW_WITH_MPI
-  if (c->size > 1)
-    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_SUM, c->mpi);
-#else
-  (void)c;
-#endif
+  ALLREDUCE(c, &value, MPI_INT64_T, MPI_SUM);
   return value;
 }
 
 int64_t comm_max(const comm *c, int64_t value)
 {
-#ifdef PHEW_WITH_MPI
-  if (c->size > 1)
-    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_MAX, c->mpi);
-#else
-  (void)c;
-#endif
+  ALLREDUCE(c, &value, MPI_INT64_T, MPI_MAX);
   return value;
 }
 
 double comm_max_double(const comm *c, double value)
 {
-#ifdef PHEW_WITH_MPI
-  if (c->size > 1)
-    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, c->mpi);
-#else
-  (void)c;
-#endif
+  ALLREDUCE(c, &value, MPI_DOUBLE, MPI_MAX);
   return value;
 }
 

@@ -82,6 +82,31 @@ static phew_status send_values(peak_comm *pc, outbox *o, const void *values, siz
   return outbox_put(o, dest, item);
 }
 
+/* Sends the outbox and hands every received value to receive (or copies it into values).
+ * Values for an owner must belong to peaks it owns. */
+static phew_status deliver(peak_comm *pc, outbox *o, void *values, size_t value_size, int to_owner,
+                           peak_receive_fn receive, void *context)
+{
+  inbox in;
+  phew_status s = outbox_send(o, pc->c, &in);
+  outbox_free(o);
+  int failed = s != PHEW_OK;
+  for (int64_t i = 0; !failed && i < in.n; ++i) {
+    const unsigned char *it = in.items + (size_t)i * in.item_size;
+    int64_t id;
+    memcpy(&id, it, sizeof id);
+    const int64_t p = peak_table_find(pc->peaks, id);
+    if (p < 0 || (to_owner && p >= pc->peaks->n_owned))
+      failed = 1;
+    else if (receive)
+      failed = receive(context, p, it + sizeof id) != PHEW_OK;
+    else
+      memcpy((unsigned char *)values + (size_t)p * value_size, it + sizeof id, value_size);
+  }
+  inbox_free(&in);
+  return comm_max(pc->c, failed) ? PHEW_ERROR_MEMORY : PHEW_OK;
+}
+
 phew_status peak_comm_scatter(peak_comm *pc, void *values, size_t value_size, const unsigned char *only,
                               peak_receive_fn receive, void *context)
 {
@@ -93,30 +118,13 @@ phew_status peak_comm_scatter(peak_comm *pc, void *values, size_t value_size, co
     if (!only || only[pc->holder_peak[h]])
       send_values(pc, &o, values, value_size, pc->holder_peak[h], pc->holder_rank[h], item);
   free(item);
-  inbox in;
-  phew_status s = outbox_send(&o, pc->c, &in);
-  outbox_free(&o);
-  int failed = s != PHEW_OK;
-  for (int64_t i = 0; !failed && i < in.n; ++i) {
-    const unsigned char *it = in.items + (size_t)i * in.item_size;
-    int64_t id;
-    memcpy(&id, it, sizeof id);
-    const int64_t p = peak_table_find(pc->peaks, id);
-    if (p < 0)
-      failed = 1;
-    else if (receive)
-      failed = receive(context, p, it + sizeof id) != PHEW_OK;
-    else
-      memcpy((unsigned char *)values + (size_t)p * value_size, it + sizeof id, value_size);
-  }
-  inbox_free(&in);
-  return comm_max(pc->c, failed) ? PHEW_ERROR_MEMORY : PHEW_OK;
+  return deliver(pc, &o, values, value_size, 0, receive, context);
 }
 
 phew_status peak_comm_collect(peak_comm *pc, const void *values, size_t value_size, const unsigned char *only,
                               peak_receive_fn receive, void *context)
 {
-  peak_table *t = pc->peaks;
+  const peak_table *t = pc->peaks;
   outbox o;
   outbox_init(&o, pc->c, sizeof(int64_t) + value_size);
   unsigned char *item = phew_malloc(1, o.item_size);
@@ -125,17 +133,5 @@ phew_status peak_comm_collect(peak_comm *pc, const void *values, size_t value_si
     if (!only || only[p])
       send_values(pc, &o, values, value_size, p, t->owner[p], item);
   free(item);
-  inbox in;
-  phew_status s = outbox_send(&o, pc->c, &in);
-  outbox_free(&o);
-  int failed = s != PHEW_OK;
-  for (int64_t i = 0; !failed && i < in.n; ++i) {
-    const unsigned char *it = in.items + (size_t)i * in.item_size;
-    int64_t id;
-    memcpy(&id, it, sizeof id);
-    const int64_t p = peak_table_find(t, id);
-    failed = p < 0 || p >= t->n_owned || receive(context, p, it + sizeof id) != PHEW_OK;
-  }
-  inbox_free(&in);
-  return comm_max(pc->c, failed) ? PHEW_ERROR_MEMORY : PHEW_OK;
+  return deliver(pc, &o, NULL, value_size, 1, receive, context);
 }
