@@ -238,6 +238,12 @@ const phew_column *phew_node_columns(int *count);
 double phew_column_as_double(const phew_column *column, const void *row);
 int64_t phew_column_as_int64(const phew_column *column, const void *row);
 
+/* *product = factors[0] * ... * factors[n_factors - 1]. Returns 0, or -1 (and leaves *product
+ * unchanged) when a factor is negative or the product does not fit in int64_t. The core checks
+ * every size it derives from its input with it; front ends use it for the sizes they compute
+ * from user input (cell counts, byte counts) before allocating or reading anything. */
+int phew_checked_product(const int64_t *factors, int n_factors, int64_t *product);
+
 /* 1 if the library was built with MPI support. */
 int phew_has_mpi(void);
 
