@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The heads of one kind of structure (clumps or haloes) among the peaks known here. */
@@ -57,37 +58,24 @@ static phew_status local_structures_init(local_structures *s, const peak_table *
   return PHEW_OK;
 }
 
-static void add_sums(sums *to, const sums *from)
-{
-  to->n_cells += from->n_cells;
-  to->mass += from->mass;
-  for (int d = 0; d < 3; ++d)
-    to->moment[d] += from->moment[d];
-  to->volume += from->volume;
-  if (from->min_density < to->min_density)
-    to->min_density = from->min_density;
-}
-
 typedef struct sums_message {
   int64_t peak_id;
   sums s;
 } sums_message;
 
-/* Sums of this rank's cells in every structure; the parts of ghost heads go to the owners. */
-static phew_status sum_structures(const mesh *mesh, const field *f, peak_comm *pc, const int64_t *cell_peak,
-                                  local_structures *s, double max_volume, sum_scales scales)
+/* The partial sums of ghost heads go to the heads' owners, which add them to their own. */
+static phew_status send_to_owners(peak_comm *pc, local_structures *s)
 {
   const peak_table *peaks = pc->peaks;
-  /* no cell of a structure is denser than its peak: that bounds its terms */
-  for (int64_t i = 0; i < s->n; ++i)
-    sums_clear(&s->sums[i], peaks->density[s->head[i]] * max_volume * mesh->extent);
-  sums_accumulate(mesh, f, cell_peak, s->of_peak, s->reference, s->sums, scales);
   outbox o;
   outbox_init(&o, pc->c, sizeof(sums_message));
   for (int64_t i = 0; i < s->n; ++i) {
     const int64_t p = s->head[i];
     if (p >= peaks->n_owned && s->sums[i].n_cells > 0) {
-      const sums_message m = {peaks->global_id[p], s->sums[i]};
+      sums_message m;
+      memset(&m, 0, sizeof m); /* padding too: messages compare and travel bytewise */
+      m.peak_id = peaks->global_id[p];
+      m.s = s->sums[i];
       outbox_put(&o, peaks->owner[p], &m);
     }
   }
@@ -101,10 +89,26 @@ static phew_status sum_structures(const mesh *mesh, const field *f, peak_comm *p
     if (p < 0 || p >= peaks->n_owned || s->of_peak[p] < 0 || s->head[s->of_peak[p]] != p)
       status = PHEW_ERROR_MPI;
     else
-      add_sums(&s->sums[s->of_peak[p]], &m.s);
+      sums_merge(&s->sums[s->of_peak[p]], &m.s);
   }
   inbox_free(&in);
   return status;
+}
+
+/* Sums of this rank's cells in every clump and every halo (each about its own peak); then the
+ * parts of ghost heads go to their owners. */
+static phew_status sum_structures(const mesh *mesh, const field *f, peak_comm *pc, const int64_t *cell_peak,
+                                  local_structures *clumps, local_structures *haloes)
+{
+  for (int64_t i = 0; i < clumps->n; ++i)
+    sums_clear(&clumps->sums[i]);
+  for (int64_t i = 0; i < haloes->n; ++i)
+    sums_clear(&haloes->sums[i]);
+  sums_accumulate(mesh, f, cell_peak, clumps->of_peak, clumps->reference, clumps->sums);
+  sums_accumulate(mesh, f, cell_peak, haloes->of_peak, haloes->reference, haloes->sums);
+  const phew_status a = send_to_owners(pc, clumps);
+  const phew_status b = send_to_owners(pc, haloes);
+  return a != PHEW_OK ? a : b;
 }
 
 /* The records of the clumps this rank owns. */
@@ -190,8 +194,15 @@ static int merger_level_order(const void *pa, const void *pb)
   return a->child < b->child ? -1 : (a->child > b->child);
 }
 
-static void fill_object(phew_object *o, int64_t id, const clump_record *r, const sums *x, double key_saddle,
-                        int isolated, const mesh *mesh, double density_threshold, sum_scales scales)
+/* What a message calls the structure of a record. */
+static void describe(char *text, size_t size, const char *kind, const clump_record *r)
+{
+  snprintf(text, size, "the %s whose peak is cell %lld (density %g)", kind, (long long)r->peak_id, r->peak_density);
+}
+
+static phew_status fill_object(phew_object *o, int64_t id, const clump_record *r, const sums *x, double key_saddle,
+                               int isolated, const mesh *mesh, const char *kind, double density_threshold,
+                               phew_result *result)
 {
   memset(o, 0, sizeof *o);
   o->id = id;
@@ -200,37 +211,38 @@ static void fill_object(phew_object *o, int64_t id, const clump_record *r, const
   o->peak_id = r->peak_id;
   o->n_cells = x->n_cells;
   o->n_clumps = 1;
-  const double weight = fixed_to_double(x->mass, x->shift); /* mass / unit volume */
-  o->mass = weight * mesh->unit_volume;
-  o->volume = mesh->kind == PHEW_MESH_GRAPH ? fixed_to_double(x->volume, scales.volume_shift)
-                                            : (double)x->n_cells * mesh->unit_volume;
-  o->mean_density = o->volume > 0.0 ? o->mass / o->volume : 0.0;
   o->peak_density = r->peak_density;
-  o->min_density = x->min_density;
-  for (int d = 0; d < 3; ++d) {
-    const double peak = r->coord[d];
-    const double shift = weight > 0.0 ? fixed_to_double(x->moment[d], x->shift) / weight : 0.0;
-    o->peak_position[d] = mesh_position(mesh, d, peak);
-    o->center_of_mass[d] = mesh_wrap(mesh, d, mesh_position(mesh, d, peak + shift));
-  }
+  char object[128], why[sizeof result->message];
+  describe(object, sizeof object, kind, r);
+  if (sums_values(mesh, x, r->coord, object, o, why, sizeof why) != 0)
+    return phew_fail(result, PHEW_ERROR_DATA, "%s", why);
   o->key_saddle_density = isolated ? density_threshold : key_saddle;
+  /* +inf when the key saddle is 0 (an isolated clump at threshold 0) or the ratio exceeds
+   * the double range: larger than any relevance threshold, which is what it is compared to */
   o->relevance = o->peak_density / o->key_saddle_density;
+  return PHEW_OK;
 }
 
-static int64_t threshold_ids(int64_t n, const sums *const *s, double mass_threshold, double unit_volume,
+/* final_id[i] = rank of structure i among those with mass above the threshold, else -1. The
+ * comparison is exact: a mass beyond the double range is still above or below it. */
+static int64_t threshold_ids(int64_t n, const sums *const *s, const mesh *mesh, double mass_threshold,
                              int64_t *final_id)
 {
   int64_t kept = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const double mass = fixed_to_double(s[i]->mass, s[i]->shift) * unit_volume;
-    final_id[i] = mass > mass_threshold ? kept++ : -1;
+    int above;
+    if (isinf(mass_threshold))
+      above = mass_threshold < 0.0;
+    else
+      above = wide_compare(sums_mass_value(mesh, &s[i]->mass), wide_from_double(mass_threshold)) > 0;
+    final_id[i] = above ? kept++ : -1;
   }
   return kept;
 }
 
 /* ids[2 * k] and ids[2 * k + 1]: ClumpId and HaloId of the k-th gathered record. */
 static phew_status assemble(const mesh *mesh, const phew_params *params, clump_record *records, int64_t n,
-                            sum_scales scales, int64_t *ids, phew_result *result)
+                            int64_t *ids, phew_result *result)
 {
   phew_status status = PHEW_OK;
   clump_record **sorted = phew_malloc((size_t)n, sizeof *sorted);
@@ -278,8 +290,8 @@ static phew_status assemble(const mesh *mesh, const phew_params *params, clump_r
     }
   }
   qsort(mergers, (size_t)n_mergers, sizeof *mergers, merger_level_order);
-  const int64_t n_clumps_kept = threshold_ids(n, clump_sums, params->mass_threshold, mesh->unit_volume, clump_id);
-  const int64_t n_haloes_kept = threshold_ids(n_haloes, halo_sums, params->mass_threshold, mesh->unit_volume, halo_id);
+  const int64_t n_clumps_kept = threshold_ids(n, clump_sums, mesh, params->mass_threshold, clump_id);
+  const int64_t n_haloes_kept = threshold_ids(n_haloes, halo_sums, mesh, params->mass_threshold, halo_id);
 
   result->clumps = phew_malloc((size_t)n_clumps_kept, sizeof *result->clumps);
   result->haloes = phew_malloc((size_t)n_haloes_kept, sizeof *result->haloes);
@@ -292,8 +304,10 @@ static phew_status assemble(const mesh *mesh, const phew_params *params, clump_r
       continue;
     const clump_record *r = sorted[halo_head[h]];
     phew_object *o = &result->haloes[halo_id[h]];
-    fill_object(o, halo_id[h], r, &r->halo, r->halo_key_saddle, r->halo_isolated, mesh, params->density_threshold,
-                scales);
+    status = fill_object(o, halo_id[h], r, &r->halo, r->halo_key_saddle, r->halo_isolated, mesh, "halo",
+                         params->density_threshold, result);
+    if (status != PHEW_OK)
+      goto done;
     o->halo_id = o->id;
     o->n_clumps = 0;
   }
@@ -309,7 +323,10 @@ static phew_status assemble(const mesh *mesh, const phew_params *params, clump_r
     if (clump_id[c] < 0)
       continue;
     phew_object *o = &result->clumps[clump_id[c]];
-    fill_object(o, clump_id[c], r, &r->clump, r->key_saddle, r->isolated, mesh, params->density_threshold, scales);
+    status = fill_object(o, clump_id[c], r, &r->clump, r->key_saddle, r->isolated, mesh, "clump",
+                         params->density_threshold, result);
+    if (status != PHEW_OK)
+      goto done;
     o->halo_id = h;
   }
   for (int64_t e = 0; e < n_mergers; ++e) {
@@ -328,7 +345,7 @@ static phew_status assemble(const mesh *mesh, const phew_params *params, clump_r
   }
   {
     const hierarchy_input h = {n,         (const clump_record *const *)sorted, clump_id, halo_of, n_mergers, mergers,
-                               halo_id,   root_saddle, halo_sums,          mesh->unit_volume};
+                               halo_id,   root_saddle, halo_sums,          mesh};
     status = hierarchy_build(&h, result);
   }
 done:
@@ -392,11 +409,7 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
   if (comm_max(c, failed))
     goto out_of_memory;
 
-  const double max_volume = comm_max_double(c, sums_max_volume(mesh, labels->clump_id));
-  const sum_scales scales = sums_scales(max_volume);
-  const int clumps_failed = sum_structures(mesh, f, pc, labels->clump_id, &clumps, max_volume, scales) != PHEW_OK;
-  const int haloes_failed = sum_structures(mesh, f, pc, labels->clump_id, &haloes, max_volume, scales) != PHEW_OK;
-  if (comm_max(c, clumps_failed || haloes_failed))
+  if (comm_max(c, sum_structures(mesh, f, pc, labels->clump_id, &clumps, &haloes) != PHEW_OK))
     goto out_of_memory;
 
   mine = describe_clumps(peaks, noise, saddle, &clumps, &haloes, halo_head, &n_mine);
@@ -410,7 +423,7 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
 
   if (c->rank == 0) {
     all_ids = phew_malloc((size_t)n_all * 2, sizeof *all_ids);
-    status = all_ids ? assemble(mesh, params, all, n_all, scales, all_ids, result)
+    status = all_ids ? assemble(mesh, params, all, n_all, all_ids, result)
                      : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
   }
   status = comm_agree(c, status, result);

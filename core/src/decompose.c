@@ -8,8 +8,8 @@
 /* Cells cut by splitting into p[0] x p[1] x p[2] blocks (the faces between blocks). */
 static double cut_surface(const int64_t n[3], const int p[3])
 {
-  return (double)(p[0] - 1) * (double)(n[1] * n[2]) + (double)(p[1] - 1) * (double)(n[0] * n[2]) +
-         (double)(p[2] - 1) * (double)(n[0] * n[1]);
+  const double x = (double)n[0], y = (double)n[1], z = (double)n[2];
+  return (double)(p[0] - 1) * y * z + (double)(p[1] - 1) * x * z + (double)(p[2] - 1) * x * y;
 }
 
 static void best_factors(const int64_t n[3], int n_ranks, int p[3])
@@ -40,16 +40,20 @@ phew_status phew_grid_decompose(phew_grid *grid, const int64_t global_dims[3], c
 {
   if (!grid || !global_dims || n_ranks < 1 || rank < 0 || rank >= n_ranks)
     return PHEW_ERROR_ARGUMENT;
+  int64_t n_cells;
   for (int d = 0; d < 3; ++d)
-    if (global_dims[d] < 1)
+    if (global_dims[d] < 1 || global_dims[d] > PHEW_MAX_AXIS_CELLS)
       return PHEW_ERROR_ARGUMENT;
+  if (phew_checked_product(global_dims, 3, &n_cells) != 0)
+    return PHEW_ERROR_ARGUMENT;
   phew_grid_init_whole(grid, global_dims[0], global_dims[1], global_dims[2]);
   int p[3] = {n_ranks, 1, 1};
   best_factors(global_dims, n_ranks, p);
   const int coord[3] = {rank % p[0], (rank / p[0]) % p[1], rank / (p[0] * p[1])};
   for (int d = 0; d < 3; ++d) {
     const int64_t n = global_dims[d];
-    const int64_t lo = n * coord[d] / p[d], hi = n * (coord[d] + 1) / p[d];
+    /* n * coord needs up to 53 + 31 bits */
+    const int64_t lo = (int64_t)((exact_bin)n * coord[d] / p[d]), hi = (int64_t)((exact_bin)n * (coord[d] + 1) / p[d]);
     grid->periodic[d] = periodic ? periodic[d] : 0;
     grid->active_offset[d] = lo;
     grid->active_dims[d] = hi - lo;

@@ -137,8 +137,16 @@ phew_status phew_exchange_ghosts(const phew_grid *g, void *values, size_t value_
     snprintf(message, message_size, "%s", r.message);
     return PHEW_ERROR_MPI;
   }
+  /* a bad block on one rank stops them all, before any size taken from it is used */
+  memset(&r, 0, sizeof r);
+  block b;
+  phew_status s = comm_agree(&c, g ? block_init(&b, g, &r) : phew_fail(&r, PHEW_ERROR_ARGUMENT, "no grid given"), &r);
+  if (s != PHEW_OK) {
+    snprintf(message, message_size, "%s", r.message);
+    return s;
+  }
   ghost_plan p;
-  phew_status s = ghost_plan_build(&p, &c, g, message, message_size);
+  s = ghost_plan_build(&p, &c, g, message, message_size);
   if (s != PHEW_OK)
     return s;
   unsigned char *answer = phew_malloc((size_t)(p.n_answer > 0 ? p.n_answer : 1), value_size);

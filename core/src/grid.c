@@ -7,20 +7,32 @@
 phew_status block_init(block *b, const phew_grid *g, phew_result *result)
 {
   b->grid = g;
-  b->n_stored = 1;
-  b->cell_volume = 1.0;
-  int64_t n_global = 1;
+  int64_t n_global;
   for (int d = 0; d < 3; ++d) {
     const char axis = (char)('x' + d);
     if (g->global_dims[d] < 1)
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid dimension %c is %lld: every axis needs at least one cell",
+                       axis, (long long)g->global_dims[d]);
+    if (g->global_dims[d] > PHEW_MAX_AXIS_CELLS) /* cell coordinates are exact in a double */
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid dimension %c is %lld: at most 2^53 cells per axis",
                        axis, (long long)g->global_dims[d]);
     if (!(g->spacing[d] > 0.0) || !isfinite(g->spacing[d]))
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid spacing along %c must be positive and finite (got %g)",
                        axis, g->spacing[d]);
     if (!isfinite(g->origin[d]))
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid origin along %c is not finite", axis);
+    /* every cell position, and the periodic box, must be finite doubles */
+    const double length = (double)g->global_dims[d] * g->spacing[d];
+    if (!isfinite(length) || !isfinite(g->origin[d] + length))
+      return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                       "the grid extends beyond the double range along %c (origin %g, %lld cells of size %g)", axis,
+                       g->origin[d], (long long)g->global_dims[d], g->spacing[d]);
+    /* n <= 2^53: once every offset and size is known to lie near [0, n], their sums below
+     * cannot overflow */
+    const int64_t n = g->global_dims[d];
     if (g->stored_dims[d] < 0 || g->active_dims[d] < 0 ||
+        g->stored_offset[d] < -1 || g->stored_offset[d] > n || g->stored_dims[d] > n + 2 ||
+        g->active_offset[d] > n || g->active_dims[d] > n ||
         g->active_offset[d] < g->stored_offset[d] ||
         g->active_offset[d] + g->active_dims[d] > g->stored_offset[d] + g->stored_dims[d] ||
         g->active_offset[d] < 0 || g->active_offset[d] + g->active_dims[d] > g->global_dims[d] ||
@@ -30,9 +42,7 @@ phew_status block_init(block *b, const phew_grid *g, phew_result *result)
                        "which may extend at most one ghost layer beyond the grid", axis);
     if ((g->stored_offset[d] < 0 || g->stored_offset[d] + g->stored_dims[d] > g->global_dims[d]) && !g->periodic[d])
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "ghost cells beyond the grid along %c need a periodic axis", axis);
-    n_global *= g->global_dims[d];
     b->dims[d] = g->stored_dims[d];
-    b->n_stored *= g->stored_dims[d];
     b->lo[d] = g->active_offset[d] - g->stored_offset[d];
     b->hi[d] = b->lo[d] + g->active_dims[d];
     b->wraps[d] = g->periodic[d] && g->stored_offset[d] == 0 && g->stored_dims[d] == g->global_dims[d];
@@ -46,10 +56,13 @@ phew_status block_init(block *b, const phew_grid *g, phew_result *result)
       b->fast_hi[d] = b->hi[d];
     if (b->fast_hi[d] < b->fast_lo[d])
       b->fast_hi[d] = b->fast_lo[d];
-    b->cell_volume *= g->spacing[d];
   }
-  if (n_global < 2)
-    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the grid has a single cell: there is nothing to segment");
+  if (phew_checked_product(g->global_dims, 3, &n_global) != 0)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                     "the grid has %lld x %lld x %lld cells: the number of cells overflows a 64-bit integer",
+                     (long long)g->global_dims[0], (long long)g->global_dims[1], (long long)g->global_dims[2]);
+  if (phew_checked_product(g->stored_dims, 3, &b->n_stored) != 0)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the stored block has more cells than a 64-bit integer counts");
   int k = 0;
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)

@@ -5,6 +5,7 @@
  * the highest of those saddles). Roots are the haloes. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@ typedef struct tree_node {
   double saddle;
   int64_t clump;  /* leaves: clump index, else -1 */
   int64_t n_cells;
-  phew_fixed mass;
+  exact_sum mass; /* the exact sum of its leaves' masses */
 } tree_node;
 
 typedef struct sort_key {
@@ -50,9 +51,8 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
   }
   int64_t n = 0;
   for (int64_t c = 0; c < h->n_clumps; ++c) {
-    /* masses in the scale of the node's halo (no coarser than the clump's), so they add up */
-    const sums *clump = &h->clump[c]->clump, *halo = h->halo_sums[h->halo_of_clump[c]];
-    nodes[n] = (tree_node){c, 0, -1, 0.0, c, clump->n_cells, clump->mass >> (clump->shift - halo->shift)};
+    const sums *clump = &h->clump[c]->clump;
+    nodes[n] = (tree_node){c, 0, -1, 0.0, c, clump->n_cells, clump->mass};
     current[c] = n++;
     created[c] = -1;
   }
@@ -65,7 +65,7 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
       const merger *ev = &h->mergers[e];
       const int64_t target = ev->parent, child = ev->child;
       if (created[target] < 0) {
-        nodes[n] = (tree_node){target, level, -1, 0.0, -1, 0, 0};
+        nodes[n] = (tree_node){target, level, -1, 0.0, -1, 0, {{0}, EXACT_SUM_EMPTY}};
         created[target] = n++;
         tree_node *own = &nodes[current[target]];
         own->parent = created[target];
@@ -86,11 +86,12 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
     }
     e0 = e1;
   }
-  /* children always come before their parent, so one forward sweep adds up the sizes */
+  /* children always come before their parent, so one forward sweep adds up the sizes; the
+   * sums are exact, so a root's mass is its halo's, bit for bit */
   for (int64_t i = 0; i < n; ++i)
     if (nodes[i].parent >= 0) {
       nodes[nodes[i].parent].n_cells += nodes[i].n_cells;
-      nodes[nodes[i].parent].mass += nodes[i].mass;
+      exact_sum_merge(&nodes[nodes[i].parent].mass, &nodes[i].mass);
     }
 
   /* keep the nodes of haloes above the mass threshold; order by level, then peak order */
@@ -127,8 +128,12 @@ phew_status hierarchy_build(const hierarchy_input *h, phew_result *result)
     o->peak_density = head->peak_density;
     o->saddle_density = t->saddle;
     o->n_cells = t->n_cells;
-    const sums *hs = h->halo_sums[halo];
-    o->mass = fixed_to_double(t->parent < 0 ? hs->mass : t->mass, hs->shift) * h->cell_volume;
+    char object[96], why[sizeof result->message];
+    snprintf(object, sizeof object, "dendrogram node %lld (peak cell %lld)", (long long)k, (long long)head->peak_id);
+    if (sums_to_double(sums_mass_value(h->mesh, &t->mass), "mass", object, &o->mass, why, sizeof why) != 0) {
+      status = phew_fail(result, PHEW_ERROR_DATA, "%s", why);
+      goto done;
+    }
   }
   result->n_nodes = kept;
 done:

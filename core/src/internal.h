@@ -6,9 +6,7 @@
 
 #include <stdint.h>
 
-/* Exact, order-independent sums: every term is scaled by a power of two and truncated to
- * an integer, so adding terms in any order (any number of ranks) gives the same bits. */
-__extension__ typedef __int128 phew_fixed;
+#include "exact_sum.h"
 
 /* ---- error reporting ---------------------------------------------------------------- */
 phew_status phew_fail(phew_result *result, phew_status status, const char *format, ...);
@@ -77,8 +75,10 @@ typedef struct block {
   int wraps[3];        /* the stored box spans a periodic axis: neighbours wrap inside it */
   int64_t fast_lo[3], fast_hi[3]; /* cells whose 26 neighbours are stored and unwrapped */
   int64_t offsets[27]; /* stored-index offsets of the 3x3x3 stencil, increasing, self at 13 */
-  double cell_volume;
 } block;
+
+/* Largest number of cells along one axis of a grid: cell coordinates stay exact in a double. */
+#define PHEW_MAX_AXIS_CELLS (INT64_C(1) << 53)
 
 phew_status block_init(block *b, const phew_grid *grid, phew_result *result);
 /* Global id of a stored cell given its stored coordinates. */
@@ -126,8 +126,6 @@ typedef struct mesh {
   /* Cell coordinates used for centres: global cell indices on a grid, positions on a graph.
    * period[d] > 0 makes axis d periodic with that period (nearest-image displacements). */
   double period[3];
-  double extent;           /* bound on any displacement between two cells of a structure */
-  double unit_volume;      /* a grid's sums count cells of this volume; a graph's carry volumes */
 } mesh;
 
 phew_status mesh_init(mesh *m, const phew_input *in, int n_ranks, phew_result *result);
@@ -284,35 +282,32 @@ phew_status merge_levels(merge_state *m, peak_comm *pc, edge_list *edges, merge_
 phew_status merge_discard_isolated_noise(merge_state *m, peak_comm *pc, double density_threshold,
                                          double relevance_threshold, int64_t *discarded, phew_result *result);
 
-/* ---- per-clump sums (properties.c) -------------------------------------------------------- */
+/* ---- per-structure sums and the values derived from them (properties.c) ------------------ */
 typedef struct sums {
   int64_t n_cells;
-  phew_fixed mass;      /* sum of rho, scaled */
-  phew_fixed moment[3]; /* sum of rho * (cell - reference cell), in cells, scaled */
-  phew_fixed volume;    /* graphs: sum of cell volumes, scaled by volume_factor */
-  int shift;            /* mass and moment terms are scaled by 2^shift, chosen per structure */
-  double factor;        /* 2^shift */
+  exact_sum mass;      /* sum of rho (grids: the cell volume is a common factor) or rho * volume */
+  exact_sum moment[3]; /* sum of the mass terms times the displacement from the reference cell
+                          (grids: in cells; graphs: in the positions' units) */
+  exact_sum volume;    /* graphs: sum of cell volumes */
   double min_density;
 } sums;
 
-typedef struct sum_scales {
-  int volume_shift; /* graphs: cell volumes are scaled by 2^volume_shift */
-  double volume_factor;
-} sum_scales;
-
-/* The global scale of volume sums (graphs), from the largest cell volume. */
-sum_scales sums_scales(double max_volume);
-/* Empty sums for a structure whose cells have rho * volume / unit_volume * |displacement|
- * below bound: the scale follows the structure, so faint ones keep their precision. */
-void sums_clear(sums *s, double bound);
-double fixed_to_double(phew_fixed x, int shift);
-
+void sums_clear(sums *s);
+void sums_merge(sums *to, const sums *from);
 /* Add every active test cell to the sums of its structure; reference holds the cell
  * coordinates of each structure's peak (3 per structure). */
 void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                     const double *reference, sums *out, sum_scales scales);
-/* Largest cell volume over the active test cells of a graph (1 for a grid). */
-double sums_max_volume(const mesh *m, const int64_t *cell_peak);
+                     const double *reference, sums *out);
+/* The mass in the user's units (grids: times the cell volume), before any range check. */
+wide_float sums_mass_value(const mesh *m, const exact_sum *mass);
+/* value as a double, or -1 with why saying that the "what" (mass, volume) of the object
+ * ("the clump whose peak is cell 12") is beyond the double range. */
+int sums_to_double(wide_float value, const char *what, const char *object, double *out, char *why, size_t why_size);
+/* Mass, volume, mean density, minimum density, peak position and centre of mass of o; -1
+ * (why filled) when the mass or the volume does not fit in a double. */
+int sums_values(const mesh *m, const sums *s, const double reference[3], const char *object, phew_object *o, char *why,
+                size_t why_size);
+
 /* ---- hierarchy and catalogue (hierarchy.c, catalogue.c) ----------------------------------- */
 phew_status catalogue_build(const mesh *m, const field *f, const phew_params *params, peak_comm *pc,
                             const merge_state *noise, const merge_state *saddle, phew_labels *labels,
@@ -356,7 +351,7 @@ typedef struct hierarchy_input {
   const int64_t *halo_final_id;
   const double *root_saddle;        /* per halo */
   const sums *const *halo_sums;     /* per halo */
-  double cell_volume;
+  const mesh *mesh;
 } hierarchy_input;
 
 phew_status hierarchy_build(const hierarchy_input *h, phew_result *result);

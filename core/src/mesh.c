@@ -38,15 +38,15 @@ static phew_status graph_init(mesh *m, const phew_graph *g, phew_result *result)
   }
   m->graph = g;
   m->n_local = g->n_cells;
-  m->unit_volume = 1.0;
-  m->extent = 1.0;
   for (int d = 0; d < 3; ++d) {
-    if (g->periodic[d] && !(g->box_size[d] > 0.0 && isfinite(g->box_size[d])))
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "a periodic graph needs a positive box size");
+    if (g->periodic[d] && !(g->box_size[d] > 0.0 && isfinite(g->box_size[d]) && isfinite(g->box_origin[d]) &&
+                            isfinite(g->box_origin[d] + g->box_size[d])))
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "a periodic graph needs a positive, finite box size");
     m->period[d] = g->periodic[d] ? g->box_size[d] : 0.0;
-    const double span = g->periodic[d] ? g->box_size[d] : (hi[d] > lo[d] ? hi[d] - lo[d] : 0.0);
-    if (span > m->extent)
-      m->extent = span;
+    /* displacements between cells are differences of positions: they must be finite too */
+    if (hi[d] > lo[d] && !isfinite(hi[d] - lo[d]))
+      return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                       "the cell positions along %c span more than the double range", (char)('x' + d));
   }
   return PHEW_OK;
 }
@@ -79,15 +79,12 @@ phew_status mesh_init(mesh *m, const phew_input *in, int n_ranks, phew_result *r
   if (s != PHEW_OK)
     return s;
   const phew_grid *g = &in->grid;
+  if (g->global_dims[0] * g->global_dims[1] * g->global_dims[2] < 2) /* checked product */
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the grid has a single cell: there is nothing to segment");
   m->n_local = m->b.n_stored;
-  m->n_active = g->active_dims[0] * g->active_dims[1] * g->active_dims[2];
-  m->unit_volume = m->b.cell_volume;
-  m->extent = 1.0;
-  for (int d = 0; d < 3; ++d) {
+  m->n_active = g->active_dims[0] * g->active_dims[1] * g->active_dims[2]; /* <= n_stored: checked */
+  for (int d = 0; d < 3; ++d)
     m->period[d] = g->periodic[d] ? (double)g->global_dims[d] : 0.0;
-    if ((double)g->global_dims[d] > m->extent)
-      m->extent = (double)g->global_dims[d];
-  }
   return PHEW_OK;
 }
 

@@ -1,53 +1,41 @@
-/* Per-structure sums over cells (number of cells, mass, first moments, minimum density).
+/* Per-structure sums over cells (number of cells, mass, first moments, volume, minimum
+ * density) and the physical values derived from them.
  *
- * Sums use fixed point: each term is scaled by a power of two chosen from global bounds and
- * truncated to an integer. Integer addition is associative, so the sums, and every property
- * derived from them, are bit-identical whatever order the cells are visited in and however
- * the cells are split over ranks. */
+ * The sums are exact (exact_sum.h): every term is added without rounding, whatever its
+ * magnitude, so the sums, and every property derived from them, have the same bits whatever
+ * order the cells are visited in and however the cells are split over ranks. Values are
+ * checked against the double range only at the end, where a clear error replaces an inf, a
+ * nan or a silent zero. */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-static int exponent_of(double x)
+void sums_clear(sums *s)
 {
-  int e = 0;
-  if (x > 0.0 && isfinite(x))
-    frexp(x, &e); /* x < 2^e */
-  return e;
-}
-
-sum_scales sums_scales(double max_volume)
-{
-  sum_scales s;
-  s.volume_shift = 62 - exponent_of(max_volume);
-  s.volume_factor = ldexp(1.0, s.volume_shift);
-  return s;
-}
-
-void sums_clear(sums *s, double bound)
-{
-  /* |term| stays below 2^62: every term converts to int64 in one instruction and 2^64
-   * terms cannot overflow 127 bits */
-  memset(s, 0, sizeof *s);
+  memset(s, 0, sizeof *s); /* padding too: sums travel between ranks bytewise */
+  exact_sum_clear(&s->mass);
+  for (int d = 0; d < 3; ++d)
+    exact_sum_clear(&s->moment[d]);
+  exact_sum_clear(&s->volume);
   s->min_density = INFINITY;
-  s->shift = 62 - exponent_of(bound);
-  s->factor = ldexp(1.0, s->shift);
 }
 
-double fixed_to_double(phew_fixed x, int shift) { return ldexp((double)x, -shift); }
-
-static inline void add_cell(sums *s, double rho, double w, const double d[3])
+void sums_merge(sums *to, const sums *from)
 {
-  s->n_cells++;
-  s->mass += (int64_t)w;
-  s->moment[0] += (int64_t)(w * d[0]);
-  s->moment[1] += (int64_t)(w * d[1]);
-  s->moment[2] += (int64_t)(w * d[2]);
-  if (rho < s->min_density)
-    s->min_density = rho;
+  to->n_cells += from->n_cells;
+  exact_sum_merge(&to->mass, &from->mass);
+  for (int d = 0; d < 3; ++d)
+    exact_sum_merge(&to->moment[d], &from->moment[d]);
+  exact_sum_merge(&to->volume, &from->volume);
+  if (from->min_density < to->min_density)
+    to->min_density = from->min_density;
 }
 
+/* Grids: masses count densities (the cell volume is a common factor) and moments count
+ * densities times whole-cell displacements, both exact. */
 static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
                              const double *reference, sums *out)
 {
@@ -66,15 +54,23 @@ static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_
           continue;
         const double rho = field_value(f, row + x);
         const double *ref = reference + 3 * k;
-        const double d[3] = {mesh_displacement(m, 0, (double)(g->stored_offset[0] + x), ref[0]),
-                             mesh_displacement(m, 1, cy, ref[1]), mesh_displacement(m, 2, cz, ref[2])};
-        add_cell(&out[k], rho, rho * out[k].factor, d); /* times a power of two: exact */
+        sums *s = &out[k];
+        s->n_cells++;
+        exact_sum_add(&s->mass, rho);
+        /* cell coordinates are integers below 2^53: the displacements are exact integers */
+        exact_sum_add_times_int(&s->moment[0], rho,
+                                (int64_t)mesh_displacement(m, 0, (double)(g->stored_offset[0] + x), ref[0]));
+        exact_sum_add_times_int(&s->moment[1], rho, (int64_t)mesh_displacement(m, 1, cy, ref[1]));
+        exact_sum_add_times_int(&s->moment[2], rho, (int64_t)mesh_displacement(m, 2, cz, ref[2]));
+        if (rho < s->min_density)
+          s->min_density = rho;
       }
     }
 }
 
+/* Graphs: masses are densities times cell volumes, moments those times displacements. */
 static void accumulate_graph(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                             const double *reference, sums *out, sum_scales scales)
+                             const double *reference, sums *out)
 {
   const phew_graph *g = m->graph;
   for (int64_t i = 0; i < g->n_cells; ++i) {
@@ -87,31 +83,74 @@ static void accumulate_graph(const mesh *m, const field *f, const int64_t *cell_
     const double rho = field_value(f, i);
     const double volume = g->volume ? g->volume[i] : 1.0;
     const double *ref = reference + 3 * k;
-    double d[3] = {0.0, 0.0, 0.0};
+    sums *s = &out[k];
+    s->n_cells++;
+    exact_sum_add_product(&s->mass, rho, volume);
+    exact_sum_add(&s->volume, volume);
     if (g->position)
       for (int a = 0; a < 3; ++a)
-        d[a] = mesh_displacement(m, a, g->position[3 * i + a], ref[a]);
-    add_cell(&out[k], rho, rho * volume * out[k].factor, d);
-    out[k].volume += (int64_t)(volume * scales.volume_factor);
+        exact_sum_add_product3(&s->moment[a], rho, volume, mesh_displacement(m, a, g->position[3 * i + a], ref[a]));
+    if (rho < s->min_density)
+      s->min_density = rho;
   }
 }
 
 void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                     const double *reference, sums *out, sum_scales scales)
+                     const double *reference, sums *out)
 {
   if (m->kind == PHEW_MESH_GRAPH)
-    accumulate_graph(m, f, cell_peak, structure_of_peak, reference, out, scales);
+    accumulate_graph(m, f, cell_peak, structure_of_peak, reference, out);
   else
     accumulate_block(m, f, cell_peak, structure_of_peak, reference, out);
 }
 
-double sums_max_volume(const mesh *m, const int64_t *cell_peak)
+/* ---- physical values --------------------------------------------------------------------- */
+
+wide_float sums_mass_value(const mesh *m, const exact_sum *mass)
 {
-  if (m->kind != PHEW_MESH_GRAPH || !m->graph->volume)
-    return 1.0; /* grids: sums count cells; graphs without volumes: every cell has volume 1 */
-  double max = 0.0;
-  for (int64_t i = 0; i < m->n_local; ++i)
-    if (cell_peak[i] >= 0 && m->graph->volume[i] > max)
-      max = m->graph->volume[i];
-  return max > 0.0 ? max : 1.0;
+  wide_float w = exact_sum_value(mass);
+  if (m->kind == PHEW_MESH_STRUCTURED) /* times the cell volume, one axis at a time */
+    for (int d = 0; d < 3; ++d)
+      w = wide_mul(w, wide_from_double(m->b.grid->spacing[d]));
+  return w;
+}
+
+static wide_float volume_value(const mesh *m, const sums *s)
+{
+  if (m->kind == PHEW_MESH_GRAPH)
+    return exact_sum_value(&s->volume);
+  wide_float w = wide_from_int(s->n_cells);
+  for (int d = 0; d < 3; ++d)
+    w = wide_mul(w, wide_from_double(m->b.grid->spacing[d]));
+  return w;
+}
+
+int sums_to_double(wide_float value, const char *what, const char *object, double *out, char *why, size_t why_size)
+{
+  const wide_range r = wide_to_double(value, out);
+  if (r == WIDE_FITS)
+    return 0;
+  snprintf(why, why_size, "the %s of %s is about 1e%+.0f, %s the range of double precision (%g to %g): %s", what,
+           object, floor(wide_log10(value)), r == WIDE_TOO_LARGE ? "above" : "below", DBL_MIN, DBL_MAX,
+           "rescale the density or the cell size");
+  return -1;
+}
+
+int sums_values(const mesh *m, const sums *s, const double reference[3], const char *object, phew_object *o, char *why,
+                size_t why_size)
+{
+  const wide_float mass = sums_mass_value(m, &s->mass), volume = volume_value(m, s);
+  if (sums_to_double(mass, "mass", object, &o->mass, why, why_size) != 0 ||
+      sums_to_double(volume, "volume", object, &o->volume, why, why_size) != 0)
+    return -1;
+  const wide_float weight = exact_sum_value(&s->mass); /* what the moments are weighted by */
+  /* a weighted mean of densities: never beyond the densities themselves */
+  o->mean_density = m->kind == PHEW_MESH_GRAPH ? wide_ratio(mass, volume) : wide_ratio(weight, wide_from_int(s->n_cells));
+  o->min_density = s->min_density;
+  for (int d = 0; d < 3; ++d) {
+    const double shift = wide_ratio(exact_sum_value(&s->moment[d]), weight);
+    o->peak_position[d] = mesh_position(m, d, reference[d]);
+    o->center_of_mass[d] = mesh_wrap(m, d, mesh_position(m, d, reference[d] + shift));
+  }
+  return 0;
 }

@@ -83,7 +83,9 @@ typedef enum phew_mesh_kind { PHEW_MESH_STRUCTURED = 0, PHEW_MESH_GRAPH = 1 } ph
 /* This rank's block when the whole grid is split over n_ranks: blocks balanced by cell
  * count (the factorisation with the smallest cut), one ghost layer towards every
  * neighbouring block, across periodic edges too. Ranks may get no cells when n_ranks is
- * larger than the grid allows. The origin and spacing are left at 0 and 1. */
+ * larger than the grid allows. The origin and spacing are left at 0 and 1. Fails with
+ * PHEW_ERROR_ARGUMENT when a dimension is below 1 or above 2^53, or the cell count overflows
+ * int64. */
 phew_status phew_grid_decompose(phew_grid *grid, const int64_t global_dims[3], const int periodic[3], int n_ranks,
                                 int rank);
 

@@ -1,0 +1,68 @@
+/* Exact, order-independent sums over the whole double range, and the wide numbers their
+ * results are read as.
+ *
+ * A sum keeps counters of 64-bit "bins" at absolute binary positions: bin j collects the
+ * parts of the terms that fall on the bits [64 j, 64 j + 64). Every term is an exact integer
+ * times a power of two (a double, or an exact product of doubles), cut exactly at bin
+ * boundaries; each bin adds its parts in a 128-bit counter and never carries into the next
+ * one. Only the EXACT_SUM_BINS highest bins any term reached are kept; lower parts (more than
+ * 128 bits below the largest term) are dropped. What is kept depends only on the set of
+ * terms, not on the order of the additions or on how they were split into partial sums:
+ * a sum has the same bits on any number of ranks and threads. What is dropped is below
+ * 2^-65 of the largest term even for 2^63 terms, far under the precision of a double.
+ *
+ * Counters cannot overflow: a term adds at most one part (< 2^64) to a bin, and there are
+ * fewer than 2^62 terms (two per cell at most, int64 cell counts). */
+#ifndef PHEW_EXACT_SUM_H
+#define PHEW_EXACT_SUM_H
+
+#include <stdint.h>
+
+#define EXACT_SUM_BINS 3
+#define EXACT_SUM_EMPTY INT64_MIN
+
+__extension__ typedef __int128 exact_bin;
+__extension__ typedef unsigned __int128 exact_u128;
+
+typedef struct exact_sum {
+  exact_bin bin[EXACT_SUM_BINS]; /* bin[k] is the absolute bin top - (EXACT_SUM_BINS - 1) + k */
+  int64_t top;                   /* highest bin reached; EXACT_SUM_EMPTY before the first term */
+} exact_sum;
+
+void exact_sum_clear(exact_sum *s);
+/* Adds (-1)^negative * m * 2^exponent, exactly. */
+void exact_sum_add_term(exact_sum *s, int negative, exact_u128 m, int64_t exponent);
+/* Adds a finite double, a * k, a * b or a * b * c, each exactly (no rounding, no overflow). */
+void exact_sum_add(exact_sum *s, double a);
+void exact_sum_add_times_int(exact_sum *s, double a, int64_t k);
+void exact_sum_add_product(exact_sum *s, double a, double b);
+void exact_sum_add_product3(exact_sum *s, double a, double b, double c);
+/* to += from (the partial sums of two sets of terms give the sum of their union). */
+void exact_sum_merge(exact_sum *to, const exact_sum *from);
+
+/* A number with a 64-bit mantissa and an exponent that does not overflow: the value of a
+ * sum, and products of it with doubles, before they are checked against the double range.
+ * value = (-1)^negative * mantissa * 2^exponent; mantissa has its top bit set, or is 0. */
+typedef struct wide_float {
+  uint64_t mantissa;
+  int64_t exponent;
+  int negative;
+} wide_float;
+
+/* The sum, rounded to 64 bits (to nearest, ties to even). */
+wide_float exact_sum_value(const exact_sum *s);
+wide_float wide_from_double(double x); /* x finite */
+wide_float wide_from_int(int64_t k);
+wide_float wide_mul(wide_float a, wide_float b);
+/* a / b as a double (b nonzero); for ratios known to lie well inside the double range. */
+double wide_ratio(wide_float a, wide_float b);
+/* -1, 0 or 1 as a < b, a == b, a > b. */
+int wide_compare(wide_float a, wide_float b);
+/* Decimal exponent of |a| (for messages), a nonzero. */
+double wide_log10(wide_float a);
+
+typedef enum wide_range { WIDE_FITS = 0, WIDE_TOO_LARGE, WIDE_TOO_SMALL } wide_range;
+/* a rounded to a double. WIDE_FITS when it is 0 or a normal double (|a| in [DBL_MIN, DBL_MAX]);
+ * otherwise *out is not written and the answer says which way it left the range. */
+wide_range wide_to_double(wide_float a, double *out);
+#endif
