@@ -130,8 +130,9 @@ int sums_to_double(wide_float value, const char *what, const char *object, doubl
   const wide_range r = wide_to_double(value, out);
   if (r == WIDE_FITS)
     return 0;
-  snprintf(why, why_size, "the %s of %s is about 1e%+.0f, %s the range of double precision (%g to %g): %s", what,
-           object, floor(wide_log10(value)), r == WIDE_TOO_LARGE ? "above" : "below", DBL_MIN, DBL_MAX,
+  const double decimal = wide_log10(value), power = floor(decimal);
+  snprintf(why, why_size, "the %s of %s is %.3ge%+.0f, %s the range of double precision (%g to %g): %s", what,
+           object, pow(10.0, decimal - power), power, r == WIDE_TOO_LARGE ? "above" : "below", DBL_MIN, DBL_MAX,
            "rescale the density or the cell size");
   return -1;
 }

@@ -438,7 +438,7 @@ void check_consistency(const Field &f, const phew_params &p, const Run &r)
         const phew_object &c = res.clumps[x.clump_id];
         EXPECT_EQ(x.peak_id, c.peak_id);
         EXPECT_EQ(x.n_cells, c.n_cells);
-        EXPECT_NEAR(x.mass, c.mass, 1e-12 * c.mass);
+        EXPECT_EQ(x.mass, c.mass) << "a leaf has exactly its clump's mass";
         EXPECT_EQ(x.halo_id, c.halo_id);
       }
     } else {
@@ -451,7 +451,7 @@ void check_consistency(const Field &f, const phew_params &p, const Run &r)
       const phew_object &h = res.haloes[x.halo_id];
       EXPECT_EQ(x.peak_id, h.peak_id);
       EXPECT_EQ(x.n_cells, h.n_cells);
-      EXPECT_NEAR(x.mass, h.mass, 1e-12 * h.mass);
+      EXPECT_EQ(x.mass, h.mass) << "a root has exactly its halo's mass";
       EXPECT_EQ(x.level, h.level) << "halo level (depth) differs from its root node's";
       EXPECT_EQ(x.saddle_density, h.key_saddle_density) << "a root sits at its halo's key saddle";
     } else {
