@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum kind { SMOOTH, QUANTIZED, ONE_BLOB, CORNER, BOUNDARY_PEAK } kind;
+typedef enum kind { SMOOTH, QUANTIZED, ONE_BLOB, CORNER, BOUNDARY_PEAK, EXTREME } kind;
+
+/* EXTREME: the smooth field mapped monotonically onto 10^(2 (v - 50)), so that one structure
+ * spans hundreds of decades (exact sums must still give the same bits on any split). */
+static double extreme(double v) { return pow(10.0, (v - 50.0) * 2.0); }
 
 static uint64_t next(uint64_t *state)
 {
@@ -74,6 +78,8 @@ static double *make_field(kind k, const int64_t n[3], int periodic, unsigned see
           v = floor(v / 4.0) * 4.0; /* plateaus everywhere, across block boundaries too */
         if (k == CORNER && v < 1e-3)
           v = 0.0;
+        if (k == EXTREME)
+          v = extreme(v);
         rho[x + n[0] * (y + n[1] * z)] = v;
       }
   return rho;
@@ -135,6 +141,25 @@ static int same_tables(const phew_result *a, const phew_result *b)
          memcmp(a->nodes, b->nodes, (size_t)a->n_nodes * sizeof *a->nodes) == 0;
 }
 
+/* Masses and volumes positive and finite, mean densities and centres finite: exact sums keep
+ * them right whatever the dynamic range. */
+static int masses_sane(const phew_result *r)
+{
+  for (int64_t i = 0; i < r->n_clumps + r->n_haloes; ++i) {
+    const phew_object *o = i < r->n_clumps ? &r->clumps[i] : &r->haloes[i - r->n_clumps];
+    if (!(o->mass > 0.0 && isfinite(o->mass) && o->volume > 0.0 && isfinite(o->volume) &&
+          o->mean_density >= o->min_density && o->mean_density <= o->peak_density))
+      return 0;
+    for (int d = 0; d < 3; ++d)
+      if (!isfinite(o->center_of_mass[d]))
+        return 0;
+  }
+  for (int64_t i = 0; i < r->n_nodes; ++i)
+    if (!(r->nodes[i].mass > 0.0 && isfinite(r->nodes[i].mass)))
+      return 0;
+  return 1;
+}
+
 /* One case: 0 if the distributed answer equals the serial one (checked on rank 0). */
 static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t nz, int periodic, int single,
                       int saddle_merging, double mass_threshold, unsigned order_seed, unsigned seed)
@@ -148,10 +173,10 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
   double *global = make_field(k, n, periodic, seed);
   phew_params p;
   phew_params_init(&p);
-  p.density_threshold = 6.0;
+  p.density_threshold = k == EXTREME ? extreme(6.0) : 6.0;
   p.relevance_threshold = 1.5;
   p.saddle_merging = saddle_merging;
-  p.saddle_threshold = 20.0;
+  p.saddle_threshold = k == EXTREME ? extreme(20.0) : 20.0;
   p.mass_threshold = mass_threshold;
   p.peak_order_seed = order_seed;
 
@@ -213,6 +238,10 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
         printf("%s: tables differ: clumps %lld/%lld haloes %lld/%lld nodes %lld/%lld\n", name,
                (long long)ser.result.n_clumps, (long long)par.result.n_clumps, (long long)ser.result.n_haloes,
                (long long)par.result.n_haloes, (long long)ser.result.n_nodes, (long long)par.result.n_nodes);
+        ++failures;
+      }
+      if (!masses_sane(&ser.result)) {
+        printf("%s: a mass, volume or centre is not a positive finite number\n", name);
         ++failures;
       }
       if (ser.result.n_clumps == 0 && k != CORNER)
@@ -302,6 +331,8 @@ int main(int argc, char **argv)
   failures += check_case("peak on a block boundary", BOUNDARY_PEAK, 16, 16, 16, 1, 0, 1, 0.0, 0, 10);
   failures += check_case("thin blocks 8x3x40", SMOOTH, 8, 3, 40, 1, 0, 1, 0.0, 0, 11);
   failures += check_case("thin blocks open 2x2x64", SMOOTH, 2, 2, 64, 0, 0, 1, 0.0, 0, 12);
+  failures += check_case("400 decades periodic", EXTREME, 20, 18, 16, 1, 0, 1, 0.0, 0, 13);
+  failures += check_case("400 decades open, mass cut", EXTREME, 19, 21, 15, 0, 0, 1, 1e100, 0, 14);
   failures += check_error("NaN on one rank", 0, "NaN, infinite or negative");
   failures += check_error("bad threshold on one rank", 1, "density threshold");
   failures += check_error("bad block on one rank", 2, "inconsistent block");
