@@ -101,11 +101,12 @@ static phew_status sum_structures(const mesh *mesh, const field *f, peak_comm *p
                                   local_structures *clumps, local_structures *haloes)
 {
   for (int64_t i = 0; i < clumps->n; ++i)
-    sums_clear(&clumps->sums[i]);
+    sums_start(&clumps->sums[i], mesh, pc->peaks->density[clumps->head[i]]);
   for (int64_t i = 0; i < haloes->n; ++i)
-    sums_clear(&haloes->sums[i]);
-  sums_accumulate(mesh, f, cell_peak, clumps->of_peak, clumps->reference, clumps->sums);
-  sums_accumulate(mesh, f, cell_peak, haloes->of_peak, haloes->reference, haloes->sums);
+    sums_start(&haloes->sums[i], mesh, pc->peaks->density[haloes->head[i]]);
+  const sum_target targets[2] = {{clumps->of_peak, clumps->reference, clumps->sums},
+                                 {haloes->of_peak, haloes->reference, haloes->sums}};
+  sums_accumulate(mesh, f, cell_peak, targets, 2); /* one pass over the cells for both */
   const phew_status a = send_to_owners(pc, clumps);
   const phew_status b = send_to_owners(pc, haloes);
   return a != PHEW_OK ? a : b;

@@ -7,32 +7,29 @@
 
 enum { B = EXACT_SUM_BINS };
 
-/* |x| = m * 2^e with m < 2^53 an integer (x finite); the sign bit is returned in *negative. */
-static uint64_t split_double(double x, int64_t *e, int *negative)
-{
-  uint64_t bits;
-  memcpy(&bits, &x, sizeof bits);
-  *negative = (int)(bits >> 63);
-  const uint64_t fraction = bits & ((UINT64_C(1) << 52) - 1);
-  const int biased = (int)((bits >> 52) & 0x7ff);
-  if (biased == 0) { /* zero or subnormal */
-    *e = -1074;
-    return fraction;
-  }
-  *e = biased - 1075;
-  return fraction | (UINT64_C(1) << 52);
-}
-
-static int64_t floor_div64(int64_t e) { return e >= 0 ? e / 64 : -((-e + 63) / 64); }
-
 void exact_sum_clear(exact_sum *s)
 {
   memset(s->bin, 0, sizeof s->bin);
   s->top = EXACT_SUM_EMPTY;
 }
 
-/* Moves the window up so that its highest bin is new_top; the bins that fall out are dropped. */
-static void raise_top(exact_sum *s, int64_t new_top)
+void exact_sum_start(exact_sum *s, int64_t top)
+{
+  memset(s->bin, 0, sizeof s->bin);
+  s->top = top;
+}
+
+int64_t exact_sum_top_bin(double x, uint64_t k)
+{
+  int64_t e;
+  int negative;
+  const uint64_t m = exact_split(x, &e, &negative);
+  /* m * k < 2^(bits of m + bits of k) */
+  const int64_t bits = (64 - __builtin_clzll(m)) + (64 - __builtin_clzll(k));
+  return (e + bits - 1) >> 6;
+}
+
+void exact_sum_raise_top(exact_sum *s, int64_t new_top)
 {
   const int64_t delta = new_top - s->top;
   for (int k = 0; k < B; ++k)
@@ -40,44 +37,11 @@ static void raise_top(exact_sum *s, int64_t new_top)
   s->top = new_top;
 }
 
-void exact_sum_add_term(exact_sum *s, int negative, exact_u128 m, int64_t exponent)
-{
-  if (m == 0)
-    return;
-  const int64_t j0 = floor_div64(exponent);
-  const int r = (int)(exponent - 64 * j0);
-  const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
-  uint64_t w[3];
-  if (r == 0) {
-    w[0] = lo;
-    w[1] = hi;
-    w[2] = 0;
-  } else {
-    w[0] = lo << r;
-    w[1] = (hi << r) | (lo >> (64 - r));
-    w[2] = hi >> (64 - r);
-  }
-  const int highest = w[2] ? 2 : (w[1] ? 1 : 0);
-  const int64_t jt = j0 + highest;
-  if (s->top == EXACT_SUM_EMPTY) {
-    memset(s->bin, 0, sizeof s->bin);
-    s->top = jt;
-  } else if (jt > s->top) {
-    raise_top(s, jt);
-  }
-  const int64_t bottom = s->top - (B - 1);
-  for (int i = 0; i <= highest; ++i) {
-    const int64_t k = j0 + i - bottom;
-    if (k >= 0)
-      s->bin[k] += negative ? -(exact_bin)w[i] : (exact_bin)w[i];
-  }
-}
-
 void exact_sum_add(exact_sum *s, double a)
 {
   int64_t e;
   int negative;
-  const uint64_t m = split_double(a, &e, &negative);
+  const uint64_t m = exact_split(a, &e, &negative);
   exact_sum_add_term(s, negative, m, e);
 }
 
@@ -85,7 +49,7 @@ void exact_sum_add_times_int(exact_sum *s, double a, int64_t k)
 {
   int64_t e;
   int negative;
-  const uint64_t m = split_double(a, &e, &negative);
+  const uint64_t m = exact_split(a, &e, &negative);
   const uint64_t magnitude = k < 0 ? (uint64_t)0 - (uint64_t)k : (uint64_t)k;
   exact_sum_add_term(s, negative ^ (k < 0), (exact_u128)m * magnitude, e);
 }
@@ -94,7 +58,7 @@ void exact_sum_add_product(exact_sum *s, double a, double b)
 {
   int64_t ea, eb;
   int na, nb;
-  const uint64_t ma = split_double(a, &ea, &na), mb = split_double(b, &eb, &nb);
+  const uint64_t ma = exact_split(a, &ea, &na), mb = exact_split(b, &eb, &nb);
   exact_sum_add_term(s, na ^ nb, (exact_u128)ma * mb, ea + eb);
 }
 
@@ -102,7 +66,7 @@ void exact_sum_add_product3(exact_sum *s, double a, double b, double c)
 {
   int64_t ea, eb, ec;
   int na, nb, nc;
-  const uint64_t ma = split_double(a, &ea, &na), mb = split_double(b, &eb, &nb), mc = split_double(c, &ec, &nc);
+  const uint64_t ma = exact_split(a, &ea, &na), mb = exact_split(b, &eb, &nb), mc = exact_split(c, &ec, &nc);
   /* ma * mb has at most 106 bits; times mc it needs 159: add it as two exact terms */
   const exact_u128 ab = (exact_u128)ma * mb;
   const int negative = na ^ nb ^ nc;
@@ -119,7 +83,7 @@ void exact_sum_merge(exact_sum *to, const exact_sum *from)
     return;
   }
   if (from->top > to->top)
-    raise_top(to, from->top);
+    exact_sum_raise_top(to, from->top);
   const int64_t delta = to->top - from->top;
   for (int k = 0; k < B; ++k)
     if (delta < B - k)
@@ -212,7 +176,7 @@ wide_float wide_from_double(double x)
 {
   int64_t e;
   int negative;
-  const uint64_t m = split_double(x, &e, &negative);
+  const uint64_t m = exact_split(x, &e, &negative);
   return normalise(m, e, negative);
 }
 

@@ -17,6 +17,7 @@
 #define PHEW_EXACT_SUM_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define EXACT_SUM_BINS 3
 #define EXACT_SUM_EMPTY INT64_MIN
@@ -30,8 +31,78 @@ typedef struct exact_sum {
 } exact_sum;
 
 void exact_sum_clear(exact_sum *s);
-/* Adds (-1)^negative * m * 2^exponent, exactly. */
-void exact_sum_add_term(exact_sum *s, int negative, exact_u128 m, int64_t exponent);
+/* Moves the window up so that its highest bin is new_top (> top); lower bins fall out. */
+void exact_sum_raise_top(exact_sum *s, int64_t new_top);
+
+/* |x| = m * 2^e with m < 2^53 an integer (x finite); *negative is the sign bit. */
+static inline uint64_t exact_split(double x, int64_t *e, int *negative)
+{
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  *negative = (int)(bits >> 63);
+  const uint64_t fraction = bits & ((UINT64_C(1) << 52) - 1);
+  const int biased = (int)((bits >> 52) & 0x7ff);
+  if (biased == 0) { /* zero or subnormal */
+    *e = -1074;
+    return fraction;
+  }
+  *e = biased - 1075;
+  return fraction | (UINT64_C(1) << 52);
+}
+
+/* Adds (-1)^negative * m * 2^exponent, exactly. Inline: the per-cell sums call it in their
+ * hot loop. */
+static inline void exact_sum_add_term(exact_sum *s, int negative, exact_u128 m, int64_t exponent)
+{
+  if (m == 0)
+    return;
+  const int64_t j0 = exponent >> 6; /* floor(exponent / 64): arithmetic shift */
+  const int r = (int)(exponent & 63);
+  const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
+  /* m << r cut into the 64-bit words of bins j0, j0 + 1, j0 + 2 */
+  const uint64_t w0 = lo << r;
+  const uint64_t w1 = r ? (hi << r) | (lo >> (64 - r)) : hi;
+  const uint64_t w2 = r ? hi >> (64 - r) : 0;
+  const int64_t jt = j0 + (w2 ? 2 : (w1 ? 1 : 0));
+  if (s->top == EXACT_SUM_EMPTY) {
+    memset(s->bin, 0, sizeof s->bin);
+    s->top = jt;
+  } else if (jt > s->top) {
+    exact_sum_raise_top(s, jt);
+  }
+  const int64_t k0 = j0 - (s->top - (EXACT_SUM_BINS - 1)); /* index of bin j0 in the window */
+  const exact_bin flip = -(exact_bin)negative;               /* 0, or all ones: v -> -v */
+  if (k0 >= 0)
+    s->bin[k0] += ((exact_bin)w0 ^ flip) - flip;
+  if (w1 && k0 + 1 >= 0)
+    s->bin[k0 + 1] += ((exact_bin)w1 ^ flip) - flip;
+  if (w2 && k0 + 2 >= 0)
+    s->bin[k0 + 2] += ((exact_bin)w2 ^ flip) - flip;
+}
+/* A sum whose terms are known in advance never to reach above bin top: exact_sum_add_below
+ * then skips the window checks. When top is the bin the largest term reaches (a structure's
+ * peak density for the sum of its densities) the result is the same as that of a sum started
+ * empty; a higher top keeps a window that is as order-independent, only placed higher. */
+void exact_sum_start(exact_sum *s, int64_t top);
+/* The bin of the highest bit |x| * k can have (x finite and nonzero, k > 0). */
+int64_t exact_sum_top_bin(double x, uint64_t k);
+
+static inline void exact_sum_add_below(exact_sum *s, int negative, exact_u128 m, int64_t exponent)
+{
+  const int64_t k0 = (exponent >> 6) - (s->top - (EXACT_SUM_BINS - 1)); /* bin of the lowest word */
+  const int r = (int)(exponent & 63);
+  const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
+  const exact_bin flip = -(exact_bin)negative;
+  if (k0 >= 0)
+    s->bin[k0] += ((exact_bin)(lo << r) ^ flip) - flip;
+  const uint64_t w1 = r ? (hi << r) | (lo >> (64 - r)) : hi;
+  if (w1 && k0 >= -1)
+    s->bin[k0 + 1] += ((exact_bin)w1 ^ flip) - flip;
+  const uint64_t w2 = r ? hi >> (64 - r) : 0;
+  if (w2 && k0 >= -2)
+    s->bin[k0 + 2] += ((exact_bin)w2 ^ flip) - flip;
+}
+
 /* Adds a finite double, a * k, a * b or a * b * c, each exactly (no rounding, no overflow). */
 void exact_sum_add(exact_sum *s, double a);
 void exact_sum_add_times_int(exact_sum *s, double a, int64_t k);

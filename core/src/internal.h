@@ -293,11 +293,21 @@ typedef struct sums {
 } sums;
 
 void sums_clear(sums *s);
+/* Empty sums of a structure with this peak density, ready for sums_accumulate. */
+void sums_start(sums *s, const mesh *m, double peak_density);
 void sums_merge(sums *to, const sums *from);
-/* Add every active test cell to the sums of its structure; reference holds the cell
- * coordinates of each structure's peak (3 per structure). */
-void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                     const double *reference, sums *out);
+
+/* One kind of structure to sum cells into: the structure of every peak (-1: none), the cell
+ * coordinates of each structure's peak (3 per structure), their sums. */
+typedef struct sum_target {
+  const int64_t *structure_of_peak;
+  const double *reference;
+  sums *out;
+} sum_target;
+
+/* Add every active test cell to the sums of its structure, for each target, in one pass. */
+void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                     int n_targets);
 /* The mass in the user's units (grids: times the cell volume), before any range check. */
 wide_float sums_mass_value(const mesh *m, const exact_sum *mass);
 /* value as a double, or -1 with why saying that the "what" (mass, volume) of the object

@@ -23,6 +23,21 @@ void sums_clear(sums *s)
   s->min_density = INFINITY;
 }
 
+void sums_start(sums *s, const mesh *m, double peak_density)
+{
+  sums_clear(s);
+  if (m->kind != PHEW_MESH_STRUCTURED)
+    return;
+  /* on a grid every term is known to be below the peak density (mass) or the peak density
+   * times the largest displacement (moments): the windows can be placed in advance */
+  exact_sum_start(&s->mass, exact_sum_top_bin(peak_density, 1));
+  for (int d = 0; d < 3; ++d) {
+    const int64_t n = m->b.grid->global_dims[d];
+    const uint64_t reach = (uint64_t)(m->b.grid->periodic[d] ? n / 2 + 1 : n);
+    exact_sum_start(&s->moment[d], exact_sum_top_bin(peak_density, reach));
+  }
+}
+
 void sums_merge(sums *to, const sums *from)
 {
   to->n_cells += from->n_cells;
@@ -35,73 +50,81 @@ void sums_merge(sums *to, const sums *from)
 }
 
 /* Grids: masses count densities (the cell volume is a common factor) and moments count
- * densities times whole-cell displacements, both exact. */
-static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                             const double *reference, sums *out)
+ * densities times whole-cell displacements, all exact. */
+static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                             int n_targets)
 {
   const block *b = &m->b;
   const phew_grid *g = b->grid;
   for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
     for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
       const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-      const double cy = (double)(g->stored_offset[1] + y), cz = (double)(g->stored_offset[2] + z);
+      const double c[3] = {0.0, (double)(g->stored_offset[1] + y), (double)(g->stored_offset[2] + z)};
       for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
         const int64_t p = cell_peak[row + x];
         if (p < 0)
           continue;
-        const int64_t k = structure_of_peak[p];
-        if (k < 0)
-          continue;
         const double rho = field_value(f, row + x);
-        const double *ref = reference + 3 * k;
-        sums *s = &out[k];
-        s->n_cells++;
-        exact_sum_add(&s->mass, rho);
-        /* cell coordinates are integers below 2^53: the displacements are exact integers */
-        exact_sum_add_times_int(&s->moment[0], rho,
-                                (int64_t)mesh_displacement(m, 0, (double)(g->stored_offset[0] + x), ref[0]));
-        exact_sum_add_times_int(&s->moment[1], rho, (int64_t)mesh_displacement(m, 1, cy, ref[1]));
-        exact_sum_add_times_int(&s->moment[2], rho, (int64_t)mesh_displacement(m, 2, cz, ref[2]));
-        if (rho < s->min_density)
-          s->min_density = rho;
+        int64_t e;
+        int negative;
+        const uint64_t mantissa = exact_split(rho, &e, &negative); /* rho > 0 */
+        const double cx = (double)(g->stored_offset[0] + x);
+        for (int t = 0; t < n_targets; ++t) {
+          const int64_t k = targets[t].structure_of_peak[p];
+          if (k < 0)
+            continue;
+          const double *ref = targets[t].reference + 3 * k;
+          sums *s = &targets[t].out[k];
+          s->n_cells++;
+          exact_sum_add_below(&s->mass, 0, mantissa, e);
+          /* cell coordinates are integers below 2^53: the displacements are exact integers */
+          for (int a = 0; a < 3; ++a) {
+            const int64_t d = (int64_t)mesh_displacement(m, a, a == 0 ? cx : c[a], ref[a]);
+            if (d != 0)
+              exact_sum_add_below(&s->moment[a], d < 0, (exact_u128)mantissa * (uint64_t)(d < 0 ? -d : d), e);
+          }
+          if (rho < s->min_density)
+            s->min_density = rho;
+        }
       }
     }
 }
 
 /* Graphs: masses are densities times cell volumes, moments those times displacements. */
-static void accumulate_graph(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                             const double *reference, sums *out)
+static void accumulate_graph(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                             int n_targets)
 {
   const phew_graph *g = m->graph;
   for (int64_t i = 0; i < g->n_cells; ++i) {
     const int64_t p = cell_peak[i];
     if (p < 0)
       continue;
-    const int64_t k = structure_of_peak[p];
-    if (k < 0)
-      continue;
     const double rho = field_value(f, i);
     const double volume = g->volume ? g->volume[i] : 1.0;
-    const double *ref = reference + 3 * k;
-    sums *s = &out[k];
-    s->n_cells++;
-    exact_sum_add_product(&s->mass, rho, volume);
-    exact_sum_add(&s->volume, volume);
-    if (g->position)
-      for (int a = 0; a < 3; ++a)
-        exact_sum_add_product3(&s->moment[a], rho, volume, mesh_displacement(m, a, g->position[3 * i + a], ref[a]));
-    if (rho < s->min_density)
-      s->min_density = rho;
+    for (int t = 0; t < n_targets; ++t) {
+      const int64_t k = targets[t].structure_of_peak[p];
+      if (k < 0)
+        continue;
+      const double *ref = targets[t].reference + 3 * k;
+      sums *s = &targets[t].out[k];
+      s->n_cells++;
+      exact_sum_add_product(&s->mass, rho, volume);
+      exact_sum_add(&s->volume, volume);
+      if (g->position)
+        for (int a = 0; a < 3; ++a)
+          exact_sum_add_product3(&s->moment[a], rho, volume, mesh_displacement(m, a, g->position[3 * i + a], ref[a]));
+      if (rho < s->min_density)
+        s->min_density = rho;
+    }
   }
 }
 
-void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const int64_t *structure_of_peak,
-                     const double *reference, sums *out)
+void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets, int n_targets)
 {
   if (m->kind == PHEW_MESH_GRAPH)
-    accumulate_graph(m, f, cell_peak, structure_of_peak, reference, out);
+    accumulate_graph(m, f, cell_peak, targets, n_targets);
   else
-    accumulate_block(m, f, cell_peak, structure_of_peak, reference, out);
+    accumulate_block(m, f, cell_peak, targets, n_targets);
 }
 
 /* ---- physical values --------------------------------------------------------------------- */

@@ -428,10 +428,14 @@ TEST(Sizes, GridsWhoseCellCountOverflowsAreRefused)
   double rho[3] = {1, 2, 1};
   int64_t labels[3][3];
   const int64_t dims[][3] = {{1, 3, 6148914691236517206}, {4294967297, 4294967295, 1},
-                             {INT64_MAX, 1, 1}, {(int64_t)1 << 53, 2, 1}};
+                             {INT64_MAX, 1, 1}, {((int64_t)1 << 53) + 1, 2, 1}};
   for (const auto &d : dims) {
     phew_input in{};
     phew_grid_init_whole(&in.grid, d[0], d[1], d[2]);
+    int64_t count;
+    if (phew_checked_product(d, 3, &count) == 0) // a count that fits: pass a one-cell block of
+      for (int a = 0; a < 3; ++a)               // it, as large as the label arrays really are
+        in.grid.stored_dims[a] = in.grid.active_dims[a] = 1;
     in.density = rho;
     in.density_type = PHEW_FLOAT64;
     phew_labels l{labels[0], labels[1], labels[2]};
