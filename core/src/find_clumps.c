@@ -43,13 +43,8 @@ static int64_t label_count(const phew_input *in, const phew_labels *labels)
     return in->graph.n_cells;
   if (in->mesh != PHEW_MESH_STRUCTURED)
     return -1;
-  int64_t n = 1;
-  for (int d = 0; d < 3; ++d) {
-    if (in->grid.stored_dims[d] < 0 || (in->grid.stored_dims[d] > 0 && n > INT64_MAX / in->grid.stored_dims[d]))
-      return -1;
-    n *= in->grid.stored_dims[d];
-  }
-  return n;
+  int64_t n;
+  return phew_checked_product(in->grid.stored_dims, 3, &n) == 0 ? n : -1;
 }
 
 typedef struct pipeline {

@@ -21,7 +21,8 @@ extern "C" {
 typedef enum phew_status {
   PHEW_OK = 0,
   PHEW_ERROR_ARGUMENT = 1, /* a parameter or a size is out of range */
-  PHEW_ERROR_DATA = 2,     /* the density field is unusable (NaN, Inf, negative) */
+  PHEW_ERROR_DATA = 2,     /* the density field is unusable (NaN, Inf, negative), or a mass or
+                              volume of the catalogue lies outside the normal double range */
   PHEW_ERROR_MEMORY = 3,   /* an allocation failed */
   PHEW_ERROR_MPI = 4,      /* communication failed, or MPI support is not compiled in */
   PHEW_ERROR_IO = 5        /* reading or writing a file failed (tool helpers only) */
@@ -136,7 +137,8 @@ typedef struct phew_object {
   double min_density;
   double mean_density;
   double key_saddle_density; /* highest saddle to any neighbour; the threshold if isolated */
-  double relevance;          /* peak_density / key_saddle_density */
+  double relevance;          /* peak_density / key_saddle_density; +inf when the key saddle is 0
+                                (isolated at threshold 0) or the ratio exceeds the double range */
 } phew_object;
 
 /* One node of the dendrogram. Leaves are clumps; roots are haloes. */
@@ -208,7 +210,13 @@ typedef struct phew_result {
  * Ranks may own no cells. Labels come back for active and ghost cells. The catalogue and the
  * dendrogram (clumps, haloes, nodes) are complete on rank 0 of the communicator and empty on
  * the other ranks; the stats are global and the same on every rank. The answer is identical,
- * bit for bit, for any number of ranks. */
+ * bit for bit, for any number of ranks.
+ *
+ * Masses, volumes and centres come from exact sums (no rounding until the final value, so
+ * any dynamic range of densities and cell sizes is summed right and in any order). A mass or
+ * a volume of a listed clump, halo or dendrogram node that lies outside the normal double
+ * range [DBL_MIN, DBL_MAX] fails the call with PHEW_ERROR_DATA and a message naming it;
+ * structures left out by the mass threshold need not fit. */
 phew_status phew_find_clumps(const phew_input *input, const phew_params *params,
                              phew_labels *labels, phew_result *result);
 
