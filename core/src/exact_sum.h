@@ -93,13 +93,16 @@ static inline void exact_sum_add_below(exact_sum *s, int negative, exact_u128 m,
   const int r = (int)(exponent & 63);
   const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
   const exact_bin flip = -(exact_bin)negative;
-  if (k0 >= 0)
-    s->bin[k0] += ((exact_bin)(lo << r) ^ flip) - flip;
+  const uint64_t w0 = lo << r;
   const uint64_t w1 = r ? (hi << r) | (lo >> (64 - r)) : hi;
-  if (w1 && k0 >= -1)
-    s->bin[k0 + 1] += ((exact_bin)w1 ^ flip) - flip;
   const uint64_t w2 = r ? hi >> (64 - r) : 0;
-  if (w2 && k0 >= -2)
+  /* the top bounds every term, so the upper checks never fail: they only keep a broken
+   * bound from writing outside the window */
+  if (k0 >= 0 && k0 < EXACT_SUM_BINS)
+    s->bin[k0] += ((exact_bin)w0 ^ flip) - flip;
+  if (w1 && k0 >= -1 && k0 + 1 < EXACT_SUM_BINS)
+    s->bin[k0 + 1] += ((exact_bin)w1 ^ flip) - flip;
+  if (w2 && k0 >= -2 && k0 + 2 < EXACT_SUM_BINS)
     s->bin[k0 + 2] += ((exact_bin)w2 ^ flip) - flip;
 }
 
