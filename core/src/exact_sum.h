@@ -61,8 +61,8 @@ static inline void exact_sum_add_term(exact_sum *s, int negative, exact_u128 m, 
   const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
   /* m << r cut into the 64-bit words of bins j0, j0 + 1, j0 + 2 */
   const uint64_t w0 = lo << r;
-  const uint64_t w1 = r ? (hi << r) | (lo >> (64 - r)) : hi;
-  const uint64_t w2 = r ? hi >> (64 - r) : 0;
+  const uint64_t w1 = (hi << r) | ((lo >> 1) >> (63 - r)); /* no shift by 64 when r = 0 */
+  const uint64_t w2 = (hi >> 1) >> (63 - r);
   const int64_t jt = j0 + (w2 ? 2 : (w1 ? 1 : 0));
   if (s->top == EXACT_SUM_EMPTY) {
     memset(s->bin, 0, sizeof s->bin);
@@ -94,8 +94,8 @@ static inline void exact_sum_add_below(exact_sum *s, int negative, exact_u128 m,
   const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
   const exact_bin flip = -(exact_bin)negative;
   const uint64_t w0 = lo << r;
-  const uint64_t w1 = r ? (hi << r) | (lo >> (64 - r)) : hi;
-  const uint64_t w2 = r ? hi >> (64 - r) : 0;
+  const uint64_t w1 = (hi << r) | ((lo >> 1) >> (63 - r)); /* no shift by 64 when r = 0 */
+  const uint64_t w2 = (hi >> 1) >> (63 - r);
   /* the top bounds every term, so the upper checks never fail: they only keep a broken
    * bound from writing outside the window */
   if (k0 >= 0 && k0 < EXACT_SUM_BINS)
