@@ -519,13 +519,18 @@ bool vtkPHEWClumpFinder::RunOnImage(vtkImageData* input, vtkInformation* inInfo,
   }
 
   // 7. Outputs: a shallow copy of the input (its arrays are shared, never modified) plus
-  //    the labels, and the three catalogues (complete on rank 0, no rows elsewhere).
-  output->ShallowCopy(input);
-  vtkDataSetAttributes* attributes =
-    output->GetAttributes(cellData ? vtkDataObject::CELL : vtkDataObject::POINT);
-  attributes->AddArray(peakPatch);
-  attributes->AddArray(clump);
-  attributes->AddArray(halo);
+  //    the labels, and the three catalogues (complete on rank 0, no rows elsewhere). A piece
+  //    without cells stays empty: with cell data, a piece one point thick across an axis of
+  //    the image has faces that VTK counts as cells, but no density and no labels.
+  if (!piece.Empty())
+  {
+    output->ShallowCopy(input);
+    vtkDataSetAttributes* attributes =
+      output->GetAttributes(cellData ? vtkDataObject::CELL : vtkDataObject::POINT);
+    attributes->AddArray(peakPatch);
+    attributes->AddArray(clump);
+    attributes->AddArray(halo);
+  }
   vtkPHEWTables::FillClumps(vtkTable::GetData(outputVector, CLUMPS_PORT), result);
   vtkPHEWTables::FillDendrogram(vtkTable::GetData(outputVector, DENDROGRAM_PORT), result);
   vtkPHEWTables::FillHaloes(vtkTable::GetData(outputVector, HALOES_PORT), result);
