@@ -66,8 +66,9 @@ STYLES = ("points", "cells", "flatcells")
 
 
 class Case:
-    def __init__(self, number, shape, style, periodic, source="reader"):
+    def __init__(self, number, shape, style, periodic, source="reader", base=None):
         self.shape, self.style, self.periodic, self.source = shape, style, periodic, source
+        self.base = base  # a case with the same image, run through other sources
         self.association = "POINTS" if style == "points" else "CELLS"
         self.seed = 1000 + number
         self.dtype = np.float32 if number % 2 else np.float64
@@ -86,12 +87,13 @@ def build_cases():
                 continue  # the same image as "cells"
             for periodic in (False, True):
                 cases.append(Case(len(cases), shape, style, periodic))
-    # Ghost cells on the input: flagged by vtkGhostCellsGenerator ("ghosts"), or from the reader
-    # when a consumer asks for a ghost level ("asked": point pieces then also share planes).
-    for shape in [(64, 64, 1), (200, 1, 1), (1, 2, 3), (5, 6, 4)]:
-        for style in ("points", "cells"):
-            cases.append(Case(len(cases), shape, style, True, source="ghosts"))
-            cases.append(Case(len(cases), shape, style, False, source="asked"))
+    # The same images with ghost cells on the input: flagged by vtkGhostCellsGenerator
+    # ("ghosts"), or from the reader when a consumer asks for a ghost level ("asked": point
+    # pieces then also share planes).
+    for base in list(cases):
+        if base.shape in [(64, 64, 1), (200, 1, 1), (1, 2, 3), (2, 2, 2)] and base.style != "flatcells":
+            source = "ghosts" if base.periodic else "asked"
+            cases.append(Case(base.seed - 1000, base.shape, base.style, base.periodic, source=source, base=base))
     return cases
 
 
@@ -118,6 +120,8 @@ stats = {"cases": 0, "empty pieces": 0, "shared planes": 0, "ghosts seen": 0}
 
 def prepare(case):
     """Writes the case's image and starts the tool on the same values (in the background)."""
+    if case.base:
+        return  # the base case's image and answer
     rng = np.random.default_rng(case.seed)
     nx, ny, nz = case.shape
     values = rng.random((nz, ny, nx))
@@ -137,42 +141,61 @@ def prepare(case):
                             saddle=case.saddle, periodic=case.periodic, spacing=spacing, origin=corner)
 
 
+class Pipeline:
+    """reader -> [GhostCellsGenerator] -> PHEWClumpFinder -> [a consumer asking for ghosts] ->
+    .pvti writer, made once per kind of source and reused by the cases (making proxies costs
+    more than running the filter on these images)."""
+
+    def __init__(self, kind, path):
+        self.reader = XMLImageDataReader(FileName=[path])
+        self.source = GhostCellsGenerator(Input=self.reader, BuildIfRequired=0) if kind == "ghosts" else self.reader
+        self.finder = PHEWClumpFinder(Input=self.source)
+        self.errors = pt.ErrorCatcher(self.finder)
+        self.consumer = None
+        if kind == "asked":
+            self.consumer = ProgrammableFilter(Input=self.finder, RequestUpdateExtentScript=GHOST_REQUEST,
+                                               Script="self.GetOutput().ShallowCopy(self.GetInput())")
+        self.writer = XMLPImageDataWriter(Input=self.consumer or OutputPort(self.finder, 0), DataMode="Binary")
+
+
+pipelines = {}
+
+
 def run_case(case):
+    if case.base:
+        case.rho, case.path, case.answer = case.base.rho, case.base.path, case.base.answer
+    else:
+        case.answer = pt.finish_cli(case.cli)
     values, path = case.rho, case.path
-    cli_labels, cli_tables = pt.finish_cli(case.cli)
+    cli_labels, cli_tables = case.answer
     if n_ranks == 1 and case.source == "reader":
         compare_numpy.compare(case, case.prefix, args.source_dir, check, case.label)
     cli_cubes = {key: array.reshape(values.shape) for key, array in cli_labels.items()}
 
-    reader = XMLImageDataReader(FileName=[path])
-    source = GhostCellsGenerator(Input=reader, BuildIfRequired=0) if case.source == "ghosts" else reader
-    finder = PHEWClumpFinder(Input=source, Density=[case.association, "density"])
+    if case.source not in pipelines:
+        pipelines[case.source] = Pipeline(case.source, path)
+    pipe = pipelines[case.source]
+    pipe.reader.FileName = [path]
+    finder = pipe.finder
+    finder.Density = [case.association, "density"]
     finder.DensityThreshold = case.threshold
     finder.RelevanceThreshold = case.relevance
     finder.SaddleMerging = 0 if case.saddle is None else 1
     finder.SaddleThreshold = case.saddle or 0.0
     finder.Periodic = 1 if case.periodic else 0
-    errors = pt.ErrorCatcher(finder)
+    pipe.errors.clear()
     finder.UpdatePipeline()
-    if check.check(not errors.messages, "%s: the filter reported errors: %s" % (case.label, errors.text())):
-        compare_outputs(case, finder, path, values, cli_cubes, cli_tables)
-    Delete(finder)
-    if source is not reader:
-        Delete(source)
-    Delete(reader)
+    if check.check(not pipe.errors.messages, "%s: the filter reported errors: %s" % (case.label, pipe.errors.text())):
+        compare_outputs(case, pipe, values, cli_cubes, cli_tables)
 
 
-def compare_outputs(case, finder, path, values, cli_cubes, cli_tables):
-    stats["cases"] += 1
-    whole = pt.whole_extent_of_vti(path)
+def compare_outputs(case, pipe, values, cli_cubes, cli_tables):
+    finder = pipe.finder
+    whole = pt.whole_extent_of_vti(case.path)
     labelled = os.path.join(args.work_dir, case.label + "-labels.pvti")
-    consumer = None
-    if case.source == "asked":
-        consumer = ProgrammableFilter(Input=finder, RequestUpdateExtentScript=GHOST_REQUEST,
-                                      Script="self.GetOutput().ShallowCopy(self.GetInput())")
-    SaveData(labelled, proxy=consumer or OutputPort(finder, 0), DataMode="Binary")
-    if consumer:
-        Delete(consumer)
+    pipe.writer.FileName = labelled
+    pipe.writer.UpdatePipeline()
+    stats["cases"] += 1
     pieces = pt.read_pvti_pieces(labelled)  # the writer leaves empty pieces out
     check.check(1 <= len(pieces) <= n_ranks, "%s: %d pieces written by %d ranks" % (case.label, len(pieces), n_ranks))
     covered = np.zeros(values.shape, dtype=np.int64)
@@ -201,14 +224,15 @@ def compare_outputs(case, finder, path, values, cli_cubes, cli_tables):
     stats["empty pieces"] += int(len(pieces) < n_ranks)
     stats["shared planes"] += int(case.source == "reader" and (covered > 1).any())
     # Tables: rank 0's (this process's own output: Fetch drops the columns of tables without
-    # rows when it gathers them), and no rows on the other ranks.
+    # rows when it gathers them), and no clump rows on the other ranks (the three tables are
+    # filled the same way).
     for port, suffix in pt.TABLE_PORTS:
         header, rows = cli_tables[suffix]
         table = finder.GetClientSideObject().GetOutputDataObject(port)
         pt.compare_table(check, "%s/%s" % (case.label, suffix), table, header, rows)
-        total = OutputPort(finder, port).GetDataInformation().GetNumberOfRows()
-        check.check(total == len(rows), "%s/%s: the ranks hold %d rows together, the tool wrote %d"
-                    % (case.label, suffix, total, len(rows)))
+    total = OutputPort(finder, 1).GetDataInformation().GetNumberOfRows()
+    check.check(total == len(cli_tables["clumps"][1]), "%s: the ranks hold %d clump rows together, the tool "
+                "wrote %d" % (case.label, total, len(cli_tables["clumps"][1])))
 
 
 def outputs_empty(label, finder):
@@ -235,7 +259,7 @@ def expect_refusal(label, source, association, words):
 
 
 cases = build_cases()
-AHEAD = 8  # tools running in the background while the filter runs
+AHEAD = 16  # tools running in the background while the filter runs
 for case in cases[:AHEAD]:
     prepare(case)
 for number, case in enumerate(cases):
