@@ -260,6 +260,11 @@ def finish_cli(started):
     _, stderr = process.communicate(timeout=240)
     if process.returncode != 0:
         raise RuntimeError("phew failed (%d): %s\n%s" % (process.returncode, " ".join(command), stderr))
+    return read_cli_outputs(prefix)
+
+
+def read_cli_outputs(prefix):
+    """The tool's outputs under `prefix`: labels (name -> int64 array, x fastest) and CSV tables."""
     labels = {}
     for name, suffix in zip(LABEL_ARRAYS, ("patch", "clump", "halo")):
         labels[name] = np.fromfile("%s-%s.raw" % (prefix, suffix), dtype="<i8")

@@ -1,144 +1,67 @@
 """pvbatch test under mpiexec (ctest runs it with 1, 2, 3 and 4 ranks): the PHEW Clump Finder
 accepts every small or flat image that the serial filter accepts, and gives the serial answer.
 
-Shapes: flat on one or two axes (64x64x1, 1x64x64, 200x1x1, 1x1x200, 3x3x1, 1x2x3, 5x1x1 ...),
-tiny (2x2x2, 2x1x1), and seeded random small shapes, so that on 2-4 ranks some pieces are
-empty, some are one point thick, and point pieces share planes on a flat axis. Each shape runs
-as point data, as cell data one cell thick, and as cell data on a flat extent (2D cells), periodic
-and not, float32 and float64, with and without exact ties (plateaus), with and without saddle
-merging, on a non-zero extent start, origin and spacing. For every case:
+The images (small_images.py: flat on one or two axes, tiny, fewer cells or points than ranks,
+point data, cell data one cell thick and on flat extents, periodic or not, ties, saddle
+merging) and the command-line tool's answer on each (the serial answer, itself checked against
+datasets/phew_numpy.py) come from the fixture small_images_answers.py (--answers-dir). Each image
+is read in parallel (vtkXMLImageDataReader: every rank gets a piece; some shapes also with ghost
+cells from vtkGhostCellsGenerator or from a consumer that asks the reader for a ghost level),
+and for every case:
   - the filter reports no error;
   - labels: the Labels output written as a .pvti (one file per rank's piece, shared planes and
-    ghost cells included) carries on every cell of every piece the PeakPatchId, ClumpId and
-    HaloId of the command-line tool (the serial answer), and the pieces cover the image;
-  - tables: Clumps, Dendrogram and Haloes from rank 0 equal the tool's CSV files exactly;
-  - on one rank, the tool's answer also equals datasets/phew_numpy.py (independent).
-A few shapes also run with ghost cells (vtkGhostCellsGenerator, and a consumer asking the
-reader for a ghost level). On more than one rank the cases must have produced empty pieces and
-overlapping (shared-plane) pieces, or the test would not test what it claims.
-Inputs that the serial filter refuses fail the same way on every rank count, with one message
-and empty outputs: a single cell ("single cell", as the tool says) and empty images ("the input
-image is empty (0 cells)").
+    ghost cells included) carries on every cell of every piece the tool's PeakPatchId, ClumpId
+    and HaloId, and the pieces cover the image;
+  - tables: rank 0's Clumps, Dendrogram and Haloes equal the tool's CSV files exactly, and the
+    other ranks hold no clump rows.
+On more than one rank the cases must have produced empty pieces, shared planes and ghost
+cells, or the test would not test what it claims. Inputs that the serial filter refuses fail
+the same way on every rank count, with one message and empty outputs: a single cell ("single
+cell", as the tool says) and empty images ("the input image is empty (0 cells)").
 
     mpiexec -np N pvbatch test_plugin_small_images.py --plugin PHEW.so --cli phew \\
-        --source-dir SRC --work-dir DIR --ranks N
+        --source-dir SRC --work-dir DIR --answers-dir FIXTURE_DIR --ranks N
 """
 import os
 import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, here)
-sys.path.insert(0, os.path.join(here, "..", "parallel"))  # compare_numpy: the numpy reference check
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np
 from paraview.simple import *  # noqa: F401,F403
 from vtkmodules.util import numpy_support
 from vtkmodules.vtkCommonDataModel import vtkImageData
 
-import compare_numpy
 import phew_plugin_testing as pt
+import small_images as si
 
-ranks_expected = None
-if "--ranks" in sys.argv:
-    i = sys.argv.index("--ranks")
-    ranks_expected = int(sys.argv[i + 1])
+
+def take_option(name):
+    if name not in sys.argv:
+        return None
+    i = sys.argv.index(name)
+    value = sys.argv[i + 1]
     del sys.argv[i:i + 2]
+    return value
+
+
+ranks_expected = take_option("--ranks")
+answers = take_option("--answers-dir")
 args = pt.parse_args(need_cli=True)
 LoadPlugin(args.plugin, remote=False, ns=globals())
 check = pt.Checker("plugin_small_images")
 n_ranks = pt.number_of_ranks()
 print("ranks: %d" % n_ranks, flush=True)
 if ranks_expected is not None:
-    check.check(n_ranks == ranks_expected, "expected %d ranks, got %d" % (ranks_expected, n_ranks))
-
-# (nx, ny, nz): the shapes of the issue, then seeded random small ones.
-SHAPES = [(64, 64, 1), (1, 64, 64), (64, 1, 64), (200, 1, 1), (1, 1, 200), (1, 200, 1), (3, 3, 1),
-          (2, 2, 2), (1, 2, 3), (5, 1, 1), (2, 1, 1), (1, 3, 1), (2, 3, 1), (7, 2, 1)]
-shape_rng = np.random.default_rng(2024)
-while len(SHAPES) < 22:
-    shape = tuple(int(n) for n in shape_rng.choice([1, 1, 2, 3, 4, 5, 6, 9], size=3))
-    if np.prod(shape) >= 2 and shape not in SHAPES:
-        SHAPES.append(shape)
-
-# Styles: point data (an axis of 1 point is flat); cell data with an axis of 1 cell one cell
-# thick (2 points); cell data with such an axis flat (1 point: 2D or 1D cells).
-STYLES = ("points", "cells", "flatcells")
-
-
-class Case:
-    def __init__(self, number, shape, style, periodic, source="reader", base=None):
-        self.shape, self.style, self.periodic, self.source = shape, style, periodic, source
-        self.base = base  # a case with the same image, run through other sources
-        self.association = "POINTS" if style == "points" else "CELLS"
-        self.seed = 1000 + number
-        self.dtype = np.float32 if number % 2 else np.float64
-        self.ties = number % 3 == 0  # values on a coarse grid: plateaus and exact ties
-        self.threshold, self.relevance = 0.3, 1.5
-        self.saddle = 0.6 if number % 4 < 2 else None
-        self.label = "%s_%dx%dx%d_%s%s" % (style, shape[0], shape[1], shape[2], "periodic" if periodic else "open",
-                                          "" if source == "reader" else "_" + source)
-
-
-def build_cases():
-    cases = []
-    for shape in SHAPES:
-        for style in STYLES:
-            if style == "flatcells" and 1 not in shape:
-                continue  # the same image as "cells"
-            for periodic in (False, True):
-                cases.append(Case(len(cases), shape, style, periodic))
-    # The same images with ghost cells on the input: flagged by vtkGhostCellsGenerator
-    # ("ghosts"), or from the reader when a consumer asks for a ghost level ("asked": point
-    # pieces then also share planes).
-    for base in list(cases):
-        if base.shape in [(64, 64, 1), (200, 1, 1), (1, 2, 3), (2, 2, 2)] and base.style != "flatcells":
-            source = "ghosts" if base.periodic else "asked"
-            cases.append(Case(base.seed - 1000, base.shape, base.style, base.periodic, source=source, base=base))
-    return cases
-
-
-def make_case_image(case, values, start, origin, spacing):
-    image = pt.make_image(values, case.association, origin=origin, spacing=spacing, start=start)
-    if case.style == "flatcells":
-        extent = list(image.GetExtent())
-        for d in range(3):
-            if case.shape[d] == 1:
-                extent[2 * d + 1] = extent[2 * d]  # 1 cell along d -> a flat axis
-        image.SetExtent(extent)
-        check.check(image.GetNumberOfCells() == values.size, "%s: the flat image has %d cells, not %d"
-                    % (case.label, image.GetNumberOfCells(), values.size))
-    return image
-
+    check.check(n_ranks == int(ranks_expected), "expected %s ranks, got %d" % (ranks_expected, n_ranks))
+if not answers or not os.path.isdir(answers):
+    print("no --answers-dir: run the fixture small_images_answers.py first", flush=True)
+    sys.exit(1)
 
 GHOST_REQUEST = """
 from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline
 self.GetInputInformation(0, 0).Set(vtkStreamingDemandDrivenPipeline.UPDATE_NUMBER_OF_GHOST_LEVELS(), 1)
 """
-
-stats = {"cases": 0, "empty pieces": 0, "shared planes": 0, "ghosts seen": 0}
-
-
-def prepare(case):
-    """Writes the case's image and starts the tool on the same values (in the background)."""
-    if case.base:
-        return  # the base case's image and answer
-    rng = np.random.default_rng(case.seed)
-    nx, ny, nz = case.shape
-    values = rng.random((nz, ny, nx))
-    if case.ties:
-        values = np.round(values * 5.0) / 5.0
-    case.rho = values.astype(case.dtype)
-    start = tuple(int(s) for s in rng.integers(-3, 4, size=3))
-    spacing = tuple(float(s) for s in rng.uniform(0.5, 2.0, size=3))
-    origin = tuple(float(s) for s in rng.uniform(-5.0, 5.0, size=3))
-    case.path = pt.write_vti(os.path.join(args.work_dir, case.label + ".vti"),
-                             make_case_image(case, case.rho, start, origin, spacing))
-    # The corner of PHEW cell 0, computed as the filter does (a point is the centre of its cell).
-    shift = 0.5 if case.association == "POINTS" else 0.0
-    corner = [origin[d] + start[d] * spacing[d] - shift * spacing[d] for d in range(3)]
-    case.prefix = os.path.join(args.work_dir, case.label)
-    case.cli = pt.start_cli(args.cli, case.rho, case.prefix, case.threshold, relevance=case.relevance,
-                            saddle=case.saddle, periodic=case.periodic, spacing=spacing, origin=corner)
 
 
 class Pipeline:
@@ -150,6 +73,8 @@ class Pipeline:
         self.reader = XMLImageDataReader(FileName=[path])
         self.source = GhostCellsGenerator(Input=self.reader, BuildIfRequired=0) if kind == "ghosts" else self.reader
         self.finder = PHEWClumpFinder(Input=self.source)
+        self.finder.DensityThreshold = 0.3  # every case's (si.Case)
+        self.finder.RelevanceThreshold = 1.5
         self.errors = pt.ErrorCatcher(self.finder)
         self.consumer = None
         if kind == "asked":
@@ -159,39 +84,33 @@ class Pipeline:
 
 
 pipelines = {}
+stats = {"cases": 0, "empty pieces": 0, "shared planes": 0, "ghosts seen": 0}
 
 
 def run_case(case):
-    if case.base:
-        case.rho, case.path, case.answer = case.base.rho, case.base.path, case.base.answer
-    else:
-        case.answer = pt.finish_cli(case.cli)
-    values, path = case.rho, case.path
-    cli_labels, cli_tables = case.answer
-    if n_ranks == 1 and case.source == "reader":
-        compare_numpy.compare(case, case.prefix, args.source_dir, check, case.label)
-    cli_cubes = {key: array.reshape(values.shape) for key, array in cli_labels.items()}
-
+    path = case.path(answers)
     if case.source not in pipelines:
         pipelines[case.source] = Pipeline(case.source, path)
     pipe = pipelines[case.source]
     pipe.reader.FileName = [path]
     finder = pipe.finder
+    check.check((finder.DensityThreshold, finder.RelevanceThreshold) == (case.threshold, case.relevance),
+                "%s: the pipeline's thresholds are not the case's" % case.label)
     finder.Density = [case.association, "density"]
-    finder.DensityThreshold = case.threshold
-    finder.RelevanceThreshold = case.relevance
     finder.SaddleMerging = 0 if case.saddle is None else 1
     finder.SaddleThreshold = case.saddle or 0.0
     finder.Periodic = 1 if case.periodic else 0
     pipe.errors.clear()
     finder.UpdatePipeline()
     if check.check(not pipe.errors.messages, "%s: the filter reported errors: %s" % (case.label, pipe.errors.text())):
-        compare_outputs(case, pipe, values, cli_cubes, cli_tables)
+        compare_outputs(case, pipe)
 
 
-def compare_outputs(case, pipe, values, cli_cubes, cli_tables):
-    finder = pipe.finder
-    whole = pt.whole_extent_of_vti(case.path)
+def compare_outputs(case, pipe):
+    values = case.values(answers)
+    cli_labels, cli_tables = pt.read_cli_outputs(case.prefix(answers))
+    cli_cubes = {key: array.reshape(values.shape) for key, array in cli_labels.items()}
+    whole = pt.whole_extent_of_vti(case.path(answers))
     labelled = os.path.join(args.work_dir, case.label + "-labels.pvti")
     pipe.writer.FileName = labelled
     pipe.writer.UpdatePipeline()
@@ -228,9 +147,9 @@ def compare_outputs(case, pipe, values, cli_cubes, cli_tables):
     # filled the same way).
     for port, suffix in pt.TABLE_PORTS:
         header, rows = cli_tables[suffix]
-        table = finder.GetClientSideObject().GetOutputDataObject(port)
+        table = pipe.finder.GetClientSideObject().GetOutputDataObject(port)
         pt.compare_table(check, "%s/%s" % (case.label, suffix), table, header, rows)
-    total = OutputPort(finder, 1).GetDataInformation().GetNumberOfRows()
+    total = OutputPort(pipe.finder, 1).GetDataInformation().GetNumberOfRows()
     check.check(total == len(cli_tables["clumps"][1]), "%s: the ranks hold %d clump rows together, the tool "
                 "wrote %d" % (case.label, total, len(cli_tables["clumps"][1])))
 
@@ -258,13 +177,7 @@ def expect_refusal(label, source, association, words):
     Delete(finder)
 
 
-cases = build_cases()
-AHEAD = 16  # tools running in the background while the filter runs
-for case in cases[:AHEAD]:
-    prepare(case)
-for number, case in enumerate(cases):
-    if number + AHEAD < len(cases):
-        prepare(cases[number + AHEAD])
+for case in si.build_cases():
     print("case %s (%s, ties %d, saddle %s)" % (case.label, np.dtype(case.dtype).name, case.ties, case.saddle),
           flush=True)
     run_case(case)
@@ -276,18 +189,19 @@ if n_ranks > 1:
     check.check(stats["ghosts seen"] > 0, "no ghost cells reached the filter's output")
 
 # Refused serially, refused the same way in parallel: a single cell (the tool says so too) ...
-for style in STYLES:
-    case = Case(0, (1, 1, 1), style, False)
-    one = pt.write_vti(os.path.join(args.work_dir, "single-%s.vti" % style),
-                       make_case_image(case, np.full((1, 1, 1), 2.0), (0, 0, 0), (0.0, 0.0, 0.0), (1.0, 1.0, 1.0)))
-    try:
-        pt.run_cli(args.cli, np.full((1, 1, 1), 2.0), os.path.join(args.work_dir, "single"), 0.1)
-        check.check(False, "the tool accepted a single cell")
-    except RuntimeError as error:
-        check.check("single cell" in str(error), "the tool's message for a single cell: %s" % error)
+for style, extent in (("points", (0, 0) * 3), ("cells", (0, 1) * 3), ("flatcells", (0, 0) * 3)):
+    association = "POINTS" if style == "points" else "CELLS"
+    image = pt.make_image(np.full((1, 1, 1), 2.0), association)
+    image.SetExtent(*extent)
+    one = pt.write_vti(os.path.join(args.work_dir, "single-%s.vti" % style), image)
     reader = XMLImageDataReader(FileName=[one])
-    expect_refusal("single cell (%s)" % style, reader, case.association, ["single cell"])
+    expect_refusal("single cell (%s)" % style, reader, association, ["single cell"])
     Delete(reader)
+try:
+    pt.run_cli(args.cli, np.full((1, 1, 1), 2.0), os.path.join(args.work_dir, "single"), 0.1)
+    check.check(False, "the tool accepted a single cell")
+except RuntimeError as error:
+    check.check("single cell" in str(error), "the tool's message for a single cell: %s" % error)
 
 # ... and empty images, point and cell data, with an empty density array or none at all; once
 # (serially: the parallel reader crashes on it, see below) from a file, where the reader gives a
