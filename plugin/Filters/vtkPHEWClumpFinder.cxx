@@ -278,30 +278,36 @@ bool vtkPHEWClumpFinder::RunOnImage(vtkImageData* input, vtkInformation* inInfo,
   const bool localPoints = association == vtkDataObject::FIELD_ASSOCIATION_POINTS;
   Box piece = PieceBox(extent, wholeExtent, localCells);
   Box nonGhost;
-  if (!density && input->GetNumberOfPoints() > 0)
+  if (piece.Empty())
+  {
+    // A piece without cells (more ranks than cells, or one point thick on an axis the image
+    // spans) needs no density; readers give it arrays of 0 or even -1 values.
+    density = nullptr;
+  }
+  else if (!density)
   {
     problem = name.empty()
       ? "no density array selected (set Density to a point or cell array)"
       : "the density array '" + name + "' is not a point or cell array of the input";
   }
-  else if (density && !localCells && !localPoints)
+  else if (!localCells && !localPoints)
   {
     problem = "the density array '" + name + "' must be point or cell data";
   }
-  else if (density && density->GetNumberOfComponents() != 1)
+  else if (density->GetNumberOfComponents() != 1)
   {
     problem = "the density array '" + name + "' has " +
       std::to_string(density->GetNumberOfComponents()) +
       " components; PHEW needs a scalar (1 component)";
   }
-  else if (density && density->GetNumberOfTuples() != piece.Count())
+  else if (density->GetNumberOfTuples() != piece.Count())
   {
     problem = "the density array '" + name + "' has " +
       std::to_string(density->GetNumberOfTuples()) + " values but the image " +
       (nRanks > 1 ? "piece " : "") + "has " + std::to_string(piece.Count()) +
       (localCells ? " cells" : " points");
   }
-  else if (density)
+  else
   {
     vtkUnsignedCharArray* ghosts =
       localCells ? input->GetCellGhostArray() : input->GetPointGhostArray();
@@ -352,7 +358,7 @@ bool vtkPHEWClumpFinder::RunOnImage(vtkImageData* input, vtkInformation* inInfo,
   }
   else if (kind == 0 || whole.Empty())
   {
-    agreed = "the input image is empty";
+    agreed = std::string("the input image is empty (0 ") + (kind == 1 ? "points" : "cells") + ")";
   }
   else
   {
@@ -513,13 +519,18 @@ bool vtkPHEWClumpFinder::RunOnImage(vtkImageData* input, vtkInformation* inInfo,
   }
 
   // 7. Outputs: a shallow copy of the input (its arrays are shared, never modified) plus
-  //    the labels, and the three catalogues (complete on rank 0, no rows elsewhere).
-  output->ShallowCopy(input);
-  vtkDataSetAttributes* attributes =
-    output->GetAttributes(cellData ? vtkDataObject::CELL : vtkDataObject::POINT);
-  attributes->AddArray(peakPatch);
-  attributes->AddArray(clump);
-  attributes->AddArray(halo);
+  //    the labels, and the three catalogues (complete on rank 0, no rows elsewhere). A piece
+  //    without cells stays empty: with cell data, a piece one point thick across an axis of
+  //    the image has faces that VTK counts as cells, but no density and no labels.
+  if (!piece.Empty())
+  {
+    output->ShallowCopy(input);
+    vtkDataSetAttributes* attributes =
+      output->GetAttributes(cellData ? vtkDataObject::CELL : vtkDataObject::POINT);
+    attributes->AddArray(peakPatch);
+    attributes->AddArray(clump);
+    attributes->AddArray(halo);
+  }
   vtkPHEWTables::FillClumps(vtkTable::GetData(outputVector, CLUMPS_PORT), result);
   vtkPHEWTables::FillDendrogram(vtkTable::GetData(outputVector, DENDROGRAM_PORT), result);
   vtkPHEWTables::FillHaloes(vtkTable::GetData(outputVector, HALOES_PORT), result);

@@ -22,7 +22,9 @@
  * controller's MPI communicator. Labels are the same as in a serial run, for every cell or
  * point of the piece: cells it does not own (ghosts, shared planes, a piece duplicated on
  * several ranks) get the labels of their owners. The three tables are complete on rank 0 and
- * empty (columns, no rows) on the other ranks.
+ * empty (columns, no rows) on the other ranks. Any image the filter accepts on one rank works
+ * on any number of ranks: flat axes, fewer cells than ranks; a piece without cells (empty,
+ * or one point thick across cell data) gives an empty Labels piece.
  *
  * On any error (missing or multi-component density, NaN/negative data, bad parameters,
  * pieces that do not tile the image, failure in the core) the filter reports a vtkErrorMacro

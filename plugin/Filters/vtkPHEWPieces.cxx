@@ -70,7 +70,8 @@ Box NonGhostBox(const Box& piece, vtkUnsignedCharArray* ghosts, bool cellData, s
 // Turns the non-ghost boxes of all ranks into owned boxes that tile `whole` exactly once:
 // a box inside a lower rank's box is a copy (from a source that ignores piece requests) and
 // owns nothing; with point data, a plane two pieces share without a ghost flag (VTK's
-// extent split; vtkGhostCellsGenerator flags it instead) belongs to the upper piece.
+// extent split; vtkGhostCellsGenerator flags it instead) belongs to the upper piece, the one
+// that goes on above it (on an axis one point thick no piece does: nothing is shared there).
 // Returns why the boxes cannot tile the image, or an empty string.
 std::string ResolveTiling(std::vector<Box>& boxes, const Box& whole, bool pointData)
 {
@@ -85,6 +86,10 @@ std::string ResolveTiling(std::vector<Box>& boxes, const Box& whole, bool pointD
       }
     }
   }
+  // A plane of r is shared when another piece q overlaps r, starts on r's last plane and
+  // goes on above it. "Goes on above" matters on an axis one point thick (every piece starts
+  // and ends on its one plane) and for a piece one point thick inside a thicker axis (VTK's
+  // split gives such pieces; the thicker piece that starts on the same plane owns it).
   const std::vector<Box> given = boxes;
   for (int r = 0; r < n && pointData; ++r)
   {
@@ -92,7 +97,8 @@ std::string ResolveTiling(std::vector<Box>& boxes, const Box& whole, bool pointD
     {
       for (int q = 0; q < n && !given[r].Empty(); ++q)
       {
-        if (q != r && given[q].lo[d] == given[r].hi[d] - 1 && !given[q].Intersection(given[r]).Empty())
+        if (q != r && given[q].lo[d] == given[r].hi[d] - 1 && given[q].hi[d] > given[r].hi[d] &&
+          !given[q].Intersection(given[r]).Empty())
         {
           boxes[r].hi[d] -= 1;
           break;

@@ -80,7 +80,8 @@ Box NonGhostBox(const Box& piece, vtkUnsignedCharArray* ghosts, bool cellData, s
 // Turns the non-ghost boxes of all ranks into owned boxes that tile `whole` exactly once:
 // a box inside a lower rank's box is a copy (from a source that ignores piece requests) and
 // owns nothing; with point data, a plane two pieces share without a ghost flag (VTK's
-// extent split; vtkGhostCellsGenerator flags it instead) belongs to the upper piece.
+// extent split; vtkGhostCellsGenerator flags it instead) belongs to the upper piece, the one
+// that goes on above it (on an axis one point thick no piece does: nothing is shared there).
 // Returns why the boxes cannot tile the image, or an empty string.
 std::string ResolveTiling(std::vector<Box>& boxes, const Box& whole, bool pointData);
 } // namespace phew_pieces

@@ -219,10 +219,16 @@ def env_without_mpi_launcher():
             if key in keep or not key.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_"))}
 
 
-def run_cli(cli, values, prefix, threshold, relevance=None, saddle=None, mass=None, periodic=False,
-            spacing=None, origin=None):
+def run_cli(cli, values, prefix, threshold, **options):
     """Writes `values` (shape (nz, ny, nx), float32 or float64) as a raw cube and runs the tool.
     Returns the outputs: labels (name -> int64 array, x fastest) and CSV tables."""
+    return finish_cli(start_cli(cli, values, prefix, threshold, **options))
+
+
+def start_cli(cli, values, prefix, threshold, relevance=None, saddle=None, mass=None, periodic=False,
+              spacing=None, origin=None):
+    """run_cli in the background (the tool spends most of its time starting MPI): returns what
+    finish_cli needs."""
     if values.dtype not in (np.float32, np.float64):
         raise ValueError("the command-line tool reads float32 or float64 only")
     raw = prefix + "-density.raw"
@@ -243,10 +249,22 @@ def run_cli(cli, values, prefix, threshold, relevance=None, saddle=None, mass=No
         command += ["--spacing"] + [repr(float(s)) for s in spacing]
     if origin is not None:
         command += ["--origin"] + [repr(float(o)) for o in origin]
-    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=240,
-                            env=env_without_mpi_launcher())
-    if result.returncode != 0:
-        raise RuntimeError("phew failed (%d): %s\n%s" % (result.returncode, " ".join(command), result.stderr))
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env_without_mpi_launcher())
+    return process, command, prefix
+
+
+def finish_cli(started):
+    """Waits for a tool started by start_cli; returns run_cli's outputs or raises RuntimeError."""
+    process, command, prefix = started
+    _, stderr = process.communicate(timeout=240)
+    if process.returncode != 0:
+        raise RuntimeError("phew failed (%d): %s\n%s" % (process.returncode, " ".join(command), stderr))
+    return read_cli_outputs(prefix)
+
+
+def read_cli_outputs(prefix):
+    """The tool's outputs under `prefix`: labels (name -> int64 array, x fastest) and CSV tables."""
     labels = {}
     for name, suffix in zip(LABEL_ARRAYS, ("patch", "clump", "halo")):
         labels[name] = np.fromfile("%s-%s.raw" % (prefix, suffix), dtype="<i8")
@@ -327,7 +345,28 @@ def read_pvti_pieces(path):
     return pieces
 
 
+def piece_slices(extent, whole, association):
+    """Index ranges (z, y, x) of a piece's cells or points in the whole grid."""
+    out = []
+    for d in (2, 1, 0):
+        lo = extent[2 * d] - whole[2 * d]
+        if extent[2 * d + 1] < extent[2 * d]:
+            return None
+        if association == "CELLS":
+            hi = extent[2 * d + 1] - whole[2 * d] if whole[2 * d + 1] > whole[2 * d] else lo + 1
+        else:
+            hi = extent[2 * d + 1] - whole[2 * d] + 1
+        out.append(slice(lo, hi))
+    return tuple(out)
+
+
 def whole_extent_of_pvti(path):
     import xml.etree.ElementTree as ElementTree
     root = ElementTree.parse(path).getroot()
     return [int(v) for v in root.find("PImageData").get("WholeExtent").split()]
+
+
+def whole_extent_of_vti(path):
+    import xml.etree.ElementTree as ElementTree
+    root = ElementTree.parse(path).getroot()
+    return [int(v) for v in root.find("ImageData").get("WholeExtent").split()]

@@ -61,21 +61,6 @@ def read_whole(path, association, name):
     return values.reshape(dims[2], dims[1], dims[0]), image.GetOrigin(), image.GetSpacing(), extent
 
 
-def piece_slices(extent, whole, association):
-    """Index ranges (z, y, x) of a piece's cells or points in the whole grid."""
-    out = []
-    for d in (2, 1, 0):
-        lo = extent[2 * d] - whole[2 * d]
-        if extent[2 * d + 1] < extent[2 * d]:
-            return None
-        if association == "CELLS":
-            hi = extent[2 * d + 1] - whole[2 * d] if whole[2 * d + 1] > whole[2 * d] else lo + 1
-        else:
-            hi = extent[2 * d + 1] - whole[2 * d] + 1
-        out.append(slice(lo, hi))
-    return tuple(out)
-
-
 def csv_rows(path):
     with open(path, newline="") as f:
         return list(csv.reader(f))
@@ -155,7 +140,7 @@ def compare_case(label, path, association, name, threshold, relevance=2.0, saddl
     covered = np.zeros(values.shape, dtype=bool)
     ghosts_seen = 0
     for rank, (extent, image) in enumerate(pieces):
-        where = piece_slices(extent, whole, association)
+        where = pt.piece_slices(extent, whole, association)
         if where is None:
             continue  # an empty piece
         covered[where] = True
@@ -261,7 +246,7 @@ if n_ranks > 1:
     whole_values = read_whole(sample, "CELLS", "density")[0]
     bad = 0
     for extent, image in pt.read_pvti_pieces(original):
-        where = piece_slices(extent, [0, 64, 0, 64, 0, 64], "CELLS")
+        where = pt.piece_slices(extent, [0, 64, 0, 64, 0, 64], "CELLS")
         if where is not None:
             got = numpy_support.vtk_to_numpy(image.GetCellData().GetArray("density"))
             bad += int(np.count_nonzero(got != whole_values[where].ravel()))
