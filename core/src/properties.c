@@ -49,6 +49,21 @@ void sums_merge(sums *to, const sums *from)
     to->min_density = from->min_density;
 }
 
+/* The sums of the structure of peak p in target t, with the cell (of density rho) counted,
+ * and the structure's reference; NULL if p belongs to none. */
+static inline sums *structure_sums(const sum_target *t, int64_t p, double rho, const double **reference)
+{
+  const int64_t k = t->structure_of_peak[p];
+  if (k < 0)
+    return NULL;
+  *reference = t->reference + 3 * k;
+  sums *s = &t->out[k];
+  s->n_cells++;
+  if (rho < s->min_density)
+    s->min_density = rho;
+  return s;
+}
+
 /* Grids: masses count densities (the cell volume is a common factor) and moments count
  * densities times whole-cell displacements, all exact. */
 static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
@@ -70,12 +85,10 @@ static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_
         const uint64_t mantissa = exact_split(rho, &e, &negative); /* rho > 0 */
         const double cx = (double)(g->stored_offset[0] + x);
         for (int t = 0; t < n_targets; ++t) {
-          const int64_t k = targets[t].structure_of_peak[p];
-          if (k < 0)
+          const double *ref;
+          sums *s = structure_sums(&targets[t], p, rho, &ref);
+          if (!s)
             continue;
-          const double *ref = targets[t].reference + 3 * k;
-          sums *s = &targets[t].out[k];
-          s->n_cells++;
           exact_sum_add_below(&s->mass, 0, mantissa, e);
           /* cell coordinates are integers below 2^53: the displacements are exact integers */
           for (int a = 0; a < 3; ++a) {
@@ -83,8 +96,6 @@ static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_
             if (d != 0)
               exact_sum_add_below(&s->moment[a], d < 0, (exact_u128)mantissa * (uint64_t)(d < 0 ? -d : d), e);
           }
-          if (rho < s->min_density)
-            s->min_density = rho;
         }
       }
     }
@@ -102,19 +113,15 @@ static void accumulate_graph(const mesh *m, const field *f, const int64_t *cell_
     const double rho = field_value(f, i);
     const double volume = g->volume ? g->volume[i] : 1.0;
     for (int t = 0; t < n_targets; ++t) {
-      const int64_t k = targets[t].structure_of_peak[p];
-      if (k < 0)
+      const double *ref;
+      sums *s = structure_sums(&targets[t], p, rho, &ref);
+      if (!s)
         continue;
-      const double *ref = targets[t].reference + 3 * k;
-      sums *s = &targets[t].out[k];
-      s->n_cells++;
       exact_sum_add_product(&s->mass, rho, volume);
       exact_sum_add(&s->volume, volume);
       if (g->position)
         for (int a = 0; a < 3; ++a)
           exact_sum_add_product3(&s->moment[a], rho, volume, mesh_displacement(m, a, g->position[3 * i + a], ref[a]));
-      if (rho < s->min_density)
-        s->min_density = rho;
     }
   }
 }
