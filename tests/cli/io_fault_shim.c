@@ -7,7 +7,8 @@
  * PHEW_IO_FAULTS holds rules separated by ';', each "OP:SUFFIX:ACTION":
  *   OP      write  - write, pwrite, writev, pwritev (and their 64 variants) on a file
  *           read   - read, pread, readv, preadv on a file
- *           rename - rename / renameat / renameat2, matched on the NEW path
+ *           rename - rename / renameat / renameat2, matched on the OLD path (so that
+ *                    moving X aside, X.partial into place and X.previous back differ)
  *           access - access (the tool's "can this file be replaced" check)
  *   SUFFIX  the rule applies when the file's path (for write and read: /proc/self/fd/N) ends
  *           with it
@@ -191,21 +192,21 @@ ssize_t preadv64(int fd, const struct iovec *iov, int count, off64_t offset)
 
 int rename(const char *from, const char *to)
 {
-  if (act(rule_for(OP_RENAME, to)))
+  if (act(rule_for(OP_RENAME, from)))
     return -1;
   return NEXT(rename)(from, to);
 }
 
 int renameat(int from_dir, const char *from, int to_dir, const char *to)
 {
-  if (act(rule_for(OP_RENAME, to)))
+  if (act(rule_for(OP_RENAME, from)))
     return -1;
   return NEXT(renameat)(from_dir, from, to_dir, to);
 }
 
 int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned flags)
 {
-  if (act(rule_for(OP_RENAME, to)))
+  if (act(rule_for(OP_RENAME, from)))
     return -1;
   return NEXT(renameat2)(from_dir, from, to_dir, to, flags);
 }
