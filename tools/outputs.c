@@ -29,7 +29,9 @@ static char directory[NAME_SIZE];
  * may take the signal while the main thread commits. */
 enum { IDLE, ARMED, COMMITTING, CLEANING };
 static atomic_int state = IDLE;
-static volatile sig_atomic_t pending_signal;
+/* Atomic too (not only sig_atomic_t): the handler may run in another thread than the commit,
+ * and the commit must see a signal whose handler saw COMMITTING (see on_signal). */
+static atomic_int pending_signal;
 
 #if ATOMIC_INT_LOCK_FREE != 2
 #error "the signal handler needs lock-free atomic ints"
@@ -56,13 +58,14 @@ static void die_of(int sig)
 /* Only async-signal-safe calls: unlink, sigaction, raise, and lock-free atomics. */
 static void on_signal(int sig)
 {
+  /* recorded before looking at the state: if this handler sees COMMITTING, the commit's
+   * later switch to IDLE comes after this store, so its check of pending_signal sees it */
+  atomic_store(&pending_signal, sig);
   int expected = ARMED;
-  if (atomic_compare_exchange_strong(&state, &expected, CLEANING)) {
+  if (atomic_compare_exchange_strong(&state, &expected, CLEANING))
     remove_temporaries();
-  } else if (expected == COMMITTING) {
-    pending_signal = sig;
-    return;
-  }
+  else if (expected == COMMITTING)
+    return; /* outputs_commit dies of it once the files are consistent */
   die_of(sig);
 }
 
@@ -253,7 +256,8 @@ int outputs_commit(char *message, size_t message_size)
     unlink(temporary_name[k]);
   }
   atomic_store(&state, IDLE);
-  if (pending_signal)
-    die_of(pending_signal); /* the files are consistent now: all new, or all as before */
+  const int sig = atomic_load(&pending_signal);
+  if (sig)
+    die_of(sig); /* the files are consistent now: all new, or all as before */
   return ok ? 0 : -1;
 }

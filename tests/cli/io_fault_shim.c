@@ -14,7 +14,10 @@
  *           with it
  *   ACTION  an errno name (ENOSPC, EIO, EFBIG, EDQUOT, EPERM, EACCES, EXDEV, EROFS): the call
  *           fails with it; or SIGTERM / SIGINT: that signal is raised in the calling process,
- *           then the call proceeds (what a kill landing exactly there does).
+ *           then the call proceeds (what a kill landing exactly there does); or PAUSE: the
+ *           call waits up to 30 seconds (less if a signal handler runs in this thread), then
+ *           proceeds, so that a test can send a signal from outside while the tool is held
+ *           exactly there (e.g. SIGTERM to mpirun while one rank writes its labels).
  * With PHEW_IO_FAULTS_RANK=R the rules apply only in the process whose OMPI_COMM_WORLD_RANK
  * is R (one rank of an mpirun job). Calls that match no rule go to the C library unchanged. */
 #define _GNU_SOURCE
@@ -26,12 +29,16 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { OP_WRITE, OP_READ, OP_RENAME, OP_ACCESS };
 
-/* The action of the first rule for op whose suffix ends path: 0 none, > 0 an errno, < 0 minus
- * a signal number. */
+/* The PAUSE action (below every minus signal number). */
+enum { ACTION_PAUSE = -1000 };
+
+/* The action of the first rule for op whose suffix ends path: 0 none, > 0 an errno,
+ * ACTION_PAUSE, or else minus a signal number. */
 static int rule_for(int op, const char *path)
 {
   const char *rules = getenv("PHEW_IO_FAULTS"), *only_rank = getenv("PHEW_IO_FAULTS_RANK");
@@ -64,7 +71,7 @@ static int rule_for(int op, const char *path)
             int value;
           } known[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO},       {"EFBIG", EFBIG},   {"EDQUOT", EDQUOT},
                        {"EPERM", EPERM},   {"EACCES", EACCES}, {"EXDEV", EXDEV},   {"EROFS", EROFS},
-                       {"SIGTERM", -SIGTERM}, {"SIGINT", -SIGINT}};
+                       {"SIGTERM", -SIGTERM}, {"SIGINT", -SIGINT},  {"PAUSE", ACTION_PAUSE}};
           for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k)
             if (!strcmp(action, known[k].name))
               return known[k].value;
@@ -99,8 +106,14 @@ static int act(int action)
     errno = action;
     return 1;
   }
-  if (action < 0)
+  const int saved = errno;
+  if (action == ACTION_PAUSE) {
+    const struct timespec pause = {30, 0};
+    nanosleep(&pause, NULL); /* EINTR ends it early: the tool decides what happens next */
+  } else if (action < 0) {
     raise(-action);
+  }
+  errno = saved;
   return 0;
 }
 
