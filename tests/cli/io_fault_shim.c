@@ -10,6 +10,7 @@
  *           rename - rename / renameat / renameat2, matched on the OLD path (so that
  *                    moving X aside, X.partial into place and X.previous back differ)
  *           access - access (the tool's "can this file be replaced" check)
+ *           open   - open / openat (and their 64 variants), matched on the path given
  *   SUFFIX  the rule applies when the file's path (for write and read: /proc/self/fd/N) ends
  *           with it
  *   ACTION  an errno name (ENOSPC, EIO, EFBIG, EDQUOT, EPERM, EACCES, EXDEV, EROFS): the call
@@ -23,6 +24,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OP_WRITE, OP_READ, OP_RENAME, OP_ACCESS };
+enum { OP_WRITE, OP_READ, OP_RENAME, OP_ACCESS, OP_OPEN };
 
 /* The PAUSE action (below every minus signal number). */
 enum { ACTION_PAUSE = -1000 };
@@ -49,7 +52,7 @@ static int rule_for(int op, const char *path)
     if (!rank || strcmp(rank, only_rank) != 0)
       return 0;
   }
-  const char *ops[] = {"write", "read", "rename", "access"};
+  const char *ops[] = {"write", "read", "rename", "access", "open"};
   const size_t path_len = strlen(path);
   char rule[1024];
   for (const char *r = rules; *r;) {
@@ -117,7 +120,16 @@ static int act(int action)
   return 0;
 }
 
-#define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+/* The C library's function, looked up once per function rather than at every call: dlsym takes
+ * the loader's lock, and the processes this is preloaded into (mpirun too, in tests/parallel)
+ * may write from signal handlers. */
+#define NEXT(name)                                                                                                \
+  ({                                                                                                              \
+    static __typeof__(&name) next_;                                                                               \
+    if (!next_)                                                                                                   \
+      next_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name);                                                         \
+    next_;                                                                                                        \
+  })
 
 ssize_t write(int fd, const void *buf, size_t n)
 {
@@ -229,4 +241,54 @@ int access(const char *path, int mode)
   if (act(rule_for(OP_ACCESS, path)))
     return -1;
   return NEXT(access)(path, mode);
+}
+
+/* open's mode argument is there only when a file may be created. */
+static mode_t mode_of(int flags, va_list args)
+{
+  return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(args, unsigned) : 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+  va_list args;
+  va_start(args, flags);
+  const mode_t mode = mode_of(flags, args);
+  va_end(args);
+  if (act(rule_for(OP_OPEN, path)))
+    return -1;
+  return NEXT(open)(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+  va_list args;
+  va_start(args, flags);
+  const mode_t mode = mode_of(flags, args);
+  va_end(args);
+  if (act(rule_for(OP_OPEN, path)))
+    return -1;
+  return NEXT(open64)(path, flags, mode);
+}
+
+int openat(int dir, const char *path, int flags, ...)
+{
+  va_list args;
+  va_start(args, flags);
+  const mode_t mode = mode_of(flags, args);
+  va_end(args);
+  if (act(rule_for(OP_OPEN, path)))
+    return -1;
+  return NEXT(openat)(dir, path, flags, mode);
+}
+
+int openat64(int dir, const char *path, int flags, ...)
+{
+  va_list args;
+  va_start(args, flags);
+  const mode_t mode = mode_of(flags, args);
+  va_end(args);
+  if (act(rule_for(OP_OPEN, path)))
+    return -1;
+  return NEXT(openat64)(dir, path, flags, mode);
 }

@@ -763,6 +763,9 @@ TEST_F(Cli, FailedRunKeepsPreviousOutputs)
        "phew: error: writing 'res-clumps.csv.partial' failed: No space left on device\n"},
       {"in.raw", "write:res-dendrogram.csv.partial:EIO",
        "phew: error: writing 'res-dendrogram.csv.partial' failed: Input/output error\n"},
+      // the fourth temporary file cannot be created (an inode quota): the three made are removed
+      {"in.raw", "open:res-clumps.csv.partial:EDQUOT",
+       "phew: error: cannot create 'res-clumps.csv.partial': Disk quota exceeded\n"},
       // a read error on the input
       {"in.raw", "read:in.raw:EIO", "phew: error: reading 'in.raw' failed: Input/output error\n"},
       // the core refuses the data

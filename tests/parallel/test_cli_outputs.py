@@ -6,14 +6,17 @@ writes its cells of the label files). Into a directory holding a previous run's 
 (made by the same rank count), each case runs the tool again with other parameters and
 checks afterwards that the directory holds the previous files byte for byte and nothing else
 (no .partial or .previous file):
-  - a late failure, on one rank (the last rank's label write on a full disk, its read error,
-    NaN data in its block) or on rank 0 (a table write over quota, the last rename, moving a
+  - a late failure, on one rank (the last rank's label write on a full disk, a label file it
+    cannot open, its read error, NaN data in its block) or on rank 0 (a table write over quota, the last rename, moving a
     previous file aside): mpirun fails within the time limit with exactly one message from
     phew, the one given;
   - a name the run cannot replace (a directory at the haloes table, the issue's case; an
     immutable file): refused before computing;
-  - SIGTERM or SIGINT sent to mpirun (which forwards SIGTERM to the ranks) during the
-    computation, while the last rank writes its label cells, or while rank 0 writes a table.
+  - SIGTERM or SIGINT sent to mpirun while the last rank reads its block of the input, while
+    it writes its label cells (the other ranks waiting for it in a collective), or while
+    rank 0 writes a table. Open MPI 4.1's mpirun passes the signal on as SIGCONT, one second
+    later SIGTERM, one more second later SIGKILL: the ranks are held at that step by a pause
+    (a timed kill in the computation could land after a short run has finished).
 And a SIGTERM that lands on rank 0 during the final renames leaves the new run's six files
 (the renames are completed first, never a mix). Failures and pauses at an exact call come
 from the test-only fault shim of tests/cli (io_fault_shim.c), on one rank or all.
@@ -35,7 +38,6 @@ import cli_runs  # noqa: E402
 import make_fields  # noqa: E402
 
 DIMS = (32, 24, 20)
-BIG = (128, 128, 128)  # white noise: about two seconds of work, long enough to be killed in
 PREFIX = "res"
 
 
@@ -106,12 +108,10 @@ def main():
         bad[cell[2], cell[1], cell[0]] = np.nan
         nan_raw = os.path.join(work, "nan.raw")
         bad.astype("<f8").tofile(nan_raw)
-        big = os.path.join(work, "big.raw")
-        np.random.default_rng(5).random(BIG[::-1]).astype("<f4").tofile(big)
 
-        def argv(raw=good, threshold="1.6", dims=DIMS, kind="float64"):
-            return (["--input", raw, "--dims"] + [str(n) for n in dims] +
-                    ["--type", kind, "--threshold", threshold, "--output", PREFIX])
+        def argv(raw=good, threshold="1.6"):
+            return (["--input", raw, "--dims"] + [str(n) for n in DIMS] +
+                    ["--type", "float64", "--threshold", threshold, "--output", PREFIX])
 
         # the previous run (threshold 1.5) and what this run (1.6) writes when it succeeds
         made = {}
@@ -142,6 +142,11 @@ def main():
             ("label_write_full_disk_on_last_rank", argv(),
              cli_runs.fault_env(shim, "write:res-halo.raw.partial:ENOSPC", last),
              "phew: error: writing 'res-halo.raw.partial' failed: No space left on device"),
+            # the last rank cannot open the label file rank 0 created (alone, rank 0 cannot create it)
+            ("label_file_open_fails_on_last_rank", argv(),
+             cli_runs.fault_env(shim, "open:res-halo.raw.partial:EACCES", last),
+             "phew: error: " + ("cannot write" if n_ranks > 1 else "cannot create") +
+             " 'res-halo.raw.partial': Permission denied"),
             ("input_read_error_on_last_rank", argv(), cli_runs.fault_env(shim, "read:good.raw:EIO", last),
              f"phew: error: reading '{good}' failed: Input/output error"),
             ("nan_on_last_rank", argv(raw=nan_raw), {},
@@ -199,8 +204,8 @@ def main():
             return ready
 
         n_cells = int(np.prod(DIMS))
-        # during the computation: the temporary files exist, the field takes seconds
-        killed("sigterm_during_computation", argv(raw=big, threshold="0.5", dims=BIG, kind="float32"), {},
+        # while the last rank reads its block (the others wait for it): the temporary files exist
+        killed("sigterm_during_input_read", argv(), cli_runs.fault_env(shim, "read:good.raw:PAUSE", last),
                all_temporaries, signal.SIGTERM, "its temporary files")
         # while the last rank writes its cells of the halo file, the others wait for it: the
         # patch and clump files are complete (the issue's 128 MB of .partial files)
