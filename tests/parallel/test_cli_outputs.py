@@ -7,9 +7,9 @@ writes its cells of the label files). Into a directory holding a previous run's 
 checks afterwards that the directory holds the previous files byte for byte and nothing else
 (no .partial or .previous file):
   - a late failure, on one rank (the last rank's label write on a full disk, a label file it
-    cannot open, its read error, NaN data in its block) or on rank 0 (a table write over quota, the last rename, moving a
-    previous file aside): mpirun fails within the time limit with exactly one message from
-    phew, the one given;
+    cannot open, its read error, NaN data in its block) or on rank 0 (a table write over
+    quota, the last rename, moving a previous file aside): mpirun fails within the time limit
+    with exactly one message from phew, the one given;
   - a name the run cannot replace (a directory at the haloes table, the issue's case; an
     immutable file): refused before computing;
   - SIGTERM or SIGINT sent to mpirun while the last rank reads its block of the input, while
