@@ -1,6 +1,7 @@
 /* Reading and writing this process's block of a raw cube (x fastest, little-endian, no
- * header). With MPI every rank reads and writes only its own cells, with MPI-IO; serial, the
- * block is the whole cube. */
+ * header). Every process reads and writes only its own active cells, with pread/pwrite at
+ * their places in the file (serial, the block is the whole cube); the ghost cells come from
+ * their owners. */
 #ifndef PHEW_BLOCK_IO_H
 #define PHEW_BLOCK_IO_H
 

@@ -1,6 +1,6 @@
 /* The processes the command-line tool runs on: the ranks of MPI_COMM_WORLD when the tool is
  * built with MPI (PHEW_CLI_WITH_MPI), else this process alone. Nothing else in the tool
- * includes mpi.h except block_io.c. */
+ * includes mpi.h. */
 #ifndef PHEW_CLI_PROCS_H
 #define PHEW_CLI_PROCS_H
 

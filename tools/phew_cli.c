@@ -6,24 +6,35 @@
  *
  * Input: raw little-endian cube, x fastest. Output: PREFIX-patch.raw, PREFIX-clump.raw,
  * PREFIX-halo.raw (int64 little-endian, same layout, -1 = none), PREFIX-clumps.csv,
- * PREFIX-haloes.csv, PREFIX-dendrogram.csv. Every file is written under a temporary name
- * and renamed at the end, so a failed run leaves nothing half-written behind.
+ * PREFIX-haloes.csv, PREFIX-dendrogram.csv. Before anything is computed the tool checks
+ * that it can write them and creates them under temporary names; at the end they replace a
+ * previous run's files all or nothing (outputs.c). A failed or killed run leaves the previous
+ * files as they were and nothing half-written behind.
  *
  * Under mpirun (when built with MPI) the same command runs distributed: each rank reads and
  * labels its block of the cube (phew_grid_decompose), writes its cells of the label files,
  * and rank 0 writes the tables. Every failure is agreed by all ranks (all_ok), so all of them
- * exit with status 1, rank 0 prints the one message, and nothing is left behind. */
+ * exit with status 1, rank 0 prints the one message, and nothing is left behind.
+ *
+ * Sizes derived from --dims are computed with phew_checked_product: a grid whose cell or byte
+ * count does not fit in int64 is refused before anything is allocated or read. */
+#define _POSIX_C_SOURCE 200809L /* open, fstat */
 #include "block_io.h"
 #include "cli_procs.h"
 #include "csv_output.h"
+#include "file_io.h"
+#include "outputs.h"
 #include "phew/phew.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct options {
   const char *input;
@@ -67,21 +78,48 @@ static void usage(FILE *out)
         out);
 }
 
+/* strtod on the whole text. Returns 1 with *value set, 0 when the text is not a finite
+ * number (empty, trailing characters, nan, inf), -1 when it is a number beyond the double
+ * range (1e999). Tiny values (denormals, or below them: 0) are accepted: strtod flags them
+ * with ERANGE but returns the nearest double, which is what the user wrote. */
 static int parse_double(const char *text, double *value)
 {
   char *end = NULL;
   errno = 0;
-  *value = strtod(text, &end);
-  return errno == 0 && end != text && *end == '\0' && isfinite(*value);
+  const double v = strtod(text, &end);
+  if (end == text || *end != '\0' || isnan(v))
+    return 0;
+  if (isinf(v))
+    return errno == ERANGE ? -1 : 0;
+  *value = v;
+  return 1;
 }
 
+/* strtoll on the whole text: 1 with *value set, 0 when not an integer, -1 when beyond int64. */
 static int parse_int64(const char *text, int64_t *value)
 {
   char *end = NULL;
   errno = 0;
-  long long v = strtoll(text, &end, 10);
+  const long long v = strtoll(text, &end, 10);
+  if (end == text || *end != '\0')
+    return 0;
+  if (errno == ERANGE)
+    return -1;
   *value = v;
-  return errno == 0 && end != text && *end == '\0';
+  return 1;
+}
+
+/* Parses the numeric value of option a; 0 or -1 after fail. */
+static int option_double(const char *a, const char *text, double *value, const char *what)
+{
+  const int r = parse_double(text, value);
+  if (r == 1)
+    return 0;
+  if (r < 0)
+    fail("%s value '%s' is out of range (finite numbers go up to about 1.8e308)", a, text);
+  else
+    fail("%s needs %s (got '%s')", a, what, text);
+  return -1;
 }
 
 /* Returns 0 on success, 1 after a failure (fail), 2 for --help. The same on every rank. */
@@ -109,11 +147,17 @@ static int parse_options(int argc, char **argv, options *o)
       o->output = argv[++i];
     } else if (!strcmp(a, "--dims")) {
       NEED(3);
-      for (int d = 0; d < 3; ++d)
-        if (!parse_int64(argv[++i], &o->dims[d]) || o->dims[d] < 1) {
+      for (int d = 0; d < 3; ++d) {
+        const int r = parse_int64(argv[++i], &o->dims[d]);
+        if (r < 0) {
+          fail("--dims value '%s' is out of range (at most %lld)", argv[i], (long long)INT64_MAX);
+          return 1;
+        }
+        if (r == 0 || o->dims[d] < 1) {
           fail("--dims needs three positive integers (got '%s')", argv[i]);
           return 1;
         }
+      }
       o->have_dims = 1;
     } else if (!strcmp(a, "--type")) {
       NEED(1);
@@ -131,10 +175,8 @@ static int parse_options(int argc, char **argv, options *o)
                !strcmp(a, "--mass-threshold")) {
       NEED(1);
       double v;
-      if (!parse_double(argv[++i], &v)) {
-        fail("%s needs a finite number (got '%s')", a, argv[i]);
+      if (option_double(a, argv[++i], &v, "a finite number") != 0)
         return 1;
-      }
       if (!strcmp(a, "--threshold")) {
         o->params.density_threshold = v;
         o->have_threshold = 1;
@@ -150,10 +192,8 @@ static int parse_options(int argc, char **argv, options *o)
       NEED(3);
       double *target = !strcmp(a, "--spacing") ? o->spacing : o->origin;
       for (int d = 0; d < 3; ++d)
-        if (!parse_double(argv[++i], &target[d])) {
-          fail("%s needs three finite numbers (got '%s')", a, argv[i]);
+        if (option_double(a, argv[++i], &target[d], "three finite numbers") != 0)
           return 1;
-        }
     } else if (!strcmp(a, "--periodic")) {
       o->periodic = 1;
     } else if (!strcmp(a, "--verbose")) {
@@ -171,122 +211,92 @@ static int parse_options(int argc, char **argv, options *o)
   return 0;
 }
 
-/* Rank 0 checks that the input exists and has the size --dims and --type imply. */
-static void check_input(const options *o, size_t n_bytes)
+/* The bytes of the input cube and of one label file. Every rank computes them (the same on
+ * all); 0 or -1 after fail when a product overflows int64. */
+static int cube_sizes(const options *o, int64_t value_size, int64_t *input_bytes, int64_t *label_bytes)
 {
-  FILE *in = fopen(o->input, "rb");
-  if (!in) {
+  int64_t cells;
+  if (phew_checked_product(o->dims, 3, &cells) != 0) {
+    fail("--dims %lld %lld %lld is too large: the number of cells overflows a 64-bit integer",
+         (long long)o->dims[0], (long long)o->dims[1], (long long)o->dims[2]);
+    return -1;
+  }
+  const int64_t input[2] = {cells, value_size}, labels[2] = {cells, 8};
+  if (phew_checked_product(input, 2, input_bytes) != 0 || phew_checked_product(labels, 2, label_bytes) != 0) {
+    fail("--dims %lld %lld %lld is too large: %lld cells of 8 bytes overflow a 64-bit byte count",
+         (long long)o->dims[0], (long long)o->dims[1], (long long)o->dims[2], (long long)cells);
+    return -1;
+  }
+  return 0;
+}
+
+/* Rank 0 checks that the input is a readable regular file of the size --dims and --type imply. */
+static void check_input(const options *o, int64_t n_bytes)
+{
+  const int fd = open(o->input, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* O_NONBLOCK: a FIFO must not hang us */
+  if (fd < 0) {
     fail("cannot open input '%s': %s", o->input, strerror(errno));
     return;
   }
-  if (fseek(in, 0, SEEK_END) != 0 || ftell(in) < 0) {
-    fail("cannot read the size of '%s'", o->input);
-  } else {
-    const long size = ftell(in);
-    if ((size_t)size != n_bytes)
-      fail("'%s' has %ld bytes but --dims and --type need %zu", o->input, size, n_bytes);
-  }
-  fclose(in);
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    fail("cannot read the size of '%s': %s", o->input, strerror(errno));
+  else if (S_ISDIR(st.st_mode))
+    fail("'%s' is a directory, not a raw file", o->input);
+  else if (!S_ISREG(st.st_mode))
+    fail("'%s' is not a regular file", o->input);
+  else if ((int64_t)st.st_size != n_bytes)
+    fail("'%s' has %lld bytes but --dims and --type need %lld", o->input, (long long)st.st_size,
+         (long long)n_bytes);
+  close(fd);
 }
 
-enum { N_OUTPUTS = 6 };
-static const char *output_suffix[N_OUTPUTS] = {"-patch.raw",  "-clump.raw",   "-halo.raw",
-                                               "-clumps.csv", "-haloes.csv", "-dendrogram.csv"};
-
-typedef struct output_files {
-  char final_name[N_OUTPUTS][4096];
-  char temp_name[N_OUTPUTS][4096];
-} output_files;
-
-static int name_outputs(const char *prefix, output_files *f)
+/* Rank 0 writes one table into its temporary file; 0 or -1 after fail. */
+static int write_csv(int k, const phew_column *columns, int n_columns, const void *rows, int64_t n_rows,
+                     size_t row_size)
 {
-  for (int k = 0; k < N_OUTPUTS; ++k) {
-    int a = snprintf(f->final_name[k], sizeof f->final_name[k], "%s%s", prefix, output_suffix[k]);
-    int b = snprintf(f->temp_name[k], sizeof f->temp_name[k], "%s%s.partial", prefix, output_suffix[k]);
-    if (a < 0 || b < 0 || (size_t)b >= sizeof f->temp_name[k]) {
-      fail("output prefix is too long");
-      return -1;
-    }
-  }
-  return 0;
-}
-
-static void remove_temporaries(const output_files *f)
-{
-  for (int k = 0; k < N_OUTPUTS; ++k)
-    remove(f->temp_name[k]);
-}
-
-/* An empty file (truncating an old one), for the ranks to write their cells into. */
-static int create_file(const char *path)
-{
-  FILE *out = fopen(path, "wb");
-  if (!out || fclose(out) != 0) {
-    fail("cannot write '%s': %s", path, strerror(errno));
-    return -1;
-  }
-  return 0;
-}
-
-static int write_csv(const char *path, const phew_column *columns, int n_columns, const void *rows,
-                     int64_t n_rows, size_t row_size)
-{
-  FILE *out = fopen(path, "w");
+  const char *path = outputs_temporary(k);
+  text_file *out = malloc(sizeof *out);
   if (!out) {
-    fail("cannot write '%s': %s", path, strerror(errno));
+    fail("out of memory writing '%s'", path);
     return -1;
   }
-  const int ok = csv_write_table(out, columns, n_columns, rows, n_rows, row_size) == 0;
-  if (fclose(out) != 0 || !ok) {
-    fail("writing '%s' failed", path);
-    return -1;
+  int err = text_open(out, path);
+  if (err == 0) {
+    csv_write_table(out, columns, n_columns, rows, n_rows, row_size);
+    err = text_close(out);
+    if (err)
+      fail("writing '%s' failed: %s", path, strerror(err));
+  } else {
+    fail("cannot write '%s': %s", path, strerror(err));
   }
-  return 0;
+  free(out);
+  return err ? -1 : 0;
 }
 
-/* Rank 0 writes the tables (it holds the whole catalogue) and renames all six files. */
-static void write_tables_and_rename(const output_files *f, const phew_result *r)
+/* Collective. Every rank writes its cells of the label files, rank 0 the tables, then rank 0
+ * puts the six files in place. Returns 0, or -1 on every rank after all_ok has printed why. */
+static int write_outputs(const procs *p, const phew_grid *g, const phew_labels *labels, const phew_result *r)
 {
-  int nc, nh, nn;
-  const phew_column *cc = phew_clump_columns(&nc), *hc = phew_halo_columns(&nh), *dc = phew_node_columns(&nn);
-  if (write_csv(f->temp_name[3], cc, nc, r->clumps, r->n_clumps, sizeof *r->clumps) != 0 ||
-      write_csv(f->temp_name[4], hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) != 0 ||
-      write_csv(f->temp_name[5], dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes) != 0)
-    return;
-  for (int k = 0; k < N_OUTPUTS; ++k)
-    if (rename(f->temp_name[k], f->final_name[k]) != 0) {
-      fail("cannot rename '%s' to '%s': %s", f->temp_name[k], f->final_name[k], strerror(errno));
-      for (int done = 0; done < k; ++done) /* all six or none */
-        remove(f->final_name[done]);
-      return;
-    }
-}
-
-/* Collective. Returns 0, or -1 on every rank after all_ok has printed why. */
-static int write_outputs(const procs *p, const options *o, const phew_grid *g, const phew_labels *labels,
-                         const phew_result *r)
-{
-  output_files f;
-  name_outputs(o->output, &f);
-  if (!all_ok(p))
-    return -1;
   const int64_t *arrays[3] = {labels->peak_patch_id, labels->clump_id, labels->halo_id};
+  const int files[3] = {OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO};
   char message[512];
-  if (p->rank == 0) /* the label files exist before any rank writes its cells into them */
-    for (int k = 0; k < 3 && create_file(f.temp_name[k]) == 0; ++k)
-      ;
-  int ok = all_ok(p);
-  for (int k = 0; ok && k < 3; ++k) {
-    if (block_write_labels(p, f.temp_name[k], g, arrays[k], message, sizeof message) != 0)
+  for (int k = 0; k < 3; ++k) {
+    if (block_write_labels(p, outputs_temporary(files[k]), g, arrays[k], message, sizeof message) != 0)
       fail("%s", message);
-    ok = all_ok(p);
+    if (!all_ok(p))
+      return -1;
   }
-  if (ok && p->rank == 0)
-    write_tables_and_rename(&f, r);
-  ok = ok && all_ok(p);
-  if (!ok && p->rank == 0)
-    remove_temporaries(&f);
-  return ok ? 0 : -1;
+  if (p->rank == 0) {
+    int nc, nh, nn;
+    const phew_column *cc = phew_clump_columns(&nc), *hc = phew_halo_columns(&nh), *dc = phew_node_columns(&nn);
+    if (write_csv(OUTPUT_CLUMPS_CSV, cc, nc, r->clumps, r->n_clumps, sizeof *r->clumps) == 0 &&
+        write_csv(OUTPUT_HALOES_CSV, hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) == 0 &&
+        write_csv(OUTPUT_DENDROGRAM_CSV, dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes) == 0 &&
+        outputs_commit(message, sizeof message) != 0)
+      fail("%s", message);
+  }
+  return all_ok(p) ? 0 : -1;
 }
 
 static void print_summary(const phew_result *r)
@@ -314,6 +324,78 @@ static void print_summary(const phew_result *r)
          (long long)s->max_sparse_entries, (long long)s->hash_collisions);
 }
 
+/* Allocates n values of size bytes (n checked against int64 overflow); NULL after fail. */
+static void *allocate(int64_t n, int64_t size, const char *what)
+{
+  const int64_t factors[2] = {n, size};
+  int64_t bytes;
+  if (phew_checked_product(factors, 2, &bytes) != 0 || (uint64_t)bytes > SIZE_MAX) {
+    fail("%s: %lld values of %lld bytes do not fit in memory", what, (long long)n, (long long)size);
+    return NULL;
+  }
+  void *data = malloc(bytes > 0 ? (size_t)bytes : 1);
+  if (!data)
+    fail("out of memory for %s (%lld bytes)", what, (long long)bytes);
+  return data;
+}
+
+/* The run once the outputs are prepared, on every rank: read, find, write. Returns the exit
+ * status (the same on every rank). */
+static int find_and_write(const procs *p, const options *o, size_t value_size)
+{
+  /* this rank's block: its active box plus one ghost layer (the whole grid when alone) */
+  phew_input in;
+  memset(&in, 0, sizeof in);
+  const int periodic[3] = {o->periodic, o->periodic, o->periodic};
+  if (phew_grid_decompose(&in.grid, o->dims, periodic, p->size, p->rank) != PHEW_OK)
+    fail("cannot split the grid over %d rank(s)", p->size);
+  if (!all_ok(p))
+    return 1;
+  for (int d = 0; d < 3; ++d) {
+    in.grid.spacing[d] = o->spacing[d];
+    in.grid.origin[d] = o->origin[d];
+  }
+  int64_t n = 0;
+  if (phew_checked_product(in.grid.stored_dims, 3, &n) != 0)
+    fail("this rank's block of the grid has more cells than a 64-bit integer holds");
+  void *density = NULL;
+  phew_labels labels = {NULL, NULL, NULL};
+  phew_result result;
+  memset(&result, 0, sizeof result);
+  int code = 1;
+  char message[512];
+  if (!error_text[0] && (density = allocate(n, (int64_t)value_size, "the density block")) != NULL &&
+      (labels.peak_patch_id = allocate(n, 8, "the label arrays")) != NULL &&
+      (labels.clump_id = allocate(n, 8, "the label arrays")) != NULL)
+    labels.halo_id = allocate(n, 8, "the label arrays");
+  if (!all_ok(p))
+    goto done;
+  if (block_read(p, o->input, &in.grid, value_size, density, message, sizeof message) != 0)
+    fail("%s", message);
+  if (!all_ok(p))
+    goto done;
+
+  in.density = density;
+  in.density_type = o->type;
+  in.mpi_comm = p->mpi_comm;
+  const phew_status s = phew_find_clumps(&in, &o->params, &labels, &result);
+  if (s != PHEW_OK) /* the same status and message on every rank */
+    fail("%s", result.message[0] ? result.message : phew_status_string(s));
+  if (!all_ok(p))
+    goto done;
+  if (o->verbose && p->rank == 0)
+    print_summary(&result);
+  if (write_outputs(p, &in.grid, &labels, &result) == 0)
+    code = 0;
+done:
+  phew_result_free(&result);
+  free(labels.peak_patch_id);
+  free(labels.clump_id);
+  free(labels.halo_id);
+  free(density);
+  return code;
+}
+
 /* The whole run on every rank; returns the exit status (the same on every rank). */
 static int run(const procs *p, int argc, char **argv)
 {
@@ -327,59 +409,27 @@ static int run(const procs *p, int argc, char **argv)
   if (!all_ok(p))
     return 1;
   const size_t value_size = o.type == PHEW_FLOAT32 ? 4 : 8;
-  if (p->rank == 0)
-    check_input(&o, (size_t)(o.dims[0] * o.dims[1] * o.dims[2]) * value_size);
+  int64_t input_bytes = 0, label_bytes = 0;
+  if (cube_sizes(&o, (int64_t)value_size, &input_bytes, &label_bytes) == 0 && p->rank == 0)
+    check_input(&o, input_bytes);
   if (!all_ok(p))
     return 1;
 
-  /* this rank's block: its active box plus one ghost layer (the whole grid when alone) */
-  phew_input in;
-  memset(&in, 0, sizeof in);
-  const int periodic[3] = {o.periodic, o.periodic, o.periodic};
-  if (phew_grid_decompose(&in.grid, o.dims, periodic, p->size, p->rank) != PHEW_OK)
-    fail("cannot split the grid over %d rank(s)", p->size);
-  if (!all_ok(p))
-    return 1;
-  for (int d = 0; d < 3; ++d) {
-    in.grid.spacing[d] = o.spacing[d];
-    in.grid.origin[d] = o.origin[d];
-  }
-  const size_t n = (size_t)(in.grid.stored_dims[0] * in.grid.stored_dims[1] * in.grid.stored_dims[2]);
-  void *density = malloc(n ? n * value_size : 1);
-  phew_labels labels = {malloc(n ? n * 8 : 1), malloc(n ? n * 8 : 1), malloc(n ? n * 8 : 1)};
-  phew_result result;
-  memset(&result, 0, sizeof result);
-  int code = 1;
+  /* the outputs, before anything is computed: the names on every rank (for the signal
+   * handlers and the label writes), the checks and the temporary files on rank 0 */
   char message[512];
-  if (!density)
-    fail("out of memory reading '%s' (%zu bytes)", o.input, n * value_size);
-  else if (!labels.peak_patch_id || !labels.clump_id || !labels.halo_id)
-    fail("out of memory for the label arrays (%zu cells)", n);
-  if (!all_ok(p))
-    goto done;
-  if (block_read(p, o.input, &in.grid, value_size, density, message, sizeof message) != 0)
+  if (outputs_init(o.output, message, sizeof message) != 0)
     fail("%s", message);
-  if (!all_ok(p))
-    goto done;
-
-  in.density = density;
-  in.density_type = o.type;
-  in.mpi_comm = p->mpi_comm;
-  const phew_status s = phew_find_clumps(&in, &o.params, &labels, &result);
-  if (s != PHEW_OK) /* the same status and message on every rank */
-    fail("%s", result.message[0] ? result.message : phew_status_string(s));
-  if (!all_ok(p))
-    goto done;
-  if (o.verbose && p->rank == 0)
-    print_summary(&result);
-  if (write_outputs(p, &o, &in.grid, &labels, &result) == 0)
-    code = 0;
-done:
-  phew_result_free(&result);
-  free(labels.peak_patch_id);
-  free(labels.clump_id);
-  free(labels.halo_id);
-  free(density);
+  else if (p->rank == 0 && outputs_prepare(message, sizeof message) != 0)
+    fail("%s", message);
+  if (!all_ok(p)) {
+    outputs_done();
+    return 1;
+  }
+  const int code = find_and_write(p, &o, value_size);
+  if (code != 0 && p->rank == 0)
+    outputs_discard();
+  outputs_done();
   return code;
 }
 

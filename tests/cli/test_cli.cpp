@@ -2,13 +2,19 @@
 //  - success: the six output files exist, label files have 8 bytes per cell and hold what a
 //    direct library call gives, CSV headers are the column lists, CSV rows are the catalogue;
 //  - failure (missing file, wrong size, bad --type, missing or bad options, bad data, an
-//    unwritable output): non-zero exit, exactly one line on stderr, no output files left.
+//    unwritable output): non-zero exit, exactly one line on stderr, no output files left;
+//  - issue 7: sizes that overflow int64, numeric options at the edges of the double range,
+//    outputs checked before computing, failures at every step (simulated with the test-only
+//    fault shim io_fault_shim.c, a file size limit, directories at output names) and signals
+//    leave a previous run's outputs byte for byte as they were and no temporary file.
 #include "phew/phew.h"
 
 #include <gtest/gtest.h>
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -51,6 +58,12 @@ long file_size(const std::string &path)
   struct stat st;
   return stat(path.c_str(), &st) == 0 ? (long)st.st_size : -1;
 }
+
+// How to start the tool: extra environment (e.g. the fault shim) and a file size limit.
+struct Launch {
+  std::vector<std::pair<std::string, std::string>> env;
+  long long file_size_limit = -1; // RLIMIT_FSIZE in bytes, SIGXFSZ ignored (writes get EFBIG)
+};
 
 class Cli : public ::testing::Test {
 protected:
@@ -114,9 +127,9 @@ protected:
     return found;
   }
 
-  Outcome run(const std::vector<std::string> &args) const
+  // Starts the tool in the work directory, stdout and stderr into files; returns its pid.
+  pid_t start(const std::vector<std::string> &args, const Launch &launch = Launch()) const
   {
-    Outcome o;
     const std::string out = path(".stdout"), err = path(".stderr");
     const pid_t pid = fork();
     if (pid == 0) {
@@ -128,6 +141,14 @@ protected:
       dup2(fe, 2);
       if (chdir(dir.c_str()) != 0)
         _exit(126);
+      for (const auto &e : launch.env)
+        setenv(e.first.c_str(), e.second.c_str(), 1);
+      if (launch.file_size_limit >= 0) {
+        signal(SIGXFSZ, SIG_IGN); // stays ignored across exec
+        const rlimit limit = {(rlim_t)launch.file_size_limit, (rlim_t)launch.file_size_limit};
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+          _exit(126);
+      }
       std::vector<char *> argv;
       argv.push_back(const_cast<char *>(PHEW_CLI_PATH));
       for (const std::string &a : args)
@@ -136,14 +157,50 @@ protected:
       execv(PHEW_CLI_PATH, argv.data());
       _exit(127);
     }
+    return pid;
+  }
+
+  // Waits for a started tool; exit_code is 128 + the signal when it was killed.
+  Outcome finish(pid_t pid) const
+  {
+    Outcome o;
     int status = 0;
     waitpid(pid, &status, 0);
     o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    const std::string out = path(".stdout"), err = path(".stderr");
     o.out = slurp(out);
     o.err = slurp(err);
     unlink(out.c_str());
     unlink(err.c_str());
     return o;
+  }
+
+  Outcome run(const std::vector<std::string> &args, const Launch &launch = Launch()) const
+  {
+    return finish(start(args, launch));
+  }
+
+  // The tool with the test-only fault shim preloaded (io_fault_shim.c) and these rules.
+  Outcome run_with_faults(const std::vector<std::string> &args, const std::string &rules) const
+  {
+    Launch launch;
+    launch.env = {{"LD_PRELOAD", PHEW_IO_FAULT_SHIM}, {"PHEW_IO_FAULTS", rules}};
+    return run(args, launch);
+  }
+
+  // Every entry of the work directory whose name starts with prefix: a file's bytes, or
+  // "<directory>". Two equal snapshots mean nothing was changed, added or left behind.
+  std::map<std::string, std::string> snapshot(const std::string &prefix) const
+  {
+    std::map<std::string, std::string> files;
+    for (const std::string &name : files_starting(prefix)) {
+      struct stat st;
+      if (lstat(path(name).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        files[name] = "<directory>";
+      else
+        files[name] = slurp(path(name));
+    }
+    return files;
   }
 
   // A smooth random field with many peaks; written as float32 or float64.
@@ -350,11 +407,12 @@ TEST_F(Cli, WritesAllOutputsMatchingTheLibrary)
     DIR *d = opendir(path("out").c_str());
     while (dirent *e = readdir(d)) {
       const std::string name = e->d_name;
-      if (name.compare(0, std::strlen(k.prefix), k.prefix) == 0 && name.find(".partial") != std::string::npos)
+      if (name.compare(0, std::strlen(k.prefix), k.prefix) == 0 &&
+          (name.find(".partial") != std::string::npos || name.find(".previous") != std::string::npos))
         ++others;
     }
     closedir(d);
-    EXPECT_EQ(others, 0) << "temporary files left";
+    EXPECT_EQ(others, 0) << "temporary or backup files left";
   }
 }
 
@@ -480,6 +538,374 @@ TEST_F(Cli, UnwritableOutputLeavesNothingBehind)
   for (const std::string &s : left)
     list += s + " ";
   EXPECT_TRUE(left.empty()) << "a failed run left output behind: " << list;
+}
+
+// Issue 7, case 1: sizes whose cell or byte count overflows int64 are refused with a clear
+// message before the input is read (the 8-byte input would otherwise give a size mismatch,
+// and a read error is armed on it), and nothing is created.
+TEST_F(Cli, OverflowingDimsFailBeforeAnyRead)
+{
+  {
+    std::ofstream eight(path("eight.raw"), std::ios::binary);
+    eight.write("\0\0\0\0\0\0\0\0", 8);
+  }
+  struct Case {
+    std::vector<std::string> dims;
+    const char *type, *message;
+  } cases[] = {
+      {{"1", "3", "6148914691236517206"}, "float64",
+       "phew: error: --dims 1 3 6148914691236517206 is too large: the number of cells overflows a 64-bit integer\n"},
+      {{"4294967297", "4294967295", "1"}, "float64",
+       "phew: error: --dims 4294967297 4294967295 1 is too large: the number of cells overflows a 64-bit integer\n"},
+      {{"9223372036854775807", "9223372036854775807", "9223372036854775807"}, "float32",
+       "phew: error: --dims 9223372036854775807 9223372036854775807 9223372036854775807 is too large: the number "
+       "of cells overflows a 64-bit integer\n"},
+      // the cells fit, the bytes do not: 2^61 float32 cells are 2^63 bytes of input
+      {{"1", "2", "1152921504606846976"}, "float32",
+       "phew: error: --dims 1 2 1152921504606846976 is too large: 2305843009213693952 cells of 8 bytes overflow a "
+       "64-bit byte count\n"},
+      // 2^60 float32 input bytes fit, but the label files need 2^63
+      {{"1", "1", "1152921504606846976"}, "float32",
+       "phew: error: --dims 1 1 1152921504606846976 is too large: 1152921504606846976 cells of 8 bytes overflow a "
+       "64-bit byte count\n"},
+      {{"1", "1", "99999999999999999999"}, "float64",
+       "phew: error: --dims value '99999999999999999999' is out of range (at most 9223372036854775807)\n"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.message);
+    std::vector<std::string> args = {"--input", "eight.raw", "--dims"};
+    args.insert(args.end(), c.dims.begin(), c.dims.end());
+    for (const char *a : {"--type", c.type, "--threshold", "0", "--output", "big"})
+      args.push_back(a);
+    const Outcome o = run_with_faults(args, "read:eight.raw:EIO");
+    EXPECT_EQ(o.exit_code, 1);
+    EXPECT_EQ(o.err, c.message);
+    EXPECT_TRUE(files_starting("big").empty());
+  }
+}
+
+// Issue 7, case 1: a directory given as the input is named as such (it used to "have
+// 9223372036854775807 bytes"); a missing input gives the system's reason.
+TEST_F(Cli, DirectoryAsInputIsNamed)
+{
+  ASSERT_EQ(mkdir(path("cube.raw").c_str(), 0755), 0);
+  const std::vector<std::string> rest = {"--dims", "2", "2", "2", "--type", "float64", "--threshold", "0",
+                                         "--output", "out"};
+  std::vector<std::string> a = {"--input", "cube.raw"}, b = {"--input", "missing.raw"};
+  a.insert(a.end(), rest.begin(), rest.end());
+  b.insert(b.end(), rest.begin(), rest.end());
+  const Outcome o = run(a);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.err, "phew: error: 'cube.raw' is a directory, not a raw file\n");
+  const Outcome m = run(b);
+  EXPECT_EQ(m.exit_code, 1);
+  EXPECT_EQ(m.err, "phew: error: cannot open input 'missing.raw': No such file or directory\n");
+  EXPECT_TRUE(files_starting("out").empty());
+}
+
+// Issue 7, case 6: every numeric option takes any finite value strtod reads completely,
+// denormals included (strtod flags them with ERANGE), and calls a value beyond the double
+// range out of range rather than "not finite".
+TEST_F(Cli, NumericOptionsTakeDenormalsAndRefuseOverflow)
+{
+  write_raw("in.raw", field(8, 8, 8, 5), false);
+  const std::vector<std::string> base = {"--input", "in.raw", "--dims", "8", "8", "8", "--type", "float64",
+                                         "--output", "res"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  // accepted: the smallest denormal as threshold, mass threshold, relevance, saddle and origin
+  // a denormal threshold is the threshold: every cell of this positive field is above it
+  ASSERT_EQ(run(with({"--threshold", "4.9e-324"})).exit_code, 0);
+  const std::string patch_bytes = slurp(path("res-patch.raw"));
+  for (const std::vector<std::string> &extra :
+       {std::vector<std::string>{"--threshold", "4.9e-324", "--spacing", "1", "1", "1"},
+        std::vector<std::string>{"--threshold", "0.5", "--mass-threshold", "4.9e-324"},
+        std::vector<std::string>{"--threshold", "0.5", "--relevance", "2.2e-310", "--saddle", "4.9e-324"},
+        std::vector<std::string>{"--threshold", "0.5", "--origin", "4.9e-324", "-4.9e-324", "1e-320"}}) {
+    SCOPED_TRACE(extra[extra.size() - 1]);
+    const Outcome o = run(with(extra));
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(o.err, "");
+    EXPECT_EQ(files_starting("res").size(), 6u);
+  }
+  struct Bad {
+    std::vector<std::string> extra;
+    const char *message;
+  } bad[] = {
+      {{"--threshold", "1e999"},
+       "phew: error: --threshold value '1e999' is out of range (finite numbers go up to about 1.8e308)\n"},
+      {{"--threshold", "0.5", "--relevance", "-1e400"},
+       "phew: error: --relevance value '-1e400' is out of range (finite numbers go up to about 1.8e308)\n"},
+      {{"--threshold", "0.5", "--saddle", "1e309"},
+       "phew: error: --saddle value '1e309' is out of range (finite numbers go up to about 1.8e308)\n"},
+      {{"--threshold", "0.5", "--mass-threshold", "2e308"},
+       "phew: error: --mass-threshold value '2e308' is out of range (finite numbers go up to about 1.8e308)\n"},
+      {{"--threshold", "0.5", "--spacing", "1", "1e999", "1"},
+       "phew: error: --spacing value '1e999' is out of range (finite numbers go up to about 1.8e308)\n"},
+      {{"--threshold", "0.5", "--origin", "0", "0", "-1e999"},
+       "phew: error: --origin value '-1e999' is out of range (finite numbers go up to about 1.8e308)\n"},
+      {{"--threshold", "inf"}, "phew: error: --threshold needs a finite number (got 'inf')\n"},
+      {{"--threshold", "0.5x"}, "phew: error: --threshold needs a finite number (got '0.5x')\n"},
+      {{"--threshold", ""}, "phew: error: --threshold needs a finite number (got '')\n"},
+      {{"--threshold", "0.5", "--spacing", "1", "nan", "1"},
+       "phew: error: --spacing needs three finite numbers (got 'nan')\n"},
+  };
+  const std::map<std::string, std::string> before = snapshot("res");
+  for (const Bad &b : bad) {
+    SCOPED_TRACE(b.message);
+    const Outcome o = run(with(b.extra));
+    EXPECT_EQ(o.exit_code, 1);
+    EXPECT_EQ(o.err, b.message);
+    EXPECT_TRUE(snapshot("res") == before) << "a refused run changed the outputs";
+  }
+  std::vector<int64_t> patch(512);
+  ASSERT_EQ(patch_bytes.size(), 512u * 8);
+  std::memcpy(patch.data(), patch_bytes.data(), patch_bytes.size());
+  EXPECT_EQ(std::count(patch.begin(), patch.end(), (int64_t)-1), 0)
+      << "with a denormal threshold every cell is a test cell";
+}
+
+// Issue 7, case 2a: the outputs are checked before anything is computed. The input has a read
+// error armed on it (fault shim): the message must be about the outputs, so the input was
+// never read.
+TEST_F(Cli, OutputsAreCheckedBeforeComputing)
+{
+  write_raw("in.raw", field(10, 9, 8, 12), false);
+  ASSERT_EQ(mkdir(path("out").c_str(), 0755), 0);
+  {
+    std::ofstream f(path("plain"));
+    f << "a file, not a directory";
+  }
+  auto args = [&](const std::string &prefix) {
+    return std::vector<std::string>{"--input", "in.raw", "--dims", "10", "9", "8", "--type", "float64",
+                                    "--threshold", "0.5", "--output", prefix};
+  };
+  const std::string long_prefix(5000, 'p');
+  const std::string long_name = "out/" + std::string(300, 'n');
+  ASSERT_EQ(mkdir(path("out/res-clumps.csv").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(path("out/tmp-halo.raw.partial").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(path("out/bak-clump.raw.previous").c_str(), 0755), 0);
+  struct Case {
+    std::string prefix, rules, message;
+  } cases[] = {
+      {long_prefix, "", "phew: error: output prefix is too long: 5000 characters, at most 4071 fit in a path\n"},
+      {"no/such/dir/res", "", "phew: error: output directory 'no/such/dir' does not exist\n"},
+      {"plain/res", "", "phew: error: output directory 'plain' is not a directory\n"},
+      {"out/res", "", "phew: error: output 'out/res-clumps.csv' is a directory, not a file\n"},
+      {"out/tmp", "", "phew: error: temporary file 'out/tmp-halo.raw.partial' is a directory, not a file\n"},
+      {"out/bak", "", "phew: error: backup name 'out/bak-clump.raw.previous' is a directory, not a file\n"},
+      {long_name, "", "phew: error: cannot use output '" + long_name + "-patch.raw': File name too long\n"},
+      // what access() says for an immutable file (chattr +i), even to root
+      {"out/imm", "access:out/imm-haloes.csv:EPERM",
+       "phew: error: cannot replace output 'out/imm-haloes.csv': Operation not permitted\n"},
+      // the directory is not writable (a read-only file system)
+      {"out/ro", "access:out:EROFS", "phew: error: cannot write into output directory 'out': Read-only file system\n"},
+  };
+  {
+    std::ofstream f(path("out/imm-haloes.csv"));
+    f << "old\n";
+  }
+  const std::map<std::string, std::string> before = snapshot("out");
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.message);
+    const std::string rules = "read:in.raw:EIO" + (c.rules.empty() ? "" : ";" + c.rules);
+    const Outcome o = run_with_faults(args(c.prefix), rules);
+    EXPECT_EQ(o.exit_code, 1);
+    EXPECT_EQ(o.err, c.message);
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1);
+    EXPECT_TRUE(snapshot("out") == before) << "the failed check changed or left files";
+    EXPECT_TRUE(files_starting("pp").empty() && files_starting("no").empty());
+  }
+}
+
+// Issue 7, cases 2b and 6: a run that fails at any step after the outputs were prepared
+// leaves the previous run's six files byte for byte as they were and nothing else, and says
+// the system's reason. The failures are real (a directory at an output name, NaN data, a file
+// size limit) or simulated at a chosen call by the test-only fault shim.
+TEST_F(Cli, FailedRunKeepsPreviousOutputs)
+{
+  write_raw("in.raw", field(10, 9, 8, 12), false);
+  std::vector<double> nan = field(10, 9, 8, 12);
+  nan[100] = std::nan("");
+  write_raw("nan.raw", nan, false);
+  auto args = [&](const std::string &input, const std::string &threshold) {
+    return std::vector<std::string>{"--input", input, "--dims", "10", "9", "8", "--type", "float64",
+                                    "--threshold", threshold, "--output", "res"};
+  };
+  const Outcome first = run(args("in.raw", "0.45"));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::map<std::string, std::string> previous = snapshot("res");
+  ASSERT_EQ(previous.size(), 6u);
+  struct Case {
+    std::string input, rules, message;
+  } cases[] = {
+      // the last steps: the six renames into place, after three (or none) of them succeeded
+      {"in.raw", "rename:res-haloes.csv.partial:EIO",
+       "phew: error: cannot rename 'res-haloes.csv.partial' to 'res-haloes.csv': Input/output error\n"},
+      {"in.raw", "rename:res-patch.raw.partial:EXDEV",
+       "phew: error: cannot rename 'res-patch.raw.partial' to 'res-patch.raw': Invalid cross-device link\n"},
+      {"in.raw", "rename:res-dendrogram.csv.partial:EPERM",
+       "phew: error: cannot rename 'res-dendrogram.csv.partial' to 'res-dendrogram.csv': Operation not "
+       "permitted\n"},
+      // moving a previous file aside fails after four were moved (an immutable file: EPERM)
+      {"in.raw", "rename:res-haloes.csv:EPERM",
+       "phew: error: cannot move the previous 'res-haloes.csv' aside to 'res-haloes.csv.previous': Operation not "
+       "permitted\n"},
+      // a full disk, a quota, while writing a label file or a table
+      {"in.raw", "write:res-clump.raw.partial:ENOSPC",
+       "phew: error: writing 'res-clump.raw.partial' failed: No space left on device\n"},
+      {"in.raw", "write:res-halo.raw.partial:EDQUOT",
+       "phew: error: writing 'res-halo.raw.partial' failed: Disk quota exceeded\n"},
+      {"in.raw", "write:res-clumps.csv.partial:ENOSPC",
+       "phew: error: writing 'res-clumps.csv.partial' failed: No space left on device\n"},
+      {"in.raw", "write:res-dendrogram.csv.partial:EIO",
+       "phew: error: writing 'res-dendrogram.csv.partial' failed: Input/output error\n"},
+      // the fourth temporary file cannot be created (an inode quota): the three made are removed
+      {"in.raw", "open:res-clumps.csv.partial:EDQUOT",
+       "phew: error: cannot create 'res-clumps.csv.partial': Disk quota exceeded\n"},
+      // a read error on the input
+      {"in.raw", "read:in.raw:EIO", "phew: error: reading 'in.raw' failed: Input/output error\n"},
+      // the core refuses the data
+      {"nan.raw", "", ""},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.rules.empty() ? c.input : c.rules);
+    const Outcome o = run_with_faults(args(c.input, "0.55"), c.rules);
+    EXPECT_EQ(o.exit_code, 1);
+    if (!c.message.empty()) {
+      EXPECT_EQ(o.err, c.message);
+    }
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_TRUE(snapshot("res") == previous) << "the previous outputs were not kept as they were";
+  }
+
+  // a real full-file-system error from the kernel: a file size limit (EFBIG) below the size of
+  // a label file (128^3 cells: 16 MiB; the limit leaves room for Open MPI's own files)
+  const int64_t n = 128;
+  std::vector<double> big((size_t)(n * n * n));
+  for (size_t i = 0; i < big.size(); ++i)
+    big[i] = (double)((i * 2654435761u) % 1000) / 1000.0;
+  write_raw("big.raw", big, true);
+  Launch limited;
+  limited.file_size_limit = 12ll << 20;
+  const Outcome o = run({"--input", "big.raw", "--dims", "128", "128", "128", "--type", "float32", "--threshold",
+                         "0.5", "--output", "res"},
+                        limited);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.err, "phew: error: writing 'res-patch.raw.partial' failed: File too large\n");
+  EXPECT_TRUE(snapshot("res") == previous) << "the previous outputs were not kept as they were";
+
+  // if even putting a previous file back fails, the message says where it is, intact
+  const Outcome r = run_with_faults(args("in.raw", "0.55"), "rename:res-halo.raw.partial:EIO;"
+                                                             "rename:res-patch.raw.previous:EIO");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "phew: error: cannot rename 'res-halo.raw.partial' to 'res-halo.raw': Input/output error; the "
+                   "previous 'res-patch.raw' is kept as 'res-patch.raw.previous'\n");
+  std::map<std::string, std::string> kept = snapshot("res");
+  ASSERT_EQ(kept.count("res-patch.raw.previous"), 1u);
+  kept["res-patch.raw"] = kept["res-patch.raw.previous"];
+  kept.erase("res-patch.raw.previous");
+  EXPECT_TRUE(kept == previous);
+  ASSERT_EQ(rename(path("res-patch.raw.previous").c_str(), path("res-patch.raw").c_str()), 0);
+
+  // the issue's own case: a directory where the haloes table was; the other five stay
+  ASSERT_EQ(unlink(path("res-haloes.csv").c_str()), 0);
+  ASSERT_EQ(mkdir(path("res-haloes.csv").c_str(), 0755), 0);
+  const std::map<std::string, std::string> with_directory = snapshot("res");
+  const Outcome d = run(args("in.raw", "0.55"));
+  EXPECT_EQ(d.exit_code, 1);
+  EXPECT_EQ(d.err, "phew: error: output 'res-haloes.csv' is a directory, not a file\n");
+  EXPECT_TRUE(snapshot("res") == with_directory);
+}
+
+// Issue 7, case 2b: with nothing there before, a failure at the renames leaves nothing.
+TEST_F(Cli, FailedRenameWithoutPreviousOutputsLeavesNothing)
+{
+  write_raw("in.raw", field(10, 9, 8, 12), false);
+  const Outcome o = run_with_faults({"--input", "in.raw", "--dims", "10", "9", "8", "--type", "float64",
+                                     "--threshold", "0.5", "--output", "res"},
+                                    "rename:res-haloes.csv.partial:EIO");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.err, "phew: error: cannot rename 'res-haloes.csv.partial' to 'res-haloes.csv': Input/output error\n");
+  EXPECT_TRUE(files_starting("res").empty());
+}
+
+// Issue 7, case 2c: SIGTERM and SIGINT sent to a running tool (a 128^3 field, about a second
+// of work; the signal goes as soon as the temporary files exist, before the input is read)
+// kill it by that signal, remove every temporary file and leave the previous outputs as
+// they were.
+TEST_F(Cli, SignalsRemoveTemporaryFiles)
+{
+  write_raw("small.raw", field(10, 9, 8, 3), false);
+  const Outcome first = run({"--input", "small.raw", "--dims", "10", "9", "8", "--type", "float64", "--threshold",
+                             "0.45", "--output", "res"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::map<std::string, std::string> previous = snapshot("res");
+  ASSERT_EQ(previous.size(), 6u);
+  const int64_t n = 128;
+  std::vector<double> big((size_t)(n * n * n));
+  uint64_t state = 99;
+  for (double &x : big) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    x = (double)(state >> 11) * 0x1.0p-53;
+  }
+  write_raw("big.raw", big, true);
+  for (int sig : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(strsignal(sig));
+    const pid_t pid = start({"--input", "big.raw", "--dims", "128", "128", "128", "--type", "float32",
+                             "--threshold", "0.5", "--output", "res"});
+    const std::string partial = path("res-patch.raw.partial");
+    for (int i = 0; i < 20000 && !exists(partial); ++i)
+      usleep(500);
+    ASSERT_TRUE(exists(partial)) << "the tool never created its temporary files";
+    kill(pid, sig);
+    const Outcome o = finish(pid);
+    EXPECT_EQ(o.exit_code, 128 + sig) << "the tool was not killed by the signal (it finished?) " << o.err;
+    EXPECT_TRUE(snapshot("res") == previous) << "temporary files left or previous outputs changed";
+  }
+}
+
+// Issue 7, case 2c: a signal at each later step, delivered exactly there by the fault shim:
+// while a label file or a table is written the previous outputs stay; during the final
+// renames the renames are completed first (the six new files, no mix), then the tool dies of
+// the signal. Never a temporary or backup file left.
+TEST_F(Cli, SignalAtEachStepLeavesOneConsistentSet)
+{
+  write_raw("in.raw", field(10, 9, 8, 12), false);
+  auto args = [&](const std::string &threshold, const std::string &prefix) {
+    return std::vector<std::string>{"--input", "in.raw", "--dims", "10", "9", "8", "--type", "float64",
+                                    "--threshold", threshold, "--output", prefix};
+  };
+  ASSERT_EQ(run(args("0.45", "res")).exit_code, 0);
+  const std::map<std::string, std::string> previous = snapshot("res");
+  ASSERT_EQ(run(args("0.55", "new")).exit_code, 0);
+  std::map<std::string, std::string> fresh; // the new run's files under the name "res"
+  for (const auto &f : snapshot("new"))
+    fresh["res" + f.first.substr(3)] = f.second;
+  ASSERT_TRUE(fresh != previous);
+  struct Case {
+    const char *rules;
+    int sig;
+    bool completes;
+  } cases[] = {
+      {"write:res-clump.raw.partial:SIGTERM", SIGTERM, false},
+      {"write:res-haloes.csv.partial:SIGINT", SIGINT, false},
+      {"rename:res-clumps.csv.partial:SIGTERM", SIGTERM, true},
+      {"rename:res-dendrogram.csv:SIGINT", SIGINT, true},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.rules);
+    const Outcome o = run_with_faults(args("0.55", "res"), c.rules);
+    EXPECT_EQ(o.exit_code, 128 + c.sig) << o.err;
+    EXPECT_TRUE(snapshot("res") == (c.completes ? fresh : previous));
+    if (c.completes) { // back to the previous outputs for the next case
+      ASSERT_EQ(run(args("0.45", "res")).exit_code, 0);
+      ASSERT_TRUE(snapshot("res") == previous);
+    }
+  }
 }
 
 } // namespace

@@ -23,7 +23,18 @@ def parser(description):
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--work-dir", required=True)
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
+    ap.add_argument("--fault-shim", default=None,
+                    help="the test-only LD_PRELOAD library of tests/cli (io_fault_shim.c)")
     return ap
+
+
+def fault_env(shim, rules, rank=None):
+    """Environment additions that make the tool's file operations fail as rules say
+    (tests/cli/io_fault_shim.c), on every process or only on MPI rank `rank`."""
+    env = {"LD_PRELOAD": shim, "PHEW_IO_FAULTS": rules}
+    if rank is not None:
+        env["PHEW_IO_FAULTS_RANK"] = str(rank)
+    return env
 
 
 class Outcome:
@@ -39,11 +50,15 @@ class Outcome:
         return " | ".join(self.error_lines()) or " ".join(self.err.split())[:400]
 
 
-def _run(cmd, timeout, cwd):
-    start = time.monotonic()
+def _start(cmd, cwd, env):
+    full_env = dict(os.environ, **env) if env else None
     # a session of its own, so that a hung run is killed with all its ranks
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
-                         start_new_session=True)
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                            start_new_session=True, env=full_env)
+
+
+def finish(p, timeout, start):
+    """Waits for a started run (killing it and its ranks after timeout seconds)."""
     try:
         out, err = p.communicate(timeout=timeout)
         return Outcome(p.returncode, out, err, time.monotonic() - start, False)
@@ -61,18 +76,30 @@ def _run(cmd, timeout, cwd):
         return Outcome(None, out or "", err or "", time.monotonic() - start, True)
 
 
+def _run(cmd, timeout, cwd, env=None):
+    start = time.monotonic()
+    return finish(_start(cmd, cwd, env), timeout, start)
+
+
 class Runner:
     def __init__(self, args):
         self.args = args
 
-    def serial(self, argv, cwd=None):
+    def serial(self, argv, cwd=None, env=None):
         """The tool on its own, as users run it without mpirun."""
-        return _run([self.args.cli] + argv, self.args.timeout, cwd)
+        return _run([self.args.cli] + argv, self.args.timeout, cwd, env)
 
-    def mpi(self, ranks, argv, cwd=None):
+    def mpi_command(self, ranks, argv):
         a = self.args
         cmd = [a.mpiexec, a.numproc_flag, str(ranks), "--oversubscribe"] + shlex.split(a.mpiexec_preflags)
-        return _run(cmd + [a.cli] + argv, a.timeout, cwd)
+        return cmd + [a.cli] + argv
+
+    def mpi(self, ranks, argv, cwd=None, env=None):
+        return _run(self.mpi_command(ranks, argv), self.args.timeout, cwd, env)
+
+    def start_mpi(self, ranks, argv, cwd=None, env=None):
+        """mpirun in the background: (the Popen, its start time) for finish()."""
+        return _start(self.mpi_command(ranks, argv), cwd, env), time.monotonic()
 
 
 class Checker:

@@ -1,0 +1,46 @@
+/* The six output files of a run: checked and created (empty, under temporary names) before
+ * anything is computed, written during the run, then put in place all or nothing. A failure
+ * at any point, or SIGINT / SIGTERM / SIGHUP, leaves the files of a previous run exactly as
+ * they were and no temporary file behind.
+ *
+ *   PREFIX-patch.raw  ...                  the files users get
+ *   PREFIX-patch.raw.partial  ...          written during the run
+ *   PREFIX-patch.raw.previous  ...         a previous run's file, only while the new ones are
+ *                                          renamed into place (removed or restored after)
+ *
+ * One set per process (the signal handler needs it in static storage). Under mpirun every
+ * rank knows the names (the label files are written by every rank) and removes the temporary
+ * files when signalled; rank 0 alone creates them and renames them into place. */
+#ifndef PHEW_OUTPUTS_H
+#define PHEW_OUTPUTS_H
+
+#include <stddef.h>
+
+enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
+       OUTPUT_COUNT };
+
+/* Every rank: the names from the prefix; from then on SIGINT, SIGTERM and SIGHUP remove the
+ * temporary files before the process dies of the signal. Returns 0, or -1 with message when
+ * the prefix is too long for a path. */
+int outputs_init(const char *prefix, char *message, size_t message_size);
+
+/* The temporary file that output k is written to. */
+const char *outputs_temporary(int k);
+
+/* Rank 0, before any computation: checks that the output directory exists and is writable,
+ * that no output name is a directory or a file that cannot be replaced, and creates the six
+ * temporary files, empty. Returns 0, or -1 with message (and no temporary file left). */
+int outputs_prepare(char *message, size_t message_size);
+
+/* Rank 0, once every temporary file is complete: renames them to the final names, all or
+ * nothing. Returns 0, or -1 with message after putting the previous files back and removing
+ * the temporary ones. A signal that arrives meanwhile is acted on when this is done. */
+int outputs_commit(char *message, size_t message_size);
+
+/* Rank 0 after a failure: removes the temporary files. */
+void outputs_discard(void);
+
+/* Every rank at the end: signals no longer touch the files. */
+void outputs_done(void);
+
+#endif
