@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Install the Debian packages phew needs (only the missing ones), then configure and build
 # into build/. Used by scripts/demo.sh and scripts/test.sh; safe to run again.
+#   --tests   also install what the test command's sanitizer and fuzzing stages need
 set -euo pipefail
 cd "$(dirname "$0")/.."
+with_tests=0
+[ "${1-}" = "--tests" ] && with_tests=1
 
 packages=(
   # compilers, build, tests
@@ -19,6 +22,14 @@ packages=(
   # headless rendering, numerics for tests and benchmarks
   xvfb xauth python3-numpy python3-scipy
 )
+if [ "$with_tests" = 1 ]; then
+  packages+=(
+    # the fuzzing stage (scripts/fuzz.sh): clang with libFuzzer and its sanitizer runtimes
+    # (Debian 12 names; only recommended by clang, so listed), llvm-symbolizer for the
+    # stack traces of its reports. GCC's ASan/UBSan runtimes come with build-essential.
+    clang libclang-rt-14-dev llvm
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,9 +1,44 @@
 #!/usr/bin/env bash
-# Install what is missing, build, and run the whole test suite (ctest: GoogleTest for the
-# core, command-line checks, pvbatch tests of the plugin).
+# Install what is missing, build, and run every test, in three stages:
+#   normal    ctest in build/: GoogleTest for the core, command-line checks, MPI runs,
+#             pvbatch tests of the plugin (extra arguments go to this ctest, e.g. -L core)
+#   sanitize  the core, the CLI and the MPI tests built with ASan and UBSan into
+#             build-sanitize/ and run through ctest (scripts/sanitize.sh)
+#   fuzz      the libFuzzer harness of phew_find_clumps built with clang into build-fuzz/:
+#             every kept input replayed, then PHEW_FUZZ_SECONDS (default 120) of fuzzing
+#             (scripts/fuzz.sh)
+# PHEW_TEST_STAGES="normal sanitize fuzz" (the default) chooses stages. Every chosen stage
+# runs even if an earlier one failed; the command fails if any did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+stages=${PHEW_TEST_STAGES:-normal sanitize fuzz}
+start=$SECONDS
+bash scripts/setup.sh --tests
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-cd build
-ctest --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" "$@"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+failed=()
+timing=()
+run_stage() { # name command...
+  local name=$1 t0=$SECONDS
+  shift
+  if [[ " $stages " != *" $name "* ]]; then
+    return 0
+  fi
+  echo "==== phew test: stage '$name'"
+  if ! "$@"; then
+    failed+=("$name")
+  fi
+  timing+=("$name $((SECONDS - t0)) s")
+}
+normal() { (cd build && ctest --output-on-failure -j"$jobs" "$@"); }
+run_stage normal normal "$@"
+run_stage sanitize bash scripts/sanitize.sh
+run_stage fuzz bash scripts/fuzz.sh
+
+echo "==== phew test: $((SECONDS - start)) s in all (build included); stages: $(IFS=,; echo "${timing[*]-none}")"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "==== phew test: FAILED stage(s): ${failed[*]}"
+  exit 1
+fi
+echo "==== phew test: all stages passed"

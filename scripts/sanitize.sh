@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Build the core, the CLI, the core's GoogleTest suite, the CLI tests and the MPI tests with
+# AddressSanitizer and UndefinedBehaviorSanitizer into build-sanitize/ and run them through
+# ctest. Every report is fatal (-fno-sanitize-recover=all, halt_on_error), so it fails its
+# test. ctest itself reads the sanitizer options and Open MPI's leak suppressions from
+# tests/sanitize/ (see ctest_env.cmake.in and lsan.supp), so `ctest` in build-sanitize/ gives
+# the same checks. Extra arguments go to ctest. Part of scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# GCC: its shared ASan runtime can be preloaded into Python, which loads this build's libphew
+# with ctypes in the parallel CLI tests (tests/sanitize/python3.in). No ParaView: pvbatch
+# cannot load a sanitized plugin, and the plugin is not part of this stage.
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+  -DPHEW_SANITIZE=ON -DPHEW_ENABLE_PARAVIEW=OFF -DPHEW_BUILD_BENCHMARKS=OFF
+cmake --build build-sanitize -j"$jobs"
+
+# Labels core (GoogleTest, core MPI runs), cli (CLI checks, CLI under mpirun) and mpi; not
+# the check that core/ configures and builds alone, which is a plain build of its own.
+cd build-sanitize
+ctest --output-on-failure -j"$jobs" -L 'core|cli|mpi' -E '^core_builds_alone_without_mpi$' "$@"
