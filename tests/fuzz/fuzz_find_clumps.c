@@ -22,7 +22,13 @@
  * (3 bytes), merge-order seed (2 bytes), density scale, density threshold, relevance
  * threshold, saddle threshold, mass threshold, spacing (1 or 3 values), origin (1 or 3
  * values), density encoding, the densities, then (cell, special value) overrides to the end.
- * A value is one selector byte, followed by 8 raw bytes for selectors >= 240. */
+ * A value is one selector byte, followed by 8 raw bytes for selectors >= 240. Flags: bits 0-2
+ * periodic x/y/z (0x80: all), 0x08 float32, 0x10 saddle merging, 0x20 three spacings, 0x40
+ * three origins. tests/fuzz/make_inputs.py writes inputs in this layout.
+ *
+ * Replaying one input by hand: PHEW_FUZZ_VERBOSE=1 prints the decoded case and the result;
+ * PHEW_FUZZ_CANONICAL=FILE writes the case in the plainest layout (exact values, raw
+ * densities), e.g. to keep an input found by a locally modified harness as a regression. */
 #include "phew/phew.h"
 
 #include <float.h>
