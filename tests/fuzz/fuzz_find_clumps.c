@@ -22,7 +22,13 @@
  * (3 bytes), merge-order seed (2 bytes), density scale, density threshold, relevance
  * threshold, saddle threshold, mass threshold, spacing (1 or 3 values), origin (1 or 3
  * values), density encoding, the densities, then (cell, special value) overrides to the end.
- * A value is one selector byte, followed by 8 raw bytes for selectors >= 240. */
+ * A value is one selector byte, followed by 8 raw bytes for selectors >= 240. Flags: bits 0-2
+ * periodic x/y/z (0x80: all), 0x08 float32, 0x10 saddle merging, 0x20 three spacings, 0x40
+ * three origins. tests/fuzz/make_inputs.py writes inputs in this layout.
+ *
+ * Replaying one input by hand: PHEW_FUZZ_VERBOSE=1 prints the decoded case and the result;
+ * PHEW_FUZZ_CANONICAL=FILE writes the case in the plainest layout (exact values, raw
+ * densities), e.g. to keep an input found by a locally modified harness as a regression. */
 #include "phew/phew.h"
 
 #include <float.h>
@@ -228,6 +234,44 @@ static void decode(const uint8_t *data, size_t size, fuzz_case *c)
   }
 }
 
+/* The case in the plainest encoding this decoder reads (every value exact, densities raw),
+ * so that an input found by a modified harness (a local experiment) or any input can be
+ * kept as a regression of this one: PHEW_FUZZ_CANONICAL=FILE writes it. */
+static void write_canonical(const fuzz_case *c, const char *path)
+{
+  FILE *out = fopen(path, "wb");
+  if (!out) {
+    perror(path);
+    return;
+  }
+  unsigned char flags = (unsigned char)(0x20 | 0x40 | (c->f32 ? 0x08 : 0) | (c->params.saddle_merging ? 0x10 : 0));
+  for (int d = 0; d < 3; ++d)
+    flags |= (unsigned char)(c->periodic[d] << d);
+  for (int d = 0; d < 3; ++d)
+    fputc((int)(c->n[d] - 1), out);
+  fputc(flags, out);
+  for (int d = 0; d < 3; ++d)
+    fputc(c->shift[d] > 0 ? (int)(c->shift[d] - 1) : 0, out);
+  fputc((int)((c->seed - 1u) & 0xffu), out);
+  fputc((int)(((c->seed - 1u) >> 8) & 0xffu), out);
+  fputc(0, out); /* scale: the default, 1 */
+  const double values[] = {c->params.density_threshold, c->params.relevance_threshold, c->params.saddle_threshold,
+                           c->params.mass_threshold, c->spacing[0], c->spacing[1], c->spacing[2],
+                           c->origin[0], c->origin[1], c->origin[2]};
+  for (size_t k = 0; k < sizeof values / sizeof values[0]; ++k) {
+    fputc(240, out);
+    fwrite(&values[k], sizeof(double), 1, out); /* little-endian, as the decoder reads */
+  }
+  fputc(2, out); /* raw densities */
+  for (int64_t i = 0; i < c->n_cells; ++i) {
+    if (c->f32)
+      fwrite(&c->rho32[i], sizeof(float), 1, out);
+    else
+      fwrite(&c->rho[i], sizeof(double), 1, out);
+  }
+  fclose(out);
+}
+
 /* ---- running the core ------------------------------------------------------------------- */
 typedef struct run {
   phew_status status;
@@ -285,21 +329,25 @@ static void print_case(const fuzz_case *c)
           c->params.saddle_threshold, c->params.mass_threshold);
   fprintf(stderr, "  spacing %.17g %.17g %.17g origin %.17g %.17g %.17g\n", c->spacing[0], c->spacing[1],
           c->spacing[2], c->origin[0], c->origin[1], c->origin[2]);
+  const int64_t shown = getenv("PHEW_FUZZ_VERBOSE") ? c->n_cells : 64;
   fprintf(stderr, "  densities:");
-  for (int64_t i = 0; i < c->n_cells && i < 64; ++i)
+  for (int64_t i = 0; i < c->n_cells && i < shown; ++i)
     fprintf(stderr, " %.17g", c->rho[i]);
-  fprintf(stderr, c->n_cells > 64 ? " ...\n" : "\n");
+  fprintf(stderr, c->n_cells > shown ? " ...\n" : "\n");
 }
 
-static void print_run(const fuzz_case *c, const run *r)
+static void print_run(const run *r)
 {
-  print_case(c);
   fprintf(stderr, "  status %d %s: %lld clumps, %lld haloes, %lld nodes\n", (int)r->status, r->res.message,
           (long long)r->res.n_clumps, (long long)r->res.n_haloes, (long long)r->res.n_nodes);
   for (int64_t k = 0; k < r->res.n_clumps; ++k)
-    fprintf(stderr, "  clump %lld: halo %lld peak %lld cells %lld mass %.17g\n", (long long)k,
-            (long long)r->res.clumps[k].halo_id, (long long)r->res.clumps[k].peak_id,
-            (long long)r->res.clumps[k].n_cells, r->res.clumps[k].mass);
+      fprintf(stderr, "  clump %lld: halo %lld parent %lld level %d peak %lld cells %lld mass %.17g\n", (long long)k,
+            (long long)r->res.clumps[k].halo_id, (long long)r->res.clumps[k].parent_id, (int)r->res.clumps[k].level,
+            (long long)r->res.clumps[k].peak_id, (long long)r->res.clumps[k].n_cells, r->res.clumps[k].mass);
+  for (int64_t k = 0; k < r->res.n_haloes; ++k)
+    fprintf(stderr, "  halo %lld: peak %lld cells %lld clumps %lld level %d mass %.17g\n", (long long)k,
+            (long long)r->res.haloes[k].peak_id, (long long)r->res.haloes[k].n_cells,
+            (long long)r->res.haloes[k].n_clumps, (int)r->res.haloes[k].level, r->res.haloes[k].mass);
   for (int64_t k = 0; k < r->res.n_nodes; ++k)
     fprintf(stderr, "  node %lld: parent %lld level %d clump %lld cells %lld mass %.17g\n", (long long)k,
             (long long)r->res.nodes[k].parent_id, (int)r->res.nodes[k].level, (long long)r->res.nodes[k].clump_id,
@@ -532,7 +580,10 @@ static void check_rows(const fuzz_case *c, const run *r, const phew_object *rows
         fail("a", "clump %lld: NumberOfClumps %lld", (long long)k, (long long)o->n_clumps);
       if (o->halo_id < -1 || o->halo_id >= r->res.n_haloes)
         fail("a", "clump %lld: HaloId %lld", (long long)k, (long long)o->halo_id);
-      if (o->level < 0 || (o->level == 0) != (o->parent_id == -1) || (!p->saddle_merging && o->level != 0))
+      /* Level 0: it heads its halo (no parent); a parent means a merger at a level > 0. A clump
+       * that merged into a clump below the mass threshold has a Level > 0 and ParentId -1. */
+      if (o->level < 0 || (o->level == 0 && o->parent_id != -1) || (o->parent_id >= 0 && o->level == 0) ||
+          (!p->saddle_merging && o->level != 0))
         fail("a", "clump %lld: Level %d with ParentId %lld", (long long)k, (int)o->level, (long long)o->parent_id);
       if (o->parent_id >= 0) {
         if (o->parent_id >= n_rows || !(rows[o->parent_id].peak_density > o->peak_density ||
@@ -904,10 +955,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   fuzz_case c;
   decode(data, size, &c);
   current = &c;
+  const int verbose = getenv("PHEW_FUZZ_VERBOSE") != NULL; /* replaying an input by hand */
+  if (verbose)
+    print_case(&c);
+  if (getenv("PHEW_FUZZ_CANONICAL"))
+    write_canonical(&c, getenv("PHEW_FUZZ_CANONICAL"));
   run a;
   solve(&c, 0, 0, &a);
-  if (getenv("PHEW_FUZZ_VERBOSE")) /* replaying one input by hand: say what it is */
-    print_run(&c, &a);
+  if (verbose)
+    print_run(&a);
   check_invariants(&c, &a); /* (a) */
 
   run b;
