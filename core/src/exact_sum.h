@@ -50,35 +50,6 @@ static inline uint64_t exact_split(double x, int64_t *e, int *negative)
   return fraction | (UINT64_C(1) << 52);
 }
 
-/* Adds (-1)^negative * m * 2^exponent, exactly. Inline: the per-cell sums call it in their
- * hot loop. */
-static inline void exact_sum_add_term(exact_sum *s, int negative, exact_u128 m, int64_t exponent)
-{
-  if (m == 0)
-    return;
-  const int64_t j0 = exponent >> 6; /* floor(exponent / 64): arithmetic shift */
-  const int r = (int)(exponent & 63);
-  const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
-  /* m << r cut into the 64-bit words of bins j0, j0 + 1, j0 + 2 */
-  const uint64_t w0 = lo << r;
-  const uint64_t w1 = (hi << r) | ((lo >> 1) >> (63 - r)); /* no shift by 64 when r = 0 */
-  const uint64_t w2 = (hi >> 1) >> (63 - r);
-  const int64_t jt = j0 + (w2 ? 2 : (w1 ? 1 : 0));
-  if (s->top == EXACT_SUM_EMPTY) {
-    memset(s->bin, 0, sizeof s->bin);
-    s->top = jt;
-  } else if (jt > s->top) {
-    exact_sum_raise_top(s, jt);
-  }
-  const int64_t k0 = j0 - (s->top - (EXACT_SUM_BINS - 1)); /* index of bin j0 in the window */
-  const exact_bin flip = -(exact_bin)negative;               /* 0, or all ones: v -> -v */
-  if (k0 >= 0)
-    s->bin[k0] += ((exact_bin)w0 ^ flip) - flip;
-  if (w1 && k0 + 1 >= 0)
-    s->bin[k0 + 1] += ((exact_bin)w1 ^ flip) - flip;
-  if (w2 && k0 + 2 >= 0)
-    s->bin[k0 + 2] += ((exact_bin)w2 ^ flip) - flip;
-}
 /* A sum whose terms are known in advance never to reach above bin top: exact_sum_add_below
  * then skips the window checks. When top is the bin the largest term reaches (a structure's
  * peak density for the sum of its densities) the result is the same as that of a sum started
@@ -87,12 +58,15 @@ void exact_sum_start(exact_sum *s, int64_t top);
 /* The bin of the highest bit |x| * k can have (x finite and nonzero, k > 0). */
 int64_t exact_sum_top_bin(double x, uint64_t k);
 
+/* Adds (-1)^negative * m * 2^exponent, exactly, to a sum whose top bounds the term: m << r
+ * cut into the 64-bit words of bins j0, j0 + 1, j0 + 2, each added to its bin if the window
+ * holds it. Inline: the per-cell sums call it in their hot loop. */
 static inline void exact_sum_add_below(exact_sum *s, int negative, exact_u128 m, int64_t exponent)
 {
   const int64_t k0 = (exponent >> 6) - (s->top - (EXACT_SUM_BINS - 1)); /* bin of the lowest word */
   const int r = (int)(exponent & 63);
   const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
-  const exact_bin flip = -(exact_bin)negative;
+  const exact_bin flip = -(exact_bin)negative; /* 0, or all ones: v -> -v */
   const uint64_t w0 = lo << r;
   const uint64_t w1 = (hi << r) | ((lo >> 1) >> (63 - r)); /* no shift by 64 when r = 0 */
   const uint64_t w2 = (hi >> 1) >> (63 - r);
@@ -104,6 +78,24 @@ static inline void exact_sum_add_below(exact_sum *s, int negative, exact_u128 m,
     s->bin[k0 + 1] += ((exact_bin)w1 ^ flip) - flip;
   if (w2 && k0 >= -2 && k0 + 2 < EXACT_SUM_BINS)
     s->bin[k0 + 2] += ((exact_bin)w2 ^ flip) - flip;
+}
+
+/* Adds (-1)^negative * m * 2^exponent, exactly: the window first rises to the term's top
+ * bin if it lies higher, then the term goes in as above. */
+static inline void exact_sum_add_term(exact_sum *s, int negative, exact_u128 m, int64_t exponent)
+{
+  if (m == 0)
+    return;
+  const uint64_t hi = (uint64_t)(m >> 64);
+  const int top_bit = hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll((uint64_t)m);
+  const int64_t jt = (exponent + top_bit) >> 6; /* bin of the term's highest bit */
+  if (s->top == EXACT_SUM_EMPTY) {
+    memset(s->bin, 0, sizeof s->bin);
+    s->top = jt;
+  } else if (jt > s->top) {
+    exact_sum_raise_top(s, jt);
+  }
+  exact_sum_add_below(s, negative, m, exponent);
 }
 
 /* Adds a finite double, a * k, a * b or a * b * c, each exactly (no rounding, no overflow). */
