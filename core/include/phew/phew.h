@@ -4,7 +4,8 @@
  * arrays; the library owns the catalogue it returns (free it with phew_result_free).
  *
  * Ids seen by users never depend on how the domain is split over MPI ranks:
- *   PeakPatchId  global cell id of the patch's peak (ix + nx*(iy + ny*iz)), -1 below threshold
+ *   PeakPatchId  global cell id of the patch's peak (grids: ix + nx*(iy + ny*iz); AMR: see
+ *                phew_amr), -1 below threshold
  *   ClumpId      0..n_clumps-1 in catalogue order (decreasing peak density, ties by peak id), -1 none
  *   HaloId       0..n_haloes-1 in the same order, -1 none
  */
@@ -62,13 +63,17 @@ typedef struct phew_grid {
 /* The whole nx*ny*nz grid on one process: no ghosts, spacing 1, origin 0, not periodic. */
 void phew_grid_init_whole(phew_grid *grid, int64_t nx, int64_t ny, int64_t nz);
 
-/* An explicit cell graph, for AMR leaf cells, particles or any other mesh: the neighbours of
- * each local cell are listed (CSR). Cells flagged as ghosts are copies of cells owned by
- * another rank: they are read, never labelled as peaks. The neighbour relation should be
- * symmetric (j lists i when i lists j). */
+/* An explicit cell graph, for particles or any other mesh: the neighbours of each local cell
+ * are listed (CSR). In parallel each rank passes the cells it owns ("active") plus copies of
+ * the cells of other ranks that its cells list as neighbours ("ghosts", flagged, each with
+ * the rank that owns it). The core fills the ghosts' densities from their owners (the values
+ * passed for them are ignored) and gives them their owners' labels. The neighbour relation
+ * should be symmetric (j lists i when i lists j); ghost cells need not list neighbours. */
 typedef struct phew_graph {
   int64_t n_cells;              /* local cells, active and ghost */
   const unsigned char *ghost;   /* nonzero for a ghost cell; NULL: every cell is active */
+  const int32_t *owner;         /* per cell, the rank owning it (read for ghost cells only);
+                                   may be NULL when there are no ghost cells */
   const int64_t *global_id;     /* unique over all ranks; orders cells of equal density */
   const int64_t *offsets;       /* n_cells + 1 entries: cell i's neighbours are */
   const int64_t *neighbours;    /*   neighbours[offsets[i] .. offsets[i+1]) (local indices) */
@@ -79,7 +84,38 @@ typedef struct phew_graph {
   int periodic[3];
 } phew_graph;
 
-typedef enum phew_mesh_kind { PHEW_MESH_STRUCTURED = 0, PHEW_MESH_GRAPH = 1 } phew_mesh_kind;
+/* One block of an AMR hierarchy: a box of cells on one level. */
+typedef struct phew_amr_block {
+  int32_t level;   /* 0 is the coarsest level */
+  int32_t owner;   /* the rank that passes its density and receives its labels */
+  int64_t lo[3];   /* first cell, in the level's global index space */
+  int64_t dims[3]; /* cells per axis, >= 1 */
+} phew_amr_block;
+
+/* A block-structured AMR hierarchy with refinement ratio 2 (vtkOverlappingAMR, RAMSES, AMReX).
+ * Level l has level0_dims * 2^l cells per axis over the same domain. Level 0 tiles the domain;
+ * the blocks of a level do not overlap, and every block of level l > 0 lies inside level l-1
+ * and is aligned to its cells (even lo and dims). A cell covered by a block of the next level
+ * is not a leaf: it takes no part and gets the label -1 (its density is not read). Two leaf
+ * cells are neighbours when their closed boxes touch (face, edge or corner), on any levels.
+ *
+ * Every rank passes the same list of all blocks. density and the labels hold the cells of the
+ * rank's own blocks (owner == rank), block after block in list order, each x fastest; the
+ * core fetches whatever it needs from other ranks itself.
+ *
+ * Global cell id (PeakPatchId, the order of equal densities): offset(l) + ix + nx_l*(iy +
+ * ny_l*iz), with (ix, iy, iz) the cell's index on its level, nx_l the cells of level l along
+ * x, and offset(l) the number of cells of all coarser levels (as if each covered the domain). */
+typedef struct phew_amr {
+  int64_t level0_dims[3];
+  double origin[3];  /* corner of the domain */
+  double spacing[3]; /* size of a level-0 cell; level l cells are 2^-l of it */
+  int periodic[3];   /* wrap the whole domain along these axes */
+  int64_t n_blocks;
+  const phew_amr_block *blocks;
+} phew_amr;
+
+typedef enum phew_mesh_kind { PHEW_MESH_STRUCTURED = 0, PHEW_MESH_GRAPH = 1, PHEW_MESH_AMR = 2 } phew_mesh_kind;
 
 /* This rank's block when the whole grid is split over n_ranks: blocks balanced by cell
  * count (the factorisation with the smallest cut), one ghost layer towards every
@@ -101,19 +137,20 @@ phew_status phew_exchange_ghosts(const phew_grid *grid, void *values, size_t val
 typedef void (*phew_progress_fn)(double fraction, const char *stage, void *user_data);
 
 typedef struct phew_input {
-  phew_mesh_kind mesh; /* which of grid and graph describes the cells (0: grid) */
+  phew_mesh_kind mesh; /* which of grid, graph and amr describes the cells (0: grid) */
   phew_grid grid;
   phew_graph graph;
-  const void *density; /* one value per stored (grid) or local (graph) cell */
+  phew_amr amr;
+  const void *density; /* one value per stored (grid), local (graph) or own block (amr) cell */
   phew_scalar_type density_type;
   void *mpi_comm;                /* address of an MPI_Comm, or NULL: this process alone */
   phew_progress_fn progress;     /* optional */
   void *progress_data;
 } phew_input;
 
-/* Per stored (grid) or local (graph) cell, written by phew_find_clumps; all three are required (they double as
- * working memory, which keeps the library's own footprint small). Ghost cells get the
- * labels of the cells they copy. */
+/* Per stored (grid), local (graph) or own block (amr) cell, written by phew_find_clumps; all
+ * three are required (on grids and graphs they double as working memory, which keeps the
+ * library's own footprint small). Ghost cells get the labels of the cells they copy. */
 typedef struct phew_labels {
   int64_t *peak_patch_id;
   int64_t *clump_id;
