@@ -260,17 +260,18 @@ def covered_masks(h):
     """Per block, a bool array [z, y, x]: True where the cell is covered by a finer block."""
     masks = []
     for level, blocks in enumerate(h.blocks):
-        fine = h.blocks[level + 1] if level + 1 < len(h.blocks) else []
-        lm = []
-        for b in blocks:
-            m = np.zeros(b.data.shape, dtype=bool)
-            for f in fine:
-                lo = [max(b.lo[d], f.lo[d] // 2) for d in range(3)]
-                hi = [min(b.lo[d] + b.dims[d], (f.lo[d] + f.dims[d]) // 2) for d in range(3)]
-                if all(lo[d] < hi[d] for d in range(3)):
-                    m[lo[2] - b.lo[2]:hi[2] - b.lo[2], lo[1] - b.lo[1]:hi[1] - b.lo[1],
-                      lo[0] - b.lo[0]:hi[0] - b.lo[0]] = True
-            lm.append(m)
+        lm = [np.zeros((b.dims[2], b.dims[1], b.dims[0]), dtype=bool) for b in blocks]
+        if level + 1 < len(h.blocks) and blocks:
+            plo = np.array([b.lo for b in blocks], dtype=np.int64)
+            phi = plo + np.array([b.dims for b in blocks], dtype=np.int64)
+            for f in h.blocks[level + 1]:
+                flo = np.array(f.lo, dtype=np.int64) // 2
+                fhi = (np.array(f.lo, dtype=np.int64) + np.array(f.dims, dtype=np.int64)) // 2
+                lo = np.maximum(plo, flo)
+                hi = np.minimum(phi, fhi)
+                for i in np.nonzero((lo < hi).all(axis=1))[0]:
+                    a, b_ = lo[i] - plo[i], hi[i] - plo[i]
+                    lm[i][a[2]:b_[2], a[1]:b_[1], a[0]:b_[0]] = True
         masks.append(lm)
     return masks
 
@@ -427,6 +428,61 @@ def write_vthb(h, path, dtype=np.float64, compress=False):
     if not w.Write():
         raise RuntimeError(f"vtkXMLUniformGridAMRWriter failed on {path}")
     return amr
+
+
+def check_with_paraview(path, h, dtype=np.float32):
+    """Read path back with ParaView's XMLUniformGridAMRReader (all levels) and compare levels,
+    boxes, spacing, origin and every density value; returns a list of problems."""
+    from paraview import simple, servermanager
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    problems = []
+    vtk_type = 10 if np.dtype(dtype) == np.float32 else 11      # VTK_FLOAT, VTK_DOUBLE
+    r = simple.XMLUniformGridAMRReader(FileName=[path])
+    r.CellArrayStatus = ["density"]
+    r.DefaultNumberOfLevels = 0          # 0: no limit (the default, 1, reads level 0 only)
+    r.UpdatePipeline()
+    # servermanager.Fetch cannot move AMR ("vtkUniformGridAMR cannot be added as block"); in the
+    # built-in session the reader's own output is at hand:
+    amr = r.GetClientSideObject().GetOutputDataObject(0)
+    if amr.GetNumberOfLevels() != h.nlevels:
+        problems.append(f"levels {amr.GetNumberOfLevels()} != {h.nlevels}")
+        return problems
+    bounds = [0.0] * 6
+    amr.GetBounds(bounds)
+    want = [v for d in range(3) for v in (h.origin[d], h.origin[d] + h.level0_dims[d] * h.spacing0[d])]
+    if not np.allclose(bounds, want, rtol=0, atol=1e-12):
+        problems.append(f"bounds {bounds} != {want}")
+    masks = covered_masks(h)
+    for level, blocks in enumerate(h.blocks):
+        if amr.GetNumberOfDataSets(level) != len(blocks):
+            problems.append(f"level {level}: {amr.GetNumberOfDataSets(level)} blocks != {len(blocks)}")
+            continue
+        sp = [0.0] * 3
+        amr.GetSpacing(level, sp)
+        if tuple(sp) != h.spacing(level):
+            problems.append(f"level {level}: spacing {sp} != {h.spacing(level)}")
+        for idx, b in enumerate(blocks):
+            lo, hi = [0] * 3, [0] * 3
+            amr.GetAMRBox(level, idx).GetDimensions(lo, hi)
+            if tuple(lo) != b.lo or tuple(hi[d] - lo[d] + 1 for d in range(3)) != b.dims:
+                problems.append(f"level {level} block {idx}: box {lo} {hi} != {b.lo} {b.dims}")
+            g = amr.GetDataSet(level, idx)
+            if g is None:
+                problems.append(f"level {level} block {idx}: missing")
+                continue
+            org = [h.origin[d] + b.lo[d] * h.spacing(level)[d] for d in range(3)]
+            if not np.allclose(g.GetOrigin(), org, rtol=0, atol=1e-12) or \
+                    tuple(g.GetDimensions()) != tuple(n + 1 for n in b.dims):
+                problems.append(f"level {level} block {idx}: grid origin/dims {g.GetOrigin()} {g.GetDimensions()}")
+            a = g.GetCellData().GetArray("density")
+            v = vtk_to_numpy(a)
+            if a.GetDataType() != vtk_type or not np.array_equal(v, b.data.astype(dtype).ravel()):
+                problems.append(f"level {level} block {idx}: density differs (type {a.GetDataTypeAsString()})")
+            ghost = g.GetCellData().GetArray("vtkGhostType")
+            want = np.where(masks[level][idx].ravel(), 8, 0)
+            if ghost is None or not np.array_equal(vtk_to_numpy(ghost), want):
+                problems.append(f"level {level} block {idx}: vtkGhostType is not 8 on exactly the covered cells")
+    return problems
 
 
 def write_raw(h, path, dtype=np.float64):

@@ -100,61 +100,6 @@ def sample_hierarchy(balance=True):
     return h
 
 
-def check_with_paraview(path, h, dtype=np.float32):
-    """Read path back with ParaView's XMLUniformGridAMRReader (all levels) and compare levels,
-    boxes, spacing, origin and every density value; returns a list of problems."""
-    from paraview import simple, servermanager
-    from vtkmodules.util.numpy_support import vtk_to_numpy
-    problems = []
-    vtk_type = 10 if np.dtype(dtype) == np.float32 else 11      # VTK_FLOAT, VTK_DOUBLE
-    r = simple.XMLUniformGridAMRReader(FileName=[path])
-    r.CellArrayStatus = ["density"]
-    r.DefaultNumberOfLevels = 0          # 0: no limit (the default, 1, reads level 0 only)
-    r.UpdatePipeline()
-    # servermanager.Fetch cannot move AMR ("vtkUniformGridAMR cannot be added as block"); in the
-    # built-in session the reader's own output is at hand:
-    amr = r.GetClientSideObject().GetOutputDataObject(0)
-    if amr.GetNumberOfLevels() != h.nlevels:
-        problems.append(f"levels {amr.GetNumberOfLevels()} != {h.nlevels}")
-        return problems
-    bounds = [0.0] * 6
-    amr.GetBounds(bounds)
-    want = [v for d in range(3) for v in (h.origin[d], h.origin[d] + h.level0_dims[d] * h.spacing0[d])]
-    if not np.allclose(bounds, want, rtol=0, atol=1e-12):
-        problems.append(f"bounds {bounds} != {want}")
-    masks = amr_common.covered_masks(h)
-    for level, blocks in enumerate(h.blocks):
-        if amr.GetNumberOfDataSets(level) != len(blocks):
-            problems.append(f"level {level}: {amr.GetNumberOfDataSets(level)} blocks != {len(blocks)}")
-            continue
-        sp = [0.0] * 3
-        amr.GetSpacing(level, sp)
-        if tuple(sp) != h.spacing(level):
-            problems.append(f"level {level}: spacing {sp} != {h.spacing(level)}")
-        for idx, b in enumerate(blocks):
-            lo, hi = [0] * 3, [0] * 3
-            amr.GetAMRBox(level, idx).GetDimensions(lo, hi)
-            if tuple(lo) != b.lo or tuple(hi[d] - lo[d] + 1 for d in range(3)) != b.dims:
-                problems.append(f"level {level} block {idx}: box {lo} {hi} != {b.lo} {b.dims}")
-            g = amr.GetDataSet(level, idx)
-            if g is None:
-                problems.append(f"level {level} block {idx}: missing")
-                continue
-            org = [h.origin[d] + b.lo[d] * h.spacing(level)[d] for d in range(3)]
-            if not np.allclose(g.GetOrigin(), org, rtol=0, atol=1e-12) or \
-                    tuple(g.GetDimensions()) != tuple(n + 1 for n in b.dims):
-                problems.append(f"level {level} block {idx}: grid origin/dims {g.GetOrigin()} {g.GetDimensions()}")
-            a = g.GetCellData().GetArray("density")
-            v = vtk_to_numpy(a)
-            if a.GetDataType() != vtk_type or not np.array_equal(v, b.data.astype(dtype).ravel()):
-                problems.append(f"level {level} block {idx}: density differs (type {a.GetDataTypeAsString()})")
-            ghost = g.GetCellData().GetArray("vtkGhostType")
-            want = np.where(masks[level][idx].ravel(), 8, 0)
-            if ghost is None or not np.array_equal(vtk_to_numpy(ghost), want):
-                problems.append(f"level {level} block {idx}: vtkGhostType is not 8 on exactly the covered cells")
-    return problems
-
-
 def main(argv=None):
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -186,7 +131,7 @@ def main(argv=None):
     print(f"wrote {out} (+ {os.path.basename(base)}/, {size / 1e6:.2f} MB), "
           f"{base}.blocks.txt, {base}.raw; leaf cells {sum(counts)}")
     if not args.no_check:
-        problems = check_with_paraview(out, h)
+        problems = amr_common.check_with_paraview(out, h, np.float32)
         if problems:
             print("CHECK FAILED:\n  " + "\n  ".join(problems[:20]))
             return 1
