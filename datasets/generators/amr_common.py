@@ -430,7 +430,7 @@ def write_vthb(h, path, dtype=np.float64, compress=False):
     return amr
 
 
-def check_with_paraview(path, h, dtype=np.float32):
+def check_with_paraview(path, h, dtype=np.float32, notes=None):
     """Read path back with ParaView's XMLUniformGridAMRReader (all levels) and compare levels,
     boxes, spacing, origin and every density value; returns a list of problems."""
     from paraview import simple, servermanager
@@ -459,8 +459,13 @@ def check_with_paraview(path, h, dtype=np.float32):
             continue
         sp = [0.0] * 3
         amr.GetSpacing(level, sp)
-        if tuple(sp) != h.spacing(level):
+        # the .vthb stores spacing (and origin) with 6 significant digits (vtkXMLDataElement's
+        # default precision): 1/512 comes back as 0.00195312; the .vti blocks keep full precision
+        if not np.allclose(sp, h.spacing(level), rtol=1e-5, atol=0):
             problems.append(f"level {level}: spacing {sp} != {h.spacing(level)}")
+        elif tuple(sp) != h.spacing(level) and notes is not None:
+            notes.append(f"level {level}: metadata spacing {sp[0]!r} (6 digits) instead of "
+                         f"{h.spacing(level)[0]!r}; the blocks' own spacing is exact")
         for idx, b in enumerate(blocks):
             lo, hi = [0] * 3, [0] * 3
             amr.GetAMRBox(level, idx).GetDimensions(lo, hi)
@@ -472,6 +477,7 @@ def check_with_paraview(path, h, dtype=np.float32):
                 continue
             org = [h.origin[d] + b.lo[d] * h.spacing(level)[d] for d in range(3)]
             if not np.allclose(g.GetOrigin(), org, rtol=0, atol=1e-12) or \
+                    tuple(g.GetSpacing()) != h.spacing(level) or \
                     tuple(g.GetDimensions()) != tuple(n + 1 for n in b.dims):
                 problems.append(f"level {level} block {idx}: grid origin/dims {g.GetOrigin()} {g.GetDimensions()}")
             a = g.GetCellData().GetArray("density")
@@ -483,6 +489,39 @@ def check_with_paraview(path, h, dtype=np.float32):
             if ghost is None or not np.array_equal(vtk_to_numpy(ghost), want):
                 problems.append(f"level {level} block {idx}: vtkGhostType is not 8 on exactly the covered cells")
     return problems
+
+
+def hierarchy_from_vtk(amr, array="density"):
+    """An amr_common.Hierarchy from a vtkOverlappingAMR (all blocks must be loaded): boxes from
+    the AMR metadata, level-0 spacing and origin from the level-0 grids (the metadata of a .vthb
+    has only 6 significant digits), data from the cell array. Check it with check_rules()."""
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    nl = amr.GetNumberOfLevels()
+    g0 = amr.GetDataSet(0, 0)
+    lo0, hi0 = [0] * 3, [0] * 3
+    blocks = []
+    dims0 = [0, 0, 0]
+    for level in range(nl):
+        lb = []
+        for i in range(amr.GetNumberOfDataSets(level)):
+            lo, hi = [0] * 3, [0] * 3
+            amr.GetAMRBox(level, i).GetDimensions(lo, hi)
+            dims = [hi[d] - lo[d] + 1 for d in range(3)]
+            g = amr.GetDataSet(level, i)
+            data = None
+            if g is not None and g.GetCellData().GetArray(array) is not None:
+                data = vtk_to_numpy(g.GetCellData().GetArray(array)).reshape(dims[2], dims[1], dims[0])
+            lb.append(Block(level, lo, dims, data))
+            if level == 0:
+                dims0 = [max(dims0[d], hi[d] + 1) for d in range(3)]
+        blocks.append(lb)
+    sp0 = g0.GetSpacing()
+    lo00 = blocks[0][0].lo
+    origin = [g0.GetOrigin()[d] - lo00[d] * sp0[d] for d in range(3)]
+    h = Hierarchy(dims0, origin, sp0, 2)
+    h.blocks = blocks
+    h.ratios = [amr.GetRefinementRatio(l) for l in range(nl)]
+    return h
 
 
 def write_raw(h, path, dtype=np.float64):

@@ -180,7 +180,10 @@ def main(argv=None):
     print(f"wrote {out} (+ {os.path.basename(base)}/, {size / 1e6:.1f} MB) in {time.time() - t1:.1f} s")
     if args.check:
         t2 = time.time()
-        problems = amr_common.check_with_paraview(out, h, dtype)
+        notes = []
+        problems = amr_common.check_with_paraview(out, h, dtype, notes)
+        for n in notes:
+            print("note: " + n)
         if problems:
             print("CHECK FAILED:\n  " + "\n  ".join(problems[:20]))
             return 1
