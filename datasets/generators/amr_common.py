@@ -24,8 +24,12 @@ AMReX's blocking factor give):
     even tile indices -> one 2T cube, then remaining pairs along x -> 2T x T x T) to get blocks
     of different shapes, or kept as T^3 blocks.
 
-A cell covered by a finer block is not a leaf. No 2:1 balance is enforced: a leaf may touch a
-leaf two or more levels finer (report_level_jumps() says how often).
+  * 2:1 balance (build_hierarchy(balance=True), the default): the level-l cells touching the
+    region under a level-(l+1) tile are themselves in level-l tiles, so touching leaf cells
+    differ by at most one level (report_level_jumps() measures it); without it a leaf may touch
+    leaves several levels finer.
+
+A cell covered by a finer block is not a leaf.
 """
 import os
 import sys
@@ -433,7 +437,7 @@ def write_vthb(h, path, dtype=np.float64, compress=False):
 def check_with_paraview(path, h, dtype=np.float32, notes=None):
     """Read path back with ParaView's XMLUniformGridAMRReader (all levels) and compare levels,
     boxes, spacing, origin and every density value; returns a list of problems."""
-    from paraview import simple, servermanager
+    from paraview import simple
     from vtkmodules.util.numpy_support import vtk_to_numpy
     problems = []
     vtk_type = 10 if np.dtype(dtype) == np.float32 else 11      # VTK_FLOAT, VTK_DOUBLE
@@ -498,7 +502,6 @@ def hierarchy_from_vtk(amr, array="density"):
     from vtkmodules.util.numpy_support import vtk_to_numpy
     nl = amr.GetNumberOfLevels()
     g0 = amr.GetDataSet(0, 0)
-    lo0, hi0 = [0] * 3, [0] * 3
     blocks = []
     dims0 = [0, 0, 0]
     for level in range(nl):
