@@ -1158,6 +1158,7 @@ TEST(Amr, GaussiansOnThreeLevelsMatchTheReference)
 
 TEST(Amr, RandomHierarchiesMatchTheReference)
 {
+  int with_jumps = 0, with_cross_level_saddles = 0;
   for (uint64_t seed = 1000; seed < 1060; ++seed) {
     phewtest::SplitMix g(seed);
     const int max_level = 1 + (int)(seed % 3);
@@ -1167,15 +1168,30 @@ TEST(Amr, RandomHierarchiesMatchTheReference)
     const bool nan_covered = seed % 2 == 0;
     const std::vector<double> rho =
         fill_cells(a, lg, [&](int l, const int64_t *x) { return blobs(a, g, l, x); }, nan_covered ? NaN : 1e300);
-    const phew_params p = phewtest::make_params(
+    phew_params p = phewtest::make_params(
         leaf_quantile(lg, rho, 0.25 + 0.05 * (double)(seed % 5)), 1.0 + 0.25 * (double)(seed % 4),
         (int)((seed / 2) % 2), leaf_quantile(lg, rho, 0.6 + 0.05 * (double)(seed % 5)));
+    p.peak_order_seed = seed % 5 == 1 ? (unsigned)seed : 0u; // merging order must not matter
     SCOPED_TRACE("seed " + std::to_string(seed) + ": " + std::to_string(a.blocks.size()) + " blocks, " +
                  std::to_string(lg.n()) + " leaves, levels 0.." + std::to_string(a.max_level()) +
                  ", periodic " + std::to_string(a.periodic[0]) + std::to_string(a.periodic[1]) +
                  std::to_string(a.periodic[2]));
-    check_against_reference(a, rho, p, seed % 7 == 3);
+    const amrref::Result ref = check_against_reference(a, rho, p, seed % 7 == 3);
+    // what the cases cover: touching leaves two or more levels apart; patches meeting across levels
+    int jump = 0, cross = 0;
+    for (int64_t i = 0; i < lg.n(); ++i)
+      for (int64_t k = lg.offsets[(size_t)i]; k < lg.offsets[(size_t)i + 1]; ++k) {
+        const int64_t j = lg.neighbours[(size_t)k];
+        const int dl = std::abs(lg.level[(size_t)i] - lg.level[(size_t)j]);
+        jump = std::max(jump, dl);
+        cross += dl > 0 && ref.patch[(size_t)i] >= 0 && ref.patch[(size_t)j] >= 0 &&
+                 ref.patch[(size_t)i] != ref.patch[(size_t)j];
+      }
+    with_jumps += jump >= 2;
+    with_cross_level_saddles += cross > 0;
   }
+  EXPECT_GE(with_jumps, 10) << "random hierarchies with leaves touching two or more levels apart";
+  EXPECT_GE(with_cross_level_saddles, 20) << "random cases with patch boundaries across levels";
 }
 
 // The same leaves described by other block lists (a level's blocks split further and listed
