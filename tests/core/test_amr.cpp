@@ -779,6 +779,66 @@ TEST(Amr, PeriodicOneAxisAcrossTheBoundaryBetweenLevels)
   EXPECT_GT(high_end, 0);
 }
 
+// Levels 0..6 nested around the centre of a 2^3 domain: each level refines the one cell of the
+// level above that has a corner at the centre. The level-6 leaf at the centre touches level-0
+// leaves (the other octants) at that single point: a level difference of 6.
+TEST(Amr, DeepHierarchyAroundOnePoint)
+{
+  for (int per = 0; per < 2; ++per) {
+    SCOPED_TRACE(per ? "periodic" : "open");
+    Amr a;
+    for (int d = 0; d < 3; ++d) {
+      a.level0_dims[d] = 2;
+      a.periodic[d] = per;
+    }
+    a.add(0, 0, 0, 0, 2, 2, 2);
+    for (int l = 1; l <= 6; ++l) { // level l: the cells [2^l - 2, 2^l) of the 2^(l+1) per axis
+      const int64_t lo = ((int64_t)1 << l) - 2;
+      a.add(l, lo, lo, lo, 2, 2, 2);
+    }
+    const LeafGraph lg = amrref::build_leaf_graph(a);
+    ASSERT_EQ(lg.n(), 7 + 6 * 7 + 1);
+    const int64_t centre = leaf_index(a, lg, 6, 63, 63, 63), far = leaf_index(a, lg, 0, 1, 1, 1);
+    ASSERT_TRUE(lg.are_neighbours(centre, far));
+    // density rises towards the centre on the fine side; the level-0 cell (1,1,1) beyond it
+    const std::vector<double> rho = fill_cells(a, lg, [&](int l, const int64_t *x) {
+      const double h = 1.0 / (double)(1 << l);
+      double r2 = 0;
+      for (int d = 0; d < 3; ++d)
+        r2 += (((double)x[d] + 0.5) * h - 1.0) * (((double)x[d] + 0.5) * h - 1.0);
+      return 1.0 + 10.0 * std::exp(-r2 * 50.0) + (l == 0 && x[0] == 1 && x[1] == 1 && x[2] == 1 ? 3.0 : 0.0);
+    });
+    const phew_params p = phewtest::make_params(1.5, 1.2);
+    const amrref::Result ref = check_against_reference(a, rho, p);
+    auto core = amrref::run_amr(a, rho, p);
+    ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+    // the far level-0 cell climbs straight to the level-6 peak at the centre
+    EXPECT_EQ(core->patch[(size_t)cell_index(a, 0, 1, 1, 1)], a.global_id(6, 63, 63, 63));
+    EXPECT_EQ(ref.patch[(size_t)far], a.global_id(6, 63, 63, 63));
+  }
+}
+
+// Tiny level-0 grids (1 or 2 cells along periodic or open axes) with refinement: a level-0
+// cell may touch the same neighbour across both faces, or itself (not a neighbour).
+TEST(Amr, TinyDomainsAgainstTheReference)
+{
+  for (uint64_t seed = 3000; seed < 3040; ++seed) {
+    phewtest::SplitMix g(seed);
+    const Amr a = random_amr(g, 1 + (int)(seed % 3), 1, 2, seed % 2 == 0);
+    const LeafGraph lg = amrref::build_leaf_graph(a);
+    if (lg.n() < 2)
+      continue;
+    const Blobs blobs(g, a);
+    const std::vector<double> rho = fill_cells(a, lg, [&](int l, const int64_t *x) { return blobs(a, g, l, x); });
+    const phew_params p = phewtest::make_params(leaf_quantile(lg, rho, 0.2), 1.1, 1, leaf_quantile(lg, rho, 0.6));
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": level 0 " + std::to_string(a.level0_dims[0]) + "x" +
+                 std::to_string(a.level0_dims[1]) + "x" + std::to_string(a.level0_dims[2]) + ", periodic " +
+                 std::to_string(a.periodic[0]) + std::to_string(a.periodic[1]) + std::to_string(a.periodic[2]) +
+                 ", " + std::to_string(lg.n()) + " leaves");
+    check_against_reference(a, rho, p);
+  }
+}
+
 // ---- the AMR path against the uniform grid ---------------------------------------------------
 
 // Compare two catalogues where one is the uniform-grid run (peak ids g) and the other the AMR
