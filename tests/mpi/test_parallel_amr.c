@@ -65,10 +65,21 @@ static void add_split(hierarchy *h, int level, const int64_t lo[3], const int64_
 }
 
 /* 8x8x6 level 0 (spacing 0.5, origin (-1, 0, 2)) in 8 blocks; level 1 over level-0 cells
- * [2,6)x[2,6)x[1,5) in 8 blocks (one 2 cells thick); level 2 over level-1 [8,16)x[8,16)x[4,12)
- * in 8 blocks, plus a level-2 block at the edge of level 1; level 3: one block in the middle
- * and one at a corner of level 2, so that level-3 leaves touch level-1 leaves. Blocks are
- * listed level by level. */
+ * [2,6)x[2,6)x[1,5) in 8 blocks (one 2 cells thick); level 2 over level-1 [12,20)x[12,20)x[6,14)
+ * in 8 blocks, plus a level-2 block at the corner of level 1; level 3: one block in the middle
+ * and one at a corner of level 2, so that level-3 leaves touch level-1 leaves; two refined
+ * corners of the domain (levels 1 and 2 at the low one, level 1 at the high one) that touch
+ * only through the periodic wrap. Blocks are listed level by level. */
+static void sort_by_level(hierarchy *h)
+{
+  for (int i = 1; i < h->n_blocks; ++i) /* stable insertion sort */
+    for (int j = i; j > 0 && h->blocks[j - 1].level > h->blocks[j].level; --j) {
+      const phew_amr_block t = h->blocks[j];
+      h->blocks[j] = h->blocks[j - 1];
+      h->blocks[j - 1] = t;
+    }
+}
+
 static void make_hierarchy(hierarchy *h, int periodic)
 {
   memset(h, 0, sizeof *h);
@@ -88,6 +99,12 @@ static void make_hierarchy(hierarchy *h, int periodic)
   add_block(h, 2, 8, 8, 4, 2, 2, 2); /* level-1 corner (4,4,2): touches level-0 leaves */
   add_block(h, 3, 28, 28, 16, 4, 4, 4);
   add_block(h, 3, 24, 24, 12, 2, 2, 2);
+  /* refined corners of the domain that touch each other only through the periodic wrap
+   * (level 1 at the low corner with level 2 in it, level 1 at the high corner) */
+  add_block(h, 1, 0, 0, 0, 2, 4, 2);
+  add_block(h, 1, 14, 12, 10, 2, 4, 2);
+  add_block(h, 2, 0, 0, 0, 2, 2, 2);
+  sort_by_level(h);
   h->amr.n_blocks = h->n_blocks;
   h->amr.blocks = h->blocks;
 }
@@ -126,11 +143,12 @@ typedef enum kind { ONE_BLOB, BLOBS, PLATEAUS } kind;
 /* Density of a cell from its centre (in level-0 cell units) and its global id (noise). */
 static double density(const hierarchy *h, kind k, int level, const int64_t idx[3], int64_t gid)
 {
-  static const double c[5][3] = {{4.0, 4.0, 3.0}, {2.7, 5.3, 2.4}, {5.4, 2.7, 3.7}, {1.0, 7.0, 0.5}, {7.0, 1.0, 5.3}};
-  static const double w[5] = {0.6, 0.5, 0.5, 0.8, 0.8}, ht[5] = {30.0, 22.0, 18.0, 12.0, 15.0};
+  static const double c[6][3] = {{4.0, 4.0, 3.0}, {2.7, 5.3, 2.4}, {5.4, 2.7, 3.7},
+                                 {1.0, 7.0, 0.5}, {7.0, 1.0, 5.3}, {0.1, 0.2, 0.1}};
+  static const double w[6] = {0.6, 0.5, 0.5, 0.8, 0.8, 0.6}, ht[6] = {30.0, 22.0, 18.0, 12.0, 15.0, 14.0};
   double v = 1.0 + 0.4 * hash_uniform(gid, 7);
   const double scale = 1.0 / (double)(1 << level);
-  for (int b = 0; b < (k == ONE_BLOB ? 1 : 5); ++b) {
+  for (int b = 0; b < (k == ONE_BLOB ? 1 : 6); ++b) {
     double r2 = 0.0;
     for (int d = 0; d < 3; ++d) {
       double x = ((double)idx[d] + 0.5) * scale - c[b][d];
