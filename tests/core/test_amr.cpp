@@ -1426,3 +1426,36 @@ TEST(Amr, BadInputIsRefusedWithAMessage)
 }
 
 } // namespace
+
+namespace {
+
+// A block list that cannot be read: a negative count, or a count without blocks.
+TEST(Amr, UnreadableBlockListIsRefused)
+{
+  std::vector<double> rho(8, 2.0);
+  std::vector<int64_t> a(8, 5), b(8, 5), c(8, 5);
+  phew_amr_block block;
+  std::memset(&block, 0, sizeof block);
+  block.dims[0] = block.dims[1] = block.dims[2] = 2;
+  for (int what = 0; what < 2; ++what) {
+    SCOPED_TRACE(what ? "blocks NULL" : "negative count");
+    phew_input in;
+    std::memset(&in, 0, sizeof in);
+    in.mesh = PHEW_MESH_AMR;
+    in.amr.level0_dims[0] = in.amr.level0_dims[1] = in.amr.level0_dims[2] = 2;
+    in.amr.spacing[0] = in.amr.spacing[1] = in.amr.spacing[2] = 1.0;
+    in.amr.n_blocks = what ? 1 : -1;
+    in.amr.blocks = what ? nullptr : &block;
+    in.density = rho.data();
+    in.density_type = PHEW_FLOAT64;
+    phew_labels labels = {a.data(), b.data(), c.data()};
+    const phew_params p = phewtest::make_params(1.0);
+    phew_result r;
+    std::memset(&r, 0, sizeof r);
+    EXPECT_EQ(phew_find_clumps(&in, &p, &labels, &r), PHEW_ERROR_ARGUMENT);
+    EXPECT_TRUE(contains_any(r.message, {"block"})) << r.message;
+    phew_result_free(&r);
+  }
+}
+
+} // namespace
