@@ -342,7 +342,8 @@ int main(int argc, char **argv)
       snprintf(name, sizeof name, "%s", phew_stage_name(k));
       for (char *c = name; *c; ++c)
         *c = *c == ' ' ? '_' : *c;
-      printf("seconds_%s %.6f\n", name, result.stats.seconds[k]);
+      printf("seconds_%s %.6f\nrounds_%s %d\nbytes_sent_%s %lld\n", name, result.stats.seconds[k], name,
+             result.stats.iterations[k], name, (long long)result.stats.bytes_sent[k]);
     }
   }
   phew_result_free(&result);

@@ -398,7 +398,9 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
   int64_t n_mine = 0, n_all = 0;
   int *counts = NULL;
   int64_t *all_ids = NULL, *my_ids = NULL;
-  int failed = !halo_head || !ids;
+  /* the references of the structures' sums: ghost peaks' coordinates, from their owners */
+  const int shared = peak_comm_share_coordinates(pc) == PHEW_OK; /* collective: every rank */
+  int failed = !halo_head || !ids || !shared;
 
   /* the halo of a peak: the saddle-merging group of its clump's head */
   for (int64_t p = 0; !failed && p < peaks->n; ++p) {

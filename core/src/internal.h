@@ -215,11 +215,11 @@ typedef struct peak_table {
 } peak_table;
 
 /* A peak as messages carry it: what any rank needs to add it as a ghost peak, so that no
- * rank decodes another rank's ids or geometry. global_id < 0 marks "no peak". */
+ * rank decodes another rank's ids. global_id < 0 marks "no peak". (The coordinates of ghost
+ * peaks, used only by the catalogue, come from their owners once, before it.) */
 typedef struct peak_ref {
   int64_t global_id;
   double density;
-  double coord[3];
   int32_t owner;
   int32_t unused; /* zero: messages compare and travel bytewise */
 } peak_ref;
@@ -260,6 +260,8 @@ int64_t peak_comm_ghosts(const peak_comm *pc);
  * receive (or, if NULL, a plain copy into values) takes each of them. */
 phew_status peak_comm_scatter(peak_comm *pc, void *values, size_t value_size, const unsigned char *only,
                               peak_receive_fn receive, void *context);
+/* Collective: ghost peaks get their coordinates from their owners. */
+phew_status peak_comm_share_coordinates(peak_comm *pc);
 /* Collective: values of ghost peaks (flagged in only, or all) go to the owners' receive. */
 phew_status peak_comm_collect(peak_comm *pc, const void *values, size_t value_size, const unsigned char *only,
                               peak_receive_fn receive, void *context);

@@ -133,3 +133,9 @@ phew_status peak_comm_collect(peak_comm *pc, const void *values, size_t value_si
   free(item);
   return deliver(pc, &o, NULL, value_size, 1, receive, context);
 }
+
+phew_status peak_comm_share_coordinates(peak_comm *pc)
+{
+  double none[3]; /* a rank without peaks has no coordinate array, and receives nothing */
+  return peak_comm_scatter(pc, pc->peaks->coord ? pc->peaks->coord : none, 3 * sizeof(double), NULL, NULL, NULL);
+}

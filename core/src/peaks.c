@@ -2,6 +2,7 @@
  * a hash from global id to index that grows with the table (no fixed maximum to overflow). */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,7 +105,6 @@ peak_ref peak_table_ref(const peak_table *t, int64_t p)
   if (p >= 0) {
     r.global_id = t->global_id[p];
     r.density = t->density[p];
-    memcpy(r.coord, &t->coord[3 * p], sizeof r.coord);
     r.owner = t->owner[p];
   }
   return r;
@@ -116,7 +116,8 @@ phew_status peak_table_ghost(peak_table *t, const peak_ref *r, int64_t *index)
   if (*index >= 0)
     return PHEW_OK;
   *index = t->n;
-  return peak_table_add(t, r->global_id, -1, r->density, r->coord, r->owner);
+  const double unknown[3] = {NAN, NAN, NAN}; /* until peak_comm_share_coordinates */
+  return peak_table_add(t, r->global_id, -1, r->density, unknown, r->owner);
 }
 
 void peak_table_free(peak_table *t)
