@@ -2,7 +2,7 @@
  * number of cells, and measure the library's working memory. A benchmark, not a test: run it
  * through bench/run_amr_benchmark.py, which repeats the runs and reports medians.
  *
- *   bench_amr --mode amr|grid [--base N] [--levels L] [--mpi]
+ *   bench_amr --mode amr|grid [--base N] [--levels L] [--mpi] [--split space|level]
  *
  * The hierarchy: level 0 has N^3 cells (default 96) in blocks of 16^3; a block of level l is
  * refined (into 8 blocks of 16^3 on level l+1) when one of 48 seeded blobs lies within
@@ -11,8 +11,7 @@
  * 0.04) on a smooth background that is above the threshold in half of the box. The grid mode evaluates the same density on a cube with as many cells as the
  * hierarchy has leaves.
  *
- * With --mpi the blocks are split over the ranks in contiguous ranges of equal cell counts
- * (as ParaView's AMR reader hands them out, in level order), and the grid as the
+ * With --mpi the blocks are split over the ranks (see assign_owners), and the grid as the
  * command-line tool splits it. Times are the maximum over ranks; working memory is the peak
  * RSS the call added on top of its input and label arrays, summed over ranks, per cell.
  *
@@ -183,19 +182,79 @@ static void build_hierarchy(blocks *list, int64_t base, int levels, int64_t *lea
       *leaves -= (int64_t)(BLOCK / 2) * (BLOCK / 2) * (BLOCK / 2);
 }
 
-/* Contiguous ranges of blocks, in list (level) order, of about equal cell counts. */
-static void assign_owners(blocks *list)
+/* --split level: contiguous ranges of blocks in list (level) order, of about equal cell
+ * counts, as ParaView's AMR reader hands them out. --split space (the default): ranges of
+ * blocks along a Morton curve, of about equal leaf counts, as a simulation's domain
+ * decomposition keeps neighbours together. */
+typedef struct ordered {
+  uint64_t key;
+  int64_t block;
+} ordered;
+
+static uint64_t morton(const int64_t c[3])
+{
+  uint64_t key = 0;
+  for (int bit = 20; bit >= 0; --bit)
+    for (int d = 2; d >= 0; --d)
+      key = (key << 1) | (uint64_t)((c[d] >> bit) & 1);
+  return key;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+  const ordered *x = a, *y = b;
+  return x->key != y->key ? (x->key > y->key ? 1 : -1) : (x->block > y->block) - (x->block < y->block);
+}
+
+static void assign_owners(blocks *list, int spatial, int levels)
 {
   const int64_t per_block = (int64_t)BLOCK * BLOCK * BLOCK;
+  if (!spatial) {
+    for (int64_t i = 0; i < list->n; ++i)
+      list->b[i].owner = (int32_t)((i * per_block * n_ranks) / (list->n * per_block));
+    return;
+  }
+  /* a refined block is covered by its 8 children: it has no leaves */
+  unsigned char *refined = calloc((size_t)(list->n > 0 ? list->n : 1), 1);
+  ordered *order = malloc((size_t)(list->n > 0 ? list->n : 1) * sizeof *order);
+  if (!refined || !order)
+    die("out of memory");
+  int64_t n_leaf_blocks = 0;
+  for (int64_t i = 0; i < list->n; ++i) {
+    const phew_amr_block *k = &list->b[i];
+    int64_t c[3];
+    for (int d = 0; d < 3; ++d)
+      c[d] = (k->lo[d] << (levels - k->level)) / BLOCK;
+    order[i] = (ordered){morton(c), i};
+    if (k->level > 0) { /* its parent block */
+      for (int64_t j = 0; j < i; ++j) {
+        const phew_amr_block *p = &list->b[j];
+        if (p->level == k->level - 1 && p->lo[0] == (k->lo[0] / 2) / BLOCK * BLOCK &&
+            p->lo[1] == (k->lo[1] / 2) / BLOCK * BLOCK && p->lo[2] == (k->lo[2] / 2) / BLOCK * BLOCK)
+          refined[j] = 1;
+      }
+    }
+  }
   for (int64_t i = 0; i < list->n; ++i)
-    list->b[i].owner = (int32_t)((i * per_block * n_ranks) / (list->n * per_block));
+    n_leaf_blocks += !refined[i];
+  qsort(order, (size_t)list->n, sizeof *order, compare_keys);
+  int64_t seen = 0;
+  for (int64_t i = 0; i < list->n; ++i) {
+    const int64_t b = order[i].block;
+    list->b[b].owner = (int32_t)((seen * n_ranks) / (n_leaf_blocks > 0 ? n_leaf_blocks : 1));
+    if (list->b[b].owner >= n_ranks)
+      list->b[b].owner = n_ranks - 1;
+    seen += !refined[b];
+  }
+  free(refined);
+  free(order);
 }
 
 int main(int argc, char **argv)
 {
   const char *mode = "amr";
   int64_t base = 96;
-  int levels = 2, use_mpi = 0;
+  int levels = 2, use_mpi = 0, spatial = 1;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--mode") && i + 1 < argc)
       mode = argv[++i];
@@ -205,8 +264,10 @@ int main(int argc, char **argv)
       levels = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--mpi"))
       use_mpi = 1;
+    else if (!strcmp(argv[i], "--split") && i + 1 < argc)
+      spatial = strcmp(argv[++i], "level") != 0;
     else
-      die("usage: bench_amr --mode amr|grid [--base N] [--levels L] [--mpi]");
+      die("usage: bench_amr --mode amr|grid [--base N] [--levels L] [--mpi] [--split space|level]");
   }
   if (base % BLOCK != 0 || base < BLOCK)
     die("--base must be a multiple of 16");
@@ -225,7 +286,7 @@ int main(int argc, char **argv)
   blocks list = {0, 0, NULL};
   int64_t leaves;
   build_hierarchy(&list, base, levels, &leaves);
-  assign_owners(&list);
+  assign_owners(&list, spatial, levels);
 
   phew_input in;
   memset(&in, 0, sizeof in);
