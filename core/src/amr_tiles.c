@@ -61,15 +61,16 @@ static phew_status choose_shifts(amr_tiles *t, const phew_amr *desc, int n_level
   return PHEW_OK;
 }
 
+/* Tiles a block overlaps; -1 if more than 2^40 (blocks far larger than their level's median). */
 static int64_t tiles_of(const amr_tiles *t, const phew_amr_block *k, int64_t lo[3], int64_t hi[3])
 {
-  int64_t n = 1;
+  int64_t count[3], n;
   for (int d = 0; d < 3; ++d) {
     lo[d] = k->lo[d] >> t->shift[k->level];
     hi[d] = (k->lo[d] + k->dims[d] - 1) >> t->shift[k->level];
-    n *= hi[d] - lo[d] + 1;
+    count[d] = hi[d] - lo[d] + 1;
   }
-  return n;
+  return phew_checked_product(count, 3, &n) == 0 && n <= (INT64_C(1) << 40) ? n : -1;
 }
 
 phew_status amr_tiles_build(amr_tiles *t, const phew_amr *desc, int n_levels)
@@ -78,8 +79,12 @@ phew_status amr_tiles_build(amr_tiles *t, const phew_amr *desc, int n_levels)
   if (choose_shifts(t, desc, n_levels) != PHEW_OK)
     return PHEW_ERROR_MEMORY;
   int64_t n_entries = 0, lo[3], hi[3];
-  for (int64_t b = 0; b < desc->n_blocks; ++b)
-    n_entries += tiles_of(t, &desc->blocks[b], lo, hi);
+  for (int64_t b = 0; b < desc->n_blocks; ++b) {
+    const int64_t n = tiles_of(t, &desc->blocks[b], lo, hi);
+    if (n < 0 || n > (INT64_C(1) << 40) - n_entries)
+      return PHEW_ERROR_MEMORY; /* an index this large would not fit in memory anyway */
+    n_entries += n;
+  }
   uint64_t capacity = 1024;
   while (capacity < 2 * (uint64_t)n_entries)
     capacity <<= 1;
