@@ -518,9 +518,13 @@ std::string AMRInput::Finish(Context& context, vtkDataObject* outputObject)
   {
     return "the Labels output is not a vtkOverlappingAMR";
   }
-  // The blocks of a shallow copy are the input's own objects: every block this rank holds is
-  // replaced by a shallow copy of it that carries the labels.
-  output->ShallowCopy(this->AMR);
+  // The input's hierarchy (its metadata object, shared as a shallow copy would) with, for
+  // every block this rank holds, a shallow copy of the block that carries the labels. Not
+  // ShallowCopy + SetDataSet: in VTK 9.2 SetDataSet on a block that is already set adds a
+  // second entry instead of replacing it (vtkAMRDataInternals::Insert), and the block lookup
+  // may then return the wrong dataset; so the output starts without blocks.
+  output->Initialize();
+  output->SetAMRInfo(this->AMR->GetAMRInfo());
   std::vector<vtkIdType> message;
   for (size_t k = 0; k < this->Blocks.size(); ++k)
   {
