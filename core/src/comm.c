@@ -307,16 +307,6 @@ phew_status comm_scatter(comm *c, const void *items, const int *counts, size_t i
   return s;
 }
 
-/* Multi-rank runs need what only structured blocks provide today: the owner of a cell id. */
-phew_status comm_check_mesh(const comm *c, const phew_input *input, phew_result *result)
-{
-  if (c->size > 1 && input->mesh == PHEW_MESH_GRAPH)
-    return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                     "explicit cell graphs run on one rank only in this version; "
-                     "structured grids run on any number of ranks");
-  return PHEW_OK;
-}
-
 /* Every rank's item, in rank order, on every rank. */
 void comm_allgather(const comm *c, const void *item, size_t item_size, void *out)
 {

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static phew_status check_arguments(const phew_input *in, const phew_params *p, const phew_labels *labels,
@@ -35,16 +36,75 @@ static void fill_labels(phew_labels *labels, int64_t n, int64_t value)
 }
 
 /* Number of label entries the caller provided, when the input says it unambiguously. */
-static int64_t label_count(const phew_input *in, const phew_labels *labels)
+static int64_t label_count(const phew_input *in, const phew_labels *labels, int rank)
 {
   if (!in || !labels || !labels->peak_patch_id || !labels->clump_id || !labels->halo_id)
     return -1;
-  if (in->mesh == PHEW_MESH_GRAPH)
-    return in->graph.n_cells;
-  if (in->mesh != PHEW_MESH_STRUCTURED)
-    return -1;
-  int64_t n;
-  return phew_checked_product(in->grid.stored_dims, 3, &n) == 0 ? n : -1;
+  int64_t n = 0;
+  switch (in->mesh) {
+  case PHEW_MESH_GRAPH: return in->graph.n_cells;
+  case PHEW_MESH_STRUCTURED: return phew_checked_product(in->grid.stored_dims, 3, &n) == 0 ? n : -1;
+  case PHEW_MESH_AMR:
+    if (in->amr.n_blocks > 0 && !in->amr.blocks)
+      return -1;
+    for (int64_t b = 0; b < in->amr.n_blocks; ++b) {
+      int64_t cells;
+      if (in->amr.blocks[b].owner != rank)
+        continue;
+      if (phew_checked_product(in->amr.blocks[b].dims, 3, &cells) != 0 || cells > INT64_MAX - n)
+        return -1;
+      n += cells;
+    }
+    return n;
+  default: return -1;
+  }
+}
+
+/* Graphs and AMR leaves read their ghost cells' densities from the owners, into a copy of
+ * the density (the caller's array is never written). Collective. */
+static phew_status local_density(const mesh *m, const phew_input *in, comm *c, const ghost_plan *plan, field *f,
+                                 void **copy, phew_result *result)
+{
+  const size_t size = in->density_type == PHEW_FLOAT32 ? sizeof(float) : sizeof(double);
+  const int64_t n_given = m->kind == PHEW_MESH_AMR ? m->n_local - m->n_ghosts : m->n_local;
+  unsigned char *local = phew_malloc((size_t)(m->n_local > 0 ? m->n_local : 1), size);
+  unsigned char *answer = phew_malloc((size_t)(plan->n_answer > 0 ? plan->n_answer : 1), size);
+  unsigned char *ask = phew_malloc((size_t)(plan->n_ask > 0 ? plan->n_ask : 1), size);
+  phew_status s = PHEW_OK;
+  if (comm_max(c, !local || !answer || !ask)) {
+    s = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while copying the density");
+  } else {
+    memcpy(local, in->density, (size_t)n_given * size);
+    for (int64_t k = 0; k < plan->n_answer; ++k)
+      memcpy(answer + (size_t)k * size, local + (size_t)plan->answer_cell[k] * size, size);
+    s = ghost_plan_exchange(plan, c, answer, ask, size);
+    if (comm_max(c, s != PHEW_OK))
+      s = phew_fail(result, PHEW_ERROR_MPI, "the exchange of ghost densities failed");
+    for (int64_t k = 0; s == PHEW_OK && k < plan->n_ask; ++k)
+      memcpy(local + (size_t)plan->ask_cell[k] * size, ask + (size_t)k * size, size);
+  }
+  free(answer);
+  free(ask);
+  if (s != PHEW_OK) {
+    free(local);
+    return s;
+  }
+  *copy = local;
+  f->f32 = in->density_type == PHEW_FLOAT32 ? (const float *)local : NULL;
+  f->f64 = in->density_type == PHEW_FLOAT32 ? NULL : (const double *)local;
+  return PHEW_OK;
+}
+
+/* AMR labels cover ghost cells too while the stages run: working copies, copied back at the end. */
+static phew_status working_labels(const mesh *m, comm *c, phew_labels *work, phew_result *result)
+{
+  const size_t n = (size_t)(m->n_local > 0 ? m->n_local : 1);
+  work->peak_patch_id = phew_malloc(n, sizeof(int64_t));
+  work->clump_id = phew_malloc(n, sizeof(int64_t));
+  work->halo_id = phew_malloc(n, sizeof(int64_t));
+  if (comm_max(c, !work->peak_patch_id || !work->clump_id || !work->halo_id))
+    return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the labels of the AMR cells");
+  return PHEW_OK;
 }
 
 typedef struct pipeline {
@@ -101,7 +161,7 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   comm c;
   phew_status s = comm_init(&c, in, result);
   if (s != PHEW_OK) { /* no communicator to agree over: every rank finds the same */
-    const int64_t n = label_count(in, labels);
+    const int64_t n = label_count(in, labels, c.rank);
     if (n > 0)
       fill_labels(labels, n, -1);
     return s;
@@ -109,21 +169,19 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   s = check_arguments(in, params, labels, result);
   if (s == PHEW_OK && !in->density)
     s = phew_fail(result, PHEW_ERROR_ARGUMENT, "the density array must not be NULL");
-  if (s == PHEW_OK)
-    s = comm_check_mesh(&c, in, result);
+  s = comm_agree(&c, s, result);
   mesh m;
+  memset(&m, 0, sizeof m);
   if (s == PHEW_OK)
-    s = mesh_init(&m, in, c.size, result);
-  s = comm_agree(&c, s, result); /* a bad block on one rank stops them all */
+    s = mesh_init(&m, in, &c, result); /* collective: a bad block on one rank stops them all */
   if (s != PHEW_OK) {
-    const int64_t n = label_count(in, labels);
+    const int64_t n = label_count(in, labels, c.rank);
     if (n > 0)
       fill_labels(labels, n, -1);
+    mesh_free(&m);
     return s;
   }
   result->stats.n_cells = m.n_active;
-  if (m.n_active != m.n_local) /* ghost cells are written at the end */
-    fill_labels(labels, m.n_local, -1);
 
   field f = {NULL, NULL, params->density_threshold};
   if (in->density_type == PHEW_FLOAT32)
@@ -135,21 +193,25 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   peak_table peaks = {0};
   edge_list edges = {0};
   merge_state noise = {0}, saddle = {0};
-  owners own = {0};
   ghost_plan plan = {0};
   peak_comm pc;
-  const phew_grid *grid = in->mesh == PHEW_MESH_STRUCTURED ? &in->grid : NULL;
-  const int ghosts = grid && (c.size > 1 || m.n_local != m.n_active);
-  peak_comm_init(&pc, &c, &own, grid, &peaks);
+  void *density_copy = NULL;
+  phew_labels caller_labels = *labels, work = {0};
+  const int amr = m.kind == PHEW_MESH_AMR;
+  const int ghosts = c.size > 1 || m.n_ghosts > 0;
+  peak_comm_init(&pc, &c, &peaks);
+  if (amr) {
+    s = working_labels(&m, &c, &work, result);
+    labels = &work;
+  }
+  if (s == PHEW_OK && m.n_active != m.n_local) /* ghost cells are written at the end */
+    fill_labels(labels, m.n_local, -1);
 
   stage_begin(&pl, PHEW_STAGE_WATERSHED);
-  if (ghosts) {
-    s = owners_init(&own, &c, grid);
-    if (s == PHEW_OK)
-      s = ghost_plan_build(&plan, &c, grid, result->message, sizeof result->message);
-    else
-      s = phew_fail(result, s, "out of memory while planning the ghost exchange");
-  }
+  if (s == PHEW_OK && ghosts)
+    s = mesh_ghost_plan(&m, &c, &plan, result->message, sizeof result->message);
+  if (s == PHEW_OK && ghosts && m.kind != PHEW_MESH_STRUCTURED)
+    s = local_density(&m, in, &c, &plan, &f, &density_copy, result);
   if (s == PHEW_OK)
     s = watershed_run(&m, &f, ghosts ? &plan : NULL, &pc, labels->peak_patch_id, labels->clump_id, &result->stats,
                       result);
@@ -208,6 +270,12 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   if (s != PHEW_OK)
     goto fail;
   global_stats(&c, &result->stats, &peaks, sparse_entries);
+  if (amr) { /* the own blocks' cells come first */
+    const size_t n = (size_t)(m.n_local - m.n_ghosts) * sizeof(int64_t);
+    memcpy(caller_labels.peak_patch_id, work.peak_patch_id, n);
+    memcpy(caller_labels.clump_id, work.clump_id, n);
+    memcpy(caller_labels.halo_id, work.halo_id, n);
+  }
   if (in->progress)
     in->progress(1.0, "done", in->progress_data);
   goto done;
@@ -215,15 +283,19 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
 fail:
   if (s == PHEW_ERROR_MEMORY && result->message[0] == '\0')
     phew_fail(result, s, "out of memory");
-  fill_labels(labels, m.n_local, -1);
+  fill_labels(&caller_labels, amr ? m.n_local - m.n_ghosts : m.n_local, -1);
   phew_result_free(result);
 done:
+  free(work.peak_patch_id);
+  free(work.clump_id);
+  free(work.halo_id);
+  free(density_copy);
+  mesh_free(&m);
   peak_table_free(&peaks);
   edge_list_free(&edges);
   merge_state_free(&noise);
   merge_state_free(&saddle);
   peak_comm_free(&pc);
   ghost_plan_free(&plan);
-  owners_free(&own);
   return s;
 }

@@ -1,105 +1,94 @@
-/* Filling ghost cells of structured blocks from the ranks that own them (paper section 3:
- * the "virtual boundaries"). Each ghost cell asks the rank whose active box holds it; the
+/* Filling ghost cells from the ranks that own them (paper section 3: the "virtual
+ * boundaries"). Each ghost cell asks its owner rank for the cell with its global id; the
  * owners remember who asked for what, so that afterwards values travel in one sparse
- * exchange per call. Without a communicator the owner is this process (periodic wrap). */
+ * exchange per call. The plan knows nothing of the mesh: the owner and the global id of each
+ * ghost come with it, and the owner's mesh finds the cell of an id. */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t wrap(int64_t c, int64_t n) { return c < 0 ? c + n : (c >= n ? c - n : c); }
+void ghost_list_free(ghost_list *g)
+{
+  free(g->cell);
+  free(g->owner);
+  free(g->global_id);
+  memset(g, 0, sizeof *g);
+}
 
-phew_status ghost_plan_build(ghost_plan *p, comm *c, const phew_grid *g, char *message, size_t message_size)
+phew_status ghost_list_reserve(ghost_list *g, int64_t n)
+{
+  const size_t k = (size_t)(n > 0 ? n : 1);
+  g->cell = phew_malloc(k, sizeof *g->cell);
+  g->owner = phew_malloc(k, sizeof *g->owner);
+  g->global_id = phew_malloc(k, sizeof *g->global_id);
+  g->n = 0;
+  return g->cell && g->owner && g->global_id ? PHEW_OK : PHEW_ERROR_MEMORY;
+}
+
+phew_status ghost_plan_build(ghost_plan *p, comm *c, const ghost_list *ghosts, cell_of_id_fn find,
+                             const void *context, char *message, size_t message_size)
 {
   memset(p, 0, sizeof *p);
-  owners own;
-  if (owners_init(&own, c, g) != PHEW_OK) {
-    snprintf(message, message_size, "out of memory while planning the ghost exchange");
-    return PHEW_ERROR_MEMORY;
-  }
-  const int64_t sx = g->stored_dims[0], sy = g->stored_dims[1], sz = g->stored_dims[2];
-  const int64_t n_ghost = sx * sy * sz - g->active_dims[0] * g->active_dims[1] * g->active_dims[2];
   outbox asks;
   outbox_init(&asks, c, sizeof(int64_t));
-  int64_t *cell = phew_malloc((size_t)(n_ghost > 0 ? n_ghost : 1), sizeof *cell);
-  int *owner = phew_malloc((size_t)(n_ghost > 0 ? n_ghost : 1), sizeof *owner);
-  int64_t k = 0, orphans = 0;
-  const int64_t ax0 = g->active_offset[0] - g->stored_offset[0], ax1 = ax0 + g->active_dims[0];
-  for (int64_t z = 0; cell && owner && z < sz; ++z)
-    for (int64_t y = 0; y < sy; ++y) {
-      const int64_t raw_y = g->stored_offset[1] + y, raw_z = g->stored_offset[2] + z;
-      const int row_active = raw_y >= g->active_offset[1] && raw_y < g->active_offset[1] + g->active_dims[1] &&
-                             raw_z >= g->active_offset[2] && raw_z < g->active_offset[2] + g->active_dims[2];
-      for (int64_t x = 0; x < sx; ++x) {
-        if (row_active && x == ax0 && ax1 > ax0)
-          x = ax1; /* skip the active run of the row */
-        if (x >= sx)
-          break;
-        const int64_t raw[3] = {g->stored_offset[0] + x, raw_y, raw_z};
-        const int64_t w[3] = {wrap(raw[0], g->global_dims[0]), wrap(raw[1], g->global_dims[1]),
-                              wrap(raw[2], g->global_dims[2])};
-        const int r = owners_of_coord(&own, w);
-        if (r < 0) {
-          ++orphans;
-          continue;
-        }
-        const int64_t id = w[0] + g->global_dims[0] * (w[1] + g->global_dims[1] * w[2]);
-        cell[k] = x + sx * (y + sy * z);
-        owner[k++] = r;
-        outbox_put(&asks, r, &id);
-      }
+  int64_t bad_owner = 0;
+  for (int64_t k = 0; k < ghosts->n; ++k) {
+    const int r = ghosts->owner[k];
+    if (r < 0 || r >= c->size) {
+      ++bad_owner;
+      continue;
     }
-  if (!cell || !owner)
-    asks.failed = 1;
+    outbox_put(&asks, r, &ghosts->global_id[k]);
+  }
   inbox in;
   phew_status status = outbox_send(&asks, c, &in);
-  if (comm_max(c, orphans > 0)) {
-    snprintf(message, message_size, "some ghost cells lie in no rank's active box: the blocks do not tile the grid");
-    status = PHEW_ERROR_ARGUMENT;
-    goto done;
+  outbox_free(&asks);
+  if (comm_max(c, bad_owner > 0)) {
+    snprintf(message, message_size, "a ghost cell names an owner rank that is not a rank of the communicator");
+    inbox_free(&in);
+    return PHEW_ERROR_ARGUMENT;
   }
   if (status != PHEW_OK) {
     snprintf(message, message_size, "out of memory while planning the ghost exchange");
-    goto done;
+    return status;
   }
-  /* asks in the order the owners answer: grouped by owner, each group in stored order */
-  p->n_ask = k;
-  p->ask_cell = phew_malloc((size_t)(k > 0 ? k : 1), sizeof *p->ask_cell);
+  /* asks in the order the owners answer: grouped by owner, each group in list order */
+  p->n_ask = ghosts->n;
+  p->ask_cell = phew_malloc((size_t)(ghosts->n > 0 ? ghosts->n : 1), sizeof *p->ask_cell);
   int *fill = calloc((size_t)c->size + 1, sizeof *fill);
   p->n_answer = in.n;
   p->answer_cell = phew_malloc((size_t)(in.n > 0 ? in.n : 1), sizeof *p->answer_cell);
   p->answer_count = phew_malloc((size_t)c->size, sizeof *p->answer_count);
-  int failed = !p->ask_cell || !fill || !p->answer_cell || !p->answer_count;
+  const int failed = !p->ask_cell || !fill || !p->answer_cell || !p->answer_count;
+  int64_t unknown = 0, unknown_id = -1;
   if (!failed) {
-    for (int64_t i = 0; i < k; ++i)
-      fill[owner[i] + 1]++;
+    for (int64_t i = 0; i < ghosts->n; ++i)
+      fill[ghosts->owner[i] + 1]++;
     for (int r = 0; r < c->size; ++r)
       fill[r + 1] += fill[r];
-    for (int64_t i = 0; i < k; ++i)
-      p->ask_cell[fill[owner[i]]++] = cell[i];
+    for (int64_t i = 0; i < ghosts->n; ++i)
+      p->ask_cell[fill[ghosts->owner[i]]++] = ghosts->cell[i];
     const int64_t *asked = (const int64_t *)in.items;
-    for (int r = 0; r < c->size; ++r) {
+    for (int r = 0; r < c->size; ++r)
       p->answer_count[r] = in.count[r];
-      for (int i = in.offset[r]; i < in.offset[r + 1]; ++i) {
-        const int64_t id = asked[i];
-        const int64_t a[3] = {id % g->global_dims[0], (id / g->global_dims[0]) % g->global_dims[1],
-                              id / (g->global_dims[0] * g->global_dims[1])};
-        p->answer_cell[i] = (a[0] - g->stored_offset[0]) + sx * ((a[1] - g->stored_offset[1]) + sy * (a[2] - g->stored_offset[2]));
-      }
+    for (int64_t i = 0; i < in.n; ++i) {
+      p->answer_cell[i] = find(context, asked[i]);
+      if (p->answer_cell[i] < 0 && unknown++ == 0)
+        unknown_id = asked[i];
     }
   }
   free(fill);
+  inbox_free(&in);
   if (comm_max(c, failed)) {
     snprintf(message, message_size, "out of memory while planning the ghost exchange");
     status = PHEW_ERROR_MEMORY;
+  } else if (comm_max(c, unknown > 0)) {
+    snprintf(message, message_size, "a ghost cell (id %lld) is not an active cell of the rank named as its owner",
+             (long long)comm_max(c, unknown_id));
+    status = PHEW_ERROR_ARGUMENT;
   }
-done:
-  inbox_free(&in);
-  outbox_free(&asks);
-  owners_free(&own);
-  free(cell);
-  free(owner);
   if (status != PHEW_OK)
     ghost_plan_free(p);
   return status;
@@ -146,7 +135,7 @@ phew_status phew_exchange_ghosts(const phew_grid *g, void *values, size_t value_
     return s;
   }
   ghost_plan p;
-  s = ghost_plan_build(&p, &c, g, message, message_size);
+  s = grid_ghost_plan(&p, &c, &b, message, message_size);
   if (s != PHEW_OK)
     return s;
   unsigned char *answer = phew_malloc((size_t)(p.n_answer > 0 ? p.n_answer : 1), value_size);

@@ -25,7 +25,6 @@ typedef struct comm {
 } comm;
 
 phew_status comm_init(comm *c, const phew_input *input, phew_result *result);
-phew_status comm_check_mesh(const comm *c, const phew_input *input, phew_result *result);
 int64_t comm_sum(const comm *c, int64_t value);
 int64_t comm_max(const comm *c, int64_t value);
 double comm_max_double(const comm *c, double value);
@@ -86,56 +85,92 @@ int64_t block_global_id(const block *b, int64_t x, int64_t y, int64_t z);
 /* Stored index of the neighbour (x+dx, y+dy, z+dz), or -1 if it does not exist here. */
 int64_t block_neighbour(const block *b, int64_t x, int64_t y, int64_t z, int dx, int dy, int dz);
 
-/* ---- which rank owns a global cell of the grid (owners.c) ----------------------------- */
-typedef struct owners {
-  int size;
-  int64_t (*boxes)[6]; /* active box of every rank: lo[3], n[3] */
-  int64_t dims[3];
-  int last;            /* neighbouring lookups often hit the same rank */
-} owners;
-
-phew_status owners_init(owners *o, comm *c, const phew_grid *grid);
-/* Rank whose active box holds the cell with global coordinates c (wrapped), -1 if none. */
-int owners_of_coord(owners *o, const int64_t c[3]);
-int owners_of_id(owners *o, int64_t global_id);
-void owners_free(owners *o);
-
 /* ---- ghost cells filled from their owners (ghost_exchange.c) ----------------------------- */
+/* The ghost cells of this rank: for each, its local index, the rank owning it and its global
+ * id (which travel with the requests, so that no rank decodes another rank's layout). */
+typedef struct ghost_list {
+  int64_t n;
+  int64_t *cell;
+  int32_t *owner;
+  int64_t *global_id;
+} ghost_list;
+
+phew_status ghost_list_reserve(ghost_list *g, int64_t n); /* room for n, empty */
+void ghost_list_free(ghost_list *g);
+
+/* Local index of the active cell of this rank with this global id, or -1. */
+typedef int64_t (*cell_of_id_fn)(const void *context, int64_t global_id);
+
 typedef struct ghost_plan {
-  int64_t n_ask;        /* ghost cells of this block */
-  int64_t *ask_cell;    /* their stored indices, grouped by owner rank */
-  int64_t n_answer;     /* active cells of this block that other blocks hold as ghosts */
-  int64_t *answer_cell; /* their stored indices, grouped by the rank that asked */
+  int64_t n_ask;        /* ghost cells of this rank */
+  int64_t *ask_cell;    /* their local indices, grouped by owner rank */
+  int64_t n_answer;     /* active cells of this rank that other ranks hold as ghosts */
+  int64_t *answer_cell; /* their local indices, grouped by the rank that asked */
   int *answer_count;    /* per rank */
 } ghost_plan;
 
-/* Collective. Fails on every rank if some ghost cell has no owner. */
-phew_status ghost_plan_build(ghost_plan *p, comm *c, const phew_grid *grid, char *message, size_t message_size);
+/* Collective. Fails on every rank if some ghost names no valid owner, or an owner does not
+ * have the cell. */
+phew_status ghost_plan_build(ghost_plan *p, comm *c, const ghost_list *ghosts, cell_of_id_fn find,
+                             const void *context, char *message, size_t message_size);
 /* Collective: answer[i] (value of answer_cell[i]) travels to the ghost copies; ask[i]
  * receives the value of ask_cell[i]. */
 phew_status ghost_plan_exchange(const ghost_plan *p, comm *c, const void *answer, void *ask, size_t value_size);
 void ghost_plan_free(ghost_plan *p);
+/* Collective: the plan of a structured block's ghost layers (grid_ghosts.c). */
+phew_status grid_ghost_plan(ghost_plan *p, comm *c, const block *b, char *message, size_t message_size);
 
-/* ---- the cells: a structured block or an explicit graph (mesh.c) -------------------------- */
+/* ---- the cells: a structured block, an explicit graph or AMR leaves (mesh.c) --------------- */
+typedef struct amr_mesh amr_mesh; /* amr_mesh.h */
+
 typedef struct mesh {
   phew_mesh_kind kind;
   block b;                 /* PHEW_MESH_STRUCTURED */
   const phew_graph *graph; /* PHEW_MESH_GRAPH */
-  int64_t n_local;         /* cells stored here (active and ghost) */
-  int64_t n_active;
-  /* Cell coordinates used for centres: global cell indices on a grid, positions on a graph.
-   * period[d] > 0 makes axis d periodic with that period (nearest-image displacements). */
+  amr_mesh *amr;           /* PHEW_MESH_AMR (owned: mesh_free) */
+  int64_t n_local;         /* cells stored here (active, ghost and, on AMR, covered) */
+  int64_t n_active;        /* cells this rank owns and labels (AMR: leaves) */
+  int64_t n_ghosts;        /* copies of other ranks' cells (or of our own across a periodic edge) */
+  /* Cell coordinates used for centres: global cell indices on a grid, level-0 cell units on
+   * AMR (position = origin + (c + 0.5) * spacing), positions on a graph (origin 0, spacing 1,
+   * no half-cell shift). period[d] > 0 makes axis d periodic with that period. */
   double period[3];
+  double origin[3], spacing[3], shift;
 } mesh;
 
-phew_status mesh_init(mesh *m, const phew_input *in, int n_ranks, phew_result *result);
-/* Global id and coordinates of a local cell. */
-int64_t mesh_global_id(const mesh *m, int64_t cell);
-void mesh_coordinates(const mesh *m, int64_t cell, double c[3]);
+/* Collective: checks the description on every rank (one bad rank stops all). */
+phew_status mesh_init(mesh *m, const phew_input *in, comm *c, phew_result *result);
+void mesh_free(mesh *m);
+/* Collective: the plan that fills the ghost cells from their owners. */
+phew_status mesh_ghost_plan(const mesh *m, comm *c, ghost_plan *plan, char *message, size_t message_size);
 /* Position (in the user's units) of a point given in cell coordinates. */
-double mesh_position(const mesh *m, int axis, double c);
+static inline double mesh_position(const mesh *m, int axis, double c)
+{
+  return m->origin[axis] + (c + m->shift) * m->spacing[axis];
+}
 /* A position wrapped into the periodic box along a periodic axis (unchanged otherwise). */
 double mesh_wrap(const mesh *m, int axis, double position);
+
+/* Cells of an explicit graph or of AMR leaves, visited in increasing local index: whether a
+ * cell is active, its neighbours, id, centre and volume. (Grids have their own stencil
+ * kernels.) */
+typedef struct cell_walk {
+  const mesh *m;
+  struct amr_cursor *amr;
+} cell_walk;
+
+phew_status cell_walk_init(cell_walk *w, const mesh *m);
+void cell_walk_free(cell_walk *w);
+/* Moves to local cell i: 1 if this rank owns it and it takes part (not a ghost, not covered). */
+int cell_walk_active(cell_walk *w, int64_t i);
+/* Neighbours of the current (active) cell: their count and local indices; -1 if out of memory. */
+int64_t cell_walk_neighbours(cell_walk *w, int64_t i, const int64_t **list);
+/* Global id of any local cell. */
+int64_t cell_walk_global_id(const cell_walk *w, int64_t cell);
+/* Cell coordinates (see mesh) and volume (AMR: in level-0 cells) of the current cell. */
+void cell_walk_coord(const cell_walk *w, int64_t i, double c[3]);
+double cell_walk_volume(const cell_walk *w, int64_t i);
+
 /* Nearest-image displacement a - b along an axis. */
 static inline double mesh_displacement(const mesh *m, int axis, double a, double b)
 {
@@ -176,14 +211,25 @@ typedef struct peak_table {
   int64_t collisions;  /* occupied slots passed while inserting */
 } peak_table;
 
+/* A peak as messages carry it: what any rank needs to add it as a ghost peak, so that no
+ * rank decodes another rank's ids or geometry. global_id < 0 marks "no peak". */
+typedef struct peak_ref {
+  int64_t global_id;
+  double density;
+  double coord[3];
+  int32_t owner;
+  int32_t unused; /* zero: messages compare and travel bytewise */
+} peak_ref;
+
 phew_status peak_table_reserve(peak_table *t, int64_t capacity);
 phew_status peak_table_add(peak_table *t, int64_t global_id, int64_t cell, double density, const double coord[3],
                            int owner);
 /* Index of the peak with this global id, or -1. */
 int64_t peak_table_find(const peak_table *t, int64_t global_id);
-/* Index of the peak, added as a ghost peak (coordinates from the grid) if it is new. */
-phew_status peak_table_ghost(peak_table *t, const phew_grid *grid, owners *own, int64_t global_id, double density,
-                             int64_t *index);
+/* The message describing peak p; a reference to no peak for p < 0. */
+peak_ref peak_table_ref(const peak_table *t, int64_t p);
+/* Index of the peak r refers to, added as a ghost peak if it is new. */
+phew_status peak_table_ghost(peak_table *t, const peak_ref *r, int64_t *index);
 void peak_table_free(peak_table *t);
 /* Sort a list of local peak indices into decreasing order (density, then lower global id). */
 phew_status peak_sort_higher_first(const peak_table *t, int64_t *list, int64_t n);
@@ -191,8 +237,6 @@ phew_status peak_sort_higher_first(const peak_table *t, int64_t *list, int64_t n
 /* ---- the peak communicator (peak_comm.c) ------------------------------------------------ */
 typedef struct peak_comm {
   comm *c;
-  owners *own;
-  const phew_grid *grid; /* ghost peaks get their coordinates from the grid */
   peak_table *peaks;
   int64_t n_registered;  /* peaks [n_owned, n_registered) are known to their owners */
   int64_t n_holders, holders_capacity;
@@ -203,7 +247,7 @@ typedef struct peak_comm {
 /* Called for each received value: peak is the local index of the peak it belongs to. */
 typedef phew_status (*peak_receive_fn)(void *context, int64_t peak, const void *value);
 
-phew_status peak_comm_init(peak_comm *pc, comm *c, owners *own, const phew_grid *grid, peak_table *peaks);
+phew_status peak_comm_init(peak_comm *pc, comm *c, peak_table *peaks);
 void peak_comm_free(peak_comm *pc);
 /* Collective: tell the owners about the ghost peaks added since the last call. A failed
  * status on any rank makes it fail on every rank. */

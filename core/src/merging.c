@@ -150,14 +150,10 @@ static phew_status record_event(merge_state *m, int64_t child, int64_t parent, d
  * copy -> owner), and the label a peak merged into (owner -> ghost copies). */
 typedef struct row_max {
   double saddle;
-  int64_t neighbour_id;
-  double neighbour_density;
+  peak_ref neighbour;
 } row_max;
 
-typedef struct label {
-  int64_t peak_id; /* -1: the peak's group is gone (discarded noise) */
-  double peak_density;
-} label;
+typedef peak_ref label; /* global_id -1: the peak's group is gone (discarded noise) */
 
 typedef struct merge_pass {
   merge_state *m;
@@ -193,10 +189,9 @@ static phew_status pass_fit(merge_pass *w)
 }
 
 /* A ghost peak from a message: found, or added to the table (and to every per-peak array). */
-static phew_status known_peak(merge_pass *w, int64_t id, double density, int64_t *index)
+static phew_status known_peak(merge_pass *w, const peak_ref *r, int64_t *index)
 {
-  peak_comm *pc = w->pc;
-  if (peak_table_ghost(pc->peaks, pc->grid, pc->own, id, density, index) != PHEW_OK)
+  if (peak_table_ghost(w->pc->peaks, r, index) != PHEW_OK)
     return PHEW_ERROR_MEMORY;
   return pass_fit(w);
 }
@@ -206,7 +201,7 @@ static phew_status receive_row_max(void *context, int64_t p, const void *value)
   merge_pass *w = context;
   const row_max *r = value;
   int64_t q;
-  if (known_peak(w, r->neighbour_id, r->neighbour_density, &q) != PHEW_OK)
+  if (known_peak(w, &r->neighbour, &q) != PHEW_OK)
     return PHEW_ERROR_MEMORY;
   consider_saddle(w->m, w->pc->peaks, p, q, r->saddle);
   return PHEW_OK;
@@ -225,8 +220,11 @@ static phew_status find_key_saddles_everywhere(merge_pass *w, const edge_list *e
   for (int64_t p = 0; ok && p < peaks->n; ++p) {
     const int64_t k = m->key_neighbour[p];
     has[p] = k >= 0;
-    if (k >= 0)
-      rows[p] = (row_max){m->key_saddle[p], peaks->global_id[k], peaks->density[k]};
+    if (k >= 0) {
+      memset(&rows[p], 0, sizeof rows[p]);
+      rows[p].saddle = m->key_saddle[p];
+      rows[p].neighbour = peak_table_ref(peaks, k);
+    }
   }
   /* without its arrays a rank still takes part, sending nothing, and the exchange fails */
   phew_status s = peak_comm_collect(w->pc, ok ? rows : NULL, sizeof *rows, has, receive_row_max, w);
@@ -240,11 +238,11 @@ static phew_status receive_label(void *context, int64_t p, const void *value)
 {
   merge_pass *w = context;
   const label *l = value;
-  if (l->peak_id < 0) {
+  if (l->global_id < 0) {
     w->final[p] = -1;
     return PHEW_OK;
   }
-  return known_peak(w, l->peak_id, l->peak_density, &w->final[p]);
+  return known_peak(w, l, &w->final[p]);
 }
 
 /* Owned peaks whose label changed tell their ghost copies the new label. */
@@ -255,7 +253,7 @@ static phew_status scatter_changed_labels(merge_pass *w)
   const int ok = labels != NULL;
   for (int64_t p = 0; ok && p < peaks->n_owned; ++p) {
     const int64_t f = w->final[p];
-    labels[p] = f >= 0 ? (label){peaks->global_id[f], peaks->density[f]} : (label){-1, 0.0};
+    labels[p] = peak_table_ref(peaks, f);
   }
   phew_status s = peak_comm_scatter(w->pc, labels, sizeof *labels, w->changed, receive_label, w);
   free(labels);

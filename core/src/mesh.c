@@ -1,146 +1,189 @@
 /* The cells the algorithms run on: an implicit structured block (neighbours from the
- * stencil) or an explicit graph (neighbours listed). This file checks either description and
- * answers the few questions that do not sit in a hot loop: ids, coordinates, positions. */
-#include "internal.h"
+ * stencil), an explicit graph (neighbours listed) or the leaves of an AMR hierarchy
+ * (neighbours from padded block maps). This file checks either description, builds the ghost
+ * plan, and walks the cells of graphs and AMR for the stages' list kernels. */
+#include "amr_mesh.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-static phew_status graph_init(mesh *m, const phew_graph *g, phew_result *result)
-{
-  if (g->n_cells < 0)
-    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the graph has a negative number of cells");
-  if (g->n_cells > 0 && (!g->global_id || !g->offsets || (!g->neighbours && g->offsets[g->n_cells] > 0)))
-    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the graph needs global ids, offsets and neighbours");
-  if (g->n_cells > 0 && g->offsets[0] != 0)
-    return phew_fail(result, PHEW_ERROR_ARGUMENT, "graph offsets must start at 0");
-  m->n_active = 0;
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int64_t i = 0; i < g->n_cells; ++i) {
-    if (g->offsets[i + 1] < g->offsets[i])
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "graph offsets decrease at cell %lld", (long long)i);
-    for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k)
-      if (g->neighbours[k] < 0 || g->neighbours[k] >= g->n_cells)
-        return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld lists neighbour %lld, outside 0..%lld",
-                         (long long)i, (long long)g->neighbours[k], (long long)g->n_cells - 1);
-    if (g->volume && !(g->volume[i] > 0.0 && isfinite(g->volume[i])))
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld has volume %g: volumes must be positive",
-                       (long long)i, g->volume ? g->volume[i] : 0.0);
-    if (g->position)
-      for (int d = 0; d < 3; ++d) {
-        const double x = g->position[3 * i + d];
-        if (!isfinite(x))
-          return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld has a position that is not finite",
-                           (long long)i);
-        lo[d] = x < lo[d] ? x : lo[d];
-        hi[d] = x > hi[d] ? x : hi[d];
-      }
-    m->n_active += !(g->ghost && g->ghost[i]);
-  }
-  m->graph = g;
-  m->n_local = g->n_cells;
-  for (int d = 0; d < 3; ++d) {
-    if (g->periodic[d] && !(g->box_size[d] > 0.0 && isfinite(g->box_size[d]) && isfinite(g->box_origin[d]) &&
-                            isfinite(g->box_origin[d] + g->box_size[d])))
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "a periodic graph needs a positive, finite box size");
-    m->period[d] = g->periodic[d] ? g->box_size[d] : 0.0;
-    /* displacements between cells are differences of positions: they must be finite too */
-    if (hi[d] > lo[d] && !isfinite(hi[d] - lo[d]))
-      return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                       "the cell positions along %c span more than the double range", (char)('x' + d));
-  }
-  return PHEW_OK;
-}
+phew_status graph_init(mesh *m, const phew_graph *g, phew_result *result);
+phew_status graph_ghost_plan(const mesh *m, comm *c, ghost_plan *plan, char *message, size_t message_size);
 
-/* Ghost cells of a graph are copies of other ranks' cells, and graphs run on one rank: alone,
- * nothing can fill their labels. (Ghost layers of a grid are filled by the ghost exchange.) */
-static phew_status check_graph_ghosts(const mesh *m, phew_result *result)
+static phew_status grid_init(mesh *m, const phew_grid *g, phew_result *result)
 {
-  if (m->n_active != m->n_local)
-    return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                     "%lld ghost cell(s) were given in a graph, but graphs run on one rank only in this "
-                     "version: pass only active cells",
-                     (long long)(m->n_local - m->n_active));
-  return PHEW_OK;
-}
-
-phew_status mesh_init(mesh *m, const phew_input *in, int n_ranks, phew_result *result)
-{
-  m->kind = in->mesh;
-  if (in->mesh == PHEW_MESH_GRAPH) {
-    phew_status s = graph_init(m, &in->graph, result);
-    if (s == PHEW_OK && m->n_local < 2 && n_ranks == 1)
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "the graph has %lld cell(s): there is nothing to segment",
-                       (long long)m->n_local);
-    return s == PHEW_OK ? check_graph_ghosts(m, result) : s;
-  }
-  if (in->mesh != PHEW_MESH_STRUCTURED)
-    return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown mesh kind %d", (int)in->mesh);
-  phew_status s = block_init(&m->b, &in->grid, result);
+  phew_status s = block_init(&m->b, g, result);
   if (s != PHEW_OK)
     return s;
-  const phew_grid *g = &in->grid;
   if (g->global_dims[0] * g->global_dims[1] * g->global_dims[2] < 2) /* checked product */
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the grid has a single cell: there is nothing to segment");
   m->n_local = m->b.n_stored;
   m->n_active = g->active_dims[0] * g->active_dims[1] * g->active_dims[2]; /* <= n_stored: checked */
-  for (int d = 0; d < 3; ++d)
+  m->n_ghosts = m->n_local - m->n_active;
+  for (int d = 0; d < 3; ++d) {
     m->period[d] = g->periodic[d] ? (double)g->global_dims[d] : 0.0;
+    m->origin[d] = g->origin[d];
+    m->spacing[d] = g->spacing[d];
+  }
+  m->shift = 0.5;
   return PHEW_OK;
 }
 
-static void stored_xyz(const block *b, int64_t cell, int64_t xyz[3])
+static phew_status amr_init(mesh *m, const phew_amr *d, comm *c, phew_result *result)
 {
-  xyz[0] = cell % b->dims[0];
-  xyz[1] = (cell / b->dims[0]) % b->dims[1];
-  xyz[2] = cell / (b->dims[0] * b->dims[1]);
-}
-
-int64_t mesh_global_id(const mesh *m, int64_t cell)
-{
-  if (m->kind == PHEW_MESH_GRAPH)
-    return m->graph->global_id[cell];
-  int64_t s[3];
-  stored_xyz(&m->b, cell, s);
-  return block_global_id(&m->b, s[0], s[1], s[2]);
-}
-
-void mesh_coordinates(const mesh *m, int64_t cell, double c[3])
-{
-  if (m->kind == PHEW_MESH_GRAPH) {
-    for (int d = 0; d < 3; ++d)
-      c[d] = m->graph->position ? m->graph->position[3 * cell + d] : 0.0;
-    return;
+  m->amr = phew_malloc(1, sizeof *m->amr);
+  phew_status s = m->amr ? PHEW_OK : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory");
+  s = comm_agree(c, s, result);
+  if (s == PHEW_OK)
+    s = amr_mesh_init(m->amr, d, c, result);
+  if (s != PHEW_OK)
+    return s;
+  const amr_mesh *a = m->amr;
+  m->n_local = a->n_own_cells + a->n_ghosts;
+  m->n_active = a->n_leaves;
+  m->n_ghosts = a->n_ghosts;
+  for (int k = 0; k < 3; ++k) {
+    m->period[k] = d->periodic[k] ? (double)d->level0_dims[k] : 0.0;
+    m->origin[k] = d->origin[k];
+    m->spacing[k] = d->spacing[k];
   }
-  const phew_grid *g = m->b.grid;
-  const int64_t id = mesh_global_id(m, cell);
-  c[0] = (double)(id % g->global_dims[0]);
-  c[1] = (double)((id / g->global_dims[0]) % g->global_dims[1]);
-  c[2] = (double)(id / (g->global_dims[0] * g->global_dims[1]));
+  m->shift = 0.5;
+  return PHEW_OK;
 }
 
-double mesh_position(const mesh *m, int axis, double c)
+phew_status mesh_init(mesh *m, const phew_input *in, comm *c, phew_result *result)
 {
-  if (m->kind == PHEW_MESH_GRAPH)
-    return c;
-  const phew_grid *g = m->b.grid;
-  return g->origin[axis] + (c + 0.5) * g->spacing[axis];
+  memset(m, 0, sizeof *m);
+  m->kind = in->mesh;
+  phew_status s;
+  switch (in->mesh) {
+  case PHEW_MESH_STRUCTURED: s = grid_init(m, &in->grid, result); break;
+  case PHEW_MESH_GRAPH:
+    s = graph_init(m, &in->graph, result);
+    if (s == PHEW_OK && c->size == 1 && m->n_local < 2)
+      s = phew_fail(result, PHEW_ERROR_ARGUMENT, "the graph has %lld cell(s): there is nothing to segment",
+                    (long long)m->n_local);
+    break;
+  case PHEW_MESH_AMR: return amr_init(m, &in->amr, c, result); /* collective itself */
+  default: s = phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown mesh kind %d", (int)in->mesh);
+  }
+  return comm_agree(c, s, result); /* a bad block on one rank stops them all */
+}
+
+void mesh_free(mesh *m)
+{
+  if (m->amr)
+    amr_mesh_free(m->amr);
+  free(m->amr);
+  m->amr = NULL;
+}
+
+static phew_status amr_ghost_plan(const mesh *m, comm *c, ghost_plan *plan, char *message, size_t message_size)
+{
+  const amr_mesh *a = m->amr;
+  ghost_list ghosts = {0};
+  phew_status s = ghost_list_reserve(&ghosts, a->n_ghosts);
+  if (comm_max(c, s != PHEW_OK)) {
+    ghost_list_free(&ghosts);
+    snprintf(message, message_size, "out of memory while planning the ghost exchange");
+    return PHEW_ERROR_MEMORY;
+  }
+  for (int64_t k = 0; k < a->n_ghosts; ++k) {
+    ghosts.cell[k] = a->n_own_cells + k;
+    ghosts.owner[k] = a->ghost_owner[k];
+    ghosts.global_id[k] = a->ghost_id[k];
+  }
+  ghosts.n = a->n_ghosts;
+  s = ghost_plan_build(plan, c, &ghosts, amr_cell_of_id, a, message, message_size);
+  ghost_list_free(&ghosts);
+  return s;
+}
+
+phew_status mesh_ghost_plan(const mesh *m, comm *c, ghost_plan *plan, char *message, size_t message_size)
+{
+  switch (m->kind) {
+  case PHEW_MESH_GRAPH: return graph_ghost_plan(m, c, plan, message, message_size);
+  case PHEW_MESH_AMR: return amr_ghost_plan(m, c, plan, message, message_size);
+  default: return grid_ghost_plan(plan, c, &m->b, message, message_size);
+  }
 }
 
 double mesh_wrap(const mesh *m, int axis, double position)
 {
   if (m->period[axis] <= 0.0)
     return position;
-  double origin, length;
-  if (m->kind == PHEW_MESH_GRAPH) {
-    origin = m->graph->box_origin[axis];
-    length = m->graph->box_size[axis];
-  } else {
-    const phew_grid *g = m->b.grid;
-    origin = g->origin[axis];
-    length = (double)g->global_dims[axis] * g->spacing[axis];
-  }
+  const double origin = m->kind == PHEW_MESH_GRAPH ? m->graph->box_origin[axis] : m->origin[axis];
+  const double length = m->period[axis] * m->spacing[axis];
   double x = fmod(position - origin, length);
   if (x < 0.0)
     x += length;
   return origin + x;
+}
+
+/* ---- walking the cells of a graph or of AMR leaves ---------------------------------------- */
+
+phew_status cell_walk_init(cell_walk *w, const mesh *m)
+{
+  w->m = m;
+  w->amr = NULL;
+  if (m->kind != PHEW_MESH_AMR)
+    return PHEW_OK;
+  w->amr = phew_malloc(1, sizeof *w->amr);
+  if (!w->amr)
+    return PHEW_ERROR_MEMORY;
+  amr_cursor_init(w->amr, m->amr);
+  return PHEW_OK;
+}
+
+void cell_walk_free(cell_walk *w)
+{
+  if (w->amr)
+    amr_cursor_free(w->amr);
+  free(w->amr);
+  w->amr = NULL;
+}
+
+int cell_walk_active(cell_walk *w, int64_t i)
+{
+  if (w->amr)
+    return amr_cursor_leaf(w->amr, i);
+  const phew_graph *g = w->m->graph;
+  return !(g->ghost && g->ghost[i]);
+}
+
+int64_t cell_walk_neighbours(cell_walk *w, int64_t i, const int64_t **list)
+{
+  if (w->amr) {
+    const int64_t n = amr_cursor_neighbours(w->amr);
+    *list = w->amr->list;
+    return n;
+  }
+  const phew_graph *g = w->m->graph;
+  *list = g->neighbours + g->offsets[i];
+  return g->offsets[i + 1] - g->offsets[i];
+}
+
+int64_t cell_walk_global_id(const cell_walk *w, int64_t cell)
+{
+  return w->amr ? amr_global_id(w->m->amr, cell) : w->m->graph->global_id[cell];
+}
+
+void cell_walk_coord(const cell_walk *w, int64_t i, double c[3])
+{
+  if (w->amr) {
+    amr_cursor_coord(w->amr, c);
+    return;
+  }
+  const double *p = w->m->graph->position;
+  for (int d = 0; d < 3; ++d)
+    c[d] = p ? p[3 * i + d] : 0.0;
+}
+
+double cell_walk_volume(const cell_walk *w, int64_t i)
+{
+  if (w->amr)
+    return amr_cursor_volume(w->amr);
+  return w->m->graph->volume ? w->m->graph->volume[i] : 1.0;
 }

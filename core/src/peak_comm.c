@@ -8,12 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-phew_status peak_comm_init(peak_comm *pc, comm *c, owners *own, const phew_grid *grid, peak_table *peaks)
+phew_status peak_comm_init(peak_comm *pc, comm *c, peak_table *peaks)
 {
   memset(pc, 0, sizeof *pc);
   pc->c = c;
-  pc->own = own;
-  pc->grid = grid;
   pc->peaks = peaks;
   pc->n_registered = peaks->n_owned;
   return PHEW_OK;

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 phew_status peak_table_reserve(peak_table *t, int64_t capacity)
 {
@@ -95,16 +96,27 @@ int64_t peak_table_find(const peak_table *t, int64_t global_id)
   return -1;
 }
 
-phew_status peak_table_ghost(peak_table *t, const phew_grid *g, owners *own, int64_t id, double density,
-                             int64_t *index)
+peak_ref peak_table_ref(const peak_table *t, int64_t p)
 {
-  *index = peak_table_find(t, id);
+  peak_ref r;
+  memset(&r, 0, sizeof r);
+  r.global_id = -1;
+  if (p >= 0) {
+    r.global_id = t->global_id[p];
+    r.density = t->density[p];
+    memcpy(r.coord, &t->coord[3 * p], sizeof r.coord);
+    r.owner = t->owner[p];
+  }
+  return r;
+}
+
+phew_status peak_table_ghost(peak_table *t, const peak_ref *r, int64_t *index)
+{
+  *index = peak_table_find(t, r->global_id);
   if (*index >= 0)
     return PHEW_OK;
-  const double coord[3] = {(double)(id % g->global_dims[0]), (double)((id / g->global_dims[0]) % g->global_dims[1]),
-                           (double)(id / (g->global_dims[0] * g->global_dims[1]))};
   *index = t->n;
-  return peak_table_add(t, id, -1, density, coord, owners_of_id(own, id));
+  return peak_table_add(t, r->global_id, -1, r->density, r->coord, r->owner);
 }
 
 void peak_table_free(peak_table *t)

@@ -101,17 +101,24 @@ static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_
     }
 }
 
-/* Graphs: masses are densities times cell volumes, moments those times displacements. */
-static void accumulate_graph(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
-                             int n_targets)
+/* Graphs and AMR leaves: masses are densities times cell volumes (AMR: in level-0 cells,
+ * exact powers of two), moments those times displacements. */
+static void accumulate_list(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                            int n_targets)
 {
-  const phew_graph *g = m->graph;
-  for (int64_t i = 0; i < g->n_cells; ++i) {
+  cell_walk w;
+  if (cell_walk_init(&w, m) != PHEW_OK)
+    return; /* cannot happen: the walk was made before, by the watershed */
+  const int has_position = m->kind == PHEW_MESH_AMR || m->graph->position;
+  for (int64_t i = 0; i < m->n_local; ++i) {
     const int64_t p = cell_peak[i];
-    if (p < 0)
+    if (p < 0 || !cell_walk_active(&w, i))
       continue;
     const double rho = field_value(f, i);
-    const double volume = g->volume ? g->volume[i] : 1.0;
+    const double volume = cell_walk_volume(&w, i);
+    double c[3] = {0.0, 0.0, 0.0};
+    if (has_position)
+      cell_walk_coord(&w, i, c);
     for (int t = 0; t < n_targets; ++t) {
       const double *ref;
       sums *s = structure_sums(&targets[t], p, rho, &ref);
@@ -119,40 +126,38 @@ static void accumulate_graph(const mesh *m, const field *f, const int64_t *cell_
         continue;
       exact_sum_add_product(&s->mass, rho, volume);
       exact_sum_add(&s->volume, volume);
-      if (g->position)
+      if (has_position)
         for (int a = 0; a < 3; ++a)
-          exact_sum_add_product3(&s->moment[a], rho, volume, mesh_displacement(m, a, g->position[3 * i + a], ref[a]));
+          exact_sum_add_product3(&s->moment[a], rho, volume, mesh_displacement(m, a, c[a], ref[a]));
     }
   }
+  cell_walk_free(&w);
 }
 
 void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets, int n_targets)
 {
-  if (m->kind == PHEW_MESH_GRAPH)
-    accumulate_graph(m, f, cell_peak, targets, n_targets);
-  else
+  if (m->kind == PHEW_MESH_STRUCTURED)
     accumulate_block(m, f, cell_peak, targets, n_targets);
+  else
+    accumulate_list(m, f, cell_peak, targets, n_targets);
 }
 
 /* ---- physical values --------------------------------------------------------------------- */
 
-wide_float sums_mass_value(const mesh *m, const exact_sum *mass)
+/* Grids and AMR sum in (level-0) cells: times the cell volume, one axis at a time. */
+static wide_float times_cell_volume(const mesh *m, wide_float w)
 {
-  wide_float w = exact_sum_value(mass);
-  if (m->kind == PHEW_MESH_STRUCTURED) /* times the cell volume, one axis at a time */
+  if (m->kind != PHEW_MESH_GRAPH)
     for (int d = 0; d < 3; ++d)
-      w = wide_mul(w, wide_from_double(m->b.grid->spacing[d]));
+      w = wide_mul(w, wide_from_double(m->spacing[d]));
   return w;
 }
 
+wide_float sums_mass_value(const mesh *m, const exact_sum *mass) { return times_cell_volume(m, exact_sum_value(mass)); }
+
 static wide_float volume_value(const mesh *m, const sums *s)
 {
-  if (m->kind == PHEW_MESH_GRAPH)
-    return exact_sum_value(&s->volume);
-  wide_float w = wide_from_int(s->n_cells);
-  for (int d = 0; d < 3; ++d)
-    w = wide_mul(w, wide_from_double(m->b.grid->spacing[d]));
-  return w;
+  return times_cell_volume(m, m->kind == PHEW_MESH_STRUCTURED ? wide_from_int(s->n_cells) : exact_sum_value(&s->volume));
 }
 
 int sums_to_double(wide_float value, const char *what, const char *object, double *out, char *why, size_t why_size)
@@ -176,7 +181,8 @@ int sums_values(const mesh *m, const sums *s, const double reference[3], const c
     return -1;
   const wide_float weight = exact_sum_value(&s->mass); /* what the moments are weighted by */
   /* a weighted mean of densities: never beyond the densities themselves */
-  o->mean_density = m->kind == PHEW_MESH_GRAPH ? wide_ratio(mass, volume) : wide_ratio(weight, wide_from_int(s->n_cells));
+  o->mean_density = m->kind == PHEW_MESH_STRUCTURED ? wide_ratio(weight, wide_from_int(s->n_cells))
+                                                    : wide_ratio(weight, exact_sum_value(&s->volume));
   o->min_density = s->min_density;
   for (int d = 0; d < 3; ++d) {
     const double shift = wide_ratio(exact_sum_value(&s->moment[d]), weight);

@@ -104,10 +104,13 @@ phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak
   if (pair_map_init(&map, (uint64_t)n_peaks * 8) != PHEW_OK)
     return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory in the saddle search");
   phew_status s;
-  if (m->kind == PHEW_MESH_GRAPH)
-    s = f->f32 ? scan_pairs_graph_f32(m->graph, f->f32, cell_peak, &map)
-               : scan_pairs_graph_f64(m->graph, f->f64, cell_peak, &map);
-  else
+  if (m->kind != PHEW_MESH_STRUCTURED) {
+    cell_walk w;
+    s = cell_walk_init(&w, m);
+    if (s == PHEW_OK)
+      s = f->f32 ? scan_pairs_list_f32(&w, f->f32, cell_peak, &map) : scan_pairs_list_f64(&w, f->f64, cell_peak, &map);
+    cell_walk_free(&w);
+  } else
     s = f->f32 ? scan_pairs_f32(&m->b, f->f32, cell_peak, &map) : scan_pairs_f64(&m->b, f->f64, cell_peak, &map);
   if (s == PHEW_OK) {
     out->edges = phew_malloc((size_t)map.n, sizeof *out->edges);

@@ -51,18 +51,21 @@ static phew_status KERNEL(scan_pairs)(const block *b, const RHO_T *rho, const in
   return PHEW_OK;
 }
 
-/* Over an explicit graph every listed neighbour is visited (a pair is seen from both ends,
- * which the maximum does not mind). */
-static phew_status KERNEL(scan_pairs_graph)(const phew_graph *g, const RHO_T *rho, const int64_t *cell_peak,
-                                            pair_map *map)
+/* Over a graph or AMR leaves every neighbour of every active cell is visited (a pair is seen
+ * from both ends when both are active, which the maximum does not mind). */
+static phew_status KERNEL(scan_pairs_list)(cell_walk *w, const RHO_T *rho, const int64_t *cell_peak, pair_map *map)
 {
-  for (int64_t i = 0; i < g->n_cells; ++i) {
+  for (int64_t i = 0; i < w->m->n_local; ++i) {
     const int64_t pa = cell_peak[i];
-    if (pa < 0)
+    if (pa < 0 || !cell_walk_active(w, i))
       continue;
     const double ra = (double)rho[i];
-    for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k)
-      if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, g->neighbours[k]) != PHEW_OK)
+    const int64_t *list;
+    const int64_t n = cell_walk_neighbours(w, i, &list);
+    if (n < 0)
+      return PHEW_ERROR_MEMORY;
+    for (int64_t k = 0; k < n; ++k)
+      if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, list[k]) != PHEW_OK)
         return PHEW_ERROR_MEMORY;
   }
   return PHEW_OK;

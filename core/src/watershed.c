@@ -33,20 +33,16 @@ static int64_t find_peak(int64_t *up, int64_t i)
   return i;
 }
 
-typedef struct peak_ref {
-  int64_t global_id; /* the peak's, or NOT_TEST / PENDING */
-  double density;
-} peak_ref;
-
 enum { NOT_TEST = -1, PENDING = -2 };
 
-/* What a cell tells the ranks that hold it as a ghost: its peak, or that it has none yet. */
+/* What a cell tells the ranks that hold it as a ghost: its peak, or that it has none (yet). */
 static peak_ref cell_label(const peak_table *peaks, const int64_t *cell_peak, int64_t cell)
 {
   const int64_t p = cell_peak[cell];
-  if (p >= 0)
-    return (peak_ref){peaks->global_id[p], peaks->density[p]};
-  return (peak_ref){p <= PENDING ? PENDING : NOT_TEST, 0.0};
+  peak_ref r = peak_table_ref(peaks, p >= 0 ? p : -1);
+  if (p < 0)
+    r.global_id = p <= PENDING ? PENDING : NOT_TEST;
+  return r;
 }
 
 /* Parallel watershed (paper section 3.1): ghost test cells are roots whose peak is not known
@@ -86,7 +82,7 @@ static phew_status resolve_across_ranks(const mesh *m, const ghost_plan *plan, p
           pending[still++] = i;
           continue;
         }
-        if (peak_table_ghost(peaks, pc->grid, pc->own, r->global_id, r->density, &cell_peak[i]) != PHEW_OK)
+        if (peak_table_ghost(peaks, r, &cell_peak[i]) != PHEW_OK)
           failed = 1;
         ++changes;
       }
@@ -102,7 +98,7 @@ static phew_status resolve_across_ranks(const mesh *m, const ghost_plan *plan, p
     const int64_t g = plan->ask_cell[k];
     cell_peak[g] = -1;
     if (ask[k].global_id >= 0 &&
-        peak_table_ghost(peaks, pc->grid, pc->own, ask[k].global_id, ask[k].density, &cell_peak[g]) != PHEW_OK)
+        peak_table_ghost(peaks, &ask[k], &cell_peak[g]) != PHEW_OK)
       failed = 1;
   }
   if (!failed && n_pending > 0)
@@ -124,10 +120,14 @@ phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan,
   peak_table *peaks = pc->peaks;
   int64_t n_test = 0, n_bad = 0;
   phew_status s;
-  if (m->kind == PHEW_MESH_GRAPH)
-    s = f->f32 ? point_uphill_graph_f32(m->graph, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
-               : point_uphill_graph_f64(m->graph, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
-  else
+  if (m->kind != PHEW_MESH_STRUCTURED) {
+    cell_walk w;
+    s = cell_walk_init(&w, m);
+    if (s == PHEW_OK)
+      s = f->f32 ? point_uphill_list_f32(&w, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
+                 : point_uphill_list_f64(&w, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+    cell_walk_free(&w);
+  } else
     s = f->f32 ? point_uphill_f32(&m->b, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
                : point_uphill_f64(&m->b, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
   peaks->n_owned = peaks->n;

@@ -112,15 +112,15 @@ done:
   return status;
 }
 
-/* The same first pass over an explicit graph. */
-static phew_status KERNEL(point_uphill_graph)(const phew_graph *g, const RHO_T *rho, double threshold, int64_t *up,
-                                              int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
-                                              int64_t *n_bad)
+/* The same first pass over the cells of a graph or of AMR leaves. */
+static phew_status KERNEL(point_uphill_list)(cell_walk *w, const RHO_T *rho, double threshold, int64_t *up,
+                                             int64_t *cell_peak, peak_table *peaks, int64_t *n_test, int64_t *n_bad)
 {
-  for (int64_t i = 0; i < g->n_cells; ++i) {
+  const mesh *m = w->m;
+  for (int64_t i = 0; i < m->n_local; ++i) {
     up[i] = -1;
     cell_peak[i] = -1;
-    if (g->ghost && g->ghost[i])
+    if (!cell_walk_active(w, i))
       continue;
     const RHO_T r = rho[i];
     if (!(r >= 0) || r == (RHO_T)INFINITY) {
@@ -130,26 +130,37 @@ static phew_status KERNEL(point_uphill_graph)(const phew_graph *g, const RHO_T *
     if (!((double)r > threshold))
       continue;
     ++*n_test;
+    const int64_t *list;
+    const int64_t n = cell_walk_neighbours(w, i, &list);
+    if (n < 0)
+      return PHEW_ERROR_MEMORY;
     int64_t best = i;
     RHO_T best_rho = r;
-    int64_t best_id = g->global_id[i];
-    for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k) {
-      const int64_t j = g->neighbours[k];
+    int64_t best_id = -1; /* ids decide ties only: found when one happens */
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t j = list[k];
       const RHO_T v = rho[j];
-      if (v > best_rho || (v == best_rho && g->global_id[j] < best_id)) {
-        best = j;
-        best_rho = v;
-        best_id = g->global_id[j];
+      if (v < best_rho || j == best)
+        continue;
+      if (v == best_rho) {
+        if (best_id < 0)
+          best_id = cell_walk_global_id(w, best);
+        const int64_t id = cell_walk_global_id(w, j);
+        if (id >= best_id)
+          continue;
+        best_id = id;
+      } else {
+        best_id = -1;
       }
+      best = j;
+      best_rho = v;
     }
     up[i] = best;
     if (best == i) {
       cell_peak[i] = peaks->n;
-      double coord[3] = {0.0, 0.0, 0.0};
-      if (g->position)
-        for (int d = 0; d < 3; ++d)
-          coord[d] = g->position[3 * i + d];
-      if (peak_table_add(peaks, g->global_id[i], i, (double)r, coord, 0) != PHEW_OK)
+      double coord[3];
+      cell_walk_coord(w, i, coord);
+      if (peak_table_add(peaks, cell_walk_global_id(w, i), i, (double)r, coord, 0) != PHEW_OK)
         return PHEW_ERROR_MEMORY;
     }
   }
