@@ -65,7 +65,7 @@ def run(label, source, density, properties):
     return labels, tables
 
 
-def save(label, labels, tables):
+def save_answers(label, labels, tables):
     arrays = {"%d_%d_%s" % (level, index, name): values[0]
               for (level, index), block in labels.items() for name, values in block.items()}
     np.savez(os.path.join(answers_dir, label + "-labels.npz"), **arrays)
@@ -92,7 +92,7 @@ for label, (filename, density, properties, expected) in cases.CASES.items():
         check.check(n_clumps == expected, "%s: %d clumps, expected %d" % (label, n_clumps, expected))
     else:
         check.check(n_clumps >= 3, "%s: only %d clumps" % (label, n_clumps))
-    save(label, labels, tables)
+    save_answers(label, labels, tables)
     # The input keeps its arrays and gains none.
     data = reader.GetClientSideObject().GetOutputDataObject(0)
     block = data.GetDataSet(0, 0)
@@ -140,13 +140,13 @@ if result is not None:
             values = numpy_support.vtk_to_numpy(block.GetCellData().GetArray("Gaussian-Pulse"))
             ghost = numpy_support.vtk_to_numpy(block.GetCellData().GetArray("vtkGhostType"))
             leaf = (ghost & 8) == 0  # REFINEDCELL: covered by the next level
-            densest = max(densest, float(values[leaf].max()))
+            densest = float(np.maximum(densest, values[leaf].max()))  # (max is numpy_interface's here)
             patch = labels[(level, index)]["PeakPatchId"][0]
             check.check(bool((patch[~leaf] == -1).all()), "pulse: covered cells of block %d/%d are labelled"
                         % (level, index))
     if clumps.get("PeakDensity"):
         check.check(clumps["PeakDensity"][0] == densest, "pulse: peak density %r, the densest leaf cell has %r"
                     % (clumps["PeakDensity"][0], densest))
-    save("pulse", labels, tables)
+    save_answers("pulse", labels, tables)
 
 check.finish()
