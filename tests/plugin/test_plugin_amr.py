@@ -6,7 +6,7 @@ Every case of test_plugin_amr_cases.CASES runs with its blocks spread over the r
   - "reader": ParaView's XMLUniformGridAMRReader with all levels (each rank reads a contiguous
     range of blocks in level order, and has null datasets for the others);
   - "scatter": every rank reads the file and keeps a pattern of blocks (block k on rank
-    (2k + 1) mod n, every third block also on rank (k + 1) mod n: held twice);
+    (2k + 1) mod n, every third block also on rank (k + 2) mod n: held twice);
 and the AMR Gaussian Pulse source runs once (it makes every block on every rank).
 The labels of every block each rank holds are written by that rank (a Programmable Filter
 after the finder); every block must be held by some rank, and every copy must equal the

@@ -304,7 +304,7 @@ def read_collected(directory, tag, n_ranks):
 
 
 # Every rank reads the whole file and keeps the blocks of a pattern: block k (list order) on
-# rank (2k + 1) mod n, and every third block also on rank (k + 1) mod n (held twice).
+# rank (2k + 1) mod n, and every third block also on rank (k + 2) mod n (held twice).
 # (The output is built anew with the file's metadata: in VTK 9.2, SetDataSet on a block that is
 # already set adds a second entry instead of replacing it, and SetDataSet(None) does nothing.)
 SCATTER_SCRIPT = """
@@ -325,7 +325,7 @@ def _phew_scatter(algorithm):
     k = 0
     for level in range(whole.GetNumberOfLevels()):
         for index in range(whole.GetNumberOfDataSets(level)):
-            if rank == (2 * k + 1) % n or (k % 3 == 0 and rank == (k + 1) % n):
+            if rank == (2 * k + 1) % n or (k % 3 == 0 and rank == (k + 2) % n):
                 output.SetDataSet(level, index, whole.GetDataSet(level, index))
             k += 1
 _phew_scatter(self)

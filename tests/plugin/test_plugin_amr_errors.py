@@ -6,7 +6,8 @@ Rank 0 (where this script runs) must report a message that says what is wrong; e
 must be empty on every rank (checked through the gathered data information). ctest's timeout
 catches a deadlock. Cases: refinement ratio 3, point data, an empty AMR, a 2-D AMR, a NaN in
 one block (held by one rank), a vector density, the density missing on rank 1 only, a block
-held by no rank, ranks that see different hierarchies; and a reader that loads level 0 only
+held by no rank, ranks that see different hierarchies, a multiblock of images (composite data
+other than AMR: refused whole, never run block by block); and a reader that loads level 0 only
 (a warning, not an error: the finder runs on the loaded level).
 
     mpiexec -np 2 pvbatch test_plugin_amr_errors.py --plugin PHEW.so --source-dir SRC --work-dir DIR
@@ -195,6 +196,14 @@ expect_error("refinement ratio 3", ["refinement ratio", "3", "ratio 2"])
 flat = AMRGaussianPulseSource(Dimension="2D")
 use_input(flat)
 expect_error("2-D AMR", ["not 3-D"], Density=["CELLS", "Gaussian-Pulse"], DensityThreshold=1e-3)
+
+# A composite input of another kind (a multiblock of images) arrives whole, not block by block,
+# and is refused on every rank.
+waves = [Wavelet(WholeExtent=[0, 7, 0, 7, 0, 7]) for _ in range(2)]
+group = GroupDatasets(Input=waves)
+use_input(group)
+expect_error("multiblock of images", ["unsupported input type", "vtkMultiBlockDataSet"],
+             Density=["POINTS", "RTData"], DensityThreshold=0.0)
 
 # The reader's default: level 0 only. A warning, and the finder runs on level 0.
 use_input(reader)
