@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void create_fine_ghosts(amr_cursor *c);
+
 /* ---- the description ------------------------------------------------------------------- */
 
 /* A fingerprint of everything every rank must pass alike. */
@@ -61,9 +63,9 @@ static phew_status check_domain(amr_mesh *a, const phew_amr *d, phew_result *res
   int64_t offset = 0, n_level;
   for (int level = 0; level < a->n_levels; ++level) {
     for (int k = 0; k < 3; ++k) {
-      if (d->level0_dims[k] > (PHEW_MAX_AXIS_CELLS >> level))
+      if (d->level0_dims[k] > (PHEW_MAX_AXIS_CELLS >> (level + 1))) /* centres: see amr_cursor_coord */
         return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                         "AMR level %d would have more than 2^53 cells along %c: too many levels", level,
+                         "AMR level %d would have more than 2^52 cells along %c: too many levels", level,
                          (char)('x' + k));
       a->level_dims[level][k] = d->level0_dims[k] << level;
     }
@@ -233,6 +235,27 @@ static int64_t level_id(const amr_mesh *a, int level, const int64_t c[3])
   return a->level_offset[level] + c[0] + n[0] * (c[1] + n[1] * c[2]);
 }
 
+static int block_holds(const phew_amr_block *k, const int64_t c[3])
+{
+  for (int d = 0; d < 3; ++d)
+    if (c[d] < k->lo[d] || c[d] - k->lo[d] >= k->dims[d])
+      return 0;
+  return 1;
+}
+
+/* The block of a level holding c, trying the last one found on that level first (while
+ * building, neighbouring positions mostly fall in the same blocks). */
+static int64_t find_block(amr_mesh *a, int level, const int64_t c[3])
+{
+  const int64_t h = a->hint[level];
+  if (h >= 0 && block_holds(&a->desc->blocks[h], c))
+    return h;
+  const int64_t b = amr_tiles_find(&a->tiles, a->desc, level, c);
+  if (b >= 0)
+    a->hint[level] = b;
+  return b;
+}
+
 static int refined(const amr_mesh *a, int level, const int64_t c[3])
 {
   if (level + 1 >= a->n_levels)
@@ -269,10 +292,13 @@ static int64_t leaf_at(amr_mesh *a, int level, const int64_t position[3], int cr
       c[d] = c[d] < 0 ? c[d] + n : c[d] - n;
     }
   }
-  if (refined(a, level, c))
-    return AMR_REFINED;
+  if (level + 1 < a->n_levels) {
+    const int64_t child[3] = {2 * c[0], 2 * c[1], 2 * c[2]};
+    if (find_block(a, level + 1, child) >= 0)
+      return AMR_REFINED;
+  }
   for (int l = level; l >= 0; --l) {
-    const int64_t b = amr_tiles_find(&a->tiles, a->desc, l, c);
+    const int64_t b = find_block(a, l, c);
     if (b >= 0)
       return leaf_index(a, b, l, c, create);
     for (int d = 0; d < 3; ++d)
@@ -339,7 +365,7 @@ static phew_status build_map(amr_mesh *a, int64_t o, int64_t *stamp, int64_t tok
   return PHEW_OK;
 }
 
-static phew_status build_cells(amr_mesh *a, int64_t *stamp, phew_result *result)
+static phew_status build_cells(amr_mesh *a, int c_size, int64_t *stamp, phew_result *result)
 {
   const phew_amr *d = a->desc;
   a->first_cell = phew_malloc((size_t)d->n_blocks, sizeof *a->first_cell);
@@ -366,21 +392,33 @@ static phew_status build_cells(amr_mesh *a, int64_t *stamp, phew_result *result)
   }
   a->map_first[a->n_own_blocks] = n_map;
   a->n_own_cells = n_cells;
+  for (int l = 0; l < AMR_MAX_LEVELS; ++l)
+    a->hint[l] = -1;
   a->map = phew_malloc((size_t)(n_map > 0 ? n_map : 1), sizeof *a->map);
   if (!a->map || ghost_rehash(a, 1024) != 0)
     return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while mapping the AMR blocks");
   for (int64_t o = 0; o < a->n_own_blocks; ++o)
     if (build_map(a, o, stamp, -2 - o) != PHEW_OK)
       return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while mapping the AMR blocks");
-  /* finer leaves of other ranks next to our coarse leaves become ghosts too */
+  /* finer leaves of other ranks next to our coarse leaves become ghosts too: only blocks
+   * with refined entries in their maps have any */
   amr_cursor cur;
   amr_cursor_init(&cur, a);
   cur.create = 1;
-  for (int64_t i = 0; i < a->n_own_cells && !cur.failed; ++i)
-    if (amr_cursor_leaf(&cur, i)) {
-      a->n_leaves++;
-      amr_cursor_neighbours(&cur);
-    }
+  for (int64_t o = 0; o < a->n_own_blocks && !cur.failed; ++o) {
+    const int64_t *map = a->map + a->map_first[o], n_map = a->map_first[o + 1] - a->map_first[o];
+    int64_t refined_entries = 0;
+    for (int64_t e = 0; e < n_map; ++e)
+      refined_entries += map[e] == AMR_REFINED;
+    const phew_amr_block *k = &d->blocks[a->own_block[o]];
+    const int64_t first = a->first_cell[a->own_block[o]], n = k->dims[0] * k->dims[1] * k->dims[2];
+    for (int64_t i = first; i < first + n && !cur.failed; ++i)
+      if (amr_cursor_leaf(&cur, i)) {
+        a->n_leaves++;
+        if (refined_entries > 0 && c_size > 1)
+          create_fine_ghosts(&cur);
+      }
+  }
   const int failed = cur.failed;
   amr_cursor_free(&cur);
   if (failed)
@@ -412,7 +450,7 @@ phew_status amr_mesh_init(amr_mesh *a, const phew_amr *d, comm *c, phew_result *
   if (s == PHEW_OK)
     s = check_tiling(a, d, stamp, result);
   if (s == PHEW_OK)
-    s = build_cells(a, stamp, result);
+    s = build_cells(a, c->size, stamp, result);
   free(stamp);
   return comm_agree(c, s, result);
 }
@@ -444,22 +482,45 @@ void amr_cursor_free(amr_cursor *c)
   c->list = NULL;
 }
 
+/* The map entry of the current cell. */
+static const int64_t *current_entry(const amr_cursor *c, const phew_amr_block *k)
+{
+  const int64_t px = k->dims[0] + 2, py = k->dims[1] + 2;
+  return c->a->map + c->a->map_first[c->own] + (c->xyz[0] + 1) + px * ((c->xyz[1] + 1) + py * (c->xyz[2] + 1));
+}
+
 int amr_cursor_leaf(amr_cursor *c, int64_t i)
 {
   const amr_mesh *a = c->a;
   if (i < 0 || i >= a->n_own_cells)
     return 0;
+  const phew_amr_block *k = c->block;
+  if (k && i == c->cell + 1 && c->xyz[0] + 1 < k->dims[0]) { /* the next cell of the row: most calls */
+    c->xyz[0]++;
+    c->cell = i;
+    c->entry++;
+    return *c->entry != AMR_REFINED;
+  }
   if (c->own >= a->n_own_blocks || i < a->first_cell[a->own_block[c->own]])
     c->own = 0;
   while (c->own + 1 < a->n_own_blocks && i >= a->first_cell[a->own_block[c->own + 1]])
     c->own++;
-  const phew_amr_block *k = &a->desc->blocks[a->own_block[c->own]];
+  k = c->block = &a->desc->blocks[a->own_block[c->own]];
   const int64_t r = i - a->first_cell[a->own_block[c->own]];
   c->xyz[0] = r % k->dims[0];
   c->xyz[1] = (r / k->dims[0]) % k->dims[1];
   c->xyz[2] = r / (k->dims[0] * k->dims[1]);
-  const int64_t px = k->dims[0] + 2, py = k->dims[1] + 2;
-  return a->map[a->map_first[c->own] + (c->xyz[0] + 1) + px * ((c->xyz[1] + 1) + py * (c->xyz[2] + 1))] != AMR_REFINED;
+  c->cell = i;
+  c->entry = current_entry(c, k);
+  c->stride[0] = k->dims[0] + 2;
+  c->stride[1] = (k->dims[0] + 2) * (k->dims[1] + 2);
+  int n = 0;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        if (dx || dy || dz)
+          c->stencil[n++] = dx + c->stride[0] * dy + c->stride[1] * dz;
+  return *c->entry != AMR_REFINED;
 }
 
 static void push(amr_cursor *c, int64_t cell)
@@ -505,53 +566,78 @@ static void descend(amr_cursor *c, int level, const int64_t q[3], const int d[3]
       }
 }
 
-int64_t amr_cursor_neighbours(amr_cursor *c)
+/* The finer leaves beyond the refined stencil entry (dx, dy, dz) of the current cell. */
+static void descend_from(amr_cursor *c, int dx, int dy, int dz)
 {
   const amr_mesh *a = c->a;
-  const phew_amr_block *k = &a->desc->blocks[a->own_block[c->own]];
-  const int64_t px = k->dims[0] + 2, py = k->dims[1] + 2;
-  const int64_t *map = a->map + a->map_first[c->own] + (c->xyz[0] + 1) + px * ((c->xyz[1] + 1) + py * (c->xyz[2] + 1));
+  const phew_amr_block *k = c->block;
+  const int d[3] = {dx, dy, dz};
+  int64_t q[3];
+  for (int i = 0; i < 3; ++i) {
+    const int64_t n = a->level_dims[k->level][i];
+    q[i] = k->lo[i] + c->xyz[i] + d[i];
+    q[i] = q[i] < 0 ? q[i] + n : (q[i] >= n ? q[i] - n : q[i]);
+  }
+  descend(c, k->level, q, d);
+}
+
+/* Stencil entry k is the direction (k' % 3 - 1, k' / 3 % 3 - 1, k' / 9 - 1), k' = k + (k >= 13). */
+int64_t amr_cursor_finer(amr_cursor *c)
+{
   c->n = 0;
+  for (int k = 0; k < 26; ++k)
+    if (c->entry[c->stencil[k]] == AMR_REFINED) {
+      const int q = k + (k >= 13);
+      descend_from(c, q % 3 - 1, q / 3 % 3 - 1, q / 9 - 1);
+    }
+  return c->failed ? -1 : c->n;
+}
+
+int64_t amr_cursor_neighbours(amr_cursor *c)
+{
+  int64_t n = 0, refined_entries = 0;
+  int64_t direct[26];
+  for (int k = 0; k < 26; ++k) {
+    const int64_t v = c->entry[c->stencil[k]];
+    direct[n] = v;
+    n += v >= 0;
+    refined_entries += v == AMR_REFINED;
+  }
+  if (refined_entries > 0 && amr_cursor_finer(c) < 0)
+    return -1;
+  if (refined_entries == 0)
+    c->n = 0;
+  for (int64_t k = 0; k < n; ++k)
+    push(c, direct[k]);
+  return c->failed ? -1 : c->n;
+}
+
+/* While building: the ghost copies of the finer leaves next to the current cell. */
+static void create_fine_ghosts(amr_cursor *c)
+{
+  const int64_t sy = c->stride[0], sz = c->stride[1];
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) {
-        if (dx == 0 && dy == 0 && dz == 0)
-          continue;
-        const int64_t e = map[dx + px * (dy + py * dz)];
-        if (e != AMR_REFINED) {
-          push(c, e);
-          continue;
+      for (int dx = -1; dx <= 1; ++dx)
+        if (c->entry[dx + sy * dy + sz * dz] == AMR_REFINED && (dx | dy | dz) != 0) {
+          c->n = 0;
+          descend_from(c, dx, dy, dz);
         }
-        const int d[3] = {dx, dy, dz};
-        int64_t q[3];
-        for (int i = 0; i < 3; ++i) {
-          const int64_t n = a->level_dims[k->level][i];
-          q[i] = k->lo[i] + c->xyz[i] + d[i];
-          q[i] = q[i] < 0 ? q[i] + n : (q[i] >= n ? q[i] - n : q[i]);
-        }
-        descend(c, k->level, q, d);
-      }
-  return c->failed ? -1 : c->n;
 }
 
 int64_t amr_cursor_global_id(const amr_cursor *c)
 {
   const amr_mesh *a = c->a;
-  const phew_amr_block *k = &a->desc->blocks[a->own_block[c->own]];
+  const phew_amr_block *k = c->block;
   const int64_t g[3] = {k->lo[0] + c->xyz[0], k->lo[1] + c->xyz[1], k->lo[2] + c->xyz[2]};
   return level_id(a, k->level, g);
 }
 
 void amr_cursor_coord(const amr_cursor *c, double coord[3])
 {
-  const phew_amr_block *k = &c->a->desc->blocks[c->a->own_block[c->own]];
-  for (int d = 0; d < 3; ++d) /* exact: index < 2^53, and scaling by 2^-level is exact */
-    coord[d] = ldexp((double)(k->lo[d] + c->xyz[d]) + 0.5, -k->level) - 0.5;
-}
-
-double amr_cursor_volume(const amr_cursor *c)
-{
-  return ldexp(1.0, -3 * c->a->desc->blocks[c->a->own_block[c->own]].level);
+  const phew_amr_block *k = c->block;
+  for (int d = 0; d < 3; ++d) /* a multiple of 1/2 below 2^52: exact */
+    coord[d] = 0.5 * (double)(((2 * (k->lo[d] + c->xyz[d]) + 1) << (c->a->n_levels - 1 - k->level)) - 1);
 }
 
 int64_t amr_global_id(const amr_mesh *a, int64_t cell)
@@ -569,7 +655,7 @@ int64_t amr_global_id(const amr_mesh *a, int64_t cell)
   amr_cursor c;
   amr_cursor_init(&c, a);
   c.own = lo;
-  const phew_amr_block *k = &a->desc->blocks[a->own_block[lo]];
+  const phew_amr_block *k = c.block = &a->desc->blocks[a->own_block[lo]];
   const int64_t r = cell - a->first_cell[a->own_block[lo]];
   c.xyz[0] = r % k->dims[0];
   c.xyz[1] = (r / k->dims[0]) % k->dims[1];

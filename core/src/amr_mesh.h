@@ -52,6 +52,7 @@ struct amr_mesh {
   int32_t *ghost_owner;
   int64_t *ghost_slots; /* hash of ghost ids: k + 1, 0 for an empty slot */
   uint64_t ghost_mask;
+  int64_t hint[AMR_MAX_LEVELS]; /* while building: the last block found on each level */
 };
 
 /* Collective: checks the description (the same on every rank, ratio-2 nesting, tiling) and
@@ -74,7 +75,12 @@ int amr_tiles_visit(const amr_tiles *t, const phew_amr *desc, int level, const i
 typedef struct amr_cursor {
   const amr_mesh *a;
   int64_t own;    /* own block of the current cell */
+  const phew_amr_block *block; /* that block */
+  int64_t cell;   /* the current cell */
   int64_t xyz[3]; /* its position in that block */
+  const int64_t *entry; /* its map entry */
+  int64_t stride[2];    /* of the padded map along y and z */
+  int64_t stencil[26];  /* offsets of the 26 neighbouring entries */
   int64_t *list;  /* neighbours of the current cell */
   int64_t n, capacity;
   int create;     /* while building: new ghost cells are added (else they must exist) */
@@ -87,11 +93,15 @@ void amr_cursor_free(amr_cursor *c);
 int amr_cursor_leaf(amr_cursor *c, int64_t i);
 /* Neighbours of the current cell: their count, in c->list. -1 if out of memory. */
 int64_t amr_cursor_neighbours(amr_cursor *c);
+/* Kernels that read the map themselves: entries c->entry[c->stencil[k]] >= 0 are neighbours
+ * (same or coarser level); where one is AMR_REFINED, this lists the finer neighbours behind
+ * all refined entries in c->list (count returned, -1 if out of memory). */
+int64_t amr_cursor_finer(amr_cursor *c);
 int64_t amr_cursor_global_id(const amr_cursor *c);
-/* Centre of the current cell in level-0 cell units, as on a grid: cell (i, j, k) of level 0
- * is at (i, j, k); and its volume in level-0 cells (2^-3l). */
+/* Centre of the current cell in finest-level cells, as on a grid of the finest level (its
+ * cell i is at i): ((2i + 1) * 2^(finest - level) - 1) / 2 for cell index i on its level,
+ * exact multiples of 1/2, so that displacements and moments are exact as on a grid. */
 void amr_cursor_coord(const amr_cursor *c, double coord[3]);
-double amr_cursor_volume(const amr_cursor *c);
 /* Global id of any local cell (own or ghost). */
 int64_t amr_global_id(const amr_mesh *a, int64_t cell);
 /* Local index of the own leaf cell with this global id, or -1 (for the ghost plan). */

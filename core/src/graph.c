@@ -50,7 +50,7 @@ phew_status graph_init(mesh *m, const phew_graph *g, phew_result *result)
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "a periodic graph needs a positive, finite box size");
     m->period[d] = g->periodic[d] ? g->box_size[d] : 0.0;
     m->origin[d] = 0.0;
-    m->spacing[d] = 1.0;
+    m->spacing[d] = m->cell_size[d] = 1.0;
     /* displacements between cells are differences of positions: they must be finite too */
     if (hi[d] > lo[d] && !isfinite(hi[d] - lo[d]))
       return phew_fail(result, PHEW_ERROR_ARGUMENT,

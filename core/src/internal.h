@@ -131,11 +131,14 @@ typedef struct mesh {
   int64_t n_local;         /* cells stored here (active, ghost and, on AMR, covered) */
   int64_t n_active;        /* cells this rank owns and labels (AMR: leaves) */
   int64_t n_ghosts;        /* copies of other ranks' cells (or of our own across a periodic edge) */
-  /* Cell coordinates used for centres: global cell indices on a grid, level-0 cell units on
-   * AMR (position = origin + (c + 0.5) * spacing), positions on a graph (origin 0, spacing 1,
-   * no half-cell shift). period[d] > 0 makes axis d periodic with that period. */
+  /* Cell coordinates used for centres: position = origin + (c + shift) * spacing, where c is
+   * the global cell index on a grid (shift 0.5), in finest cells on AMR (as on a grid of the
+   * finest level; multiples of 1/2), the position itself on a graph (shift 0). period[d] > 0 makes axis d
+   * periodic with that period (in coordinates). Masses and volumes of grids and AMR are
+   * counted in cells of size cell_size (AMR: finest cells). */
   double period[3];
   double origin[3], spacing[3], shift;
+  double cell_size[3];
 } mesh;
 
 /* Collective: checks the description on every rank (one bad rank stops all). */
@@ -167,7 +170,7 @@ int cell_walk_active(cell_walk *w, int64_t i);
 int64_t cell_walk_neighbours(cell_walk *w, int64_t i, const int64_t **list);
 /* Global id of any local cell. */
 int64_t cell_walk_global_id(const cell_walk *w, int64_t cell);
-/* Cell coordinates (see mesh) and volume (AMR: in level-0 cells) of the current cell. */
+/* Cell coordinates (see mesh) and volume (graphs) of the current cell. */
 void cell_walk_coord(const cell_walk *w, int64_t i, double c[3]);
 double cell_walk_volume(const cell_walk *w, int64_t i);
 

@@ -25,7 +25,7 @@ static phew_status grid_init(mesh *m, const phew_grid *g, phew_result *result)
   for (int d = 0; d < 3; ++d) {
     m->period[d] = g->periodic[d] ? (double)g->global_dims[d] : 0.0;
     m->origin[d] = g->origin[d];
-    m->spacing[d] = g->spacing[d];
+    m->spacing[d] = m->cell_size[d] = g->spacing[d];
   }
   m->shift = 0.5;
   return PHEW_OK;
@@ -44,10 +44,11 @@ static phew_status amr_init(mesh *m, const phew_amr *d, comm *c, phew_result *re
   m->n_local = a->n_own_cells + a->n_ghosts;
   m->n_active = a->n_leaves;
   m->n_ghosts = a->n_ghosts;
-  for (int k = 0; k < 3; ++k) {
-    m->period[k] = d->periodic[k] ? (double)d->level0_dims[k] : 0.0;
+  const int finest = a->n_levels - 1;
+  for (int k = 0; k < 3; ++k) { /* coordinates count finest cells, as on a grid */
+    m->period[k] = d->periodic[k] ? (double)a->level_dims[finest][k] : 0.0;
     m->origin[k] = d->origin[k];
-    m->spacing[k] = d->spacing[k];
+    m->spacing[k] = m->cell_size[k] = ldexp(d->spacing[k], -finest);
   }
   m->shift = 0.5;
   return PHEW_OK;
@@ -183,7 +184,5 @@ void cell_walk_coord(const cell_walk *w, int64_t i, double c[3])
 
 double cell_walk_volume(const cell_walk *w, int64_t i)
 {
-  if (w->amr)
-    return amr_cursor_volume(w->amr);
   return w->m->graph->volume ? w->m->graph->volume[i] : 1.0;
 }

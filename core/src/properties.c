@@ -6,7 +6,7 @@
  * order the cells are visited in and however the cells are split over ranks. Values are
  * checked against the double range only at the end, where a clear error replaces an inf, a
  * nan or a silent zero. */
-#include "internal.h"
+#include "amr_mesh.h"
 
 #include <float.h>
 #include <math.h>
@@ -101,15 +101,59 @@ static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_
     }
 }
 
-/* Graphs and AMR leaves: masses are densities times cell volumes (AMR: in level-0 cells,
- * exact powers of two), moments those times displacements. */
+/* AMR leaves: as on a grid, in finest cells: a cell of level l counts 8^(finest - l) of them
+ * (a shift of the exponent), and displacements are multiples of half a cell (exact). */
+static void accumulate_amr(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                           int n_targets)
+{
+  const amr_mesh *a = m->amr;
+  const int finest = a->n_levels - 1;
+  for (int64_t o = 0; o < a->n_own_blocks; ++o) {
+    const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
+    const int scale = finest - k->level, weight = 3 * scale;
+    const int64_t first = a->first_cell[a->own_block[o]], px = k->dims[0] + 2, py = k->dims[1] + 2;
+    const int64_t *map = a->map + a->map_first[o];
+    for (int64_t z = 0; z < k->dims[2]; ++z)
+      for (int64_t y = 0; y < k->dims[1]; ++y) {
+        const int64_t row = first + k->dims[0] * (y + k->dims[1] * z);
+        const double cy = 0.5 * (double)(((2 * (k->lo[1] + y) + 1) << scale) - 1);
+        const double cz = 0.5 * (double)(((2 * (k->lo[2] + z) + 1) << scale) - 1);
+        for (int64_t x = 0; x < k->dims[0]; ++x) {
+          const int64_t i = row + x, p = cell_peak[i];
+          if (p < 0 || map[(x + 1) + px * ((y + 1) + py * (z + 1))] == AMR_REFINED)
+            continue;
+          const double rho = field_value(f, i);
+          int64_t e;
+          int negative;
+          const uint64_t mantissa = exact_split(rho, &e, &negative); /* rho > 0 */
+          const double c[3] = {0.5 * (double)(((2 * (k->lo[0] + x) + 1) << scale) - 1), cy, cz};
+          for (int t = 0; t < n_targets; ++t) {
+            const double *ref;
+            sums *s = structure_sums(&targets[t], p, rho, &ref);
+            if (!s)
+              continue;
+            exact_sum_add_term(&s->mass, 0, mantissa, e + weight);
+            exact_sum_add_term(&s->volume, 0, 1, weight);
+            for (int d = 0; d < 3; ++d) { /* twice the displacement: an integer */
+              const int64_t twice = (int64_t)(2.0 * mesh_displacement(m, d, c[d], ref[d]));
+              if (twice != 0)
+                exact_sum_add_term(&s->moment[d], twice < 0, (exact_u128)mantissa * (uint64_t)(twice < 0 ? -twice : twice),
+                                   e + weight - 1);
+            }
+          }
+        }
+      }
+  }
+}
+
+/* Graphs: masses are densities times cell volumes, moments those times displacements. */
 static void accumulate_list(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
                             int n_targets)
 {
   cell_walk w;
   if (cell_walk_init(&w, m) != PHEW_OK)
     return; /* cannot happen: the walk was made before, by the watershed */
-  const int has_position = m->kind == PHEW_MESH_AMR || m->graph->position;
+  const int has_position = m->graph->position != NULL;
   for (int64_t i = 0; i < m->n_local; ++i) {
     const int64_t p = cell_peak[i];
     if (p < 0 || !cell_walk_active(&w, i))
@@ -138,18 +182,20 @@ void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, co
 {
   if (m->kind == PHEW_MESH_STRUCTURED)
     accumulate_block(m, f, cell_peak, targets, n_targets);
+  else if (m->kind == PHEW_MESH_AMR)
+    accumulate_amr(m, f, cell_peak, targets, n_targets);
   else
     accumulate_list(m, f, cell_peak, targets, n_targets);
 }
 
 /* ---- physical values --------------------------------------------------------------------- */
 
-/* Grids and AMR sum in (level-0) cells: times the cell volume, one axis at a time. */
+/* Grids and AMR sum in cells (AMR: finest cells): times the cell volume, one axis at a time. */
 static wide_float times_cell_volume(const mesh *m, wide_float w)
 {
   if (m->kind != PHEW_MESH_GRAPH)
     for (int d = 0; d < 3; ++d)
-      w = wide_mul(w, wide_from_double(m->spacing[d]));
+      w = wide_mul(w, wide_from_double(m->cell_size[d]));
   return w;
 }
 

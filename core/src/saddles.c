@@ -2,7 +2,7 @@
  * different peak patches, (rho_a + rho_b) / 2 is a candidate; the saddle of two patches is
  * the highest candidate. The pairs of patches live in a hash map while the cells are
  * scanned and leave as a flat list of edges. */
-#include "internal.h"
+#include "amr_mesh.h"
 
 #include <math.h>
 #include <stdlib.h>

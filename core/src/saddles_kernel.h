@@ -60,8 +60,26 @@ static phew_status KERNEL(scan_pairs_list)(cell_walk *w, const RHO_T *rho, const
     if (pa < 0 || !cell_walk_active(w, i))
       continue;
     const double ra = (double)rho[i];
-    const int64_t *list;
-    const int64_t n = cell_walk_neighbours(w, i, &list);
+    int64_t n = 0; /* listed neighbours: all of a graph's, the finer ones of an AMR leaf */
+    const int64_t *list = NULL;
+    if (w->amr) { /* the map's stencil, read in place; most cells lie inside their patch */
+      const amr_cursor *c = w->amr;
+      int refined = 0, border = 0;
+      for (int k = 0; k < 26; ++k) {
+        const int64_t j = c->entry[c->stencil[k]];
+        refined |= j == AMR_REFINED;
+        border |= j >= 0 && cell_peak[j] != pa && cell_peak[j] >= 0;
+      }
+      for (int k = 0; border && k < 26; ++k) {
+        const int64_t j = c->entry[c->stencil[k]];
+        if (j >= 0 && KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, j) != PHEW_OK)
+          return PHEW_ERROR_MEMORY;
+      }
+      n = refined ? amr_cursor_finer(w->amr) : 0;
+      list = c->list;
+    } else {
+      n = cell_walk_neighbours(w, i, &list);
+    }
     if (n < 0)
       return PHEW_ERROR_MEMORY;
     for (int64_t k = 0; k < n; ++k)

@@ -2,7 +2,7 @@
  * neighbour until it reaches a peak. Instead of sorting the cells, each cell stores a
  * pointer to its highest neighbour and the pointer chains are resolved with path halving,
  * which gives the same patches in linear time. */
-#include "internal.h"
+#include "amr_mesh.h"
 
 #include <math.h>
 #include <stdlib.h>

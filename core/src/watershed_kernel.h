@@ -112,6 +112,28 @@ done:
   return status;
 }
 
+/* best becomes j if j is higher in the total order (density, then lower global id; ids are
+ * found only when densities tie). */
+static inline void KERNEL(raise_best)(const cell_walk *w, const RHO_T *rho, int64_t j, int64_t *best, RHO_T *best_rho,
+                                      int64_t *best_id)
+{
+  const RHO_T v = rho[j];
+  if (v < *best_rho || j == *best)
+    return;
+  if (v == *best_rho) {
+    if (*best_id < 0)
+      *best_id = cell_walk_global_id(w, *best);
+    const int64_t id = cell_walk_global_id(w, j);
+    if (id >= *best_id)
+      return;
+    *best_id = id;
+  } else {
+    *best_id = -1;
+  }
+  *best = j;
+  *best_rho = v;
+}
+
 /* The same first pass over the cells of a graph or of AMR leaves. */
 static phew_status KERNEL(point_uphill_list)(cell_walk *w, const RHO_T *rho, double threshold, int64_t *up,
                                              int64_t *cell_peak, peak_table *peaks, int64_t *n_test, int64_t *n_bad)
@@ -130,31 +152,29 @@ static phew_status KERNEL(point_uphill_list)(cell_walk *w, const RHO_T *rho, dou
     if (!((double)r > threshold))
       continue;
     ++*n_test;
-    const int64_t *list;
-    const int64_t n = cell_walk_neighbours(w, i, &list);
+    int64_t best = i, best_id = -1;
+    RHO_T best_rho = r;
+    int64_t n = 0; /* listed neighbours: all of a graph's, the finer ones of an AMR leaf */
+    const int64_t *list = NULL;
+    if (w->amr) { /* the map's stencil, read in place */
+      const amr_cursor *c = w->amr;
+      int refined = 0;
+      for (int k = 0; k < 26; ++k) {
+        const int64_t j = c->entry[c->stencil[k]];
+        if (j >= 0)
+          KERNEL(raise_best)(w, rho, j, &best, &best_rho, &best_id);
+        else
+          refined |= j == AMR_REFINED;
+      }
+      n = refined ? amr_cursor_finer(w->amr) : 0;
+      list = c->list;
+    } else {
+      n = cell_walk_neighbours(w, i, &list);
+    }
     if (n < 0)
       return PHEW_ERROR_MEMORY;
-    int64_t best = i;
-    RHO_T best_rho = r;
-    int64_t best_id = -1; /* ids decide ties only: found when one happens */
-    for (int64_t k = 0; k < n; ++k) {
-      const int64_t j = list[k];
-      const RHO_T v = rho[j];
-      if (v < best_rho || j == best)
-        continue;
-      if (v == best_rho) {
-        if (best_id < 0)
-          best_id = cell_walk_global_id(w, best);
-        const int64_t id = cell_walk_global_id(w, j);
-        if (id >= best_id)
-          continue;
-        best_id = id;
-      } else {
-        best_id = -1;
-      }
-      best = j;
-      best_rho = v;
-    }
+    for (int64_t k = 0; k < n; ++k)
+      KERNEL(raise_best)(w, rho, list[k], &best, &best_rho, &best_id);
     up[i] = best;
     if (best == i) {
       cell_peak[i] = peaks->n;
