@@ -213,7 +213,9 @@ def nested_arrays(layout):
     }
 
 
-# Cases: name -> (file, density array, filter properties, expected clumps or None).
+# Cases: name -> (file, density array, filter properties, expected clumps or None). Files under
+# datasets/ come from the source tree (the others are written by write_case_files).
+SAMPLE = "datasets/amr_sample.vthb"  # datasets/README.md: 4 levels, 179 blocks, periodic field
 CASES = {
     "nested": ("nested.vthb", "density", dict(DensityThreshold=0.5, SaddleMerging=1, SaddleThreshold=1.0), 4),
     "nested_f32_periodic": ("nested.vthb", "density32", dict(DensityThreshold=0.5, Periodic=1), 4),
@@ -221,7 +223,35 @@ CASES = {
     "image_like": ("image_like.vthb", "density", dict(DensityThreshold=0.3, SaddleMerging=1, SaddleThreshold=0.8),
                    None),
     "image_like_periodic": ("image_like.vthb", "density", dict(DensityThreshold=0.3, Periodic=1), None),
+    # D, A1, A2, C1, B1, B2 and E (A2b and C2 are below relevance 2); saddle merging makes 5 haloes
+    "amr_sample": (SAMPLE, "density", dict(DensityThreshold=3.0, Periodic=1, SaddleMerging=1, SaddleThreshold=20.0),
+                   7),
 }
+
+
+def case_path(filename, answers_dir, source_dir):
+    if filename.startswith("datasets/"):
+        return os.path.join(source_dir, filename)
+    return os.path.join(answers_dir, filename)
+
+
+def sample_layout(source_dir):
+    """The layout of datasets/amr_sample.vthb, from its block list (amr_sample.blocks.txt)."""
+    path = os.path.join(source_dir, SAMPLE.replace(".vthb", ".blocks.txt"))
+    header, levels = {}, []
+    with open(path) as f:
+        for line in f:
+            words = line.split()
+            if line.startswith("#") and len(words) >= 5 and words[1] in ("level0_dims", "origin", "spacing0"):
+                header[words[1]] = words[2:5]
+            elif words and words[0] == "block":
+                level = int(words[1])
+                while len(levels) <= level:
+                    levels.append([])
+                values = [int(v) for v in words[2:8]]
+                levels[level].append((tuple(values[:3]), tuple(values[3:])))
+    return Layout(level0_dims=[int(v) for v in header["level0_dims"]], origin=[float(v) for v in header["origin"]],
+                  spacing=[float(v) for v in header["spacing0"]], lo0=(0, 0, 0), levels=levels)
 
 
 def write_case_files(directory):
@@ -235,7 +265,10 @@ def write_case_files(directory):
     pt.write_vti(os.path.join(directory, "image_like.vti"), pt.make_image(cube, "CELLS", origin=corner))
 
 
-LAYOUTS = {"nested.vthb": nested_layout, "image_like.vthb": image_layout}
+def layout_of(filename, source_dir):
+    if filename == SAMPLE:
+        return sample_layout(source_dir)
+    return {"nested.vthb": nested_layout, "image_like.vthb": image_layout}[filename]()
 
 
 # ---------------------------------------------------------------------------------------------
