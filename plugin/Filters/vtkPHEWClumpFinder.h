@@ -2,15 +2,24 @@
  * @class vtkPHEWClumpFinder
  * @brief PHEW structure finding (peak patches, clumps, haloes, dendrogram) on a density field.
  *
- * Wraps libphew (core/include/phew/phew.h). Input: vtkImageData with a scalar density array
- * (point or cell data, any numeric type; float and double are passed to the core without a
- * copy). Each cell of the image is one grid cell for cell data; each point is one grid cell
- * for point data. Cell ids are global, ix + nx*(iy + ny*iz) over the whole extent, so they
- * match the command-line tool `phew`.
+ * Wraps libphew (core/include/phew/phew.h). Inputs:
+ *  - vtkImageData with a scalar density array (point or cell data, any numeric type; float
+ *    and double are passed to the core without a copy). Each cell of the image is one grid
+ *    cell for cell data; each point is one grid cell for point data. Cell ids are global,
+ *    ix + nx*(iy + ny*iz) over the whole extent, so they match the command-line tool `phew`.
+ *  - vtkOverlappingAMR (refinement ratio 2, 3-D blocks) with a scalar cell density. Leaf
+ *    cells are the cells not covered by a finer block; covered cells get the label -1. Ids
+ *    are the core's AMR ids (phew_amr): offset(level) + ix + nx_l*(iy + ny_l*iz) with level-0
+ *    index 0 at the corner of the domain (the bounding box of the level-0 blocks).
+ * One filter handles both: input adaptors (vtkPHEWImageInput, vtkPHEWAMRInput) describe
+ * the cells to the core, and one shared path (RunCore) sets the parameters, reports progress,
+ * runs the core and fills the tables. The whole AMR arrives in one RequestData call (the
+ * input port accepts composite data, so the pipeline never runs the filter block by block).
  *
  * Output ports:
  *   0 "Labels"      shallow copy of the input plus PeakPatchId, ClumpId, HaloId (vtkIdTypeArray,
- *                   same association as the density)
+ *                   same association as the density; on AMR, cell arrays on every block the
+ *                   rank holds)
  *   1 "Clumps"      vtkTable, the clump catalogue (columns of phew_clump_columns())
  *   2 "Dendrogram"  vtkTable, one row per dendrogram node (phew_node_columns())
  *   3 "Haloes"      vtkTable, the halo catalogue (phew_halo_columns())
@@ -26,7 +35,12 @@
  * on any number of ranks: flat axes, fewer cells than ranks; a piece without cells (empty,
  * or one point thick across cell data) gives an empty Labels piece.
  *
- * On any error (missing or multi-component density, NaN/negative data, bad parameters,
+ * With AMR each rank holds some blocks (the others are null on it); every rank passes the
+ * whole block list with an owner per block, and a block held by several ranks gets its labels
+ * on all of them (vtkPHEWAMRInput.h has the rules).
+ *
+ * On any error (missing or multi-component density, point data on AMR, refinement ratio other
+ * than 2, NaN/negative data, bad parameters,
  * pieces that do not tile the image, failure in the core) the filter reports a vtkErrorMacro
  * message on every rank and leaves every output empty; the input is never modified. A
  * problem seen by one rank only stops all ranks with that rank's message (no deadlock).
@@ -37,8 +51,10 @@
 #include "PHEWFiltersModule.h" // for export macro
 #include "vtkDataObjectAlgorithm.h"
 
-class vtkDataArray;
-class vtkImageData;
+namespace phew_adaptors
+{
+class InputAdaptor;
+}
 
 class PHEWFILTERS_EXPORT vtkPHEWClumpFinder : public vtkDataObjectAlgorithm
 {
@@ -98,10 +114,11 @@ protected:
   int RequestDataObject(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
-  /// Runs the core on this rank's piece of an image; fills `output` and the three tables.
-  /// Collective: every rank calls it. Returns false (on every rank) after reporting an
-  /// error. New input types (AMR, point sets) get their own Run* method.
-  bool RunOnImage(vtkImageData* input, vtkInformation* inInfo, vtkImageData* output,
+  /// The shared path of every input kind: runs the core on what `adaptor` describes (its
+  /// Prepare), with this filter's parameters, communicator and progress; on success lets the
+  /// adaptor write the labels into `output` and fills the three tables. Collective: every
+  /// rank calls it. Returns false (on every rank) after reporting an error.
+  bool RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInformation* inInfo, vtkDataObject* output,
     vtkInformationVector* outputVector);
 
   /// Address of the MPI_Comm the core should use, or nullptr for a single process.

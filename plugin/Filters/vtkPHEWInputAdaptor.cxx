@@ -1,0 +1,50 @@
+#include "vtkPHEWInputAdaptor.h"
+
+#include "vtkDataObject.h"
+#include "vtkInformation.h"
+#include "vtkMultiProcessController.h"
+
+#include <cstring>
+#include <vector>
+
+namespace phew_adaptors
+{
+std::string SharedProblem(const Context& context, int root, const std::string& mine)
+{
+  char text[512] = { 0 };
+  std::strncpy(text, mine.c_str(), sizeof text - 1);
+  if (context.Controller && context.NumberOfRanks > 1)
+  {
+    context.Controller->Broadcast(text, sizeof text, root);
+  }
+  return text;
+}
+
+std::string AgreeOnProblem(const Context& context, const std::string& mine)
+{
+  int flag = mine.empty() ? 0 : 1;
+  std::vector<int> flags(1, flag);
+  if (context.Controller && context.NumberOfRanks > 1)
+  {
+    flags.resize(static_cast<size_t>(context.NumberOfRanks));
+    context.Controller->AllGather(&flag, flags.data(), 1);
+  }
+  for (int r = 0; r < static_cast<int>(flags.size()); ++r)
+  {
+    if (flags[r])
+    {
+      return SharedProblem(context, r, mine);
+    }
+  }
+  return std::string();
+}
+
+std::string SelectedName(const Context& context)
+{
+  if (context.ArraySelection && context.ArraySelection->Has(vtkDataObject::FIELD_NAME()))
+  {
+    return context.ArraySelection->Get(vtkDataObject::FIELD_NAME());
+  }
+  return std::string();
+}
+} // namespace phew_adaptors
