@@ -311,6 +311,7 @@ typedef struct cover_context {
   amr_mesh *a;
   const phew_amr_block *k;
   int64_t *map;
+  int64_t covered; /* fine blocks do not overlap: each covered cell is marked once */
 } cover_context;
 
 /* Marks the cells of an own block that a block of the next level covers. */
@@ -325,6 +326,8 @@ static int mark_covered(void *context, int64_t b)
                                                                         : k->lo[d] + k->dims[d];
   }
   const int64_t px = k->dims[0] + 2, py = k->dims[1] + 2;
+  if (hi[0] > lo[0] && hi[1] > lo[1] && hi[2] > lo[2])
+    x->covered += (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
   for (int64_t z = lo[2]; z < hi[2]; ++z)
     for (int64_t y = lo[1]; y < hi[1]; ++y)
       for (int64_t x0 = lo[0]; x0 < hi[0]; ++x0)
@@ -356,12 +359,13 @@ static phew_status build_map(amr_mesh *a, int64_t o, int64_t *stamp, int64_t tok
         if (map[e] == AMR_FAILED)
           return PHEW_ERROR_MEMORY;
       }
+  cover_context x = {a, k, map, 0};
   if (k->level + 1 < a->n_levels) {
-    cover_context x = {a, k, map};
     const int64_t lo[3] = {2 * k->lo[0], 2 * k->lo[1], 2 * k->lo[2]};
     const int64_t dims[3] = {2 * k->dims[0], 2 * k->dims[1], 2 * k->dims[2]};
     amr_tiles_visit(&a->tiles, a->desc, k->level + 1, lo, dims, stamp, token, mark_covered, &x);
   }
+  a->n_leaves += k->dims[0] * k->dims[1] * k->dims[2] - x.covered;
   return PHEW_OK;
 }
 
@@ -407,17 +411,16 @@ static phew_status build_cells(amr_mesh *a, int c_size, int64_t *stamp, phew_res
   cur.create = 1;
   for (int64_t o = 0; o < a->n_own_blocks && !cur.failed; ++o) {
     const int64_t *map = a->map + a->map_first[o], n_map = a->map_first[o + 1] - a->map_first[o];
-    int64_t refined_entries = 0;
-    for (int64_t e = 0; e < n_map; ++e)
-      refined_entries += map[e] == AMR_REFINED;
     const phew_amr_block *k = &d->blocks[a->own_block[o]];
     const int64_t first = a->first_cell[a->own_block[o]], n = k->dims[0] * k->dims[1] * k->dims[2];
+    int64_t refined_entries = 0;
+    for (int64_t e = 0; c_size > 1 && e < n_map; ++e)
+      refined_entries += map[e] == AMR_REFINED;
+    if (refined_entries == 0)
+      continue;
     for (int64_t i = first; i < first + n && !cur.failed; ++i)
-      if (amr_cursor_leaf(&cur, i)) {
-        a->n_leaves++;
-        if (refined_entries > 0 && c_size > 1)
-          create_fine_ghosts(&cur);
-      }
+      if (amr_cursor_leaf(&cur, i))
+        create_fine_ghosts(&cur);
   }
   const int failed = cur.failed;
   amr_cursor_free(&cur);

@@ -200,7 +200,8 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   const int amr = m.kind == PHEW_MESH_AMR;
   const int ghosts = c.size > 1 || m.n_ghosts > 0;
   peak_comm_init(&pc, &c, &peaks);
-  if (amr) {
+  const int amr_copies = amr && comm_max(&c, m.n_ghosts > 0); /* else the caller's arrays suffice */
+  if (amr_copies) {
     s = working_labels(&m, &c, &work, result);
     labels = &work;
   }
@@ -270,7 +271,7 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   if (s != PHEW_OK)
     goto fail;
   global_stats(&c, &result->stats, &peaks, sparse_entries);
-  if (amr) { /* the own blocks' cells come first */
+  if (amr_copies) { /* the own blocks' cells come first */
     const size_t n = (size_t)(m.n_local - m.n_ghosts) * sizeof(int64_t);
     memcpy(caller_labels.peak_patch_id, work.peak_patch_id, n);
     memcpy(caller_labels.clump_id, work.clump_id, n);
