@@ -366,6 +366,7 @@ static phew_status build_map(amr_mesh *a, int64_t o, int64_t *stamp, int64_t tok
     amr_tiles_visit(&a->tiles, a->desc, k->level + 1, lo, dims, stamp, token, mark_covered, &x);
   }
   a->n_leaves += k->dims[0] * k->dims[1] * k->dims[2] - x.covered;
+  a->plain[o] = x.covered == 0;
   return PHEW_OK;
 }
 
@@ -375,7 +376,8 @@ static phew_status build_cells(amr_mesh *a, int c_size, int64_t *stamp, phew_res
   a->first_cell = phew_malloc((size_t)d->n_blocks, sizeof *a->first_cell);
   a->own_block = phew_malloc((size_t)d->n_blocks, sizeof *a->own_block);
   a->map_first = phew_malloc((size_t)d->n_blocks + 1, sizeof *a->map_first);
-  if (!a->first_cell || !a->own_block || !a->map_first)
+  a->plain = phew_malloc((size_t)d->n_blocks, 1);
+  if (!a->first_cell || !a->own_block || !a->map_first || !a->plain)
     return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while indexing the AMR blocks");
   int64_t n_cells = 0, n_map = 0;
   for (int64_t b = 0; b < d->n_blocks; ++b) {
@@ -464,6 +466,7 @@ void amr_mesh_free(amr_mesh *a)
   free(a->first_cell);
   free(a->own_block);
   free(a->map_first);
+  free(a->plain);
   free(a->map);
   free(a->ghost_id);
   free(a->ghost_owner);
@@ -492,6 +495,30 @@ static const int64_t *current_entry(const amr_cursor *c, const phew_amr_block *k
   return c->a->map + c->a->map_first[c->own] + (c->xyz[0] + 1) + px * ((c->xyz[1] + 1) + py * (c->xyz[2] + 1));
 }
 
+/* Points the cursor at cell (x, y, z) of own block o. */
+void amr_cursor_at(amr_cursor *c, int64_t o, int64_t x, int64_t y, int64_t z)
+{
+  const amr_mesh *a = c->a;
+  const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
+  if (c->block != k) {
+    c->own = o;
+    c->block = k;
+    c->stride[0] = k->dims[0] + 2;
+    c->stride[1] = (k->dims[0] + 2) * (k->dims[1] + 2);
+    int n = 0;
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+          if (dx || dy || dz)
+            c->stencil[n++] = dx + c->stride[0] * dy + c->stride[1] * dz;
+  }
+  c->xyz[0] = x;
+  c->xyz[1] = y;
+  c->xyz[2] = z;
+  c->cell = a->first_cell[a->own_block[o]] + x + k->dims[0] * (y + k->dims[1] * z);
+  c->entry = current_entry(c, k);
+}
+
 int amr_cursor_leaf(amr_cursor *c, int64_t i)
 {
   const amr_mesh *a = c->a;
@@ -504,25 +531,14 @@ int amr_cursor_leaf(amr_cursor *c, int64_t i)
     c->entry++;
     return *c->entry != AMR_REFINED;
   }
-  if (c->own >= a->n_own_blocks || i < a->first_cell[a->own_block[c->own]])
-    c->own = 0;
-  while (c->own + 1 < a->n_own_blocks && i >= a->first_cell[a->own_block[c->own + 1]])
-    c->own++;
-  k = c->block = &a->desc->blocks[a->own_block[c->own]];
-  const int64_t r = i - a->first_cell[a->own_block[c->own]];
-  c->xyz[0] = r % k->dims[0];
-  c->xyz[1] = (r / k->dims[0]) % k->dims[1];
-  c->xyz[2] = r / (k->dims[0] * k->dims[1]);
-  c->cell = i;
-  c->entry = current_entry(c, k);
-  c->stride[0] = k->dims[0] + 2;
-  c->stride[1] = (k->dims[0] + 2) * (k->dims[1] + 2);
-  int n = 0;
-  for (int dz = -1; dz <= 1; ++dz)
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx)
-        if (dx || dy || dz)
-          c->stencil[n++] = dx + c->stride[0] * dy + c->stride[1] * dz;
+  int64_t o = c->own;
+  if (o >= a->n_own_blocks || i < a->first_cell[a->own_block[o]])
+    o = 0;
+  while (o + 1 < a->n_own_blocks && i >= a->first_cell[a->own_block[o + 1]])
+    o++;
+  k = &a->desc->blocks[a->own_block[o]];
+  const int64_t r = i - a->first_cell[a->own_block[o]];
+  amr_cursor_at(c, o, r % k->dims[0], (r / k->dims[0]) % k->dims[1], r / (k->dims[0] * k->dims[1]));
   return *c->entry != AMR_REFINED;
 }
 
@@ -593,25 +609,6 @@ int64_t amr_cursor_finer(amr_cursor *c)
       const int q = k + (k >= 13);
       descend_from(c, q % 3 - 1, q / 3 % 3 - 1, q / 9 - 1);
     }
-  return c->failed ? -1 : c->n;
-}
-
-int64_t amr_cursor_neighbours(amr_cursor *c)
-{
-  int64_t n = 0, refined_entries = 0;
-  int64_t direct[26];
-  for (int k = 0; k < 26; ++k) {
-    const int64_t v = c->entry[c->stencil[k]];
-    direct[n] = v;
-    n += v >= 0;
-    refined_entries += v == AMR_REFINED;
-  }
-  if (refined_entries > 0 && amr_cursor_finer(c) < 0)
-    return -1;
-  if (refined_entries == 0)
-    c->n = 0;
-  for (int64_t k = 0; k < n; ++k)
-    push(c, direct[k]);
   return c->failed ? -1 : c->n;
 }
 

@@ -44,6 +44,8 @@ struct amr_mesh {
   int64_t n_own_blocks;
   int64_t *own_block;  /* this rank's blocks, in list order */
   int64_t *map_first;  /* per own block: first entry of its padded map */
+  unsigned char *plain; /* per own block: no covered cell, so that every cell not on its
+                           faces has its 26 neighbours inside the block, on its level */
   int64_t *map;
   int64_t n_own_cells; /* cells of this rank's blocks, covered ones included */
   int64_t n_leaves;    /* leaf cells among them */
@@ -91,9 +93,9 @@ void amr_cursor_init(amr_cursor *c, const amr_mesh *a);
 void amr_cursor_free(amr_cursor *c);
 /* Moves to own cell i (i >= the previous one); 1 if it is a leaf. */
 int amr_cursor_leaf(amr_cursor *c, int64_t i);
-/* Neighbours of the current cell: their count, in c->list. -1 if out of memory. */
-int64_t amr_cursor_neighbours(amr_cursor *c);
-/* Kernels that read the map themselves: entries c->entry[c->stencil[k]] >= 0 are neighbours
+/* Moves to cell (x, y, z) of own block o. */
+void amr_cursor_at(amr_cursor *c, int64_t o, int64_t x, int64_t y, int64_t z);
+/* Kernels read the map themselves: entries c->entry[c->stencil[k]] >= 0 are neighbours
  * (same or coarser level); where one is AMR_REFINED, this lists the finer neighbours behind
  * all refined entries in c->list (count returned, -1 if out of memory). */
 int64_t amr_cursor_finer(amr_cursor *c);

@@ -154,19 +154,19 @@ static inline double mesh_position(const mesh *m, int axis, double c)
 /* A position wrapped into the periodic box along a periodic axis (unchanged otherwise). */
 double mesh_wrap(const mesh *m, int axis, double position);
 
-/* Cells of an explicit graph or of AMR leaves, visited in increasing local index: whether a
- * cell is active, its neighbours, id, centre and volume. (Grids have their own stencil
- * kernels.) */
+/* The cells of a graph, or of AMR leaves (through a cursor, amr_mesh.h), for the kernels
+ * that are not the grid's stencil kernels: whether a graph cell is active, its neighbours,
+ * centre and volume; the global id of any cell of either. */
 typedef struct cell_walk {
   const mesh *m;
-  struct amr_cursor *amr;
+  struct amr_cursor *amr; /* AMR only */
 } cell_walk;
 
 phew_status cell_walk_init(cell_walk *w, const mesh *m);
 void cell_walk_free(cell_walk *w);
-/* Moves to local cell i: 1 if this rank owns it and it takes part (not a ghost, not covered). */
+/* Graphs: 1 if this rank owns cell i (not a ghost). */
 int cell_walk_active(cell_walk *w, int64_t i);
-/* Neighbours of the current (active) cell: their count and local indices; -1 if out of memory. */
+/* Graphs: the neighbours of cell i, their count and local indices. */
 int64_t cell_walk_neighbours(cell_walk *w, int64_t i, const int64_t **list);
 /* Global id of any local cell. */
 int64_t cell_walk_global_id(const cell_walk *w, int64_t cell);

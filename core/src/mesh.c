@@ -148,19 +148,12 @@ void cell_walk_free(cell_walk *w)
 
 int cell_walk_active(cell_walk *w, int64_t i)
 {
-  if (w->amr)
-    return amr_cursor_leaf(w->amr, i);
   const phew_graph *g = w->m->graph;
   return !(g->ghost && g->ghost[i]);
 }
 
 int64_t cell_walk_neighbours(cell_walk *w, int64_t i, const int64_t **list)
 {
-  if (w->amr) {
-    const int64_t n = amr_cursor_neighbours(w->amr);
-    *list = w->amr->list;
-    return n;
-  }
   const phew_graph *g = w->m->graph;
   *list = g->neighbours + g->offsets[i];
   return g->offsets[i + 1] - g->offsets[i];
@@ -173,10 +166,6 @@ int64_t cell_walk_global_id(const cell_walk *w, int64_t cell)
 
 void cell_walk_coord(const cell_walk *w, int64_t i, double c[3])
 {
-  if (w->amr) {
-    amr_cursor_coord(w->amr, c);
-    return;
-  }
   const double *p = w->m->graph->position;
   for (int d = 0; d < 3; ++d)
     c[d] = p ? p[3 * i + d] : 0.0;

@@ -107,7 +107,9 @@ phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak
   if (m->kind != PHEW_MESH_STRUCTURED) {
     cell_walk w;
     s = cell_walk_init(&w, m);
-    if (s == PHEW_OK)
+    if (s == PHEW_OK && m->kind == PHEW_MESH_AMR)
+      s = f->f32 ? scan_pairs_amr_f32(&w, f->f32, cell_peak, &map) : scan_pairs_amr_f64(&w, f->f64, cell_peak, &map);
+    else if (s == PHEW_OK)
       s = f->f32 ? scan_pairs_list_f32(&w, f->f32, cell_peak, &map) : scan_pairs_list_f64(&w, f->f64, cell_peak, &map);
     cell_walk_free(&w);
   } else

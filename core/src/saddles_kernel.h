@@ -51,8 +51,8 @@ static phew_status KERNEL(scan_pairs)(const block *b, const RHO_T *rho, const in
   return PHEW_OK;
 }
 
-/* Over a graph or AMR leaves every neighbour of every active cell is visited (a pair is seen
- * from both ends when both are active, which the maximum does not mind). */
+/* Over a graph every neighbour of every active cell is visited (a pair is seen from both ends
+ * when both are active, which the maximum does not mind). */
 static phew_status KERNEL(scan_pairs_list)(cell_walk *w, const RHO_T *rho, const int64_t *cell_peak, pair_map *map)
 {
   for (int64_t i = 0; i < w->m->n_local; ++i) {
@@ -60,31 +60,68 @@ static phew_status KERNEL(scan_pairs_list)(cell_walk *w, const RHO_T *rho, const
     if (pa < 0 || !cell_walk_active(w, i))
       continue;
     const double ra = (double)rho[i];
-    int64_t n = 0; /* listed neighbours: all of a graph's, the finer ones of an AMR leaf */
-    const int64_t *list = NULL;
-    if (w->amr) { /* the map's stencil, read in place; most cells lie inside their patch */
-      const amr_cursor *c = w->amr;
-      int refined = 0, border = 0;
-      for (int k = 0; k < 26; ++k) {
-        const int64_t j = c->entry[c->stencil[k]];
-        refined |= j == AMR_REFINED;
-        border |= j >= 0 && cell_peak[j] != pa && cell_peak[j] >= 0;
-      }
-      for (int k = 0; border && k < 26; ++k) {
-        const int64_t j = c->entry[c->stencil[k]];
-        if (j >= 0 && KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, j) != PHEW_OK)
-          return PHEW_ERROR_MEMORY;
-      }
-      n = refined ? amr_cursor_finer(w->amr) : 0;
-      list = c->list;
-    } else {
-      n = cell_walk_neighbours(w, i, &list);
-    }
-    if (n < 0)
-      return PHEW_ERROR_MEMORY;
+    const int64_t *list;
+    const int64_t n = cell_walk_neighbours(w, i, &list);
     for (int64_t k = 0; k < n; ++k)
       if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, list[k]) != PHEW_OK)
         return PHEW_ERROR_MEMORY;
+  }
+  return PHEW_OK;
+}
+
+/* AMR leaves, block by block: cells of a block without covered cells and away from its faces
+ * visit their 13 forward neighbours, as on a grid (the others see them back); the other cells
+ * visit all their neighbours through the block's map. */
+static phew_status KERNEL(scan_pairs_amr)(cell_walk *w, const RHO_T *rho, const int64_t *cell_peak, pair_map *map)
+{
+  const amr_mesh *a = w->m->amr;
+  amr_cursor *c = w->amr;
+  for (int64_t o = 0; o < a->n_own_blocks; ++o) {
+    const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
+    const int64_t nx = k->dims[0], ny = k->dims[1], nz = k->dims[2], first = a->first_cell[a->own_block[o]];
+    int64_t off[27];
+    int n_off = 0;
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+          off[n_off++] = dx + nx * (dy + ny * dz);
+    for (int64_t z = 0; z < nz; ++z)
+      for (int64_t y = 0; y < ny; ++y) {
+        const int row_fast = a->plain[o] && y >= 1 && y < ny - 1 && z >= 1 && z < nz - 1;
+        const int64_t row = first + nx * (y + ny * z);
+        for (int64_t x = 0; x < nx; ++x) {
+          const int64_t i = row + x, pa = cell_peak[i];
+          if (pa < 0) /* covered cells have none */
+            continue;
+          const double ra = (double)rho[i];
+          if (row_fast && x >= 1 && x < nx - 1) {
+            const int64_t *cp = cell_peak + i;
+            int border = 0;
+            for (int s = 14; s < 27; ++s) {
+              const int64_t pb = cp[off[s]];
+              border |= (pb != pa) & (pb >= 0);
+            }
+            for (int s = 14; border && s < 27; ++s)
+              if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, i + off[s]) != PHEW_OK)
+                return PHEW_ERROR_MEMORY;
+            continue;
+          }
+          amr_cursor_at(c, o, x, y, z);
+          int refined = 0;
+          for (int s = 0; s < 26; ++s) {
+            const int64_t j = c->entry[c->stencil[s]];
+            refined |= j == AMR_REFINED;
+            if (j >= 0 && KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, j) != PHEW_OK)
+              return PHEW_ERROR_MEMORY;
+          }
+          const int64_t n = refined ? amr_cursor_finer(c) : 0;
+          if (n < 0)
+            return PHEW_ERROR_MEMORY;
+          for (int64_t s = 0; s < n; ++s)
+            if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, c->list[s]) != PHEW_OK)
+              return PHEW_ERROR_MEMORY;
+        }
+      }
   }
   return PHEW_OK;
 }

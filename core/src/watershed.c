@@ -123,7 +123,10 @@ phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan,
   if (m->kind != PHEW_MESH_STRUCTURED) {
     cell_walk w;
     s = cell_walk_init(&w, m);
-    if (s == PHEW_OK)
+    if (s == PHEW_OK && m->kind == PHEW_MESH_AMR)
+      s = f->f32 ? point_uphill_amr_f32(&w, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
+                 : point_uphill_amr_f64(&w, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+    else if (s == PHEW_OK)
       s = f->f32 ? point_uphill_list_f32(&w, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
                  : point_uphill_list_f64(&w, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
     cell_walk_free(&w);

@@ -134,7 +134,7 @@ static inline void KERNEL(raise_best)(const cell_walk *w, const RHO_T *rho, int6
   *best_rho = v;
 }
 
-/* The same first pass over the cells of a graph or of AMR leaves. */
+/* The same first pass over the cells of a graph. */
 static phew_status KERNEL(point_uphill_list)(cell_walk *w, const RHO_T *rho, double threshold, int64_t *up,
                                              int64_t *cell_peak, peak_table *peaks, int64_t *n_test, int64_t *n_bad)
 {
@@ -154,25 +154,8 @@ static phew_status KERNEL(point_uphill_list)(cell_walk *w, const RHO_T *rho, dou
     ++*n_test;
     int64_t best = i, best_id = -1;
     RHO_T best_rho = r;
-    int64_t n = 0; /* listed neighbours: all of a graph's, the finer ones of an AMR leaf */
-    const int64_t *list = NULL;
-    if (w->amr) { /* the map's stencil, read in place */
-      const amr_cursor *c = w->amr;
-      int refined = 0;
-      for (int k = 0; k < 26; ++k) {
-        const int64_t j = c->entry[c->stencil[k]];
-        if (j >= 0)
-          KERNEL(raise_best)(w, rho, j, &best, &best_rho, &best_id);
-        else
-          refined |= j == AMR_REFINED;
-      }
-      n = refined ? amr_cursor_finer(w->amr) : 0;
-      list = c->list;
-    } else {
-      n = cell_walk_neighbours(w, i, &list);
-    }
-    if (n < 0)
-      return PHEW_ERROR_MEMORY;
+    const int64_t *list;
+    const int64_t n = cell_walk_neighbours(w, i, &list);
     for (int64_t k = 0; k < n; ++k)
       KERNEL(raise_best)(w, rho, list[k], &best, &best_rho, &best_id);
     up[i] = best;
@@ -185,4 +168,92 @@ static phew_status KERNEL(point_uphill_list)(cell_walk *w, const RHO_T *rho, dou
     }
   }
   return PHEW_OK;
+}
+
+/* The first pass over AMR leaves, block by block: cells of a block without covered cells
+ * and away from its faces take the vectorised stencil of the grid (inside a block the index
+ * order is the global id order, as on a grid); the others read the block's map. */
+static phew_status KERNEL(point_uphill_amr)(cell_walk *w, const RHO_T *rho, double threshold, int64_t *up,
+                                            int64_t *cell_peak, peak_table *peaks, int64_t *n_test, int64_t *n_bad)
+{
+  const amr_mesh *a = w->m->amr;
+  amr_cursor *c = w->amr;
+  for (int64_t i = a->n_own_cells; i < w->m->n_local; ++i)
+    up[i] = cell_peak[i] = -1; /* ghosts */
+  int64_t width = 1;
+  for (int64_t o = 0; o < a->n_own_blocks; ++o)
+    width = a->desc->blocks[a->own_block[o]].dims[0] > width ? a->desc->blocks[a->own_block[o]].dims[0] : width;
+  RHO_T *best = phew_malloc((size_t)width, sizeof *best);
+  RHO_INDEX_T *best_k = phew_malloc((size_t)width, sizeof *best_k);
+  phew_status status = best && best_k ? PHEW_OK : PHEW_ERROR_MEMORY;
+  for (int64_t o = 0; status == PHEW_OK && o < a->n_own_blocks; ++o) {
+    const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
+    const int64_t nx = k->dims[0], ny = k->dims[1], nz = k->dims[2], first = a->first_cell[a->own_block[o]];
+    const int64_t *map = a->map + a->map_first[o];
+    int64_t off[27];
+    int n_off = 0;
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+          off[n_off++] = dx + nx * (dy + ny * dz);
+    for (int64_t z = 0; status == PHEW_OK && z < nz; ++z)
+      for (int64_t y = 0; status == PHEW_OK && y < ny; ++y) {
+        const int row_fast = a->plain[o] && nx >= 3 && y >= 1 && y < ny - 1 && z >= 1 && z < nz - 1;
+        const int64_t row = first + nx * (y + ny * z);
+        const int64_t *entry = map + 1 + (nx + 2) * ((y + 1) + (ny + 2) * (z + 1));
+        if (row_fast)
+          KERNEL(row_highest)(rho + row, 1, nx - 1, off, best, best_k);
+        for (int64_t x = 0; x < nx; ++x) {
+          const int64_t i = row + x;
+          up[i] = cell_peak[i] = -1;
+          if (entry[x] == AMR_REFINED)
+            continue; /* covered: not a leaf */
+          const RHO_T r = rho[i];
+          if (!(r >= 0) || r == (RHO_T)INFINITY) {
+            ++*n_bad;
+            continue;
+          }
+          if (!((double)r > threshold))
+            continue;
+          ++*n_test;
+          int64_t highest = i;
+          if (row_fast && x >= 1 && x < nx - 1) {
+            highest = i + off[best_k[x]];
+          } else {
+            amr_cursor_at(c, o, x, y, z);
+            int64_t best_id = -1;
+            RHO_T best_rho = r;
+            int refined = 0;
+            for (int s = 0; s < 26; ++s) {
+              const int64_t j = c->entry[c->stencil[s]];
+              if (j >= 0)
+                KERNEL(raise_best)(w, rho, j, &highest, &best_rho, &best_id);
+              else
+                refined |= j == AMR_REFINED;
+            }
+            const int64_t n = refined ? amr_cursor_finer(c) : 0;
+            if (n < 0) {
+              status = PHEW_ERROR_MEMORY;
+              break;
+            }
+            for (int64_t s = 0; s < n; ++s)
+              KERNEL(raise_best)(w, rho, c->list[s], &highest, &best_rho, &best_id);
+          }
+          up[i] = highest;
+          if (highest == i) {
+            amr_cursor_at(c, o, x, y, z);
+            double coord[3];
+            amr_cursor_coord(c, coord);
+            cell_peak[i] = peaks->n;
+            if (peak_table_add(peaks, amr_cursor_global_id(c), i, (double)r, coord, 0) != PHEW_OK) {
+              status = PHEW_ERROR_MEMORY;
+              break;
+            }
+          }
+        }
+      }
+  }
+  free(best);
+  free(best_k);
+  return status;
 }
