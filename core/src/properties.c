@@ -102,42 +102,67 @@ static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_
 }
 
 /* AMR leaves: as on a grid, in finest cells: a cell of level l counts 8^(finest - l) of them
- * (a shift of the exponent), and displacements are multiples of half a cell (exact). */
+ * (a shift of the exponent), and twice the displacements are integers (in finest cells,
+ * centres are multiples of 1/2), so every term is exact. Neighbouring cells mostly belong to
+ * the same structures: their sums are looked up once per run of such cells. */
 static void accumulate_amr(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
                            int n_targets)
 {
   const amr_mesh *a = m->amr;
   const int finest = a->n_levels - 1;
+  int64_t period2[3]; /* of twice the coordinates; 0 on open axes */
+  for (int d = 0; d < 3; ++d)
+    period2[d] = 2 * (int64_t)m->period[d];
+  sums *s[2]; /* the catalogue sums clumps and haloes: two targets at most */
+  int64_t ref2[2][3];
   for (int64_t o = 0; o < a->n_own_blocks; ++o) {
     const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
     const int scale = finest - k->level, weight = 3 * scale;
     const int64_t first = a->first_cell[a->own_block[o]], px = k->dims[0] + 2, py = k->dims[1] + 2;
     const int64_t *map = a->map + a->map_first[o];
+    int64_t last = -1; /* the peak whose structures s and ref2 hold */
     for (int64_t z = 0; z < k->dims[2]; ++z)
       for (int64_t y = 0; y < k->dims[1]; ++y) {
         const int64_t row = first + k->dims[0] * (y + k->dims[1] * z);
-        const double cy = 0.5 * (double)(((2 * (k->lo[1] + y) + 1) << scale) - 1);
-        const double cz = 0.5 * (double)(((2 * (k->lo[2] + z) + 1) << scale) - 1);
+        const int64_t *entry = map + 1 + px * ((y + 1) + py * (z + 1));
+        const int64_t c2[3] = {0, ((2 * (k->lo[1] + y) + 1) << scale) - 1, ((2 * (k->lo[2] + z) + 1) << scale) - 1};
         for (int64_t x = 0; x < k->dims[0]; ++x) {
           const int64_t i = row + x, p = cell_peak[i];
-          if (p < 0 || map[(x + 1) + px * ((y + 1) + py * (z + 1))] == AMR_REFINED)
+          if (p < 0 || entry[x] == AMR_REFINED)
             continue;
+          if (p != last) {
+            for (int t = 0; t < n_targets && t < 2; ++t) {
+              const int64_t j = targets[t].structure_of_peak[p];
+              s[t] = j >= 0 ? &targets[t].out[j] : NULL;
+              for (int d = 0; s[t] && d < 3; ++d)
+                ref2[t][d] = (int64_t)(2.0 * targets[t].reference[3 * j + d]);
+            }
+            last = p;
+          }
           const double rho = field_value(f, i);
           int64_t e;
           int negative;
           const uint64_t mantissa = exact_split(rho, &e, &negative); /* rho > 0 */
-          const double c[3] = {0.5 * (double)(((2 * (k->lo[0] + x) + 1) << scale) - 1), cy, cz};
-          for (int t = 0; t < n_targets; ++t) {
-            const double *ref;
-            sums *s = structure_sums(&targets[t], p, rho, &ref);
-            if (!s)
+          const int64_t x2 = ((2 * (k->lo[0] + x) + 1) << scale) - 1;
+          for (int t = 0; t < n_targets && t < 2; ++t) {
+            sums *u = s[t];
+            if (!u)
               continue;
-            exact_sum_add_term(&s->mass, 0, mantissa, e + weight);
-            exact_sum_add_term(&s->volume, 0, 1, weight);
-            for (int d = 0; d < 3; ++d) { /* twice the displacement: an integer */
-              const int64_t twice = (int64_t)(2.0 * mesh_displacement(m, d, c[d], ref[d]));
+            u->n_cells++;
+            if (rho < u->min_density)
+              u->min_density = rho;
+            exact_sum_add_term(&u->mass, 0, mantissa, e + weight);
+            exact_sum_add_term(&u->volume, 0, 1, weight);
+            for (int d = 0; d < 3; ++d) { /* twice the nearest-image displacement */
+              int64_t twice = (d == 0 ? x2 : c2[d]) - ref2[t][d];
+              if (period2[d] > 0) {
+                if (2 * twice > period2[d])
+                  twice -= period2[d];
+                else if (2 * twice < -period2[d])
+                  twice += period2[d];
+              }
               if (twice != 0)
-                exact_sum_add_term(&s->moment[d], twice < 0, (exact_u128)mantissa * (uint64_t)(twice < 0 ? -twice : twice),
+                exact_sum_add_term(&u->moment[d], twice < 0, (exact_u128)mantissa * (uint64_t)(twice < 0 ? -twice : twice),
                                    e + weight - 1);
             }
           }
