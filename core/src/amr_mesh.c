@@ -370,6 +370,43 @@ static phew_status build_map(amr_mesh *a, int64_t o, int64_t *stamp, int64_t tok
   return PHEW_OK;
 }
 
+typedef struct foreign_check {
+  const amr_mesh *a;
+  int found;
+} foreign_check;
+
+static int is_foreign(void *context, int64_t b)
+{
+  foreign_check *x = context;
+  x->found |= x->a->desc->blocks[b].owner != x->a->rank;
+  return x->found;
+}
+
+/* Whether a leaf of own block o may touch finer leaves of other ranks: some finer block of
+ * another rank overlaps the block grown by one cell (near a periodic edge: assumed). */
+static int may_touch_foreign_fine(amr_mesh *a, int64_t o, int64_t *stamp, int64_t *token)
+{
+  const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
+  for (int d = 0; d < 3; ++d)
+    if (a->desc->periodic[d] && (k->lo[d] == 0 || k->lo[d] + k->dims[d] == a->level_dims[k->level][d]))
+      return 1;
+  foreign_check x = {a, 0};
+  for (int level = k->level + 1; level < a->n_levels && !x.found; ++level) {
+    int64_t lo[3], dims[3];
+    for (int d = 0; d < 3; ++d) {
+      const int s = level - k->level;
+      lo[d] = (k->lo[d] - 1) << s;
+      dims[d] = (k->dims[d] + 2) << s;
+      if (lo[d] < 0) { /* the open domain edge: nothing beyond */
+        dims[d] += lo[d];
+        lo[d] = 0;
+      }
+    }
+    amr_tiles_visit(&a->tiles, a->desc, level, lo, dims, stamp, --*token, is_foreign, &x);
+  }
+  return x.found;
+}
+
 static phew_status build_cells(amr_mesh *a, int c_size, int64_t *stamp, phew_result *result)
 {
   const phew_amr *d = a->desc;
@@ -407,7 +444,8 @@ static phew_status build_cells(amr_mesh *a, int c_size, int64_t *stamp, phew_res
     if (build_map(a, o, stamp, -2 - o) != PHEW_OK)
       return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while mapping the AMR blocks");
   /* finer leaves of other ranks next to our coarse leaves become ghosts too: only blocks
-   * with refined entries in their maps have any */
+   * with refined entries in their maps, near finer blocks of other ranks, have any */
+  int64_t token = -2 - a->n_own_blocks; /* below the maps' tokens */
   amr_cursor cur;
   amr_cursor_init(&cur, a);
   cur.create = 1;
@@ -418,7 +456,7 @@ static phew_status build_cells(amr_mesh *a, int c_size, int64_t *stamp, phew_res
     int64_t refined_entries = 0;
     for (int64_t e = 0; c_size > 1 && e < n_map; ++e)
       refined_entries += map[e] == AMR_REFINED;
-    if (refined_entries == 0)
+    if (refined_entries == 0 || !may_touch_foreign_fine(a, o, stamp, &token))
       continue;
     for (int64_t i = first; i < first + n && !cur.failed; ++i)
       if (amr_cursor_leaf(&cur, i))
