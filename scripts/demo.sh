@@ -10,5 +10,8 @@ mkdir -p "$out"
 plugin=$(find build/lib -name PHEW.so | head -n 1)
 timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
   pvbatch scripts/demo.py --plugin "$plugin" --input datasets/sample.vti --output "$out"
+# the same on an AMR hierarchy (datasets/amr_sample.vthb, 4 levels)
+timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+  pvbatch scripts/demo_amr.py --plugin "$plugin" --input datasets/amr_sample.vthb --output "$out/amr"
 echo "phew demo: results in $out/"
 ls -l "$out"

@@ -130,4 +130,51 @@ if args.xvfb_run:
 else:
     print("note: no xvfb-run; clumps.png not checked", flush=True)
 
+# scripts/demo_amr.py on datasets/amr_sample.vthb, as scripts/demo.sh runs it: 7 clumps and 5
+# haloes (the counts test_plugin_amr_reference.py checks independently), a labelled hierarchy
+# that reads back with labels on every leaf and -1 on covered cells, and a picture.
+amr_sample = os.path.join(args.source_dir, "datasets", "amr_sample.vthb")
+amr_output = os.path.join(args.work_dir, "output-amr")
+command = [args.pvbatch, os.path.join(args.source_dir, "scripts", "demo_amr.py"), "--plugin", args.plugin,
+           "--input", amr_sample, "--output", amr_output] + ([] if args.xvfb_run else ["--no-picture"])
+if args.xvfb_run:
+    command = [args.xvfb_run, "-a", "-n", str(100 + (os.getpid() * 11) % 800), "-s", "-screen 0 1280x1024x24"] + command
+print(" ".join(command), flush=True)
+run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=150)
+print(run.stdout, flush=True)
+if check.check(run.returncode == 0, "demo_amr failed with exit code %d" % run.returncode):
+    rows = {}
+    for name in ("clumps", "haloes", "dendrogram"):
+        with open(os.path.join(amr_output, name + ".csv")) as f:
+            rows[name] = f.read().count("\n") - 1
+    check.check((rows["clumps"], rows["haloes"]) == (7, 5), "demo_amr: %d clumps and %d haloes, not 7 and 5"
+                % (rows["clumps"], rows["haloes"]))
+    amr_reader = XMLUniformGridAMRReader(FileName=[os.path.join(amr_output, "labelled.vthb")])
+    amr_reader.DefaultNumberOfLevels = 0
+    amr_reader.UpdatePipeline()
+    amr = amr_reader.GetClientSideObject().GetOutputDataObject(0)
+    labelled_leaves = covered_ok = blocks = 0
+    for level in range(amr.GetNumberOfLevels()):
+        for index in range(amr.GetNumberOfDataSets(level)):
+            block = amr.GetDataSet(level, index)
+            blocks += 1
+            clump = block.GetCellData().GetArray("ClumpId")
+            ghost = block.GetCellData().GetArray("vtkGhostType")
+            if not check.check(clump is not None, "labelled.vthb block %d/%d has no ClumpId" % (level, index)):
+                continue
+            ids = numpy_support.vtk_to_numpy(clump)
+            covered = (numpy_support.vtk_to_numpy(ghost) & 8) != 0 if ghost is not None else np.zeros(ids.shape, bool)
+            covered_ok += int((ids[covered] == -1).all())
+            labelled_leaves += int((ids[~covered] >= 0).sum())
+    check.check(covered_ok == blocks, "labelled.vthb: covered cells with a ClumpId in %d block(s)" % (blocks - covered_ok))
+    check.check(labelled_leaves > 1000, "labelled.vthb: only %d leaf cells in clumps" % labelled_leaves)
+    if args.xvfb_run:
+        png = os.path.join(amr_output, "clumps.png")
+        if check.check(os.path.exists(png), "demo_amr wrote no clumps.png"):
+            reader = vtkPNGReader()
+            reader.SetFileName(png)
+            reader.Update()
+            pixels = numpy_support.vtk_to_numpy(reader.GetOutput().GetPointData().GetScalars())
+            check.check(len(np.unique(pixels[:, :3], axis=0)) > 200, "demo_amr's clumps.png has few colours")
+
 check.finish()
