@@ -19,6 +19,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "phew/phew.h"
 
+#include "bench_clock.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,39 +38,6 @@ static void die(const char *message)
 {
   fprintf(stderr, "bench_amr: error: %s\n", message);
   exit(1);
-}
-
-static double seconds_now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static long long proc_status_bytes(const char *key)
-{
-  FILE *f = fopen("/proc/self/status", "r");
-  if (!f)
-    return -1;
-  char line[256];
-  long long value = -1;
-  const size_t n = strlen(key);
-  while (fgets(line, sizeof line, f))
-    if (!strncmp(line, key, n) && line[n] == ':') {
-      value = strtoll(line + n + 1, NULL, 10) * 1024;
-      break;
-    }
-  fclose(f);
-  return value;
-}
-
-static void reset_peak_rss(void)
-{
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (f) {
-    fputs("5", f);
-    fclose(f);
-  }
 }
 
 /* ---- the density ----------------------------------------------------------------------- */
@@ -368,7 +337,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
 #endif
   const long long rss_before = proc_status_bytes("VmRSS");
-  reset_peak_rss();
+  (void)reset_peak_rss();
   const double t0 = seconds_now();
   const phew_status s = phew_find_clumps(&in, &params, &labels, &result);
   double wall = seconds_now() - t0;

@@ -21,6 +21,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "phew/phew.h"
 
+#include "bench_clock.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,42 +62,6 @@ static void usage(void)
         "                  [--relevance R] [--saddle S] [--periodic] [--mpi]\n",
         stderr);
   exit(2);
-}
-
-static double seconds_now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* A "VmXXX:   1234 kB" line of /proc/self/status, in bytes; -1 if unavailable. */
-static long long proc_status_bytes(const char *key)
-{
-  FILE *f = fopen("/proc/self/status", "r");
-  if (!f)
-    return -1;
-  char line[256];
-  long long value = -1;
-  const size_t n = strlen(key);
-  while (fgets(line, sizeof line, f)) {
-    if (!strncmp(line, key, n) && line[n] == ':') {
-      value = strtoll(line + n + 1, NULL, 10) * 1024;
-      break;
-    }
-  }
-  fclose(f);
-  return value;
-}
-
-/* Reset the peak RSS (VmHWM) to the current RSS (Linux >= 4.0). */
-static int reset_peak_rss(void)
-{
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (!f)
-    return 0;
-  const int ok = fputs("5", f) >= 0;
-  return fclose(f) == 0 && ok;
 }
 
 static void parse(int argc, char **argv, options *o)

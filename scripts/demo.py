@@ -99,8 +99,8 @@ def distinct_colours(n):
     return colours
 
 
-def render(finder, reader, n_clumps, n_haloes, params, path, size):
-    association = "CELLS" if params["association"] == "CELLS" else "POINTS"
+def make_view(size):
+    """A render view with a dark gradient background."""
     view = CreateView("RenderView")
     view.ViewSize = size
     view.OrientationAxesVisibility = 1
@@ -108,25 +108,21 @@ def render(finder, reader, n_clumps, n_haloes, params, path, size):
     view.BackgroundColorMode = "Gradient"
     view.Background = [0.02, 0.03, 0.08]
     view.Background2 = [0.16, 0.19, 0.28]
+    return view
 
-    outline = Show(Outline(Input=reader), view)
-    outline.DiffuseColor = outline.AmbientColor = [0.75, 0.78, 0.85]
-    outline.LineWidth = 1.5
 
-    # Context: the boundary of the test cells (density at the threshold), faint.
-    context_input = CellDatatoPointData(Input=reader) if association == "CELLS" else reader
-    envelope = Contour(Input=context_input, ContourBy=["POINTS", params["array"]],
-                       Isosurfaces=[params["threshold"]])
-    envelope_display = Show(envelope, view)
-    ColorBy(envelope_display, None)
-    envelope_display.DiffuseColor = [0.7, 0.75, 0.9]
-    envelope_display.Opacity = 0.12
-
+def clump_cells(finder, association, n_clumps):
+    """The cells (or points) of the Labels output that belong to a clump."""
     # Thresholds are set after creation: a keyword value equal to the XML default (0) would be
     # replaced by the array range when the proxy is initialised.
     clumps = Threshold(Input=OutputPort(finder, 0), Scalars=[association, "ClumpId"], ThresholdMethod="Between")
     clumps.LowerThreshold = -0.5
     clumps.UpperThreshold = n_clumps - 0.5
+    return clumps
+
+
+def show_clumps(clumps, view, association, n_clumps):
+    """Shows the clump cells coloured by ClumpId, one distinct colour per clump, with a legend."""
     display = Show(clumps, view)
     display.SetRepresentationType("Surface")
     ColorBy(display, (association, "ClumpId"))
@@ -159,23 +155,52 @@ def render(finder, reader, n_clumps, n_haloes, params, path, size):
         bar.AutomaticLabelFormat = 0
         bar.LabelFormat = "%.0f"
     display.SetScalarBarVisibility(view, n_clumps > 0)
+    return display
 
-    title = Text(Text="PHEW clump finder: %d clumps, %d haloes\n"
-                      "density threshold %.4g, relevance %.3g%s"
-                      % (n_clumps, n_haloes, params["threshold"], params["relevance"],
-                         ", saddle %.4g" % params["saddle"] if params["saddle"] is not None else ""))
+
+def show_title(title, view):
+    """The title text in the upper left corner."""
     title_display = Show(title, view)
     title_display.WindowLocation = "Upper Left Corner"
     title_display.FontSize = 20
     title_display.Justification = "Left"
     title_display.Color = [0.95, 0.95, 0.95]
 
+
+def show_from_corner(view, dolly):
+    """Looks at the scene from the (+x, -y, +z) corner, z up, and renders it."""
     view.CameraPosition = [1.0, -1.6, 1.1]
     view.CameraFocalPoint = [0.0, 0.0, 0.0]
     view.CameraViewUp = [0.0, 0.0, 1.0]
     view.ResetCamera()
-    GetActiveCamera().Dolly(1.25)
+    GetActiveCamera().Dolly(dolly)
     Render(view)
+
+
+def render(finder, reader, n_clumps, n_haloes, params, path, size):
+    association = "CELLS" if params["association"] == "CELLS" else "POINTS"
+    view = make_view(size)
+
+    outline = Show(Outline(Input=reader), view)
+    outline.DiffuseColor = outline.AmbientColor = [0.75, 0.78, 0.85]
+    outline.LineWidth = 1.5
+
+    # Context: the boundary of the test cells (density at the threshold), faint.
+    context_input = CellDatatoPointData(Input=reader) if association == "CELLS" else reader
+    envelope = Contour(Input=context_input, ContourBy=["POINTS", params["array"]],
+                       Isosurfaces=[params["threshold"]])
+    envelope_display = Show(envelope, view)
+    ColorBy(envelope_display, None)
+    envelope_display.DiffuseColor = [0.7, 0.75, 0.9]
+    envelope_display.Opacity = 0.12
+
+    show_clumps(clump_cells(finder, association, n_clumps), view, association, n_clumps)
+    title = Text(Text="PHEW clump finder: %d clumps, %d haloes\n"
+                      "density threshold %.4g, relevance %.3g%s"
+                      % (n_clumps, n_haloes, params["threshold"], params["relevance"],
+                         ", saddle %.4g" % params["saddle"] if params["saddle"] is not None else ""))
+    show_title(title, view)
+    show_from_corner(view, 1.25)
     SaveScreenshot(path, view, ImageResolution=size)
 
 

@@ -17,56 +17,24 @@ import sys
 from paraview.simple import *  # noqa: F401,F403
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import demo  # noqa: E402  (write_csv, distinct_colours, TABLES)
+import demo  # noqa: E402  (its tables, CSV writer and picture helpers)
 
 THRESHOLD, RELEVANCE, SADDLE = 3.0, 2.0, 20.0
 
 
 def render(finder, reader, n_clumps, n_haloes, path, size):
-    view = CreateView("RenderView")
-    view.ViewSize = size
-    view.OrientationAxesVisibility = 1
-    view.UseColorPaletteForBackground = 0
-    view.BackgroundColorMode = "Gradient"
-    view.Background = [0.02, 0.03, 0.08]
-    view.Background2 = [0.16, 0.19, 0.28]
-    # The blocks of the finer levels, as outlines: where the hierarchy refines.
+    view = demo.make_view(size)
+    # The blocks of the hierarchy, as outlines: where it refines.
     boxes = Show(reader, view)
     boxes.SetRepresentationType("Outline")
     ColorBy(boxes, None)
     boxes.DiffuseColor = boxes.AmbientColor = [0.55, 0.6, 0.7]
     boxes.Opacity = 0.35
-    clumps = Threshold(Input=OutputPort(finder, 0), Scalars=["CELLS", "ClumpId"], ThresholdMethod="Between")
-    clumps.LowerThreshold = -0.5
-    clumps.UpperThreshold = n_clumps - 0.5
-    display = Show(clumps, view)
-    display.SetRepresentationType("Surface")
-    ColorBy(display, ("CELLS", "ClumpId"))
-    lut = GetColorTransferFunction("ClumpId")
-    lut.InterpretValuesAsCategories = 1
-    lut.Annotations = sum(([str(i), "clump %d" % i] for i in range(n_clumps)), [])
-    lut.IndexedColors = sum((list(c) for c in demo.distinct_colours(max(n_clumps, 1))), [])
-    bar = GetScalarBar(lut, view)
-    bar.Title = "ClumpId"
-    bar.ComponentTitle = ""
-    bar.TitleColor = bar.LabelColor = [0.95, 0.95, 0.95]
-    bar.WindowLocation = "Any Location"
-    bar.Position = [0.88, 0.2]
-    display.SetScalarBarVisibility(view, n_clumps > 0)
-    title = Text(Text="PHEW on AMR (4 levels): %d clumps, %d haloes\n"
-                      "density threshold %g, relevance %g, saddle %g; boxes: AMR blocks"
-                      % (n_clumps, n_haloes, THRESHOLD, RELEVANCE, SADDLE))
-    title_display = Show(title, view)
-    title_display.WindowLocation = "Upper Left Corner"
-    title_display.FontSize = 20
-    title_display.Justification = "Left"
-    title_display.Color = [0.95, 0.95, 0.95]
-    view.CameraPosition = [1.0, -1.6, 1.1]
-    view.CameraFocalPoint = [0.0, 0.0, 0.0]
-    view.CameraViewUp = [0.0, 0.0, 1.0]
-    view.ResetCamera()
-    GetActiveCamera().Dolly(1.3)
-    Render(view)
+    demo.show_clumps(demo.clump_cells(finder, "CELLS", n_clumps), view, "CELLS", n_clumps)
+    demo.show_title(Text(Text="PHEW on AMR (4 levels): %d clumps, %d haloes\n"
+                              "density threshold %g, relevance %g, saddle %g; boxes: AMR blocks"
+                              % (n_clumps, n_haloes, THRESHOLD, RELEVANCE, SADDLE)), view)
+    demo.show_from_corner(view, 1.3)
     SaveScreenshot(path, view, ImageResolution=size)
 
 

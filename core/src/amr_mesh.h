@@ -93,6 +93,17 @@ void amr_cursor_init(amr_cursor *c, const amr_mesh *a);
 void amr_cursor_free(amr_cursor *c);
 /* Moves to own cell i (i >= the previous one); 1 if it is a leaf. */
 int amr_cursor_leaf(amr_cursor *c, int64_t i);
+/* Offsets, in a block's own cell array, of the 27 cells around a cell (self at 13), in the
+ * grid's stencil order: inside a block the index order is the global id order. */
+static inline void amr_block_stencil(const phew_amr_block *k, int64_t off[27])
+{
+  int n = 0;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        off[n++] = dx + k->dims[0] * (dy + k->dims[1] * dz);
+}
+
 /* Moves to cell (x, y, z) of own block o. */
 void amr_cursor_at(amr_cursor *c, int64_t o, int64_t x, int64_t y, int64_t z);
 /* Kernels read the map themselves: entries c->entry[c->stencil[k]] >= 0 are neighbours

@@ -80,11 +80,7 @@ static phew_status KERNEL(scan_pairs_amr)(cell_walk *w, const RHO_T *rho, const 
     const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
     const int64_t nx = k->dims[0], ny = k->dims[1], nz = k->dims[2], first = a->first_cell[a->own_block[o]];
     int64_t off[27];
-    int n_off = 0;
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-          off[n_off++] = dx + nx * (dy + ny * dz);
+    amr_block_stencil(k, off);
     for (int64_t z = 0; z < nz; ++z)
       for (int64_t y = 0; y < ny; ++y) {
         const int row_fast = a->plain[o] && y >= 1 && y < ny - 1 && z >= 1 && z < nz - 1;

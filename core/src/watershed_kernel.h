@@ -191,11 +191,7 @@ static phew_status KERNEL(point_uphill_amr)(cell_walk *w, const RHO_T *rho, doub
     const int64_t nx = k->dims[0], ny = k->dims[1], nz = k->dims[2], first = a->first_cell[a->own_block[o]];
     const int64_t *map = a->map + a->map_first[o];
     int64_t off[27];
-    int n_off = 0;
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-          off[n_off++] = dx + nx * (dy + ny * dz);
+    amr_block_stencil(k, off);
     for (int64_t z = 0; status == PHEW_OK && z < nz; ++z)
       for (int64_t y = 0; status == PHEW_OK && y < ny; ++y) {
         const int row_fast = a->plain[o] && nx >= 3 && y >= 1 && y < ny - 1 && z >= 1 && z < nz - 1;
