@@ -14,8 +14,9 @@ amr_sample case (test_plugin_amr_cases.CASES). The reference is the same filter 
 datasets/amr_sample.vthb read with XMLUniformGridAMRReader (DefaultNumberOfLevels = 0), in the
 same job. Blocks of the two readers are matched by level and AMR box (not by index), and:
   - every box of the reference is held by some rank, with the same origin and spacing (exact),
-    the same density values (float32 bytes, or their exact float64 widening), and the same
-    vtkGhostType (8 on covered cells);
+    the same density values (float32 bytes, or their exact float64 widening), and vtkGhostType
+    has REFINEDCELL (8) exactly on the cells covered by the next loaded level (computed from the
+    block list: under several ranks VTK 9.2's XML AMR reader misses some, which is printed);
   - PeakPatchId, ClumpId and HaloId are equal cell by cell (same type, same bytes);
   - the Clumps, Dendrogram and Haloes tables are equal byte for byte (%.17g CSV), also to the
     one-process answers of phew_plugin_amr_reference (--answers-dir, amr_sample-*.csv and
@@ -227,8 +228,25 @@ def amrex_reader(name, level=None):
     return reader
 
 
-def compare(tag, got, reference, dtype):
-    """Blocks matched by level and box: geometry, density, blanking and labels; then the tables."""
+def covered_masks(levels):
+    """{box: flat mask of the cells covered by the next level} for the sample's levels 0 to
+    levels - 1 (from the block list, not from any reader)."""
+    layout = cases.sample_layout(args.source_dir)
+    layout.levels = layout.levels[:levels]
+    return {(level,) + tuple(lo) + tuple(lo[d] + dims[d] - 1 for d in range(3)):
+            layout.covered(level, lo, dims).ravel() for level, index, lo, dims in layout.blocks()}
+
+
+def missed_blanking(tag, by_box, covered):
+    """Blocks whose vtkGhostType lacks REFINEDCELL (8) on a covered cell (printed only)."""
+    missed = [box for box, copies in by_box.items() for block in copies
+              if "vtkGhostType" in block and np.any(covered[box] & ((block["vtkGhostType"] & 8) == 0))]
+    print("%s: %d block(s) lack REFINEDCELL on covered cells" % (tag, len(missed)), flush=True)
+
+
+def compare(tag, got, reference, dtype, covered):
+    """Blocks matched by level and box: geometry, density and labels equal the reference's;
+    vtkGhostType has REFINEDCELL (8) exactly on the covered cells. Then the tables."""
     by_box, holders, tables, rows, _ = got
     ref_by_box, _, ref_tables, _, _ = reference
     check.check(set(by_box) == set(ref_by_box), "%s: boxes %d, the reference has %d (%d in common)" % (
@@ -247,7 +265,11 @@ def compare(tag, got, reference, dtype):
             expected = want[DENSITY].astype(dtype)
             if values is None or values.dtype != expected.dtype or values.tobytes() != expected.tobytes():
                 differ[DENSITY] += 1
-            for what in ["vtkGhostType"] + list(pt.LABEL_ARRAYS):
+            ghost = block.get("vtkGhostType")
+            blanked = np.where(covered[box], 8, 0)
+            if ghost is None or not np.array_equal(ghost & 8, blanked):
+                differ["vtkGhostType"] += 1
+            for what in pt.LABEL_ARRAYS:
                 mine, theirs = block.get(what), want.get(what)
                 same = (mine is not None and theirs is not None and mine.dtype == theirs.dtype and
                         mine.shape == theirs.shape and mine.tobytes() == theirs.tobytes())
@@ -286,6 +308,9 @@ def main():
     Delete(vthb)
     if reference is None:
         return
+    # (Under several ranks, VTK 9.2's XML AMR reader leaves covered cells unblanked where the
+    # covering block is another rank's; the filter finds covered cells from the AMR boxes.)
+    missed_blanking("vthb", reference[0], covered_masks(4))
     n_clumps = reference[2]["clumps"].count("\n") - 1
     print("vthb: %d clumps, %d haloes, %d dendrogram nodes" % (
         n_clumps, reference[2]["haloes"].count("\n") - 1, reference[2]["dendrogram"].count("\n") - 1), flush=True)
@@ -318,7 +343,7 @@ def main():
         reader = amrex_reader(name)
         got = run(name, reader)
         if got is not None:
-            compare(name, got, reference, dtype)
+            compare(name, got, reference, dtype, covered_masks(4))
             check.check(got[4] == 0, "%s: the filter warned %d time(s) with every level loaded" % (name, got[4]))
         Delete(reader)
 
@@ -332,7 +357,7 @@ def main():
     Delete(reader)
     if partial_reference is not None and got is not None:
         check.check(got[4] > 0, "plt_f32_levels3: no warning that level 3 is not loaded")
-        compare("plt_f32_levels3", got, partial_reference, np.float32)
+        compare("plt_f32_levels3", got, partial_reference, np.float32, covered_masks(3))
         check.check(partial_reference[2]["clumps"] != reference[2]["clumps"],
                     "levels 0-2: the same clumps as with every level (the case does not test anything)")
 
