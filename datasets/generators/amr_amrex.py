@@ -26,7 +26,8 @@ AMReX_VisMF.cpp, and VTK's IO/AMR/vtkAMReXGridReaderInternal.cxx which parses it
   OUTPUT_DIR/Level_l/Cell_D_0000k  FABs one after the other, each
       "FAB ((8, (64 11 52 0 1 12 0 1023)),(8, (8 7 6 5 4 3 2 1)))((lo) (hi) (0,0,0)) ncomp\\n"
       followed by ncomp blocks of little-endian reals, x fastest (Fortran order); for float32
-      the descriptor is ((4, (32 8 23 0 1 9 0 127)),(4, (4 3 2 1))).
+      the descriptor is ((8, (32 8 23 0 1 9 0 127)),(4, (4 3 2 1))) (the first number counts
+      the 8 entries of the format list, as AMReX writes it).
 
 Box indices are cell indices of the level (hi inclusive), as vtkAMRBox.
 """
@@ -41,7 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 DESCRIPTORS = {
     8: "((8, (64 11 52 0 1 12 0 1023)),(8, (8 7 6 5 4 3 2 1)))",
-    4: "((4, (32 8 23 0 1 9 0 127)),(4, (4 3 2 1)))",
+    4: "((8, (32 8 23 0 1 9 0 127)),(4, (4 3 2 1)))",
 }
 
 

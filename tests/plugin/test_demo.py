@@ -66,20 +66,28 @@ if params["threshold"] is None:
 output = os.path.join(args.work_dir, "output")
 command = [args.pvbatch, os.path.join(args.source_dir, "scripts", "demo.py"), "--plugin", args.plugin,
            "--input", vti, "--output", output] + demo_options
-if not args.xvfb_run:
-    command += ["--no-picture"]
-for attempt in range(3):
-    full = command
-    if args.xvfb_run:
-        # xvfb-run -a starts its search for a free display at -n; two runs at the same time
-        # (ctest -j) may still race for one, so a lost X connection is retried.
-        display = str(100 + (os.getpid() * 7 + attempt * 131) % 800)
-        full = [args.xvfb_run, "-a", "-n", display, "-s", "-screen 0 1280x1024x24"] + command
-    print(" ".join(full), flush=True)
-    run = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=150)
-    print(run.stdout, flush=True)
-    if run.returncode == 0 or "bad X server connection" not in run.stdout:
-        break
+
+
+def run_demo(command):
+    """Runs a demo script (under xvfb-run when given, else with --no-picture)."""
+    if not args.xvfb_run:
+        command = command + ["--no-picture"]
+    for attempt in range(3):
+        full = command
+        if args.xvfb_run:
+            # xvfb-run -a starts its search for a free display at -n; two runs at the same time
+            # (ctest -j) may still race for one, so a lost X connection is retried.
+            display = str(100 + (os.getpid() * 7 + attempt * 131) % 800)
+            full = [args.xvfb_run, "-a", "-n", display, "-s", "-screen 0 1280x1024x24"] + command
+        print(" ".join(full), flush=True)
+        run = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        print(run.stdout, flush=True)
+        if run.returncode == 0 or "bad X server connection" not in run.stdout:
+            return run
+    return run
+
+
+run = run_demo(command)
 if not check.check(run.returncode == 0, "the demo failed with exit code %d" % run.returncode):
     check.finish()
 
@@ -135,13 +143,8 @@ else:
 # that reads back with labels on every leaf and -1 on covered cells, and a picture.
 amr_sample = os.path.join(args.source_dir, "datasets", "amr_sample.vthb")
 amr_output = os.path.join(args.work_dir, "output-amr")
-command = [args.pvbatch, os.path.join(args.source_dir, "scripts", "demo_amr.py"), "--plugin", args.plugin,
-           "--input", amr_sample, "--output", amr_output] + ([] if args.xvfb_run else ["--no-picture"])
-if args.xvfb_run:
-    command = [args.xvfb_run, "-a", "-n", str(100 + (os.getpid() * 11) % 800), "-s", "-screen 0 1280x1024x24"] + command
-print(" ".join(command), flush=True)
-run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=150)
-print(run.stdout, flush=True)
+run = run_demo([args.pvbatch, os.path.join(args.source_dir, "scripts", "demo_amr.py"), "--plugin", args.plugin,
+                "--input", amr_sample, "--output", amr_output])
 if check.check(run.returncode == 0, "demo_amr failed with exit code %d" % run.returncode):
     rows = {}
     for name in ("clumps", "haloes", "dendrogram"):

@@ -75,10 +75,8 @@ SAMPLE = os.path.join(args.source_dir, cases.SAMPLE)
 
 # AMReX writes a Float32 FAB's real descriptor as ((8, (32 8 23 0 1 9 0 127)),(4, (4 3 2 1))):
 # the first number is the length of the format array (8 entries), not a byte count (see
-# AMReX_FabConv.cpp, and the FAB headers yt parses). amr_amrex.py writes (4, ...) there, which
-# vtkAMReXGridReader misparses (one-value float arrays). The plotfile written here is AMReX's.
+# AMReX_FabConv.cpp, and the FAB headers yt parses); vtkAMReXGridReader misreads anything else.
 AMREX_FLOAT32_DESCRIPTOR = "((8, (32 8 23 0 1 9 0 127)),(4, (4 3 2 1)))"
-amr_amrex.DESCRIPTORS[4] = AMREX_FLOAT32_DESCRIPTOR
 
 
 # ---------------------------------------------------------------------------------------------
