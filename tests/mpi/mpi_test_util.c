@@ -57,6 +57,22 @@ int64_t *gather_int64(const int64_t *mine, int count, MPI_Comm comm, int *total,
   return all;
 }
 
+int64_t *gather_cell_labels(const int64_t *ids, const run *r, int64_t n, MPI_Comm comm, int *total, int **displs)
+{
+  const int64_t w = ids ? 4 : 3;
+  int64_t *mine = malloc((size_t)(w * n + 1) * sizeof *mine), *m = mine;
+  for (int64_t i = 0; i < n; ++i) {
+    if (ids)
+      *m++ = ids[i];
+    *m++ = r->patch[i];
+    *m++ = r->clump[i];
+    *m++ = r->halo[i];
+  }
+  int64_t *all = gather_int64(mine, (int)(w * n), comm, total, displs);
+  free(mine);
+  return all;
+}
+
 int same_tables(const phew_result *a, const phew_result *b)
 {
   return a->n_clumps == b->n_clumps && a->n_haloes == b->n_haloes && a->n_nodes == b->n_nodes &&

@@ -27,6 +27,10 @@ void run_free(run *r);
  * where each rank's values start (to free). */
 int64_t *gather_int64(const int64_t *mine, int count, MPI_Comm comm, int *total, int **displs);
 
+/* The labels of r's first n cells (patch, clump, halo), each preceded by ids[i] unless ids is
+ * NULL (4 or 3 values per cell), gathered on rank 0 as by gather_int64. */
+int64_t *gather_cell_labels(const int64_t *ids, const run *r, int64_t n, MPI_Comm comm, int *total, int **displs);
+
 /* Byte-identical catalogues and dendrograms. */
 int same_tables(const phew_result *a, const phew_result *b);
 /* Equal statistics of cells, peaks, saddles, noise removal and merging. */

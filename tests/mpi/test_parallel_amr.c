@@ -307,14 +307,8 @@ static void distribute(hierarchy *h, distribution how, int size, unsigned seed)
 /* Labels of every rank gathered on rank 0 in global block order (3 per cell). */
 static int64_t *gather_labels(const hierarchy *h, const run *r, int rank, int size, MPI_Comm comm, int64_t *n_total)
 {
-  int64_t *mine = malloc((size_t)(3 * r->n + 1) * sizeof *mine);
-  for (int64_t i = 0; i < r->n; ++i) {
-    mine[3 * i] = r->patch[i];
-    mine[3 * i + 1] = r->clump[i];
-    mine[3 * i + 2] = r->halo[i];
-  }
   int total = 0, *displs = NULL;
-  int64_t *all = gather_int64(mine, (int)(3 * r->n), comm, &total, &displs), *ordered = NULL;
+  int64_t *all = gather_cell_labels(NULL, r, r->n, comm, &total, &displs), *ordered = NULL;
   if (rank == 0) {
     int64_t n = 0;
     for (int b = 0; b < h->n_blocks; ++b)
@@ -331,7 +325,6 @@ static int64_t *gather_labels(const hierarchy *h, const run *r, int rank, int si
     *n_total = n;
     free(cursor);
   }
-  free(mine);
   free(all);
   free(displs);
   return ordered;
@@ -719,16 +712,8 @@ static int check_graph(const char *name, kind k, int periodic, distribution how,
   find_graph(&par, &g, &h, cells, n_active, n_ghost, ghost_owner, garbage_ghosts, seed, &comm, &p);
 
   /* (gid, patch, clump, halo) of every listed cell, ghosts included, to rank 0 */
-  const int64_t n = n_active + n_ghost;
-  int64_t *mine = malloc((size_t)(4 * n + 1) * sizeof *mine);
-  for (int64_t i = 0; i < n; ++i) {
-    mine[4 * i] = cells[i];
-    mine[4 * i + 1] = par.patch[i];
-    mine[4 * i + 2] = par.clump[i];
-    mine[4 * i + 3] = par.halo[i];
-  }
   int total = 0;
-  int64_t *all = gather_int64(mine, (int)(4 * n), comm, &total, NULL);
+  int64_t *all = gather_cell_labels(cells, &par, n_active + n_ghost, comm, &total, NULL);
 
   int failures = 0;
   if (rank == 0) {
@@ -797,7 +782,7 @@ static int check_graph(const char *name, kind k, int periodic, distribution how,
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, comm);
   run_free(&par);
   leaf_graph_free(&g);
-  free(global), free(owner_of), free(cells), free(ghost_owner), free(listed), free(mine), free(all);
+  free(global), free(owner_of), free(cells), free(ghost_owner), free(listed), free(all);
   return failures;
 }
 

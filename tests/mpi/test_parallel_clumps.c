@@ -162,17 +162,13 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
 
   /* every stored cell (active and ghost) reports its global id and labels to rank 0 */
   const int64_t n_stored = g.stored_dims[0] * g.stored_dims[1] * g.stored_dims[2];
-  int64_t *mine = malloc((size_t)(n_stored > 0 ? n_stored : 1) * 4 * sizeof *mine);
+  int64_t *ids = malloc((size_t)(n_stored > 0 ? n_stored : 1) * sizeof *ids);
   for (int64_t z = 0, i = 0; z < g.stored_dims[2]; ++z)
     for (int64_t y = 0; y < g.stored_dims[1]; ++y)
-      for (int64_t x = 0; x < g.stored_dims[0]; ++x, ++i) {
-        mine[4 * i] = wrap(g.stored_offset[0] + x, nx) + nx * (wrap(g.stored_offset[1] + y, ny) + ny * wrap(g.stored_offset[2] + z, nz));
-        mine[4 * i + 1] = par.patch[i];
-        mine[4 * i + 2] = par.clump[i];
-        mine[4 * i + 3] = par.halo[i];
-      }
+      for (int64_t x = 0; x < g.stored_dims[0]; ++x, ++i)
+        ids[i] = wrap(g.stored_offset[0] + x, nx) + nx * (wrap(g.stored_offset[1] + y, ny) + ny * wrap(g.stored_offset[2] + z, nz));
   int total = 0;
-  int64_t *all = gather_int64(mine, (int)(4 * n_stored), comm, &total, NULL);
+  int64_t *all = gather_cell_labels(ids, &par, n_stored, comm, &total, NULL);
 
   int failures = 0;
   if (rank == 0) {
@@ -215,7 +211,7 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, comm);
   run_free(&par);
   free(global);
-  free(mine);
+  free(ids);
   free(all);
   return failures;
 }
