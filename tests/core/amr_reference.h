@@ -7,25 +7,16 @@
 //      domain. Candidate pairs come from a plain bucketing by level-0 cell (two touching
 //      cells lie in the same or in touching level-0 cells). Global ids, volumes and centres
 //      follow phew.h.
-//  (b) find_clumps: a plain serial PHEW on an explicit graph (sorted watershed, a std::map
-//      of saddles, level-by-level noise removal and saddle merging with std::map neighbour
-//      lists, catalogue order, mass threshold, long double sums), giving per-cell
-//      PeakPatchId / ClumpId / HaloId, the clump and halo catalogues and the dendrogram.
+//  (b) find_clumps: the plain serial PHEW on an explicit graph of graph_reference.h, run on
+//      the leaf graph (make_graph), giving per-cell PeakPatchId / ClumpId / HaloId, the clump
+//      and halo catalogues and the dendrogram.
 //
 // Plus helpers to run the core on the same inputs (PHEW_MESH_AMR from the block description,
 // PHEW_MESH_GRAPH from the explicit graph) and to compare a core run with the reference.
 #ifndef PHEW_AMR_REFERENCE_H
 #define PHEW_AMR_REFERENCE_H
 
-#include "phew/phew.h"
-
-#include <gtest/gtest.h>
-
-#include <array>
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <vector>
+#include "graph_reference.h"
 
 namespace amrref {
 
@@ -77,53 +68,16 @@ struct LeafGraph {
 };
 LeafGraph build_leaf_graph(const Amr &a);
 
-// ---- (b) plain PHEW on an explicit graph -----------------------------------------------------
-struct Graph {
-  std::vector<double> rho;
-  std::vector<int64_t> gid;
-  std::vector<int64_t> offsets, neighbours; // CSR, local indices
-  std::vector<double> volume;
-  std::vector<double> position; // 3 per cell
-  double box_origin[3] = {0, 0, 0}, box_size[3] = {1, 1, 1};
-  int periodic[3] = {0, 0, 0};
-  int64_t n() const { return (int64_t)rho.size(); }
-};
+// ---- (b) plain PHEW on an explicit graph: the graph reference ---------------------------------
+using graphref::Graph;
+using graphref::Node;
+using graphref::Result;
+using graphref::find_clumps;
 // the leaf graph with densities: rho_cells holds one value per block cell (all blocks)
 Graph make_graph(const LeafGraph &g, const std::vector<double> &rho_cells);
 
-struct Node {
-  int32_t level;
-  int64_t peak_id;
-  int32_t parent_level; // -1 for roots
-  int64_t parent_peak;  // -1 for roots
-  int64_t clump_id;
-  int64_t halo_id;
-  double peak_density;
-  double saddle_density;
-  int64_t n_cells;
-  double mass;
-};
-
-struct Result {
-  std::vector<int64_t> patch, clump, halo; // per graph cell; patch holds the peak's global id
-  std::vector<phew_object> clumps, haloes;
-  std::vector<std::array<bool, 3>> clump_com_defined, halo_com_defined;
-  std::vector<Node> nodes;
-  int64_t n_test = 0, n_peaks = 0, n_pairs = 0, n_discarded = 0, n_clumps_found = 0, n_haloes_found = 0;
-  int32_t noise_levels = 0, saddle_levels = 0;
-};
-Result find_clumps(const Graph &g, const phew_params &p);
-
 // ---- running the core -------------------------------------------------------------------------
-struct CoreRun {
-  phew_status status = PHEW_OK;
-  phew_result result{};
-  std::vector<int64_t> patch, clump, halo;
-  CoreRun() = default;
-  CoreRun(const CoreRun &) = delete;
-  CoreRun &operator=(const CoreRun &) = delete;
-  ~CoreRun() { phew_result_free(&result); }
-};
+using CoreRun = phewtest::Run;
 // PHEW_MESH_AMR on one process: rho_cells holds every block cell (labels come back the same way).
 // f32: the values are handed over as float (the caller rounds them beforehand if it compares).
 std::unique_ptr<CoreRun> run_amr(const Amr &a, const std::vector<double> &rho_cells, const phew_params &p,
@@ -139,10 +93,13 @@ void to_leaves(const LeafGraph &lg, const CoreRun &from_cells, std::vector<int64
 // A core run (labels per graph cell) against the reference: labels exactly, statistics,
 // catalogues (ids, counts, peak ids and densities, saddles, relevance exactly; masses, volumes
 // and mean densities to 1e-12; centres to 1e-9 of the box), dendrogram keyed by (peak, level).
-void expect_matches(const Graph &g, const phew_result &core, const std::vector<int64_t> &patch,
-                    const std::vector<int64_t> &clump, const std::vector<int64_t> &halo, const Result &ref);
+inline void expect_matches(const Graph &g, const phew_result &core, const std::vector<int64_t> &patch,
+                           const std::vector<int64_t> &clump, const std::vector<int64_t> &halo, const Result &ref)
+{
+  graphref::expect_matches(g, core, patch, clump, halo, ref, 1e-12);
+}
 
-std::string describe(const phew_object &o);
+using phewtest::describe;
 
 } // namespace amrref
 

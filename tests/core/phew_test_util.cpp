@@ -39,13 +39,22 @@ int64_t highest_neighbour(const Field &f, int64_t c)
   return best;
 }
 
-std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel)
+std::unique_ptr<Run> run_input(const phew_input &in, const phew_params &p, size_t n, int64_t sentinel)
 {
   std::unique_ptr<Run> r(new Run);
-  const size_t n = (size_t)f.size();
   r->patch.assign(n ? n : 1, sentinel);
   r->clump.assign(n ? n : 1, sentinel);
   r->halo.assign(n ? n : 1, sentinel);
+  phew_labels labels = {r->patch.data(), r->clump.data(), r->halo.data()};
+  r->status = phew_find_clumps(&in, &p, &labels, &r->result);
+  r->patch.resize(n);
+  r->clump.resize(n);
+  r->halo.resize(n);
+  return r;
+}
+
+std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel)
+{
   phew_input in;
   std::memset(&in, 0, sizeof in);
   phew_grid_init_whole(&in.grid, f.n[0], f.n[1], f.n[2]);
@@ -56,12 +65,7 @@ std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel)
   }
   in.density = f.f32 ? (const void *)f.rho32.data() : (const void *)f.rho.data();
   in.density_type = f.f32 ? PHEW_FLOAT32 : PHEW_FLOAT64;
-  phew_labels labels = {r->patch.data(), r->clump.data(), r->halo.data()};
-  r->status = phew_find_clumps(&in, &p, &labels, &r->result);
-  r->patch.resize(n);
-  r->clump.resize(n);
-  r->halo.resize(n);
-  return r;
+  return run_input(in, p, (size_t)f.size(), sentinel);
 }
 
 std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t shuffle_seed, int64_t sentinel)
@@ -264,7 +268,8 @@ std::string describe(const phew_object &o)
   std::ostringstream s;
   s.precision(17);
   s << "{id " << o.id << " halo " << o.halo_id << " parent " << o.parent_id << " level " << o.level << " peak "
-    << o.peak_id << " cells " << o.n_cells << " clumps " << o.n_clumps << " mass " << o.mass << " peak_rho "
+    << o.peak_id << " cells " << o.n_cells << " clumps " << o.n_clumps << " mass " << o.mass << " volume "
+    << o.volume << " peak_rho "
     << o.peak_density << " saddle " << o.key_saddle_density << " relevance " << o.relevance << "}";
   return s.str();
 }
@@ -501,7 +506,11 @@ void expect_identical(const Run &a, const Run &b)
                 m.saddle_density == n.saddle_density && m.n_cells == n.n_cells && m.mass == n.mass)
         << "node " << i << " differs";
   }
-  const phew_stats &s = x.stats, &t = y.stats;
+  expect_same_merging_stats(x.stats, y.stats);
+}
+
+void expect_same_merging_stats(const phew_stats &s, const phew_stats &t)
+{
   EXPECT_EQ(s.n_peaks, t.n_peaks);
   EXPECT_EQ(s.n_saddle_pairs, t.n_saddle_pairs);
   EXPECT_EQ(s.n_noise_discarded, t.n_noise_discarded);

@@ -102,6 +102,9 @@ struct Run {
   const phew_object &halo_row(int64_t i) const { return result.haloes[i]; }
 };
 
+// phew_find_clumps on any input with n cells: labels start at sentinel (arrays of one element
+// when n is 0) and come back per cell.
+std::unique_ptr<Run> run_input(const phew_input &in, const phew_params &p, size_t n, int64_t sentinel = -7);
 // Label arrays are filled with `sentinel` before the call so unwritten cells show.
 std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel = -7);
 
@@ -144,6 +147,8 @@ int64_t connected_components(const Field &f, double threshold, std::vector<int64
 void check_consistency(const Field &f, const phew_params &p, const Run &r);
 // Two runs give bit-identical labels, catalogues and dendrograms.
 void expect_identical(const Run &a, const Run &b);
+// The statistics of peaks, saddles, noise removal and merging agree (not n_cells, n_test_cells).
+void expect_same_merging_stats(const phew_stats &s, const phew_stats &t);
 
 std::string describe(const phew_object &o);
 

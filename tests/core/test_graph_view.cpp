@@ -1,6 +1,7 @@
 // The explicit-graph view must give exactly what the structured view gives when the graph is
 // the 26-neighbour stencil of a grid, and it must work on graphs that are not grids.
 #include "phew/phew.h"
+#include "phew_reference.h"
 
 #include <gtest/gtest.h>
 
@@ -58,50 +59,6 @@ std::vector<double> smooth_field(int n, unsigned seed, bool periodic)
   return f;
 }
 
-struct Graph {
-  std::vector<int64_t> ids, offsets, neighbours;
-  std::vector<double> volume, position;
-};
-
-// The grid's 26-neighbour relation written out as a graph.
-Graph grid_as_graph(int n, bool periodic, const double spacing[3], const double origin[3])
-{
-  Graph g;
-  const int64_t total = (int64_t)n * n * n;
-  g.offsets.push_back(0);
-  for (int64_t id = 0; id < total; ++id) {
-    const int x = (int)(id % n), y = (int)((id / n) % n), z = (int)(id / ((int64_t)n * n));
-    g.ids.push_back(id);
-    g.volume.push_back(spacing[0] * spacing[1] * spacing[2]);
-    const int c[3] = {x, y, z};
-    for (int d = 0; d < 3; ++d)
-      g.position.push_back(origin[d] + (c[d] + 0.5) * spacing[d]);
-    std::vector<int64_t> list;
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          if (!dx && !dy && !dz)
-            continue;
-          int q[3] = {x + dx, y + dy, z + dz};
-          bool ok = true;
-          for (int d = 0; d < 3; ++d)
-            if (q[d] < 0 || q[d] >= n) {
-              if (periodic)
-                q[d] = (q[d] + n) % n;
-              else
-                ok = false;
-            }
-          if (ok)
-            list.push_back(q[0] + (int64_t)n * (q[1] + (int64_t)n * q[2]));
-        }
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-    g.neighbours.insert(g.neighbours.end(), list.begin(), list.end());
-    g.offsets.push_back((int64_t)g.neighbours.size());
-  }
-  return g;
-}
-
 void expect_same_objects(const phew_object *a, const phew_object *b, int64_t n)
 {
   for (int64_t i = 0; i < n; ++i) {
@@ -154,22 +111,16 @@ TEST_P(GraphMatchesGrid, LabelsCatalogueAndDendrogram)
   grid.density = rho.data();
   grid.density_type = PHEW_FLOAT64;
 
-  const Graph g = grid_as_graph(n, periodic, spacing, origin);
-  phew_input graph{};
-  graph.mesh = PHEW_MESH_GRAPH;
-  graph.graph.n_cells = (int64_t)n * n * n;
-  graph.graph.global_id = g.ids.data();
-  graph.graph.offsets = g.offsets.data();
-  graph.graph.neighbours = g.neighbours.data();
-  graph.graph.volume = g.volume.data();
-  graph.graph.position = g.position.data();
+  // the grid's 26-neighbour relation written out as a graph (as the grid reference builds it)
+  phewtest::Field f(n, n, n);
   for (int d = 0; d < 3; ++d) {
-    graph.graph.periodic[d] = periodic;
-    graph.graph.box_origin[d] = origin[d];
-    graph.graph.box_size[d] = n * spacing[d];
+    f.periodic[d] = periodic;
+    f.spacing[d] = spacing[d];
+    f.origin[d] = origin[d];
   }
-  graph.density = rho.data();
-  graph.density_type = PHEW_FLOAT64;
+  f.rho = rho;
+  const graphref::Graph g = phewref::grid_graph(f);
+  const phew_input graph = graphref::graph_input(g);
 
   GraphRun a, b;
   run(grid, (int64_t)n * n * n, p, a);

@@ -12,7 +12,7 @@
  *
  * Errors are collective: NaN in one leaf cell of one block of one rank fails every rank with
  * the same status and message, labels -1, no hang; NaN in a covered cell is fine. */
-#include "phew/phew.h"
+#include "mpi_test_util.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -211,31 +211,6 @@ static double *all_densities(const hierarchy *h, kind k, int64_t *n_out)
 
 /* ---- running ------------------------------------------------------------------------------ */
 
-typedef struct run {
-  int64_t n;
-  int64_t *patch, *clump, *halo;
-  phew_result result;
-  phew_status status;
-} run;
-
-static void run_free(run *r)
-{
-  free(r->patch);
-  free(r->clump);
-  free(r->halo);
-  phew_result_free(&r->result);
-}
-
-static void labels_alloc(run *r, int64_t n)
-{
-  r->n = n;
-  r->patch = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  r->clump = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  r->halo = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  for (int64_t i = 0; i < n; ++i)
-    r->patch[i] = r->clump[i] = r->halo[i] = -7;
-}
-
 /* PHEW_MESH_AMR with the blocks owned by `rank` (per the owners set in h); `global` holds the
  * densities of all block cells. */
 static void find_amr(run *r, const hierarchy *h, const double *global, int rank, int single, const phew_params *p,
@@ -268,25 +243,8 @@ static void find_amr(run *r, const hierarchy *h, const double *global, int rank,
   in.density = rho;
   in.density_type = single ? PHEW_FLOAT32 : PHEW_FLOAT64;
   in.mpi_comm = comm;
-  phew_labels labels = {r->patch, r->clump, r->halo};
-  r->status = phew_find_clumps(&in, p, &labels, &r->result);
+  run_find(r, &in, p);
   free(rho);
-}
-
-static int same_tables(const phew_result *a, const phew_result *b)
-{
-  return a->n_clumps == b->n_clumps && a->n_haloes == b->n_haloes && a->n_nodes == b->n_nodes &&
-         memcmp(a->clumps, b->clumps, (size_t)a->n_clumps * sizeof *a->clumps) == 0 &&
-         memcmp(a->haloes, b->haloes, (size_t)a->n_haloes * sizeof *a->haloes) == 0 &&
-         memcmp(a->nodes, b->nodes, (size_t)a->n_nodes * sizeof *a->nodes) == 0;
-}
-
-static int same_stats(const phew_stats *a, const phew_stats *b)
-{
-  return a->n_cells == b->n_cells && a->n_test_cells == b->n_test_cells && a->n_peaks == b->n_peaks &&
-         a->n_saddle_pairs == b->n_saddle_pairs && a->n_noise_discarded == b->n_noise_discarded &&
-         a->n_clumps_found == b->n_clumps_found && a->n_haloes_found == b->n_haloes_found &&
-         a->noise_levels == b->noise_levels && a->saddle_levels == b->saddle_levels;
 }
 
 /* Catalogues of two different mesh views of the same cells: ids, counts and densities exactly,
@@ -349,28 +307,8 @@ static void distribute(hierarchy *h, distribution how, int size, unsigned seed)
 /* Labels of every rank gathered on rank 0 in global block order (3 per cell). */
 static int64_t *gather_labels(const hierarchy *h, const run *r, int rank, int size, MPI_Comm comm, int64_t *n_total)
 {
-  int64_t *mine = malloc((size_t)(3 * r->n + 1) * sizeof *mine);
-  for (int64_t i = 0; i < r->n; ++i) {
-    mine[3 * i] = r->patch[i];
-    mine[3 * i + 1] = r->clump[i];
-    mine[3 * i + 2] = r->halo[i];
-  }
-  int count = (int)(3 * r->n), *counts = NULL, *displs = NULL;
-  int64_t *all = NULL, *ordered = NULL;
-  if (rank == 0) {
-    counts = malloc((size_t)size * sizeof *counts);
-    displs = malloc((size_t)size * sizeof *displs);
-  }
-  MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-  if (rank == 0) {
-    int total = 0;
-    for (int q = 0; q < size; ++q) {
-      displs[q] = total;
-      total += counts[q];
-    }
-    all = malloc((size_t)(total + 1) * sizeof *all);
-  }
-  MPI_Gatherv(mine, count, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
+  int total = 0, *displs = NULL;
+  int64_t *all = gather_cell_labels(NULL, r, r->n, comm, &total, &displs), *ordered = NULL;
   if (rank == 0) {
     int64_t n = 0;
     for (int b = 0; b < h->n_blocks; ++b)
@@ -387,9 +325,7 @@ static int64_t *gather_labels(const hierarchy *h, const run *r, int rank, int si
     *n_total = n;
     free(cursor);
   }
-  free(mine);
   free(all);
-  free(counts);
   free(displs);
   return ordered;
 }
@@ -461,18 +397,7 @@ static int check_amr(const char *name, kind k, int periodic, distribution how, u
                (long long)ser.clump[first], (long long)ser.halo[first]);
         ++failures;
       }
-      if (!same_tables(&ser.result, &par.result)) {
-        printf("%s: tables differ: clumps %lld/%lld haloes %lld/%lld nodes %lld/%lld\n", name,
-               (long long)ser.result.n_clumps, (long long)par.result.n_clumps, (long long)ser.result.n_haloes,
-               (long long)par.result.n_haloes, (long long)ser.result.n_nodes, (long long)par.result.n_nodes);
-        ++failures;
-      }
-      if (!same_stats(&ser.result.stats, &par.result.stats)) {
-        printf("%s: statistics differ (peaks %lld/%lld, pairs %lld/%lld)\n", name,
-               (long long)ser.result.stats.n_peaks, (long long)par.result.stats.n_peaks,
-               (long long)ser.result.stats.n_saddle_pairs, (long long)par.result.stats.n_saddle_pairs);
-        ++failures;
-      }
+      failures += compare_with_serial(name, &ser.result, &par.result, 1);
       if (ser.result.stats.n_cells != leaves) {
         printf("%s: %lld cells counted, %lld leaves\n", name, (long long)ser.result.stats.n_cells, (long long)leaves);
         ++failures;
@@ -787,29 +712,8 @@ static int check_graph(const char *name, kind k, int periodic, distribution how,
   find_graph(&par, &g, &h, cells, n_active, n_ghost, ghost_owner, garbage_ghosts, seed, &comm, &p);
 
   /* (gid, patch, clump, halo) of every listed cell, ghosts included, to rank 0 */
-  const int64_t n = n_active + n_ghost;
-  int64_t *mine = malloc((size_t)(4 * n + 1) * sizeof *mine);
-  for (int64_t i = 0; i < n; ++i) {
-    mine[4 * i] = cells[i];
-    mine[4 * i + 1] = par.patch[i];
-    mine[4 * i + 2] = par.clump[i];
-    mine[4 * i + 3] = par.halo[i];
-  }
-  int count = (int)(4 * n), *counts = NULL, *displs = NULL, total = 0;
-  int64_t *all = NULL;
-  if (rank == 0) {
-    counts = malloc((size_t)size * sizeof *counts);
-    displs = malloc((size_t)size * sizeof *displs);
-  }
-  MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-  if (rank == 0) {
-    for (int q = 0; q < size; ++q) {
-      displs[q] = total;
-      total += counts[q];
-    }
-    all = malloc((size_t)(total + 1) * sizeof *all);
-  }
-  MPI_Gatherv(mine, count, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
+  int total = 0;
+  int64_t *all = gather_cell_labels(cells, &par, n_active + n_ghost, comm, &total, NULL);
 
   int failures = 0;
   if (rank == 0) {
@@ -840,16 +744,7 @@ static int check_graph(const char *name, kind k, int periodic, distribution how,
                (long long)ser.clump[c], (long long)ser.halo[c]);
         ++failures;
       }
-      if (!same_tables(&ser.result, &par.result)) {
-        printf("%s: tables differ: clumps %lld/%lld haloes %lld/%lld nodes %lld/%lld\n", name,
-               (long long)ser.result.n_clumps, (long long)par.result.n_clumps, (long long)ser.result.n_haloes,
-               (long long)par.result.n_haloes, (long long)ser.result.n_nodes, (long long)par.result.n_nodes);
-        ++failures;
-      }
-      if (!same_stats(&ser.result.stats, &par.result.stats)) {
-        printf("%s: statistics differ\n", name);
-        ++failures;
-      }
+      failures += compare_with_serial(name, &ser.result, &par.result, 1);
       if (ser.result.n_clumps < 1) {
         printf("%s: no clumps\n", name);
         ++failures;
@@ -887,8 +782,7 @@ static int check_graph(const char *name, kind k, int periodic, distribution how,
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, comm);
   run_free(&par);
   leaf_graph_free(&g);
-  free(global), free(owner_of), free(cells), free(ghost_owner), free(listed), free(mine), free(all), free(counts);
-  free(displs);
+  free(global), free(owner_of), free(cells), free(ghost_owner), free(listed), free(all);
   return failures;
 }
 

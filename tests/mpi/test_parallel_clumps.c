@@ -3,7 +3,7 @@
  * byte for byte, with a serial run on the whole grid. Run under mpiexec with any number of
  * ranks; the fields cover smooth and noisy data, plateaus, peaks on block boundaries, one
  * clump over every rank, ranks without test cells, thin blocks, periodic or not. */
-#include "phew/phew.h"
+#include "mpi_test_util.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -87,20 +87,6 @@ static double *make_field(kind k, const int64_t n[3], int periodic, unsigned see
 
 static int64_t wrap(int64_t c, int64_t n) { return c < 0 ? c + n : (c >= n ? c - n : c); }
 
-typedef struct run {
-  int64_t *patch, *clump, *halo;
-  phew_result result;
-  phew_status status;
-} run;
-
-static void run_free(run *r)
-{
-  free(r->patch);
-  free(r->clump);
-  free(r->halo);
-  phew_result_free(&r->result);
-}
-
 static void find(run *r, const phew_grid *g, const double *global, int single, const phew_params *p, MPI_Comm *comm)
 {
   const int64_t n = g->stored_dims[0] * g->stored_dims[1] * g->stored_dims[2];
@@ -118,9 +104,7 @@ static void find(run *r, const phew_grid *g, const double *global, int single, c
         else
           ((double *)rho)[i] = v;
       }
-  r->patch = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  r->clump = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  r->halo = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+  labels_alloc(r, n);
   phew_input in;
   memset(&in, 0, sizeof in);
   in.mesh = PHEW_MESH_STRUCTURED;
@@ -128,17 +112,8 @@ static void find(run *r, const phew_grid *g, const double *global, int single, c
   in.density = rho;
   in.density_type = single ? PHEW_FLOAT32 : PHEW_FLOAT64;
   in.mpi_comm = comm;
-  phew_labels labels = {r->patch, r->clump, r->halo};
-  r->status = phew_find_clumps(&in, p, &labels, &r->result);
+  run_find(r, &in, p);
   free(rho);
-}
-
-static int same_tables(const phew_result *a, const phew_result *b)
-{
-  return a->n_clumps == b->n_clumps && a->n_haloes == b->n_haloes && a->n_nodes == b->n_nodes &&
-         memcmp(a->clumps, b->clumps, (size_t)a->n_clumps * sizeof *a->clumps) == 0 &&
-         memcmp(a->haloes, b->haloes, (size_t)a->n_haloes * sizeof *a->haloes) == 0 &&
-         memcmp(a->nodes, b->nodes, (size_t)a->n_nodes * sizeof *a->nodes) == 0;
 }
 
 /* Masses and volumes positive and finite, mean densities and centres finite: exact sums keep
@@ -187,31 +162,13 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
 
   /* every stored cell (active and ghost) reports its global id and labels to rank 0 */
   const int64_t n_stored = g.stored_dims[0] * g.stored_dims[1] * g.stored_dims[2];
-  int64_t *mine = malloc((size_t)(n_stored > 0 ? n_stored : 1) * 4 * sizeof *mine);
+  int64_t *ids = malloc((size_t)(n_stored > 0 ? n_stored : 1) * sizeof *ids);
   for (int64_t z = 0, i = 0; z < g.stored_dims[2]; ++z)
     for (int64_t y = 0; y < g.stored_dims[1]; ++y)
-      for (int64_t x = 0; x < g.stored_dims[0]; ++x, ++i) {
-        mine[4 * i] = wrap(g.stored_offset[0] + x, nx) + nx * (wrap(g.stored_offset[1] + y, ny) + ny * wrap(g.stored_offset[2] + z, nz));
-        mine[4 * i + 1] = par.patch[i];
-        mine[4 * i + 2] = par.clump[i];
-        mine[4 * i + 3] = par.halo[i];
-      }
-  int count = (int)(4 * n_stored), *counts = NULL, *offsets = NULL;
-  int64_t *all = NULL;
-  if (rank == 0) {
-    counts = malloc((size_t)size * sizeof *counts);
-    offsets = malloc((size_t)size * sizeof *offsets);
-  }
-  MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+      for (int64_t x = 0; x < g.stored_dims[0]; ++x, ++i)
+        ids[i] = wrap(g.stored_offset[0] + x, nx) + nx * (wrap(g.stored_offset[1] + y, ny) + ny * wrap(g.stored_offset[2] + z, nz));
   int total = 0;
-  if (rank == 0) {
-    for (int r = 0; r < size; ++r) {
-      offsets[r] = total;
-      total += counts[r];
-    }
-    all = malloc((size_t)(total > 0 ? total : 1) * sizeof *all);
-  }
-  MPI_Gatherv(mine, count, MPI_INT64_T, all, counts, offsets, MPI_INT64_T, 0, comm);
+  int64_t *all = gather_cell_labels(ids, &par, n_stored, comm, &total, NULL);
 
   int failures = 0;
   if (rank == 0) {
@@ -234,12 +191,7 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
         printf("%s: %lld cell labels differ from the serial run\n", name, (long long)wrong);
         ++failures;
       }
-      if (!same_tables(&ser.result, &par.result)) {
-        printf("%s: tables differ: clumps %lld/%lld haloes %lld/%lld nodes %lld/%lld\n", name,
-               (long long)ser.result.n_clumps, (long long)par.result.n_clumps, (long long)ser.result.n_haloes,
-               (long long)par.result.n_haloes, (long long)ser.result.n_nodes, (long long)par.result.n_nodes);
-        ++failures;
-      }
+      failures += compare_with_serial(name, &ser.result, &par.result, 0);
       if (!masses_sane(&ser.result)) {
         printf("%s: a mass, volume or centre is not a positive finite number\n", name);
         ++failures;
@@ -259,10 +211,8 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, comm);
   run_free(&par);
   free(global);
-  free(mine);
+  free(ids);
   free(all);
-  free(counts);
-  free(offsets);
   return failures;
 }
 
