@@ -395,7 +395,7 @@ static int may_touch_foreign_fine(amr_mesh *a, int64_t o, int64_t *stamp, int64_
     int64_t lo[3], dims[3];
     for (int d = 0; d < 3; ++d) {
       const int s = level - k->level;
-      lo[d] = (k->lo[d] - 1) << s;
+      lo[d] = (k->lo[d] - 1) * (INT64_C(1) << s); /* may be -2^s: no shift of a negative */
       dims[d] = (k->dims[d] + 2) << s;
       if (lo[d] < 0) { /* the open domain edge: nothing beyond */
         dims[d] += lo[d];
