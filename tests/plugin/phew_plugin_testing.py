@@ -69,8 +69,9 @@ class ErrorCatcher:
 
     def __init__(self, proxy):
         self.messages = []
-        self.algorithm = proxy.GetClientSideObject()
-        self.tag = self.algorithm.AddObserver(vtkCommand.ErrorEvent, self._on_error)
+        self.algorithm = proxy.GetClientSideObject()  # None when connected to a server:
+        if self.algorithm is not None:                 # its messages stay there
+            self.tag = self.algorithm.AddObserver(vtkCommand.ErrorEvent, self._on_error)
 
     @calldata_type(VTK_STRING)
     def _on_error(self, caller, event, message):

@@ -51,49 +51,8 @@ if ranks_expected is not None:
 
 
 def compare(label, reference, source, density, properties):
-    finder = PHEWClumpFinder(Input=source, Density=["CELLS", density])
-    for key, value in properties.items():
-        setattr(finder, key, value)
-    errors = pt.ErrorCatcher(finder)
-    collect = cases.collect_filter(ProgrammableFilter, finder, args.work_dir, label)
-    collect.UpdatePipeline()
-    collect.GetDataInformation()  # gathered from every rank: they have all written their labels
-    if not check.check(not errors.messages, "%s: the filter reported: %s" % (label, errors.text())):
-        Delete(collect)
-        Delete(finder)
-        return
-    labels, holders = cases.read_collected(args.work_dir, label, n_ranks)
-    with np.load(os.path.join(answers_dir, reference + "-labels.npz")) as data:
-        expected = {key: data[key] for key in data.files}
-    blocks = sorted({tuple(int(v) for v in key.split("_")[:2]) for key in expected})
-    copies = 0
-    for block in blocks:
-        if not check.check(block in labels, "%s: no rank holds labels of block %d/%d" % ((label,) + block)):
-            continue
-        copies += len(holders.get(block, [])) - 1
-        for name in pt.LABEL_ARRAYS:
-            want = expected["%d_%d_%s" % (block + (name,))]
-            got = labels[block].get(name, [])
-            check.check(len(got) == len(holders.get(block, [])), "%s: block %d/%d lacks %s on a rank holding it"
-                        % ((label,) + block + (name,)))
-            for copy in got:
-                same = copy.dtype == want.dtype and copy.shape == want.shape and copy.tobytes() == want.tobytes()
-                check.check(same, "%s: block %d/%d: %s differs from the one-process run in %s cells"
-                            % ((label,) + block + (name, int(np.count_nonzero(copy != want)) if copy.shape == want.shape
-                                                    else "all")))
-    print("%s: %d blocks, %d extra copies, holders %s" % (label, len(blocks), copies,
-                                                           [holders.get(b) for b in blocks]), flush=True)
-    for port, suffix in pt.TABLE_PORTS:
-        written = os.path.join(args.work_dir, "%s-%s.csv" % (label, suffix))
-        pt.write_table_csv(sm.Fetch(finder, idx=port), written)
-        with open(written) as a, open(os.path.join(answers_dir, "%s-%s.csv" % (reference, suffix))) as b:
-            mine, theirs = a.read(), b.read()
-        check.check(mine == theirs, "%s: the %s table differs from the one-process run's" % (label, suffix))
-        rows = OutputPort(finder, port).GetDataInformation().GetNumberOfRows()
-        check.check(rows == theirs.count("\n") - 1, "%s: the ranks hold %d %s rows together, expected %d"
-                    % (label, rows, suffix, theirs.count("\n") - 1))
-    Delete(collect)
-    Delete(finder)
+    cases.compare_with_answers(globals(), check, label, reference, source, density, properties, args.work_dir,
+                               answers_dir, n_ranks)
 
 
 for label, (filename, density, properties, _) in cases.CASES.items():

@@ -332,6 +332,56 @@ def read_collected(directory, tag, n_ranks):
     return labels, holders
 
 
+def compare_with_answers(pv, check, label, reference, source, density, properties, work_dir, answers_dir, n_ranks):
+    """Runs the finder (pv: the caller's paraview.simple namespace, with the plugin loaded) on
+    source and checks every label copy every rank holds, and the three tables, byte for byte
+    against the one-process answers of test_plugin_amr_reference.py."""
+    from paraview import servermanager
+    finder = pv["PHEWClumpFinder"](Input=source, Density=["CELLS", density])
+    for key, value in properties.items():
+        setattr(finder, key, value)
+    errors = pt.ErrorCatcher(finder)
+    collect = collect_filter(pv["ProgrammableFilter"], finder, work_dir, label)
+    collect.UpdatePipeline()
+    collect.GetDataInformation()  # gathered from every rank: they have all written their labels
+    if not check.check(not errors.messages, "%s: the filter reported: %s" % (label, errors.text())):
+        pv["Delete"](collect)
+        pv["Delete"](finder)
+        return
+    labels, holders = read_collected(work_dir, label, n_ranks)
+    with np.load(os.path.join(answers_dir, reference + "-labels.npz")) as data:
+        expected = {key: data[key] for key in data.files}
+    blocks = sorted({tuple(int(v) for v in key.split("_")[:2]) for key in expected})
+    copies = 0
+    for block in blocks:
+        if not check.check(block in labels, "%s: no rank holds labels of block %d/%d" % ((label,) + block)):
+            continue
+        copies += len(holders.get(block, [])) - 1
+        for name in pt.LABEL_ARRAYS:
+            want = expected["%d_%d_%s" % (block + (name,))]
+            got = labels[block].get(name, [])
+            check.check(len(got) == len(holders.get(block, [])), "%s: block %d/%d lacks %s on a rank holding it"
+                        % ((label,) + block + (name,)))
+            for copy in got:
+                same = copy.dtype == want.dtype and copy.shape == want.shape and copy.tobytes() == want.tobytes()
+                check.check(same, "%s: block %d/%d: %s differs from the one-process run in %s cells"
+                            % ((label,) + block + (name, int(np.count_nonzero(copy != want)) if copy.shape == want.shape
+                                                    else "all")))
+    print("%s: %d blocks, %d extra copies, holders %s" % (label, len(blocks), copies,
+                                                           [holders.get(b) for b in blocks]), flush=True)
+    for port, suffix in pt.TABLE_PORTS:
+        written = os.path.join(work_dir, "%s-%s.csv" % (label, suffix))
+        pt.write_table_csv(servermanager.Fetch(finder, idx=port), written)
+        with open(written) as a, open(os.path.join(answers_dir, "%s-%s.csv" % (reference, suffix))) as b:
+            mine, theirs = a.read(), b.read()
+        check.check(mine == theirs, "%s: the %s table differs from the one-process run's" % (label, suffix))
+        rows = pv["OutputPort"](finder, port).GetDataInformation().GetNumberOfRows()
+        check.check(rows == theirs.count("\n") - 1, "%s: the ranks hold %d %s rows together, expected %d"
+                    % (label, rows, suffix, theirs.count("\n") - 1))
+    pv["Delete"](collect)
+    pv["Delete"](finder)
+
+
 # ---------------------------------------------------------------------------------------------
 # Sources that spread the blocks over the ranks in other ways than the reader
 

@@ -1,0 +1,86 @@
+"""pvpython test: the PHEW Clump Finder in client-server mode, as in the GUI connected to a
+parallel server. Starts `mpiexec -np N pvserver` itself, connects to it, loads the plugin on
+the server, and runs the filter on datasets/amr_sample.vthb read by the server's AMR reader
+(which spreads the blocks over the server's ranks): every label copy on every server rank and
+the three tables fetched to the client must equal, byte for byte, the one-process answers of
+test_plugin_amr_reference.py (a fixture).
+
+    pvpython test_plugin_pvserver.py --plugin PHEW.so --source-dir SRC --work-dir DIR \\
+        --answers-dir ANS --ranks N --mpiexec MPIEXEC --pvserver PVSERVER
+"""
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def take_option(name):
+    i = sys.argv.index(name)
+    value = sys.argv[i + 1]
+    del sys.argv[i:i + 2]
+    return value
+
+
+answers_dir = take_option("--answers-dir")
+ranks = int(take_option("--ranks"))
+mpiexec = take_option("--mpiexec")
+pvserver = take_option("--pvserver")
+
+from paraview.simple import *  # noqa: F401,F403,E402
+
+import phew_plugin_testing as pt  # noqa: E402
+import test_plugin_amr_cases as cases  # noqa: E402
+
+args = pt.parse_args()
+check = pt.Checker("plugin_pvserver")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+port = free_port()
+# pvpython may have started as an MPI singleton: its Open MPI variables would make mpiexec
+# believe it runs inside a job. The server gets a clean MPI environment.
+environment = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_", "PRTE_"))}
+environment.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+server = subprocess.Popen([mpiexec, "-np", str(ranks), "--oversubscribe", pvserver, "--server-port=%d" % port,
+                           "--force-offscreen-rendering"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment)
+try:
+    # pvserver prints "Accepting connection(s): host:port" once it listens.
+    deadline, seen = time.time() + 120, []
+    while time.time() < deadline:
+        line = server.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        if re.search(r"Accepting connection", line):
+            break
+    if not check.check(any("Accepting connection" in line for line in seen),
+                       "pvserver did not start (exit %s):\n%s" % (server.poll(), "".join(seen))):
+        check.finish()
+    Connect("localhost", port)
+    LoadPlugin(args.plugin, remote=True, ns=globals())
+    _, density, properties, _ = cases.CASES["amr_sample"]
+    reader = XMLUniformGridAMRReader(FileName=[os.path.join(args.source_dir, cases.SAMPLE)])
+    reader.DefaultNumberOfLevels = 0
+    cases.compare_with_answers(globals(), check, "amr_sample-pvserver", "amr_sample", reader, density, properties,
+                               args.work_dir, answers_dir, ranks)
+    labels, holders = cases.read_collected(args.work_dir, "amr_sample-pvserver", ranks)
+    busy = sorted({rank for block_holders in holders.values() for rank in block_holders})
+    check.check(busy == list(range(ranks)), "the server's ranks holding blocks are %s, not all %d" % (busy, ranks))
+    Disconnect()
+finally:
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+check.finish()
