@@ -33,7 +33,7 @@ static phew_status grid_init(mesh *m, const phew_grid *g, phew_result *result)
 
 static phew_status amr_init(mesh *m, const phew_amr *d, comm *c, phew_result *result)
 {
-  m->amr = phew_malloc(1, sizeof *m->amr);
+  m->amr = calloc(1, sizeof *m->amr); /* zeroed: mesh_free may see it before amr_mesh_init */
   phew_status s = m->amr ? PHEW_OK : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory");
   s = comm_agree(c, s, result);
   if (s == PHEW_OK)
