@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what is missing, build, and run the PHEW Clump Finder through ParaView (pvbatch)
-# on the bundled sample. Writes output/: clumps.csv, haloes.csv, dendrogram.csv,
-# labelled.vti and clumps.png.
+# on the bundled samples. Writes output/: clumps.csv, haloes.csv, dendrogram.csv,
+# labelled.vti and clumps.png; output/amr/: the same for the AMR sample (labelled.vthb).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
