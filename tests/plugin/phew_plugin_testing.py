@@ -25,6 +25,16 @@ LABEL_ARRAYS = ("PeakPatchId", "ClumpId", "HaloId")
 TABLE_PORTS = ((1, "clumps"), (2, "dendrogram"), (3, "haloes"))
 
 
+def take_option(name):
+    """The value of a test's own option (removed from sys.argv before parse_args), or None."""
+    if name not in sys.argv:
+        return None
+    i = sys.argv.index(name)
+    value = sys.argv[i + 1]
+    del sys.argv[i:i + 2]
+    return value
+
+
 def parse_args(need_cli=False):
     parser = argparse.ArgumentParser()
     parser.add_argument("--plugin", required=True, help="path of PHEW.so")

@@ -22,14 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
-def take_option(name):
-    if name not in sys.argv:
-        return None
-    i = sys.argv.index(name)
-    value = sys.argv[i + 1]
-    del sys.argv[i:i + 2]
-    return value
-
+from phew_plugin_testing import take_option  # noqa: E402
 
 answers_dir = take_option("--answers-dir")
 ranks_expected = take_option("--ranks")

@@ -36,14 +36,7 @@ import phew_plugin_testing as pt
 import small_images as si
 
 
-def take_option(name):
-    if name not in sys.argv:
-        return None
-    i = sys.argv.index(name)
-    value = sys.argv[i + 1]
-    del sys.argv[i:i + 2]
-    return value
-
+from phew_plugin_testing import take_option  # noqa: E402
 
 ranks_expected = take_option("--ranks")
 answers = take_option("--answers-dir")
