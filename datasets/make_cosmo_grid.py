@@ -25,13 +25,12 @@ import numpy as np
 DEFAULT_INPUT = "/work/shared/data/cosmo64_z0_pos.f32"
 
 
-def cic_deposit(pos, n):
-    """pos: (M, 3) positions in [0, 1). Returns the density (array [z, y, x], float64) with
-    mean 1 on a periodic n^3 grid."""
+def cic_corners(pos, n):
+    """Cloud-in-cell on a periodic n^3 grid: yields (ix, iy, iz, weight) for each of the 8
+    cells around every particle (pos: (M, 3) in [0, 1))."""
     u = pos.astype(np.float64) * n - 0.5      # in cell units relative to cell centres
     i0 = np.floor(u).astype(np.int64)
     f = u - i0
-    rho = np.zeros(n * n * n, dtype=np.float64)
     for dz in (0, 1):
         wz = f[:, 2] if dz else 1.0 - f[:, 2]
         iz = (i0[:, 2] + dz) % n
@@ -41,7 +40,15 @@ def cic_deposit(pos, n):
             for dx in (0, 1):
                 wx = f[:, 0] if dx else 1.0 - f[:, 0]
                 ix = (i0[:, 0] + dx) % n
-                rho += np.bincount(ix + n * (iy + n * iz), weights=wx * wy * wz, minlength=n ** 3)
+                yield ix, iy, iz, wx * wy * wz
+
+
+def cic_deposit(pos, n):
+    """pos: (M, 3) positions in [0, 1). Returns the density (array [z, y, x], float64) with
+    mean 1 on a periodic n^3 grid."""
+    rho = np.zeros(n * n * n, dtype=np.float64)
+    for ix, iy, iz, w in cic_corners(pos, n):
+        rho += np.bincount(ix + n * (iy + n * iz), weights=w, minlength=n ** 3)
     rho *= n ** 3 / len(pos)
     return rho.reshape(n, n, n)
 

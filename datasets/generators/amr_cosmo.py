@@ -38,6 +38,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import amr_common  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import make_cosmo_grid  # noqa: E402  (cloud-in-cell)
+
 DEFAULT_INPUT = "/work/shared/data/cosmo64_z0_pos.f32"
 
 
@@ -68,20 +71,9 @@ def make_deposit(pos, n0, tile, criterion, m_refine):
 
     def density_on_tiles(level, keys):
         n = n0 << level
-        u = pos * n - 0.5
-        i0 = np.floor(u).astype(np.int64)
-        f = u - i0
         out = np.zeros((len(keys), T, T, T), dtype=np.float64)
-        for dz in (0, 1):
-            wz = f[:, 2] if dz else 1.0 - f[:, 2]
-            iz = (i0[:, 2] + dz) % n
-            for dy in (0, 1):
-                wy = f[:, 1] if dy else 1.0 - f[:, 1]
-                iy = (i0[:, 1] + dy) % n
-                for dx in (0, 1):
-                    wx = f[:, 0] if dx else 1.0 - f[:, 0]
-                    ix = (i0[:, 0] + dx) % n
-                    out += scatter(level, keys, ix, iy, iz, wx * wy * wz)
+        for ix, iy, iz, w in make_cosmo_grid.cic_corners(pos, n):
+            out += scatter(level, keys, ix, iy, iz, w)
         out *= float(n) ** 3 / npart          # mean density 1
         if criterion == "ngp":
             ii = np.floor(pos * n).astype(np.int64) % n
