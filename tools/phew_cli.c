@@ -289,7 +289,8 @@ static int write_outputs(const procs *p, const phew_grid *g, const phew_labels *
   }
   if (p->rank == 0) {
     int nc, nh, nn;
-    const phew_column *cc = phew_clump_columns(&nc), *hc = phew_halo_columns(&nh), *dc = phew_node_columns(&nn);
+    const phew_column *cc = phew_clump_columns(r->columns, &nc), *hc = phew_halo_columns(r->columns, &nh),
+                      *dc = phew_node_columns(r->columns, &nn);
     if (write_csv(OUTPUT_CLUMPS_CSV, cc, nc, r->clumps, r->n_clumps, sizeof *r->clumps) == 0 &&
         write_csv(OUTPUT_HALOES_CSV, hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) == 0 &&
         write_csv(OUTPUT_DENDROGRAM_CSV, dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes) == 0 &&

@@ -213,6 +213,9 @@ static phew_status fill_object(phew_object *o, int64_t id, const clump_record *r
   o->n_cells = x->n_cells;
   o->n_clumps = 1;
   o->peak_density = r->peak_density;
+  o->radius = o->velocity_dispersion = NAN;
+  for (int d = 0; d < 3; ++d)
+    o->mean_velocity[d] = NAN;
   char object[128], why[sizeof result->message];
   describe(object, sizeof object, kind, r);
   if (sums_values(mesh, x, r->coord, object, o, why, sizeof why) != 0)

@@ -7,80 +7,72 @@
 #define I32(name, type, field) {name, PHEW_COLUMN_INT32, offsetof(type, field)}
 #define DBL(name, type, field) {name, PHEW_COLUMN_DOUBLE, offsetof(type, field)}
 
-static const phew_column clump_columns[] = {
-    I64("ClumpId", phew_object, id),
-    I64("HaloId", phew_object, halo_id),
-    I64("ParentId", phew_object, parent_id),
-    I32("Level", phew_object, level),
-    I64("PeakId", phew_object, peak_id),
-    I64("NumberOfCells", phew_object, n_cells),
-    DBL("Volume", phew_object, volume),
-    DBL("Mass", phew_object, mass),
-    DBL("PeakDensity", phew_object, peak_density),
-    DBL("PeakX", phew_object, peak_position[0]),
-    DBL("PeakY", phew_object, peak_position[1]),
-    DBL("PeakZ", phew_object, peak_position[2]),
-    DBL("CenterOfMassX", phew_object, center_of_mass[0]),
-    DBL("CenterOfMassY", phew_object, center_of_mass[1]),
-    DBL("CenterOfMassZ", phew_object, center_of_mass[2]),
-    DBL("MinDensity", phew_object, min_density),
-    DBL("MeanDensity", phew_object, mean_density),
-    DBL("KeySaddleDensity", phew_object, key_saddle_density),
-    DBL("Relevance", phew_object, relevance),
-};
+/* The columns every catalogue has; COUNT names the member count (cells or particles). */
+#define CLUMP_HEAD(COUNT)                                                                                          \
+  I64("ClumpId", phew_object, id), I64("HaloId", phew_object, halo_id), I64("ParentId", phew_object, parent_id),     \
+      I32("Level", phew_object, level), I64("PeakId", phew_object, peak_id), I64(COUNT, phew_object, n_cells)
+#define HALO_HEAD(COUNT)                                                                                           \
+  I64("HaloId", phew_object, id), I64("NumberOfClumps", phew_object, n_clumps), I32("Level", phew_object, level),    \
+      I64("PeakId", phew_object, peak_id), I64(COUNT, phew_object, n_cells)
+#define OBJECT_BODY                                                                                                \
+  DBL("Volume", phew_object, volume), DBL("Mass", phew_object, mass), DBL("PeakDensity", phew_object, peak_density), \
+      DBL("PeakX", phew_object, peak_position[0]), DBL("PeakY", phew_object, peak_position[1]),                    \
+      DBL("PeakZ", phew_object, peak_position[2]), DBL("CenterOfMassX", phew_object, center_of_mass[0]),           \
+      DBL("CenterOfMassY", phew_object, center_of_mass[1]), DBL("CenterOfMassZ", phew_object, center_of_mass[2]),  \
+      DBL("MinDensity", phew_object, min_density), DBL("MeanDensity", phew_object, mean_density),                  \
+      DBL("KeySaddleDensity", phew_object, key_saddle_density), DBL("Relevance", phew_object, relevance)
+#define PARTICLE_TAIL DBL("Radius", phew_object, radius)
+#define VELOCITY_TAIL                                                                                              \
+  DBL("MeanVelocityX", phew_object, mean_velocity[0]), DBL("MeanVelocityY", phew_object, mean_velocity[1]),        \
+      DBL("MeanVelocityZ", phew_object, mean_velocity[2]),                                                         \
+      DBL("VelocityDispersion", phew_object, velocity_dispersion)
+#define NODE_COLUMNS(COUNT)                                                                                        \
+  I64("NodeId", phew_node, id), I64("ParentId", phew_node, parent_id), I32("Level", phew_node, level),             \
+      I64("ClumpId", phew_node, clump_id), I64("HaloId", phew_node, halo_id), I64("PeakId", phew_node, peak_id),   \
+      DBL("PeakDensity", phew_node, peak_density), DBL("SaddleDensity", phew_node, saddle_density),                \
+      I64(COUNT, phew_node, n_cells), DBL("Mass", phew_node, mass)
 
-static const phew_column halo_columns[] = {
-    I64("HaloId", phew_object, id),
-    I64("NumberOfClumps", phew_object, n_clumps),
-    I32("Level", phew_object, level),
-    I64("PeakId", phew_object, peak_id),
-    I64("NumberOfCells", phew_object, n_cells),
-    DBL("Volume", phew_object, volume),
-    DBL("Mass", phew_object, mass),
-    DBL("PeakDensity", phew_object, peak_density),
-    DBL("PeakX", phew_object, peak_position[0]),
-    DBL("PeakY", phew_object, peak_position[1]),
-    DBL("PeakZ", phew_object, peak_position[2]),
-    DBL("CenterOfMassX", phew_object, center_of_mass[0]),
-    DBL("CenterOfMassY", phew_object, center_of_mass[1]),
-    DBL("CenterOfMassZ", phew_object, center_of_mass[2]),
-    DBL("MinDensity", phew_object, min_density),
-    DBL("MeanDensity", phew_object, mean_density),
-    DBL("KeySaddleDensity", phew_object, key_saddle_density),
-    DBL("Relevance", phew_object, relevance),
-};
-
-static const phew_column node_columns[] = {
-    I64("NodeId", phew_node, id),
-    I64("ParentId", phew_node, parent_id),
-    I32("Level", phew_node, level),
-    I64("ClumpId", phew_node, clump_id),
-    I64("HaloId", phew_node, halo_id),
-    I64("PeakId", phew_node, peak_id),
-    DBL("PeakDensity", phew_node, peak_density),
-    DBL("SaddleDensity", phew_node, saddle_density),
-    I64("NumberOfCells", phew_node, n_cells),
-    DBL("Mass", phew_node, mass),
-};
+static const phew_column clump_columns[] = {CLUMP_HEAD("NumberOfCells"), OBJECT_BODY};
+static const phew_column clump_columns_particles[] = {CLUMP_HEAD("NumberOfParticles"), OBJECT_BODY, PARTICLE_TAIL};
+static const phew_column clump_columns_velocity[] = {CLUMP_HEAD("NumberOfParticles"), OBJECT_BODY, PARTICLE_TAIL,
+                                                     VELOCITY_TAIL};
+static const phew_column halo_columns[] = {HALO_HEAD("NumberOfCells"), OBJECT_BODY};
+static const phew_column halo_columns_particles[] = {HALO_HEAD("NumberOfParticles"), OBJECT_BODY, PARTICLE_TAIL};
+static const phew_column halo_columns_velocity[] = {HALO_HEAD("NumberOfParticles"), OBJECT_BODY, PARTICLE_TAIL,
+                                                    VELOCITY_TAIL};
+static const phew_column node_columns[] = {NODE_COLUMNS("NumberOfCells")};
+static const phew_column node_columns_particles[] = {NODE_COLUMNS("NumberOfParticles")};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define PICK(a)                                                                                                    \
+  do {                                                                                                             \
+    *count = COUNT(a);                                                                                             \
+    return a;                                                                                                      \
+  } while (0)
 
-const phew_column *phew_clump_columns(int *count)
+const phew_column *phew_clump_columns(int columns, int *count)
 {
-  *count = COUNT(clump_columns);
-  return clump_columns;
+  if (columns & PHEW_COLUMNS_VELOCITY)
+    PICK(clump_columns_velocity);
+  if (columns & PHEW_COLUMNS_PARTICLES)
+    PICK(clump_columns_particles);
+  PICK(clump_columns);
 }
 
-const phew_column *phew_halo_columns(int *count)
+const phew_column *phew_halo_columns(int columns, int *count)
 {
-  *count = COUNT(halo_columns);
-  return halo_columns;
+  if (columns & PHEW_COLUMNS_VELOCITY)
+    PICK(halo_columns_velocity);
+  if (columns & PHEW_COLUMNS_PARTICLES)
+    PICK(halo_columns_particles);
+  PICK(halo_columns);
 }
 
-const phew_column *phew_node_columns(int *count)
+const phew_column *phew_node_columns(int columns, int *count)
 {
-  *count = COUNT(node_columns);
-  return node_columns;
+  if (columns & (PHEW_COLUMNS_PARTICLES | PHEW_COLUMNS_VELOCITY))
+    PICK(node_columns_particles);
+  PICK(node_columns);
 }
 
 double phew_column_as_double(const phew_column *column, const void *row)

@@ -40,6 +40,14 @@ void phew_params_init(phew_params *params)
   params->peak_order_seed = 0;
 }
 
+void phew_points_init(phew_points *points)
+{
+  memset(points, 0, sizeof *points);
+  points->type = PHEW_FLOAT64;
+  points->n_neighbours = 16;
+  points->n_density_neighbours = 64;
+}
+
 void phew_grid_init_whole(phew_grid *grid, int64_t nx, int64_t ny, int64_t nz)
 {
   memset(grid, 0, sizeof *grid);

@@ -391,7 +391,8 @@ TEST_F(Cli, WritesAllOutputsMatchingTheLibrary)
       EXPECT_TRUE(got == *label_arrays[i]) << kSuffixes[i] << " differs from the library's labels";
     }
     int nc, nh, nn;
-    const phew_column *cc = phew_clump_columns(&nc), *hc = phew_halo_columns(&nh), *dc = phew_node_columns(&nn);
+    const phew_column *cc = phew_clump_columns(lib.result.columns, &nc), *hc = phew_halo_columns(lib.result.columns, &nh),
+                      *dc = phew_node_columns(lib.result.columns, &nn);
     expect_csv(slurp(base + "-clumps.csv"), cc, nc, lib.result.clumps, lib.result.n_clumps, sizeof(phew_object),
                "clumps.csv");
     expect_csv(slurp(base + "-haloes.csv"), hc, nh, lib.result.haloes, lib.result.n_haloes, sizeof(phew_object),

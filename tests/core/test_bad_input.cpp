@@ -265,17 +265,17 @@ TEST(BadInput, StatusAndStageStrings)
 TEST(BadInput, ColumnsNameTheLabelArrays)
 {
   int n = 0;
-  const phew_column *c = phew_clump_columns(&n);
+  const phew_column *c = phew_clump_columns(0, &n);
   ASSERT_GT(n, 0);
   EXPECT_STREQ(c[0].name, PHEW_ARRAY_CLUMP_ID);
-  const phew_column *h = phew_halo_columns(&n);
+  const phew_column *h = phew_halo_columns(0, &n);
   ASSERT_GT(n, 0);
   EXPECT_STREQ(h[0].name, PHEW_ARRAY_HALO_ID);
   phew_object o;
   std::memset(&o, 0, sizeof o);
   o.id = 42;
   o.mass = 2.5;
-  const phew_column *cols = phew_clump_columns(&n);
+  const phew_column *cols = phew_clump_columns(0, &n);
   bool saw_mass = false;
   for (int i = 0; i < n; ++i)
     if (!std::strcmp(cols[i].name, "Mass")) {

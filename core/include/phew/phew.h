@@ -115,7 +115,53 @@ typedef struct phew_amr {
   const phew_amr_block *blocks;
 } phew_amr;
 
-typedef enum phew_mesh_kind { PHEW_MESH_STRUCTURED = 0, PHEW_MESH_GRAPH = 1, PHEW_MESH_AMR = 2 } phew_mesh_kind;
+/* Particles (a point set): PHEW runs on the symmetrised graph of their k nearest neighbours
+ * (i and j are neighbours when either is among the other's n_neighbours nearest other
+ * particles), with the density of each particle given or estimated as HOP does (SPH, M4
+ * cubic spline): h_i = half the distance to the (n_density_neighbours + 1)-th nearest particle,
+ * the particle itself counted first, and
+ *   rho_i = sum_j m_j [W(r_ij, h_i) + W(r_ij, h_j)] / 2  over all particles j (i included),
+ * W(r, h) = (1 - 3/2 q^2 + 3/4 q^3) / (pi h^3) for q = r/h < 1, (2 - q)^3 / (4 pi h^3) for
+ * 1 <= q < 2, 0 beyond. With a box the densities are in units of the mean density (total mass
+ * over box volume). Distances are float64, along periodic axes to the nearest image; equal
+ * distances are ordered by global id, so that nothing depends on how the particles are stored.
+ *
+ * Each rank passes any share of the particles (the shares together are the whole set, each
+ * particle once); labels come back for the particles it passed, in its order. The core
+ * redistributes them over the ranks (subvolumes balanced by particle count, padded with
+ * copies of the neighbouring subvolumes' particles, as wide as each particle's neighbourhood
+ * needs), and threads the neighbour search and the density. The answer is the same, bit for
+ * bit, for any number of ranks and threads.
+ *
+ * Global particle id (PeakPatchId, the order of equal densities): id[i] when given (unique,
+ * >= 0), else the index in the global input order (rank 0's particles first, then rank 1's,
+ * ...). Catalogue masses are sums of particle masses; a particle's volume is m_i / rho_i. */
+typedef struct phew_points {
+  int64_t n;                 /* particles passed by this rank */
+  phew_scalar_type type;     /* of position, mass, velocity (the density has its own type) */
+  const void *position;      /* 3 per particle: x, y, z */
+  const void *mass;          /* 1 per particle, > 0; NULL: every particle has mass 1 */
+  const void *velocity;      /* 3 per particle; NULL: no velocity columns in the catalogue */
+  const int64_t *id;         /* NULL: the index in the global input order */
+  int has_box;               /* 0: no box (densities in mass per volume; no periodic axis) */
+  double box_origin[3];      /* the box: every particle inside, [origin, origin + size) */
+  double box_size[3];
+  int periodic[3];           /* wrap along these axes with the box size (needs the box) */
+  int n_neighbours;          /* PHEW's graph: nearest other particles per particle (16) */
+  int n_density_neighbours;  /* the SPH estimate (64, the particle itself counted) */
+  int n_threads;             /* threads per rank for the neighbour search and the density;
+                                0: all cores */
+} phew_points;
+
+/* Defaults: no particles, float64, no box, 16 and 64 neighbours, all cores. */
+void phew_points_init(phew_points *points);
+
+typedef enum phew_mesh_kind {
+  PHEW_MESH_STRUCTURED = 0,
+  PHEW_MESH_GRAPH = 1,
+  PHEW_MESH_AMR = 2,
+  PHEW_MESH_POINTS = 3
+} phew_mesh_kind;
 
 /* This rank's block when the whole grid is split over n_ranks: blocks balanced by cell
  * count (the factorisation with the smallest cut), one ghost layer towards every
@@ -137,11 +183,13 @@ phew_status phew_exchange_ghosts(const phew_grid *grid, void *values, size_t val
 typedef void (*phew_progress_fn)(double fraction, const char *stage, void *user_data);
 
 typedef struct phew_input {
-  phew_mesh_kind mesh; /* which of grid, graph and amr describes the cells (0: grid) */
+  phew_mesh_kind mesh; /* which of grid, graph, amr and points describes the cells (0: grid) */
   phew_grid grid;
   phew_graph graph;
   phew_amr amr;
-  const void *density; /* one value per stored (grid), local (graph) or own block (amr) cell */
+  phew_points points;
+  const void *density; /* one value per stored (grid), local (graph) or own block (amr) cell,
+                          or per particle passed (points; NULL there: estimate it) */
   phew_scalar_type density_type;
   void *mpi_comm;                /* address of an MPI_Comm, or NULL: this process alone */
   phew_progress_fn progress;     /* optional */
@@ -155,6 +203,8 @@ typedef struct phew_labels {
   int64_t *peak_patch_id;
   int64_t *clump_id;
   int64_t *halo_id;
+  double *density; /* points only, optional: the density of each particle passed (estimated or
+                      given), in the units PHEW used */
 } phew_labels;
 
 /* One row of the clump catalogue or of the halo catalogue. */
@@ -176,6 +226,12 @@ typedef struct phew_object {
   double key_saddle_density; /* highest saddle to any neighbour; the threshold if isolated */
   double relevance;          /* peak_density / key_saddle_density; +inf when the key saddle is 0
                                 (isolated at threshold 0) or the ratio exceeds the double range */
+  /* points only (NaN otherwise): the largest distance of a member from the centre of mass,
+   * and, with velocities, the mass-weighted mean velocity and the velocity dispersion
+   * sqrt(sum m |v - mean|^2 / sum m) (3D) */
+  double radius;
+  double mean_velocity[3];
+  double velocity_dispersion;
 } phew_object;
 
 /* One node of the dendrogram. Leaves are clumps; roots are haloes. */
@@ -225,7 +281,14 @@ typedef struct phew_stats {
   int n_ranks;
 } phew_stats;
 
+/* Which optional columns the catalogue of a result has (phew_result.columns). */
+enum phew_column_set {
+  PHEW_COLUMNS_PARTICLES = 1, /* counts are NumberOfParticles; Radius */
+  PHEW_COLUMNS_VELOCITY = 2   /* MeanVelocityX/Y/Z, VelocityDispersion */
+};
+
 typedef struct phew_result {
+  int columns; /* phew_column_set flags of this catalogue */
   int64_t n_clumps;
   phew_object *clumps;
   int64_t n_haloes;
@@ -259,6 +322,12 @@ phew_status phew_find_clumps(const phew_input *input, const phew_params *params,
 
 void phew_result_free(phew_result *result);
 
+/* Particles only: the density of every particle passed (input->mesh == PHEW_MESH_POINTS),
+ * the SPH estimate described at phew_points, without the clump finder. Collective; on error
+ * every rank returns the same status and result->message says why. Only result->message and
+ * result->stats.n_cells, n_ranks and seconds[0] are filled. */
+phew_status phew_estimate_density(const phew_input *input, double *density, phew_result *result);
+
 const char *phew_status_string(phew_status status);
 const char *phew_stage_name(int stage);
 
@@ -276,10 +345,11 @@ typedef struct phew_column {
   size_t offset;
 } phew_column;
 
-/* Column lists in output order: the clump table, the halo table, the dendrogram. */
-const phew_column *phew_clump_columns(int *count);
-const phew_column *phew_halo_columns(int *count);
-const phew_column *phew_node_columns(int *count);
+/* Column lists in output order: the clump table, the halo table, the dendrogram, for a
+ * catalogue with these optional columns (phew_result.columns; 0 for grids, graphs, AMR). */
+const phew_column *phew_clump_columns(int columns, int *count);
+const phew_column *phew_halo_columns(int columns, int *count);
+const phew_column *phew_node_columns(int columns, int *count);
 
 /* Value of a column in a row (a phew_object or a phew_node), as a double or as an integer. */
 double phew_column_as_double(const phew_column *column, const void *row);
