@@ -325,7 +325,7 @@ int main(int argc, char **argv)
     in.mpi_comm = &comm;
 #endif
   const size_t n_labels = (size_t)(n_local > 0 ? n_local : 1);
-  phew_labels labels = {malloc(n_labels * 8), malloc(n_labels * 8), malloc(n_labels * 8)};
+  phew_labels labels = {malloc(n_labels * 8), malloc(n_labels * 8), malloc(n_labels * 8), NULL};
   if (!labels.peak_patch_id || !labels.clump_id || !labels.halo_id)
     die("out of memory");
   memset(labels.peak_patch_id, 0xff, n_labels * 8);

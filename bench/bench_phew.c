@@ -205,7 +205,7 @@ int main(int argc, char **argv)
   if (o.use_mpi)
     input.mpi_comm = &comm;
 #endif
-  phew_labels labels = {touched_labels(n_stored), touched_labels(n_stored), touched_labels(n_stored)};
+  phew_labels labels = {touched_labels(n_stored), touched_labels(n_stored), touched_labels(n_stored), NULL};
   phew_result result;
   memset(&result, 0, sizeof result);
 

@@ -360,7 +360,7 @@ static int find_and_write(const procs *p, const options *o, size_t value_size)
   if (phew_checked_product(in.grid.stored_dims, 3, &n) != 0)
     fail("this rank's block of the grid has more cells than a 64-bit integer holds");
   void *density = NULL;
-  phew_labels labels = {NULL, NULL, NULL};
+  phew_labels labels = {NULL, NULL, NULL, NULL};
   phew_result result;
   memset(&result, 0, sizeof result);
   int code = 1;

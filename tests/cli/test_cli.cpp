@@ -374,7 +374,7 @@ TEST_F(Cli, WritesAllOutputsMatchingTheLibrary)
     p.relevance_threshold = 1.05;
     p.saddle_merging = k.saddle;
     p.saddle_threshold = 0.52;
-    phew_labels labels = {lib.patch.data(), lib.clump.data(), lib.halo.data()};
+    phew_labels labels = {lib.patch.data(), lib.clump.data(), lib.halo.data(), nullptr};
     ASSERT_EQ(phew_find_clumps(&in, &p, &labels, &lib.result), PHEW_OK) << lib.result.message;
     ASSERT_GT(lib.result.n_clumps, 2) << "the test field should have several clumps";
 

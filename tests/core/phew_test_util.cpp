@@ -45,7 +45,7 @@ std::unique_ptr<Run> run_input(const phew_input &in, const phew_params &p, size_
   r->patch.assign(n ? n : 1, sentinel);
   r->clump.assign(n ? n : 1, sentinel);
   r->halo.assign(n ? n : 1, sentinel);
-  phew_labels labels = {r->patch.data(), r->clump.data(), r->halo.data()};
+  phew_labels labels = {r->patch.data(), r->clump.data(), r->halo.data(), nullptr};
   r->status = phew_find_clumps(&in, &p, &labels, &r->result);
   r->patch.resize(n);
   r->clump.resize(n);
@@ -118,7 +118,7 @@ std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t sh
   in.density = f.f32 ? (const void *)rho32.data() : (const void *)rho.data();
   in.density_type = f.f32 ? PHEW_FLOAT32 : PHEW_FLOAT64;
   std::vector<int64_t> a((size_t)n, sentinel), b((size_t)n, sentinel), c((size_t)n, sentinel);
-  phew_labels labels = {a.data(), b.data(), c.data()};
+  phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
   std::unique_ptr<Run> r(new Run);
   r->status = phew_find_clumps(&in, &p, &labels, &r->result);
   r->patch.resize((size_t)n);

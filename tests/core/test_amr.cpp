@@ -1442,7 +1442,7 @@ TEST(Amr, UnreadableBlockListIsRefused)
     in.amr.blocks = what ? nullptr : &block;
     in.density = rho.data();
     in.density_type = PHEW_FLOAT64;
-    phew_labels labels = {a.data(), b.data(), c.data()};
+    phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
     const phew_params p = phewtest::make_params(1.0);
     phew_result r;
     std::memset(&r, 0, sizeof r);

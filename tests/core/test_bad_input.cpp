@@ -111,7 +111,7 @@ std::unique_ptr<Run> run_grid(void (*edit)(phew_grid &), const Field &f)
   edit(in.grid);
   in.density = f.rho.data();
   in.density_type = PHEW_FLOAT64;
-  phew_labels labels = {r->patch.data(), r->clump.data(), r->halo.data()};
+  phew_labels labels = {r->patch.data(), r->clump.data(), r->halo.data(), nullptr};
   const phew_params p = make_params(0.3);
   r->status = phew_find_clumps(&in, &p, &labels, &r->result);
   return r;
@@ -170,7 +170,7 @@ TEST(BadInput, NullPointers)
   phew_grid_init_whole(&in.grid, f.n[0], f.n[1], f.n[2]);
   in.density = f.rho.data();
   in.density_type = PHEW_FLOAT64;
-  phew_labels labels = {a.data(), b.data(), c.data()};
+  phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
   const phew_params p = make_params(0.3);
   phew_result res;
 
@@ -199,11 +199,11 @@ TEST(BadInput, NullPointers)
   in.density = nullptr;
   check(phew_find_clumps(&in, &p, &labels, &res), "NULL density", true);
   in.density = f.rho.data();
-  phew_labels partial = {a.data(), nullptr, c.data()};
+  phew_labels partial = {a.data(), nullptr, c.data(), nullptr};
   check(phew_find_clumps(&in, &p, &partial, &res), "NULL clump_id", false);
-  partial = {nullptr, b.data(), c.data()};
+  partial = {nullptr, b.data(), c.data(), nullptr};
   check(phew_find_clumps(&in, &p, &partial, &res), "NULL peak_patch_id", false);
-  partial = {a.data(), b.data(), nullptr};
+  partial = {a.data(), b.data(), nullptr, nullptr};
   check(phew_find_clumps(&in, &p, &partial, &res), "NULL halo_id", false);
   in.density_type = (phew_scalar_type)7;
   check(phew_find_clumps(&in, &p, &labels, &res), "unknown density type", true);

@@ -438,7 +438,7 @@ TEST(Sizes, GridsWhoseCellCountOverflowsAreRefused)
         in.grid.stored_dims[a] = in.grid.active_dims[a] = 1;
     in.density = rho;
     in.density_type = PHEW_FLOAT64;
-    phew_labels l{labels[0], labels[1], labels[2]};
+    phew_labels l{labels[0], labels[1], labels[2], nullptr};
     phew_params p = make_params(0.5);
     phew_result r{};
     EXPECT_EQ(phew_find_clumps(&in, &p, &l, &r), PHEW_ERROR_ARGUMENT);
@@ -470,7 +470,7 @@ TEST(Sizes, HostileBlockOffsetsAreRefused)
       target[field][1] = v;
       in.density = rho;
       in.density_type = PHEW_FLOAT64;
-      phew_labels l{labels[0], labels[1], labels[2]};
+      phew_labels l{labels[0], labels[1], labels[2], nullptr};
       phew_params p = make_params(0.5);
       phew_result r{};
       EXPECT_EQ(phew_find_clumps(&in, &p, &l, &r), PHEW_ERROR_ARGUMENT) << field << " " << v;

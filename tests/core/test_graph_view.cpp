@@ -26,7 +26,7 @@ void run(const phew_input &in, int64_t n, const phew_params &p, GraphRun &r)
   r.patch.assign((size_t)n, 7);
   r.clump.assign((size_t)n, 7);
   r.halo.assign((size_t)n, 7);
-  phew_labels labels{r.patch.data(), r.clump.data(), r.halo.data()};
+  phew_labels labels{r.patch.data(), r.clump.data(), r.halo.data(), nullptr};
   r.status = phew_find_clumps(&in, &p, &labels, &r.result);
 }
 

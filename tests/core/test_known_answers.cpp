@@ -899,7 +899,7 @@ TEST(Progress, StagesInOrderEndingAtOne)
   };
   in.progress_data = &calls;
   std::vector<int64_t> a((size_t)f.size()), b(a.size()), c(a.size());
-  phew_labels labels = {a.data(), b.data(), c.data()};
+  phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
   phew_params p = make_params(quantile(f, 0.5));
   phew_result res;
   ASSERT_EQ(phew_find_clumps(&in, &p, &labels, &res), PHEW_OK);
