@@ -305,7 +305,7 @@ static void solve(const fuzz_case *c, unsigned seed, int as_f64, run *r)
   }
   phew_params p = c->params;
   p.peak_order_seed = seed;
-  phew_labels labels = {r->patch, r->clump, r->halo};
+  phew_labels labels = {r->patch, r->clump, r->halo, NULL};
   r->status = phew_find_clumps(&in, &p, &labels, &r->res);
 }
 

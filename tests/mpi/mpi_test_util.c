@@ -16,7 +16,7 @@ void labels_alloc(run *r, int64_t n)
 
 void run_find(run *r, const phew_input *in, const phew_params *p)
 {
-  phew_labels labels = {r->patch, r->clump, r->halo};
+  phew_labels labels = {r->patch, r->clump, r->halo, NULL};
   r->status = phew_find_clumps(in, p, &labels, &r->result);
 }
 

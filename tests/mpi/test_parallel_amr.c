@@ -652,7 +652,7 @@ static void find_graph(run *r, const leaf_graph *g, const hierarchy *h, const in
   in.density = rho;
   in.density_type = PHEW_FLOAT64;
   in.mpi_comm = comm;
-  phew_labels labels = {a, b, cc};
+  phew_labels labels = {a, b, cc, NULL};
   r->status = phew_find_clumps(&in, p, &labels, &r->result);
   for (int64_t i = 0; i < n; ++i) {
     r->patch[i] = a[perm[i]];
