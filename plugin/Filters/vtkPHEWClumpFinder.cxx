@@ -232,7 +232,7 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   // 1. The adaptor describes the cells (collective; a problem is agreed by every rank).
   phew_input in;
   std::memset(&in, 0, sizeof in);
-  phew_labels labels = {  nullptr, nullptr, nullptr, nullptr };
+  phew_labels labels = { nullptr, nullptr, nullptr, nullptr };
   std::string problem = adaptor.Prepare(context, in, labels);
   if (!problem.empty())
   {
