@@ -112,6 +112,58 @@ static phew_status sum_structures(const mesh *mesh, const field *f, peak_comm *p
   return a != PHEW_OK ? a : b;
 }
 
+/* Particles: once the owners know the sums of their structures, the centres of mass and
+ * mean velocities go to every rank holding a copy of the head, each rank sums the spread of
+ * its particles about them, and the owners add those partial sums to their own. */
+static phew_status spread_structures(const mesh *mesh, peak_comm *pc, const int64_t *cell_peak,
+                                     local_structures *clumps, local_structures *haloes)
+{
+  const peak_table *peaks = pc->peaks;
+  local_structures *kinds[2] = {clumps, haloes};
+  double *centre_of_peak = phew_malloc((size_t)(peaks->n > 0 ? peaks->n : 1), 12 * sizeof(double));
+  double *centre[2] = {phew_malloc((size_t)clumps->n + 1, 6 * sizeof(double)),
+                       phew_malloc((size_t)haloes->n + 1, 6 * sizeof(double))};
+  sums *spread[2] = {phew_malloc((size_t)clumps->n + 1, sizeof(sums)), phew_malloc((size_t)haloes->n + 1, sizeof(sums))};
+  phew_status status = PHEW_ERROR_MEMORY;
+  const int failed = !centre_of_peak || !centre[0] || !centre[1] || !spread[0] || !spread[1];
+  if (comm_max(pc->c, failed))
+    goto done;
+  memset(centre_of_peak, 0, (size_t)peaks->n * 12 * sizeof(double));
+  for (int t = 0; t < 2; ++t)
+    for (int64_t i = 0; i < kinds[t]->n; ++i)
+      if (kinds[t]->head[i] < peaks->n_owned)
+        sums_centre(mesh, &kinds[t]->sums[i], &kinds[t]->reference[3 * i], centre_of_peak + 12 * kinds[t]->head[i] + 6 * t);
+  if (peak_comm_scatter(pc, centre_of_peak, 12 * sizeof(double), NULL, NULL, NULL) != PHEW_OK)
+    goto done;
+  for (int t = 0; t < 2; ++t)
+    for (int64_t i = 0; i < kinds[t]->n; ++i) {
+      memcpy(centre[t] + 6 * i, centre_of_peak + 12 * kinds[t]->head[i] + 6 * t, 6 * sizeof(double));
+      sums_clear(&spread[t][i]);
+    }
+  const sum_target targets[2] = {{clumps->of_peak, clumps->reference, spread[0]},
+                                 {haloes->of_peak, haloes->reference, spread[1]}};
+  sums_accumulate_spread(mesh, cell_peak, targets, (const double *const *)centre, 2);
+  status = PHEW_OK;
+  for (int t = 0; t < 2; ++t) { /* the partial spreads travel as sums do */
+    sums *first = kinds[t]->sums;
+    kinds[t]->sums = spread[t];
+    const phew_status sent = send_to_owners(pc, kinds[t]);
+    kinds[t]->sums = first;
+    if (sent != PHEW_OK)
+      status = sent;
+    for (int64_t i = 0; i < kinds[t]->n; ++i)
+      if (kinds[t]->head[i] < peaks->n_owned)
+        sums_merge_spread(&first[i], &spread[t][i]);
+  }
+done:
+  free(centre_of_peak);
+  for (int t = 0; t < 2; ++t) {
+    free(centre[t]);
+    free(spread[t]);
+  }
+  return status;
+}
+
 /* The records of the clumps this rank owns. */
 static clump_record *describe_clumps(const peak_table *peaks, const merge_state *noise, const merge_state *saddle,
                                      const local_structures *clumps, const local_structures *haloes,
@@ -401,6 +453,8 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
   int64_t n_mine = 0, n_all = 0;
   int *counts = NULL;
   int64_t *all_ids = NULL, *my_ids = NULL;
+  if (mesh->particles)
+    result->columns = PHEW_COLUMNS_PARTICLES | (mesh->velocity ? PHEW_COLUMNS_VELOCITY : 0);
   /* the references of the structures' sums: ghost peaks' coordinates, from their owners */
   const int shared = peak_comm_share_coordinates(pc) == PHEW_OK; /* collective: every rank */
   int failed = !halo_head || !ids || !shared;
@@ -416,6 +470,8 @@ phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params 
     goto out_of_memory;
 
   if (comm_max(c, sum_structures(mesh, f, pc, labels->clump_id, &clumps, &haloes) != PHEW_OK))
+    goto out_of_memory;
+  if (mesh->particles && comm_max(c, spread_structures(mesh, pc, labels->clump_id, &clumps, &haloes) != PHEW_OK))
     goto out_of_memory;
 
   mine = describe_clumps(peaks, noise, saddle, &clumps, &haloes, halo_head, &n_mine);

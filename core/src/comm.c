@@ -58,6 +58,18 @@ int64_t comm_max(const comm *c, int64_t value)
   return value;
 }
 
+void comm_sum_array(const comm *c, int64_t *values, int64_t n)
+{
+#ifdef PHEW_WITH_MPI
+  for (int64_t k = 0; c->size > 1 && k < n; k += INT32_MAX) /* counts are ints */
+    MPI_Allreduce(MPI_IN_PLACE, values + k, (int)(n - k < INT32_MAX ? n - k : INT32_MAX), MPI_INT64_T, MPI_SUM, c->mpi);
+#else
+  (void)c;
+  (void)values;
+  (void)n;
+#endif
+}
+
 double comm_max_double(const comm *c, double value)
 {
   ALLREDUCE(c, &value, MPI_DOUBLE, MPI_MAX);

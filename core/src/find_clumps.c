@@ -1,6 +1,7 @@
 /* The pipeline: check the input, watershed, saddles, noise removal, saddle merging,
  * catalogue and labels. Each stage is timed and reported to the progress callback. */
 #include "internal.h"
+#include "particles/points.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +16,11 @@ static phew_status check_arguments(const phew_input *in, const phew_params *p, c
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the three label arrays must be given");
   if (in->density_type != PHEW_FLOAT32 && in->density_type != PHEW_FLOAT64)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown density type %d", (int)in->density_type);
+  return params_check(p, result);
+}
+
+phew_status params_check(const phew_params *p, phew_result *result)
+{
   if (!isfinite(p->density_threshold) || p->density_threshold < 0.0)
     return phew_fail(result, PHEW_ERROR_ARGUMENT,
                      "the density threshold must be a finite number >= 0 (got %g)", p->density_threshold);
@@ -154,6 +160,14 @@ static void global_stats(comm *c, phew_stats *st, const peak_table *peaks, int64
 phew_status phew_find_clumps(const phew_input *in, const phew_params *params, phew_labels *labels,
                              phew_result *result)
 {
+  if (result && in && in->mesh == PHEW_MESH_POINTS)
+    return find_clumps_points(in, params, labels, result);
+  return find_clumps_mesh(in, NULL, params, labels, result);
+}
+
+phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, const phew_params *params,
+                             phew_labels *labels, phew_result *result)
+{
   if (!result)
     return PHEW_ERROR_ARGUMENT;
   memset(result, 0, sizeof *result);
@@ -173,7 +187,7 @@ phew_status phew_find_clumps(const phew_input *in, const phew_params *params, ph
   mesh m;
   memset(&m, 0, sizeof m);
   if (s == PHEW_OK)
-    s = mesh_init(&m, in, &c, result); /* collective: a bad block on one rank stops them all */
+    s = mesh_init(&m, in, extras, &c, result); /* collective: a bad block on one rank stops them all */
   if (s != PHEW_OK) {
     const int64_t n = label_count(in, labels, c.rank);
     if (n > 0)

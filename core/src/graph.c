@@ -7,11 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-phew_status graph_init(mesh *m, const phew_graph *g, phew_result *result)
+phew_status graph_init(mesh *m, const phew_graph *g, const graph_extras *extras, phew_result *result)
 {
+  if (extras) { /* built by the particle path */
+    m->particles = 1;
+    m->neighbours32 = extras->neighbours32;
+    m->cell_mass = extras->mass;
+    m->velocity = extras->velocity;
+    m->density_unit = extras->density_unit;
+  }
   if (g->n_cells < 0)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the graph has a negative number of cells");
-  if (g->n_cells > 0 && (!g->global_id || !g->offsets || (!g->neighbours && g->offsets[g->n_cells] > 0)))
+  if (g->n_cells > 0 &&
+      (!g->global_id || !g->offsets || (!g->neighbours && !m->neighbours32 && g->offsets[g->n_cells] > 0)))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the graph needs global ids, offsets and neighbours");
   if (g->n_cells > 0 && g->offsets[0] != 0)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "graph offsets must start at 0");
@@ -20,10 +28,12 @@ phew_status graph_init(mesh *m, const phew_graph *g, phew_result *result)
   for (int64_t i = 0; i < g->n_cells; ++i) {
     if (g->offsets[i + 1] < g->offsets[i])
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "graph offsets decrease at cell %lld", (long long)i);
-    for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k)
-      if (g->neighbours[k] < 0 || g->neighbours[k] >= g->n_cells)
+    for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k) {
+      const int64_t j = m->neighbours32 ? m->neighbours32[k] : g->neighbours[k];
+      if (j < 0 || j >= g->n_cells)
         return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld lists neighbour %lld, outside 0..%lld",
-                         (long long)i, (long long)g->neighbours[k], (long long)g->n_cells - 1);
+                         (long long)i, (long long)j, (long long)g->n_cells - 1);
+    }
     if (g->volume && !(g->volume[i] > 0.0 && isfinite(g->volume[i])))
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld has volume %g: volumes must be positive",
                        (long long)i, g->volume ? g->volume[i] : 0.0);

@@ -28,6 +28,8 @@ phew_status comm_init(comm *c, const phew_input *input, phew_result *result);
 int64_t comm_sum(const comm *c, int64_t value);
 int64_t comm_max(const comm *c, int64_t value);
 double comm_max_double(const comm *c, double value);
+/* Collective: values[k] becomes the sum over ranks, for k < n. */
+void comm_sum_array(const comm *c, int64_t *values, int64_t n);
 /* Collective: the worst status of all ranks, with its message on every rank. */
 phew_status comm_agree(const comm *c, phew_status status, phew_result *result);
 
@@ -139,10 +141,34 @@ typedef struct mesh {
   double period[3];
   double origin[3], spacing[3], shift;
   double cell_size[3];
+  /* Graphs the core builds from particles (particles/): 32-bit neighbour lists in place of
+   * graph->neighbours, the particles' masses (summed instead of density times volume; NULL:
+   * 1 each) and velocities (3 per cell, or NULL). */
+  int particles;
+  const int32_t *neighbours32;
+  const double *cell_mass;
+  const double *velocity;
+  double density_unit;
 } mesh;
 
-/* Collective: checks the description on every rank (one bad rank stops all). */
-phew_status mesh_init(mesh *m, const phew_input *in, comm *c, phew_result *result);
+/* What the particle path adds to a graph (all NULL for a caller's graph). */
+typedef struct graph_extras {
+  const int32_t *neighbours32;
+  const double *mass;
+  const double *velocity;
+  double density_unit; /* physical density of 1 in the density's units (mean densities) */
+} graph_extras;
+
+/* The clump finder on a mesh: phew_find_clumps without the particle path (which builds a
+ * graph and calls this with its extras). */
+phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, const phew_params *params,
+                             phew_labels *labels, phew_result *result);
+/* The checks of the parameters, as phew_find_clumps makes them. */
+phew_status params_check(const phew_params *p, phew_result *result);
+
+/* Collective: checks the description on every rank (one bad rank stops all). extras: NULL,
+ * or what the particle path adds to its graph. */
+phew_status mesh_init(mesh *m, const phew_input *in, const graph_extras *extras, comm *c, phew_result *result);
 void mesh_free(mesh *m);
 /* Collective: the plan that fills the ghost cells from their owners. */
 phew_status mesh_ghost_plan(const mesh *m, comm *c, ghost_plan *plan, char *message, size_t message_size);
@@ -166,8 +192,27 @@ phew_status cell_walk_init(cell_walk *w, const mesh *m);
 void cell_walk_free(cell_walk *w);
 /* Graphs: 1 if this rank owns cell i (not a ghost). */
 int cell_walk_active(cell_walk *w, int64_t i);
-/* Graphs: the neighbours of cell i, their count and local indices. */
-int64_t cell_walk_neighbours(cell_walk *w, int64_t i, const int64_t **list);
+/* Graphs: the neighbours of cell i (local indices): n of them, entry k is
+ * neighbour_at(&list, k), from 64-bit or 32-bit lists. */
+typedef struct neighbour_list {
+  const int64_t *wide;
+  const int32_t *narrow;
+  int64_t n;
+} neighbour_list;
+
+static inline neighbour_list cell_walk_neighbours(const cell_walk *w, int64_t i)
+{
+  const phew_graph *g = w->m->graph;
+  const int64_t first = g->offsets[i];
+  neighbour_list l = {NULL, NULL, g->offsets[i + 1] - first};
+  if (w->m->neighbours32)
+    l.narrow = w->m->neighbours32 + first;
+  else
+    l.wide = g->neighbours + first;
+  return l;
+}
+
+static inline int64_t neighbour_at(const neighbour_list *l, int64_t k) { return l->narrow ? l->narrow[k] : l->wide[k]; }
 /* Global id of any local cell. */
 int64_t cell_walk_global_id(const cell_walk *w, int64_t cell);
 /* Cell coordinates (see mesh) and volume (graphs) of the current cell. */
@@ -339,6 +384,12 @@ typedef struct sums {
                           (grids: in cells; graphs: in the positions' units) */
   exact_sum volume;    /* graphs: sum of cell volumes */
   double min_density;
+  /* particles: the sum of m v (with velocities); then, once the centre of mass and the mean
+   * velocity are known, the sum of m |v - mean|^2 and the largest squared distance of a
+   * member from the centre */
+  exact_sum momentum[3];
+  exact_sum dispersion;
+  double max_distance2;
 } sums;
 
 void sums_clear(sums *s);
@@ -357,6 +408,17 @@ typedef struct sum_target {
 /* Add every active test cell to the sums of its structure, for each target, in one pass. */
 void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
                      int n_targets);
+/* Particles, second pass: the spread of every structure about its centre. centre holds 6
+ * values per structure (of target.reference's structures): the centre of mass in cell
+ * coordinates (unwrapped) and the mean velocity; only n_cells (the members seen),
+ * dispersion and max_distance2 of the out sums are written. */
+void sums_accumulate_spread(const mesh *m, const int64_t *cell_peak, const sum_target *targets, const double *const *centre,
+                            int n_targets);
+/* Adds only the second-pass values (dispersion, max_distance2) of from. */
+void sums_merge_spread(sums *to, const sums *from);
+/* Particles: the centre of mass (cell coordinates, unwrapped) and mean velocity (0 without
+ * velocities) of a structure from its first-pass sums. */
+void sums_centre(const mesh *m, const sums *s, const double reference[3], double out[6]);
 /* The mass in the user's units (grids: times the cell volume), before any range check. */
 wide_float sums_mass_value(const mesh *m, const exact_sum *mass);
 /* value as a double, or -1 with why saying that the "what" (mass, volume) of the object

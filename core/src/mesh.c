@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-phew_status graph_init(mesh *m, const phew_graph *g, phew_result *result);
+phew_status graph_init(mesh *m, const phew_graph *g, const graph_extras *extras, phew_result *result);
 phew_status graph_ghost_plan(const mesh *m, comm *c, ghost_plan *plan, char *message, size_t message_size);
 
 static phew_status grid_init(mesh *m, const phew_grid *g, phew_result *result)
@@ -54,7 +54,7 @@ static phew_status amr_init(mesh *m, const phew_amr *d, comm *c, phew_result *re
   return PHEW_OK;
 }
 
-phew_status mesh_init(mesh *m, const phew_input *in, comm *c, phew_result *result)
+phew_status mesh_init(mesh *m, const phew_input *in, const graph_extras *extras, comm *c, phew_result *result)
 {
   memset(m, 0, sizeof *m);
   m->kind = in->mesh;
@@ -62,7 +62,7 @@ phew_status mesh_init(mesh *m, const phew_input *in, comm *c, phew_result *resul
   switch (in->mesh) {
   case PHEW_MESH_STRUCTURED: s = grid_init(m, &in->grid, result); break;
   case PHEW_MESH_GRAPH:
-    s = graph_init(m, &in->graph, result);
+    s = graph_init(m, &in->graph, extras, result);
     if (s == PHEW_OK && c->size == 1 && m->n_local < 2)
       s = phew_fail(result, PHEW_ERROR_ARGUMENT, "the graph has %lld cell(s): there is nothing to segment",
                     (long long)m->n_local);
@@ -150,13 +150,6 @@ int cell_walk_active(cell_walk *w, int64_t i)
 {
   const phew_graph *g = w->m->graph;
   return !(g->ghost && g->ghost[i]);
-}
-
-int64_t cell_walk_neighbours(cell_walk *w, int64_t i, const int64_t **list)
-{
-  const phew_graph *g = w->m->graph;
-  *list = g->neighbours + g->offsets[i];
-  return g->offsets[i + 1] - g->offsets[i];
 }
 
 int64_t cell_walk_global_id(const cell_walk *w, int64_t cell)

@@ -21,6 +21,10 @@ void sums_clear(sums *s)
     exact_sum_clear(&s->moment[d]);
   exact_sum_clear(&s->volume);
   s->min_density = INFINITY;
+  for (int d = 0; d < 3; ++d)
+    exact_sum_clear(&s->momentum[d]);
+  exact_sum_clear(&s->dispersion);
+  s->max_distance2 = 0.0;
 }
 
 void sums_start(sums *s, const mesh *m, double peak_density)
@@ -47,6 +51,11 @@ void sums_merge(sums *to, const sums *from)
   exact_sum_merge(&to->volume, &from->volume);
   if (from->min_density < to->min_density)
     to->min_density = from->min_density;
+  for (int d = 0; d < 3; ++d)
+    exact_sum_merge(&to->momentum[d], &from->momentum[d]);
+  exact_sum_merge(&to->dispersion, &from->dispersion);
+  if (from->max_distance2 > to->max_distance2)
+    to->max_distance2 = from->max_distance2;
 }
 
 /* The sums of the structure of peak p in target t, with the cell (of density rho) counted,
@@ -171,7 +180,8 @@ static void accumulate_amr(const mesh *m, const field *f, const int64_t *cell_pe
   }
 }
 
-/* Graphs: masses are densities times cell volumes, moments those times displacements. */
+/* Graphs: masses are densities times cell volumes (particles: their masses), moments those
+ * times displacements. */
 static void accumulate_list(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
                             int n_targets)
 {
@@ -188,13 +198,24 @@ static void accumulate_list(const mesh *m, const field *f, const int64_t *cell_p
     double c[3] = {0.0, 0.0, 0.0};
     if (has_position)
       cell_walk_coord(&w, i, c);
+    const double mass = m->particles ? (m->cell_mass ? m->cell_mass[i] : 1.0) : 0.0;
+    const double *v = m->velocity ? m->velocity + 3 * i : NULL;
     for (int t = 0; t < n_targets; ++t) {
       const double *ref;
       sums *s = structure_sums(&targets[t], p, rho, &ref);
       if (!s)
         continue;
-      exact_sum_add_product(&s->mass, rho, volume);
       exact_sum_add(&s->volume, volume);
+      if (m->particles) {
+        exact_sum_add(&s->mass, mass);
+        for (int a = 0; a < 3; ++a) {
+          exact_sum_add_product(&s->moment[a], mass, mesh_displacement(m, a, c[a], ref[a]));
+          if (v)
+            exact_sum_add_product(&s->momentum[a], mass, v[a]);
+        }
+        continue;
+      }
+      exact_sum_add_product(&s->mass, rho, volume);
       if (has_position)
         for (int a = 0; a < 3; ++a)
           exact_sum_add_product3(&s->moment[a], rho, volume, mesh_displacement(m, a, c[a], ref[a]));
@@ -211,6 +232,55 @@ void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, co
     accumulate_amr(m, f, cell_peak, targets, n_targets);
   else
     accumulate_list(m, f, cell_peak, targets, n_targets);
+}
+
+void sums_merge_spread(sums *to, const sums *from)
+{
+  exact_sum_merge(&to->dispersion, &from->dispersion);
+  if (from->max_distance2 > to->max_distance2)
+    to->max_distance2 = from->max_distance2;
+}
+
+void sums_centre(const mesh *m, const sums *s, const double reference[3], double out[6])
+{
+  const wide_float mass = exact_sum_value(&s->mass);
+  for (int d = 0; d < 3; ++d) {
+    out[d] = reference[d] + wide_ratio(exact_sum_value(&s->moment[d]), mass);
+    out[3 + d] = m->velocity ? wide_ratio(exact_sum_value(&s->momentum[d]), mass) : 0.0;
+  }
+}
+
+void sums_accumulate_spread(const mesh *m, const int64_t *cell_peak, const sum_target *targets, const double *const *centre,
+                            int n_targets)
+{
+  const double *position = m->graph->position;
+  for (int64_t i = 0; i < m->n_local; ++i) {
+    const int64_t p = cell_peak[i];
+    if (p < 0 || (m->graph->ghost && m->graph->ghost[i]))
+      continue;
+    const double mass = m->cell_mass ? m->cell_mass[i] : 1.0;
+    for (int t = 0; t < n_targets; ++t) {
+      const int64_t k = targets[t].structure_of_peak[p];
+      if (k < 0)
+        continue;
+      const double *c = centre[t] + 6 * k;
+      sums *s = &targets[t].out[k];
+      s->n_cells++;
+      double r2 = 0.0, v2 = 0.0;
+      for (int a = 0; a < 3; ++a) {
+        const double dx = position ? mesh_displacement(m, a, position[3 * i + a], c[a]) : 0.0;
+        r2 += dx * dx;
+        if (m->velocity) {
+          const double dv = m->velocity[3 * i + a] - c[3 + a];
+          v2 += dv * dv;
+        }
+      }
+      if (r2 > s->max_distance2)
+        s->max_distance2 = r2;
+      if (m->velocity)
+        exact_sum_add_product(&s->dispersion, mass, v2);
+    }
+  }
 }
 
 /* ---- physical values --------------------------------------------------------------------- */
@@ -259,6 +329,15 @@ int sums_values(const mesh *m, const sums *s, const double reference[3], const c
     const double shift = wide_ratio(exact_sum_value(&s->moment[d]), weight);
     o->peak_position[d] = mesh_position(m, d, reference[d]);
     o->center_of_mass[d] = mesh_wrap(m, d, mesh_position(m, d, reference[d] + shift));
+  }
+  if (m->particles) {
+    o->mean_density /= m->density_unit; /* volumes are physical, densities may be relative */
+    o->radius = sqrt(s->max_distance2);
+    if (m->velocity) {
+      for (int d = 0; d < 3; ++d)
+        o->mean_velocity[d] = wide_ratio(exact_sum_value(&s->momentum[d]), weight);
+      o->velocity_dispersion = sqrt(wide_ratio(exact_sum_value(&s->dispersion), weight));
+    }
   }
   return 0;
 }

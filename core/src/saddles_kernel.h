@@ -60,10 +60,9 @@ static phew_status KERNEL(scan_pairs_list)(cell_walk *w, const RHO_T *rho, const
     if (pa < 0 || !cell_walk_active(w, i))
       continue;
     const double ra = (double)rho[i];
-    const int64_t *list;
-    const int64_t n = cell_walk_neighbours(w, i, &list);
-    for (int64_t k = 0; k < n; ++k)
-      if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, list[k]) != PHEW_OK)
+    const neighbour_list list = cell_walk_neighbours(w, i);
+    for (int64_t k = 0; k < list.n; ++k)
+      if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, neighbour_at(&list, k)) != PHEW_OK)
         return PHEW_ERROR_MEMORY;
   }
   return PHEW_OK;

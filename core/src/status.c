@@ -29,6 +29,12 @@ const char *phew_stage_name(int stage)
   return stage >= 0 && stage < PHEW_STAGE_COUNT ? names[stage] : "unknown";
 }
 
+const char *phew_particle_stage_name(int stage)
+{
+  static const char *names[PHEW_PARTICLE_STAGE_COUNT] = {"domain", "tree", "neighbours", "density", "graph"};
+  return stage >= 0 && stage < PHEW_PARTICLE_STAGE_COUNT ? names[stage] : "unknown";
+}
+
 void phew_params_init(phew_params *params)
 {
   memset(params, 0, sizeof *params);

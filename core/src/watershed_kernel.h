@@ -154,10 +154,9 @@ static phew_status KERNEL(point_uphill_list)(cell_walk *w, const RHO_T *rho, dou
     ++*n_test;
     int64_t best = i, best_id = -1;
     RHO_T best_rho = r;
-    const int64_t *list;
-    const int64_t n = cell_walk_neighbours(w, i, &list);
-    for (int64_t k = 0; k < n; ++k)
-      KERNEL(raise_best)(w, rho, list[k], &best, &best_rho, &best_id);
+    const neighbour_list list = cell_walk_neighbours(w, i);
+    for (int64_t k = 0; k < list.n; ++k)
+      KERNEL(raise_best)(w, rho, neighbour_at(&list, k), &best, &best_rho, &best_id);
     up[i] = best;
     if (best == i) {
       cell_peak[i] = peaks->n;

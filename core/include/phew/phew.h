@@ -257,6 +257,18 @@ enum phew_stage {
   PHEW_STAGE_COUNT
 };
 
+/* The particle path's stages before PHEW. */
+enum phew_particle_stage {
+  PHEW_PARTICLE_DOMAIN = 0, /* checks, subvolumes, particles to their ranks and back */
+  PHEW_PARTICLE_TREE,       /* kd-trees */
+  PHEW_PARTICLE_NEIGHBOURS, /* nearest-neighbour searches and the padding */
+  PHEW_PARTICLE_DENSITY,    /* the SPH density and its padding */
+  PHEW_PARTICLE_GRAPH,      /* the symmetrised neighbour graph */
+  PHEW_PARTICLE_STAGE_COUNT
+};
+
+const char *phew_particle_stage_name(int stage);
+
 /* Counts and per-stage diagnostics (global figures; times are the maximum over ranks). */
 typedef struct phew_stats {
   int64_t n_cells;             /* active cells, all ranks */
@@ -279,6 +291,11 @@ typedef struct phew_stats {
   int64_t max_sparse_entries;  /* maximum over ranks of saddle-matrix entries (2 per pair) */
   int64_t hash_collisions;     /* peak hash tables, summed over ranks */
   int n_ranks;
+  /* particles: seconds of the stages before PHEW (maximum over ranks), the padding */
+  double particle_seconds[PHEW_PARTICLE_STAGE_COUNT];
+  int32_t padding_rounds;      /* searches until every neighbourhood was inside the padding */
+  int64_t max_padding;         /* maximum over ranks of the padding particles held */
+  int n_threads;               /* threads per rank of the neighbour search and the density */
 } phew_stats;
 
 /* Which optional columns the catalogue of a result has (phew_result.columns). */

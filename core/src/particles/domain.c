@@ -1,0 +1,306 @@
+/* Subvolumes balanced by particle count (Parallel HOP, Skory et al. 2010, section 3): the
+ * domain is cut by recursive bisection, each cut across the longest side of its region at
+ * the coordinate that leaves the wanted share of the region's particles on the lower side.
+ * The cut is found by refining a histogram of that coordinate, all regions of a level at
+ * once (a few all-reduces of 256 counts per region). Then every particle goes to the rank
+ * of its subvolume, and at the end the answers go back to where each particle was passed. */
+#include "points.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DOMAIN_BINS 256
+#define DOMAIN_REFINEMENTS 8 /* 256^8 = 2^64: down to the last bits of a double */
+
+double subvolume_distance2(const particle_box *box, const subvolume *v, const double *p)
+{
+  double d2 = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    double out;
+    if (box->periodic[d]) {
+      const double half = 0.5 * (v->hi[d] - v->lo[d]);
+      out = fabs(particle_delta(box, d, p[d], v->lo[d] + half)) - half;
+    } else {
+      out = p[d] < v->lo[d] ? v->lo[d] - p[d] : p[d] - v->hi[d];
+    }
+    if (out > 0.0)
+      d2 += out * out;
+  }
+  return d2;
+}
+
+/* A region of the bisection: ranks [first, last) share it. */
+typedef struct region {
+  int first, last;
+  subvolume v;
+  int64_t count; /* particles inside, all ranks */
+  int axis;
+  double cut_lo, cut_width; /* the histogram's current interval: [cut_lo, cut_lo + 256 cut_width) */
+  int64_t below;            /* particles of the region below cut_lo */
+  int64_t want;             /* particles wanted below the cut */
+} region;
+
+static int bin_of(double x, const region *g)
+{
+  const double b = (x - g->cut_lo) / g->cut_width;
+  if (!(b >= 0.0))
+    return -1;
+  return b >= DOMAIN_BINS ? DOMAIN_BINS : (int)b;
+}
+
+phew_status domain_split(const points_context *x, const particle_set *s, subvolume *parts)
+{
+  comm *c = x->c;
+  const int size = c->size;
+  region *regions = phew_malloc((size_t)size, sizeof *regions);
+  int32_t *where = phew_malloc((size_t)s->n_own + 1, sizeof *where); /* region of each own particle */
+  int64_t *hist = phew_malloc((size_t)size * (DOMAIN_BINS + 1), sizeof *hist);
+  int *upper_of = phew_malloc((size_t)size, sizeof *upper_of); /* the region split off a region */
+  if (comm_max(c, !regions || !where || !hist || !upper_of)) {
+    free(upper_of);
+    free(regions);
+    free(where);
+    free(hist);
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while splitting the domain"),
+                      x->result);
+  }
+  int n_regions = 1;
+  regions[0].first = 0;
+  regions[0].last = size;
+  for (int d = 0; d < 3; ++d) {
+    regions[0].v.lo[d] = x->lo[d];
+    regions[0].v.hi[d] = x->hi[d];
+  }
+  regions[0].count = x->n_total;
+  for (int64_t i = 0; i < s->n_own; ++i)
+    where[i] = 0;
+
+  for (;;) {
+    int splitting = 0;
+    for (int k = 0; k < n_regions; ++k) {
+      region *g = &regions[k];
+      if (g->last - g->first < 2)
+        continue;
+      splitting = 1;
+      g->axis = 0;
+      for (int d = 1; d < 3; ++d)
+        if (g->v.hi[d] - g->v.lo[d] > g->v.hi[g->axis] - g->v.lo[g->axis])
+          g->axis = d;
+      const int lower = (g->last - g->first) / 2;
+      g->want = (int64_t)((double)g->count * lower / (g->last - g->first));
+      g->cut_lo = g->v.lo[g->axis];
+      g->cut_width = (g->v.hi[g->axis] - g->v.lo[g->axis]) / DOMAIN_BINS;
+      g->below = 0;
+    }
+    if (!splitting)
+      break;
+    /* refine the interval holding the cut: the bin where the count below reaches want */
+    for (int step = 0; step < DOMAIN_REFINEMENTS; ++step) {
+      memset(hist, 0, (size_t)n_regions * (DOMAIN_BINS + 1) * sizeof *hist);
+      for (int64_t i = 0; i < s->n_own; ++i) {
+        const region *g = &regions[where[i]];
+        if (g->last - g->first < 2 || !(g->cut_width > 0.0))
+          continue;
+        const int b = bin_of(s->position[3 * i + g->axis], g);
+        if (b >= 0)
+          hist[(size_t)where[i] * (DOMAIN_BINS + 1) + (size_t)b]++;
+      }
+      comm_sum_array(c, hist, (int64_t)n_regions * (DOMAIN_BINS + 1));
+      for (int k = 0; k < n_regions; ++k) {
+        region *g = &regions[k];
+        if (g->last - g->first < 2 || !(g->cut_width > 0.0))
+          continue;
+        const int64_t *h = hist + (size_t)k * (DOMAIN_BINS + 1);
+        int b = 0;
+        while (b < DOMAIN_BINS - 1 && g->below + h[b] < g->want) /* the bin where want is reached */
+          g->below += h[b++];
+        g->cut_lo += b * g->cut_width;
+        g->cut_width /= DOMAIN_BINS;
+      }
+    }
+    /* cut: lower part [lo, cut), upper part [cut, hi] */
+    const int old = n_regions;
+    for (int k = 0; k < old; ++k) {
+      region *g = &regions[k];
+      upper_of[k] = -1;
+      if (g->last - g->first < 2)
+        continue;
+      upper_of[k] = n_regions;
+      double cut = g->cut_lo; /* a flat region (no width) sends everything up */
+      cut = cut > g->v.hi[g->axis] ? g->v.hi[g->axis] : (cut < g->v.lo[g->axis] ? g->v.lo[g->axis] : cut);
+      region *u = &regions[n_regions++];
+      *u = *g;
+      const int lower = (g->last - g->first) / 2;
+      u->first = g->first + lower;
+      g->last = g->first + lower;
+      g->v.hi[g->axis] = cut;
+      u->v.lo[g->axis] = cut;
+    }
+    memset(hist, 0, (size_t)n_regions * sizeof *hist);
+    for (int64_t i = 0; i < s->n_own; ++i) {
+      const region *g = &regions[where[i]];
+      if (upper_of[where[i]] >= 0 && s->position[3 * i + g->axis] >= g->v.hi[g->axis])
+        where[i] = upper_of[where[i]];
+      hist[where[i]]++;
+    }
+    comm_sum_array(c, hist, n_regions);
+    for (int k = 0; k < n_regions; ++k)
+      regions[k].count = hist[k];
+  }
+  for (int k = 0; k < n_regions; ++k)
+    parts[regions[k].first] = regions[k].v;
+  free(upper_of);
+  free(regions);
+  free(where);
+  free(hist);
+  return PHEW_OK;
+}
+
+/* A particle on its way to its owner: the fields the set has, packed. */
+typedef struct packing {
+  size_t size, at_mass, at_velocity, at_density;
+} packing;
+
+static packing packing_of(const points_context *x)
+{
+  packing k;
+  k.size = 3 * sizeof(double) + 2 * sizeof(int64_t) + sizeof(int64_t); /* position, id, origin index, origin rank */
+  k.at_mass = k.size;
+  k.size += x->has_mass ? sizeof(double) : 0;
+  k.at_velocity = k.size;
+  k.size += x->has_velocity ? 3 * sizeof(double) : 0;
+  k.at_density = k.size;
+  k.size += x->has_density ? sizeof(double) : 0;
+  return k;
+}
+
+static int owner_of(const points_context *x, const subvolume *parts, const double *p)
+{
+  /* the subvolumes tile the domain: the first one holding p (upper faces belong upwards) */
+  int best = 0;
+  double best_d2 = INFINITY;
+  for (int r = 0; r < x->c->size; ++r) {
+    int inside = 1;
+    for (int d = 0; d < 3 && inside; ++d)
+      inside = p[d] >= parts[r].lo[d] && (p[d] < parts[r].hi[d] || parts[r].hi[d] == x->hi[d]);
+    if (inside)
+      return r;
+    const double d2 = subvolume_distance2(&x->box, &parts[r], p);
+    if (d2 < best_d2) {
+      best_d2 = d2;
+      best = r;
+    }
+  }
+  return best; /* rounding at a face: the nearest subvolume */
+}
+
+phew_status domain_redistribute(const points_context *x, const subvolume *parts, particle_set *s)
+{
+  comm *c = x->c;
+  const packing k = packing_of(x);
+  outbox o;
+  outbox_init(&o, c, k.size);
+  unsigned char *item = phew_malloc(1, k.size);
+  int failed = !item;
+  for (int64_t i = 0; !failed && i < s->n_own; ++i) {
+    const int64_t origin[2] = {i, c->rank};
+    memset(item, 0, k.size);
+    memcpy(item, &s->position[3 * i], 3 * sizeof(double));
+    memcpy(item + 24, &s->id[i], 8);
+    memcpy(item + 32, origin, 16);
+    if (x->has_mass)
+      memcpy(item + k.at_mass, &s->mass[i], 8);
+    if (x->has_velocity)
+      memcpy(item + k.at_velocity, &s->velocity[3 * i], 24);
+    if (x->has_density)
+      memcpy(item + k.at_density, &s->density[i], 8);
+    failed = outbox_put(&o, owner_of(x, parts, &s->position[3 * i]), item) != PHEW_OK;
+  }
+  free(item);
+  /* the caller's copies go before the exchange: both never need to be held at once */
+  particle_set_free(s);
+  if (failed)
+    o.failed = 1; /* the exchange then fails on every rank */
+  inbox in;
+  phew_status status = outbox_send(&o, c, &in);
+  outbox_free(&o);
+  if (status == PHEW_OK) {
+    const int64_t n = in.n;
+    s->origin_rank = phew_malloc((size_t)n + 1, sizeof *s->origin_rank);
+    s->origin_index = phew_malloc((size_t)n + 1, sizeof *s->origin_index);
+    if (x->has_mass)
+      s->mass = phew_malloc((size_t)n + 1, sizeof *s->mass);
+    if (x->has_velocity)
+      s->velocity = phew_malloc((size_t)n + 1, 3 * sizeof *s->velocity);
+    if (x->has_density)
+      s->density = phew_malloc((size_t)n + 1, sizeof *s->density);
+    if (!s->origin_rank || !s->origin_index || (x->has_mass && !s->mass) || (x->has_velocity && !s->velocity) ||
+        (x->has_density && !s->density) || particle_set_reserve(s, n) != PHEW_OK)
+      status = PHEW_ERROR_MEMORY;
+    for (int64_t i = 0; status == PHEW_OK && i < n; ++i) {
+      const unsigned char *it = in.items + (size_t)i * k.size;
+      int64_t origin[2];
+      memcpy(&s->position[3 * i], it, 24);
+      memcpy(&s->id[i], it + 24, 8);
+      memcpy(origin, it + 32, 16);
+      s->origin_index[i] = origin[0];
+      s->origin_rank[i] = (int32_t)origin[1];
+      if (x->has_mass)
+        memcpy(&s->mass[i], it + k.at_mass, 8);
+      if (x->has_velocity)
+        memcpy(&s->velocity[3 * i], it + k.at_velocity, 24);
+      if (x->has_density)
+        memcpy(&s->density[i], it + k.at_density, 8);
+    }
+    s->n_own = s->n = n;
+  }
+  inbox_free(&in);
+  status = comm_agree(c, status == PHEW_OK ? status
+                                            : phew_fail(x->result, PHEW_ERROR_MEMORY,
+                                                        "out of memory while sending the particles to their subvolumes"),
+                      x->result);
+  return status;
+}
+
+phew_status domain_return(const points_context *x, const particle_set *s, const void *values, size_t value_size,
+                          void *out, int64_t n_passed)
+{
+  comm *c = x->c;
+  if (!s->origin_rank) { /* never moved: same order */
+    memcpy(out, values, (size_t)s->n_own * value_size);
+    return PHEW_OK;
+  }
+  const size_t size = sizeof(int64_t) + value_size;
+  outbox o;
+  outbox_init(&o, c, size);
+  unsigned char *item = phew_malloc(1, size);
+  int failed = !item;
+  for (int64_t i = 0; !failed && i < s->n_own; ++i) {
+    memcpy(item, &s->origin_index[i], sizeof(int64_t));
+    memcpy(item + sizeof(int64_t), (const unsigned char *)values + (size_t)i * value_size, value_size);
+    failed = outbox_put(&o, s->origin_rank[i], item) != PHEW_OK;
+  }
+  free(item);
+  if (failed)
+    o.failed = 1;
+  inbox in;
+  phew_status status = outbox_send(&o, c, &in);
+  outbox_free(&o);
+  if (status == PHEW_OK && in.n != n_passed)
+    status = PHEW_ERROR_MPI;
+  for (int64_t k = 0; status == PHEW_OK && k < in.n; ++k) {
+    int64_t index;
+    memcpy(&index, in.items + (size_t)k * size, sizeof index);
+    if (index < 0 || index >= n_passed) {
+      status = PHEW_ERROR_MPI;
+      break;
+    }
+    memcpy((unsigned char *)out + (size_t)index * value_size, in.items + (size_t)k * size + sizeof(int64_t), value_size);
+  }
+  inbox_free(&in);
+  return comm_agree(c, status == PHEW_OK ? status
+                                          : phew_fail(x->result, status == PHEW_ERROR_MPI ? PHEW_ERROR_MPI : PHEW_ERROR_MEMORY,
+                                                      "the answers could not be sent back to where the particles were passed"),
+                    x->result);
+}

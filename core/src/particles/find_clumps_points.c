@@ -1,0 +1,244 @@
+/* The particle path end to end: the caller's particles -> subvolumes -> exact neighbours and
+ * densities -> the symmetrised neighbour graph -> the clump finder on that graph (the same
+ * pipeline as every mesh) -> labels and densities back where the particles were passed. */
+#include "points.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What both entry points share: the particles of this rank's subvolume, their neighbours
+ * and densities. */
+typedef struct points_run {
+  comm c;
+  points_context x;
+  particle_set s;
+  subvolume *parts;
+  neighbour_result nr;
+  particle_graph pg;
+  double *rho; /* per own particle, in the units PHEW uses */
+  double seconds[PHEW_PARTICLE_STAGE_COUNT];
+} points_run;
+
+static void points_run_free(points_run *run)
+{
+  particle_set_free(&run->s);
+  free(run->parts);
+  free(run->nr.h);
+  free(run->nr.nearest);
+  particle_graph_free(&run->pg);
+  free(run->rho);
+  memset(run, 0, sizeof *run);
+}
+
+/* Collective: everything up to the densities (and, with_graph, the graph). */
+static phew_status points_prepare(points_run *run, const phew_input *in, int with_graph, phew_result *result)
+{
+  comm *c = &run->c;
+  points_context *x = &run->x;
+  x->c = c;
+  x->result = result;
+  double t = phew_seconds();
+  phew_status s = points_read(x, in, with_graph, &run->s);
+  if (s != PHEW_OK)
+    return s;
+  run->parts = phew_malloc((size_t)c->size, sizeof *run->parts);
+  if (comm_max(c, !run->parts))
+    return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory"), result);
+  if (c->size > 1) {
+    s = domain_split(x, &run->s, run->parts);
+    if (s == PHEW_OK)
+      s = domain_redistribute(x, run->parts, &run->s);
+    if (s != PHEW_OK)
+      return s;
+  }
+  run->seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
+
+  s = padding_neighbours(x, run->parts, &run->s, &run->nr);
+  run->seconds[PHEW_PARTICLE_TREE] += run->nr.seconds_tree;
+  run->seconds[PHEW_PARTICLE_NEIGHBOURS] += run->nr.seconds_search;
+  if (s != PHEW_OK)
+    return s;
+  result->stats.padding_rounds = run->nr.rounds;
+  result->stats.max_padding = comm_max(c, run->s.n - run->s.n_own);
+
+  if (with_graph) {
+    t = phew_seconds();
+    s = particle_graph_build(x, &run->s, &run->nr, &run->pg);
+    run->seconds[PHEW_PARTICLE_GRAPH] += phew_seconds() - t;
+    if (s != PHEW_OK)
+      return s;
+  }
+  free(run->nr.nearest);
+  run->nr.nearest = NULL;
+
+  const int64_t n_own = run->s.n_own;
+  if (x->has_density) { /* the caller's, as given */
+    run->rho = run->s.density;
+    run->s.density = NULL;
+    return PHEW_OK;
+  }
+  /* the smoothing lengths move into the set, with room for the density's padding */
+  run->s.h = phew_realloc(run->nr.h, (size_t)(run->s.capacity > n_own ? run->s.capacity : n_own) + 1, sizeof(double));
+  if (run->s.h)
+    run->nr.h = NULL;
+  run->rho = phew_malloc((size_t)n_own + 1, sizeof *run->rho);
+  if (comm_max(c, !run->s.h || !run->rho))
+    return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the densities"), result);
+  double seconds = 0.0;
+  s = padding_density(x, run->parts, &run->s, run->rho, &seconds);
+  run->seconds[PHEW_PARTICLE_DENSITY] += seconds;
+  if (s != PHEW_OK)
+    return s;
+  for (int64_t i = 0; i < n_own; ++i)
+    run->rho[i] /= x->mean_density;
+  return PHEW_OK;
+}
+
+static void particle_stats(points_run *run, phew_result *result)
+{
+  for (int k = 0; k < PHEW_PARTICLE_STAGE_COUNT; ++k)
+    result->stats.particle_seconds[k] = comm_max_double(&run->c, run->seconds[k]);
+  result->stats.n_threads = run->x.n_threads;
+}
+
+phew_status phew_estimate_density(const phew_input *in, double *density, phew_result *result)
+{
+  if (!result)
+    return PHEW_ERROR_ARGUMENT;
+  memset(result, 0, sizeof *result);
+  result->stats.n_ranks = 1;
+  points_run run;
+  memset(&run, 0, sizeof run);
+  phew_status s = comm_init(&run.c, in, result);
+  if (s != PHEW_OK)
+    return s;
+  if (!in || in->mesh != PHEW_MESH_POINTS || (in->points.n > 0 && !density))
+    s = phew_fail(result, PHEW_ERROR_ARGUMENT, "phew_estimate_density needs particles and a density array");
+  s = comm_agree(&run.c, s, result);
+  if (s == PHEW_OK)
+    s = points_prepare(&run, in, 0, result);
+  if (s == PHEW_OK) {
+    const double t = phew_seconds();
+    s = domain_return(&run.x, &run.s, run.rho, sizeof(double), density, in->points.n);
+    run.seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
+  }
+  if (s != PHEW_OK && in && density)
+    for (int64_t i = 0; i < in->points.n; ++i)
+      density[i] = NAN;
+  particle_stats(&run, result);
+  result->stats.n_cells = run.x.n_total;
+  result->stats.n_ranks = run.c.size;
+  points_run_free(&run);
+  return s;
+}
+
+/* Per own particle, what goes back to where it was passed. */
+typedef struct particle_answer {
+  int64_t patch, clump, halo;
+  double density;
+} particle_answer;
+
+phew_status find_clumps_points(const phew_input *in, const phew_params *params, phew_labels *labels,
+                               phew_result *result)
+{
+  memset(result, 0, sizeof *result);
+  result->stats.n_ranks = 1;
+  points_run run;
+  memset(&run, 0, sizeof run);
+  const int64_t n_passed = in->points.n;
+  int64_t *work = NULL;
+  particle_answer *answers = NULL;
+  phew_status s = comm_init(&run.c, in, result);
+  if (s != PHEW_OK)
+    goto fail;
+  if (!params || !labels || (n_passed > 0 && (!labels->peak_patch_id || !labels->clump_id || !labels->halo_id)))
+    s = phew_fail(result, PHEW_ERROR_ARGUMENT, "parameters and the three label arrays must be given");
+  else
+    s = params_check(params, result);
+  s = comm_agree(&run.c, s, result);
+  if (s == PHEW_OK)
+    s = points_prepare(&run, in, 1, result);
+  if (s != PHEW_OK)
+    goto fail;
+
+  /* the graph's cells: densities (ghosts' come from their owners), physical volumes m / rho */
+  particle_graph *pg = &run.pg;
+  const int64_t n_own = run.s.n_own, n_cells = pg->g.n_cells;
+  double *density = phew_malloc((size_t)n_cells + 1, sizeof *density);
+  work = phew_malloc((size_t)n_cells + 1, 3 * sizeof *work);
+  answers = phew_malloc((size_t)n_own + 1, sizeof *answers);
+  if (comm_max(&run.c, !density || !work || !answers)) {
+    free(density);
+    s = comm_agree(&run.c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the labels"), result);
+    goto fail;
+  }
+  const double unit = run.x.has_density ? 1.0 : run.x.mean_density;
+  for (int64_t i = 0; i < n_cells; ++i) {
+    density[i] = i < n_own ? run.rho[i] : 0.0;
+    const double m = pg->mass ? pg->mass[i] : 1.0;
+    const double v = density[i] > 0.0 ? m / (density[i] * unit) : 1.0; /* no volume below any threshold */
+    pg->volume[i] = v > 0.0 && isfinite(v) ? v : 1.0;
+  }
+  phew_input gin = *in;
+  gin.mesh = PHEW_MESH_GRAPH;
+  gin.graph = pg->g;
+  gin.density = density;
+  gin.density_type = PHEW_FLOAT64;
+  const graph_extras extras = {pg->neighbours, pg->mass, run.x.has_velocity ? run.s.velocity : NULL, unit};
+  phew_labels local = {work, work + n_cells, work + 2 * n_cells, NULL};
+  double velocity_stub[3] = {0.0, 0.0, 0.0};
+  graph_extras with_stub = extras;
+  if (run.x.has_velocity && !with_stub.velocity)
+    with_stub.velocity = velocity_stub; /* no particles here: still say there are velocities */
+  const phew_stats before = result->stats;
+  s = find_clumps_mesh(&gin, &with_stub, params, &local, result);
+  free(density);
+  result->stats.padding_rounds = before.padding_rounds;
+  result->stats.max_padding = before.max_padding;
+  if (s != PHEW_OK)
+    goto fail;
+
+  const double t = phew_seconds();
+  for (int64_t i = 0; i < n_own; ++i)
+    answers[i] = (particle_answer){local.peak_patch_id[i], local.clump_id[i], local.halo_id[i], run.rho[i]};
+  particle_answer *back = phew_malloc((size_t)n_passed + 1, sizeof *back);
+  s = comm_agree(&run.c, back ? PHEW_OK : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the labels"), result);
+  if (s == PHEW_OK)
+    s = domain_return(&run.x, &run.s, answers, sizeof *answers, back, n_passed);
+  for (int64_t i = 0; s == PHEW_OK && i < n_passed; ++i) {
+    labels->peak_patch_id[i] = back[i].patch;
+    labels->clump_id[i] = back[i].clump;
+    labels->halo_id[i] = back[i].halo;
+    if (labels->density)
+      labels->density[i] = back[i].density;
+  }
+  free(back);
+  run.seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
+  if (s != PHEW_OK) {
+    phew_result_free(result);
+    goto fail;
+  }
+  particle_stats(&run, result);
+  free(work);
+  free(answers);
+  points_run_free(&run);
+  return PHEW_OK;
+
+fail:
+  for (int64_t i = 0; labels && i < n_passed; ++i) {
+    if (labels->peak_patch_id)
+      labels->peak_patch_id[i] = -1;
+    if (labels->clump_id)
+      labels->clump_id[i] = -1;
+    if (labels->halo_id)
+      labels->halo_id[i] = -1;
+    if (labels->density)
+      labels->density[i] = NAN;
+  }
+  particle_stats(&run, result);
+  free(work);
+  free(answers);
+  points_run_free(&run);
+  return s;
+}

@@ -1,0 +1,273 @@
+/* The graph PHEW runs on for particles: i and j are neighbours when either is among the
+ * other's n_keep nearest other particles. Each rank lists the neighbours of its own
+ * particles: its own nearest lists, their reverse among its own particles, and the reverse
+ * edges of other ranks' particles (which send "you are among my nearest" to the owner).
+ * Neighbours owned elsewhere are ghost cells, with their owner and global id. */
+#include "points.h"
+#include "id_map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void particle_graph_free(particle_graph *pg)
+{
+  free(pg->neighbours);
+  free(pg->offsets);
+  free(pg->global_id);
+  free(pg->ghost);
+  free(pg->owner);
+  free(pg->position);
+  free(pg->mass);
+  free(pg->volume);
+  memset(pg, 0, sizeof *pg);
+}
+
+/* "Particle `from` (of the sender) lists particle `to` (ours) among its nearest." */
+typedef struct reverse_edge {
+  int64_t to, from;
+  double position[3];
+  double mass;
+} reverse_edge;
+
+static void sort_row(int32_t *a, int64_t n)
+{
+  for (int64_t i = 1; i < n; ++i) {
+    const int32_t v = a[i];
+    int64_t j = i;
+    for (; j > 0 && a[j - 1] > v; --j)
+      a[j] = a[j - 1];
+    a[j] = v;
+  }
+}
+
+/* Ghost cells: cells [n_own, n_cells) of the graph. */
+typedef struct ghosts {
+  int64_t n, capacity;
+  int64_t *id;
+  int32_t *owner;
+  double *position;
+  double *mass;
+  id_map index; /* id -> ghost number */
+} ghosts;
+
+static int64_t ghost_add(ghosts *g, int64_t id, int32_t owner, const double *position, double mass)
+{
+  int64_t k;
+  if (id_map_insert(&g->index, id, g->n, &k) != 0)
+    return -1;
+  if (k < g->n)
+    return k;
+  if (g->n == g->capacity) {
+    const int64_t c = g->capacity < 64 ? 64 : 2 * g->capacity;
+    int64_t *i = phew_realloc(g->id, (size_t)c, sizeof *i);
+    if (i)
+      g->id = i;
+    int32_t *o = phew_realloc(g->owner, (size_t)c, sizeof *o);
+    if (o)
+      g->owner = o;
+    double *p = phew_realloc(g->position, (size_t)c, 3 * sizeof *p);
+    if (p)
+      g->position = p;
+    double *m = phew_realloc(g->mass, (size_t)c, sizeof *m);
+    if (m)
+      g->mass = m;
+    if (!i || !o || !p || !m)
+      return -1;
+    g->capacity = c;
+  }
+  g->id[g->n] = id;
+  g->owner[g->n] = owner;
+  memcpy(&g->position[3 * g->n], position, 3 * sizeof(double));
+  g->mass[g->n] = mass;
+  return g->n++;
+}
+
+static void ghosts_free(ghosts *g)
+{
+  free(g->id);
+  free(g->owner);
+  free(g->position);
+  free(g->mass);
+  id_map_free(&g->index);
+}
+
+phew_status particle_graph_build(const points_context *x, const particle_set *s, const neighbour_result *r,
+                                 particle_graph *pg)
+{
+  comm *c = x->c;
+  const int64_t n_own = s->n_own;
+  const int k_keep = r->n_keep;
+  memset(pg, 0, sizeof *pg);
+  ghosts g;
+  memset(&g, 0, sizeof g);
+  id_map own;
+  memset(&own, 0, sizeof own);
+  int32_t *ghost_of_padding = NULL; /* graph cell of each padding particle, or -1 */
+  int64_t *count = phew_malloc((size_t)n_own + 1, sizeof *count);
+  inbox in;
+  memset(&in, 0, sizeof in);
+  int failed = !count || id_map_init(&g.index, 16) != 0;
+  if (c->size > 1) {
+    ghost_of_padding = phew_malloc((size_t)(s->n - n_own) + 1, sizeof *ghost_of_padding);
+    failed = failed || !ghost_of_padding || id_map_init(&own, n_own) != 0;
+    for (int64_t i = 0; !failed && i < n_own; ++i) {
+      int64_t ignored;
+      failed = id_map_insert(&own, s->id[i], i, &ignored) != 0;
+    }
+  }
+  /* the reverse edges of other ranks' particles */
+  outbox o;
+  outbox_init(&o, c, sizeof(reverse_edge));
+  for (int64_t i = 0; !failed && i < n_own; ++i)
+    for (int k = 0; k < k_keep; ++k) {
+      const int32_t j = r->nearest[(size_t)i * k_keep + k];
+      if (j < n_own)
+        continue;
+      reverse_edge e;
+      memset(&e, 0, sizeof e);
+      e.to = s->id[j];
+      e.from = s->id[i];
+      memcpy(e.position, &s->position[3 * i], sizeof e.position);
+      e.mass = s->mass ? s->mass[i] : 1.0;
+      outbox_put(&o, s->owner[j - n_own], &e);
+    }
+  if (failed)
+    o.failed = 1;
+  phew_status status = outbox_send(&o, c, &in);
+  outbox_free(&o);
+  if (status != PHEW_OK)
+    goto done;
+
+  /* ghosts: padding particles among the nearest, then senders of reverse edges */
+  for (int64_t j = 0; ghost_of_padding && j < s->n - n_own; ++j)
+    ghost_of_padding[j] = -1;
+  for (int64_t i = 0; !failed && i < n_own; ++i) {
+    count[i] = k_keep;
+    for (int k = 0; !failed && k < k_keep; ++k) {
+      const int32_t j = r->nearest[(size_t)i * k_keep + k];
+      if (j < n_own)
+        continue;
+      if (ghost_of_padding[j - n_own] < 0) {
+        const int64_t gi = ghost_add(&g, s->id[j], s->owner[j - n_own], &s->position[3 * j], s->mass ? s->mass[j] : 1.0);
+        failed = gi < 0 || n_own + gi > INT32_MAX;
+        ghost_of_padding[j - n_own] = (int32_t)(n_own + gi);
+      }
+    }
+  }
+  for (int64_t i = 0; !failed && i < n_own; ++i)
+    for (int k = 0; k < k_keep; ++k) {
+      const int32_t j = r->nearest[(size_t)i * k_keep + k];
+      if (j < n_own)
+        count[j]++;
+    }
+  int64_t *remote_to = phew_malloc((size_t)in.n + 1, sizeof *remote_to); /* own index, then ghost cell */
+  int64_t *remote_from = phew_malloc((size_t)in.n + 1, sizeof *remote_from);
+  failed = failed || !remote_to || !remote_from;
+  for (int r0 = 0, e = 0; !failed && r0 < c->size; ++r0)
+    for (int k = 0; !failed && k < in.count[r0]; ++k, ++e) {
+      reverse_edge re;
+      memcpy(&re, in.items + (size_t)e * sizeof re, sizeof re);
+      remote_to[e] = id_map_find(&own, re.to);
+      const int64_t gi = ghost_add(&g, re.from, r0, re.position, re.mass);
+      failed = remote_to[e] < 0 || gi < 0 || n_own + gi > INT32_MAX;
+      remote_from[e] = n_own + gi;
+      if (!failed)
+        count[remote_to[e]]++;
+    }
+
+  /* rows: own lists, reverse own edges, remote reverse edges; then sorted and unique */
+  const int64_t n_cells = n_own + g.n;
+  pg->offsets = phew_malloc((size_t)n_cells + 1, sizeof *pg->offsets);
+  int64_t total = 0;
+  for (int64_t i = 0; i < n_own; ++i)
+    total += count[i];
+  pg->neighbours = phew_malloc((size_t)total + 1, sizeof *pg->neighbours);
+  failed = failed || !pg->offsets || !pg->neighbours;
+  if (!failed) {
+    pg->offsets[0] = 0;
+    for (int64_t i = 0; i < n_own; ++i)
+      pg->offsets[i + 1] = pg->offsets[i] + count[i];
+    for (int64_t i = 0; i < n_own; ++i)
+      count[i] = pg->offsets[i]; /* fill positions */
+    for (int64_t i = 0; i < n_own; ++i)
+      for (int k = 0; k < k_keep; ++k) {
+        const int32_t j = r->nearest[(size_t)i * k_keep + k];
+        pg->neighbours[count[i]++] = j < n_own ? j : ghost_of_padding[j - n_own];
+        if (j < n_own)
+          pg->neighbours[count[j]++] = (int32_t)i;
+      }
+    for (int64_t e = 0; e < in.n; ++e)
+      pg->neighbours[count[remote_to[e]]++] = (int32_t)remote_from[e];
+    /* sort and compact */
+    int64_t write = 0;
+    for (int64_t i = 0; i < n_own; ++i) {
+      int32_t *row = pg->neighbours + pg->offsets[i];
+      const int64_t n = pg->offsets[i + 1] - pg->offsets[i];
+      sort_row(row, n);
+      pg->offsets[i] = write;
+      for (int64_t k = 0; k < n; ++k)
+        if (k == 0 || row[k] != row[k - 1])
+          pg->neighbours[write++] = row[k];
+    }
+    for (int64_t i = n_own; i <= n_cells; ++i)
+      pg->offsets[i] = write;
+  }
+  free(remote_to);
+  free(remote_from);
+
+  /* the cells */
+  pg->global_id = phew_malloc((size_t)n_cells + 1, sizeof *pg->global_id);
+  pg->position = phew_malloc((size_t)n_cells + 1, 3 * sizeof *pg->position);
+  pg->volume = phew_malloc((size_t)n_cells + 1, sizeof *pg->volume);
+  if (x->has_mass)
+    pg->mass = phew_malloc((size_t)n_cells + 1, sizeof *pg->mass);
+  if (g.n > 0) {
+    pg->ghost = calloc((size_t)n_cells, 1);
+    pg->owner = phew_malloc((size_t)n_cells, sizeof *pg->owner);
+  }
+  failed = failed || !pg->global_id || !pg->position || !pg->volume || (x->has_mass && !pg->mass) ||
+           (g.n > 0 && (!pg->ghost || !pg->owner));
+  if (!failed) {
+    memcpy(pg->global_id, s->id, (size_t)n_own * sizeof *pg->global_id);
+    memcpy(pg->position, s->position, (size_t)n_own * 3 * sizeof *pg->position);
+    if (pg->mass)
+      memcpy(pg->mass, s->mass, (size_t)n_own * sizeof *pg->mass);
+    for (int64_t k = 0; k < g.n; ++k) {
+      const int64_t i = n_own + k;
+      pg->global_id[i] = g.id[k];
+      memcpy(&pg->position[3 * i], &g.position[3 * k], 3 * sizeof(double));
+      if (pg->mass)
+        pg->mass[i] = g.mass[k];
+      pg->ghost[i] = 1;
+      pg->owner[i] = g.owner[k];
+    }
+    for (int64_t i = 0; pg->owner && i < n_own; ++i)
+      pg->owner[i] = c->rank;
+    for (int64_t i = 0; i < n_cells; ++i)
+      pg->volume[i] = 1.0; /* until the densities are known */
+    phew_graph *gr = &pg->g;
+    memset(gr, 0, sizeof *gr);
+    gr->n_cells = n_cells;
+    gr->ghost = pg->ghost;
+    gr->owner = pg->owner;
+    gr->global_id = pg->global_id;
+    gr->offsets = pg->offsets;
+    gr->volume = pg->volume;
+    gr->position = pg->position;
+    for (int d = 0; d < 3; ++d) {
+      gr->box_origin[d] = x->lo[d];
+      gr->box_size[d] = x->box.periodic[d] ? x->box.size[d] : x->hi[d] - x->lo[d];
+      gr->periodic[d] = x->box.periodic[d];
+    }
+  }
+  status = failed ? PHEW_ERROR_MEMORY : PHEW_OK;
+done:
+  inbox_free(&in);
+  free(count);
+  free(ghost_of_padding);
+  ghosts_free(&g);
+  id_map_free(&own);
+  return comm_agree(c, status == PHEW_OK ? status
+                                          : phew_fail(x->result, status, "out of memory while building the neighbour graph"),
+                    x->result);
+}

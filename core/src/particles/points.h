@@ -1,0 +1,115 @@
+/* The particle path: from the particles each rank passes to the graph PHEW runs on.
+ *
+ *   points_input.c    checks, global ids, the particles as float64 (a particle_set)
+ *   domain.c          subvolumes balanced by particle count; particles to their owners and
+ *                     the answers back
+ *   padding.c         copies of neighbouring subvolumes' particles, as wide as each own
+ *                     particle's neighbourhood needs; neighbours and density of own particles
+ *   particle_graph.c  the symmetrised graph of nearest neighbours, with ghost particles
+ *   find_clumps_points.c  the whole path, phew_find_clumps and phew_estimate_density on points
+ *
+ * Internal to the core. */
+#ifndef PHEW_PARTICLES_POINTS_H
+#define PHEW_PARTICLES_POINTS_H
+
+#include "neighbours.h"
+
+/* The particles a rank holds: its own first, then padding copies of other ranks' particles. */
+typedef struct particle_set {
+  int64_t n_own;     /* own particles: [0, n_own) */
+  int64_t n;         /* with the padding: [n_own, n) */
+  int64_t capacity;
+  double *position;  /* 3 per particle */
+  int64_t *id;       /* global ids */
+  double *mass;      /* NULL when every particle has mass 1 (the same on every rank) */
+  int32_t *owner;    /* rank owning each padding particle (index i - n_own); NULL without padding */
+  double *h;         /* smoothing lengths, when known (padding: from the owners) */
+  /* own particles only */
+  double *velocity;  /* 3 per particle, or NULL */
+  double *density;   /* given densities, or NULL */
+  int32_t *origin_rank;   /* where each own particle was passed (NULL: here, in this order) */
+  int64_t *origin_index;
+} particle_set;
+
+void particle_set_free(particle_set *s);
+/* Room for n particles in every array the set has (padding arrays included). */
+phew_status particle_set_reserve(particle_set *s, int64_t n);
+
+/* What every rank knows about the particles and the parameters. */
+typedef struct points_context {
+  comm *c;
+  const phew_points *points;
+  particle_box box;
+  double lo[3], hi[3];  /* the domain: the box on periodic axes, else the particles' bounds */
+  int64_t n_total;      /* particles on all ranks */
+  int has_mass, has_velocity, has_density;
+  int n_keep;           /* neighbours of the graph per particle (0: no graph) */
+  int k_search;         /* neighbours a search finds, itself counted */
+  int n_threads;
+  double mean_density;  /* total mass / box volume, or 1 without a box */
+  phew_result *result;
+} points_context;
+
+/* Collective: checks the caller's particles and makes this rank's particle_set of them (own
+ * particles in the order passed, global ids, float64); fills the context. with_graph: the
+ * neighbour graph is wanted (else only the density). */
+phew_status points_read(points_context *x, const phew_input *in, int with_graph, particle_set *s);
+
+/* phew_find_clumps on particles (input->mesh == PHEW_MESH_POINTS). */
+phew_status find_clumps_points(const phew_input *in, const phew_params *params, phew_labels *labels,
+                               phew_result *result);
+
+/* Subvolumes: one box per rank, balanced by particle count (recursive bisection). */
+typedef struct subvolume {
+  double lo[3], hi[3];
+} subvolume;
+
+/* Collective: the subvolumes of all ranks (c->size of them). */
+phew_status domain_split(const points_context *x, const particle_set *s, subvolume *parts);
+/* Collective: every particle goes to the rank whose subvolume holds it; s then holds this
+ * rank's own particles, with their origins. */
+phew_status domain_redistribute(const points_context *x, const subvolume *parts, particle_set *s);
+/* Collective: per own particle, n_values doubles or int64s (value_size bytes in all) travel
+ * back to where it was passed; out has one entry per particle passed here. */
+phew_status domain_return(const points_context *x, const particle_set *s, const void *values, size_t value_size,
+                          void *out, int64_t n_passed);
+
+/* Squared distance from a point to a subvolume, nearest image on periodic axes. */
+double subvolume_distance2(const particle_box *box, const subvolume *v, const double *p);
+
+/* The neighbours of the own particles, exact. */
+typedef struct neighbour_result {
+  double *h;          /* per own particle (when the density is estimated) */
+  int32_t *nearest;   /* n_keep per own particle: particle_set indices */
+  int n_keep;
+  int rounds;         /* padding rounds (1: the first width sufficed) */
+  double seconds_tree, seconds_search;
+} neighbour_result;
+
+/* Collective: pads this rank's subvolume with copies of other ranks' particles until every
+ * own particle's neighbourhood is inside it, and finds the neighbours. s gets the padding. */
+phew_status padding_neighbours(const points_context *x, const subvolume *parts, particle_set *s, neighbour_result *r);
+/* Collective: densities of the own particles (units: mass per volume); s->h must hold the
+ * own particles' smoothing lengths. The padding of s is replaced by what the density needs. */
+phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, double *rho,
+                            double *seconds);
+
+/* The graph PHEW runs on: own particles first (in particle_set order), then ghosts. */
+typedef struct particle_graph {
+  phew_graph g;
+  int32_t *neighbours;   /* 32-bit lists (g.neighbours stays NULL) */
+  int64_t *offsets;
+  int64_t *global_id;
+  unsigned char *ghost;
+  int32_t *owner;
+  double *position;
+  double *mass;          /* NULL: 1 each */
+  double *volume;
+} particle_graph;
+
+/* Collective: the symmetrised graph of the n_keep nearest other particles. */
+phew_status particle_graph_build(const points_context *x, const particle_set *s, const neighbour_result *r,
+                                 particle_graph *pg);
+void particle_graph_free(particle_graph *pg);
+
+#endif

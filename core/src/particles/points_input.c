@@ -1,0 +1,233 @@
+/* The caller's particles: checks (one bad particle on one rank stops every rank, with a
+ * message naming it), global ids, and this rank's particle_set in float64. */
+#include "points.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void particle_set_free(particle_set *s)
+{
+  free(s->position);
+  free(s->id);
+  free(s->mass);
+  free(s->owner);
+  free(s->h);
+  free(s->velocity);
+  free(s->density);
+  free(s->origin_rank);
+  free(s->origin_index);
+  memset(s, 0, sizeof *s);
+}
+
+static int grow(void **p, int64_t n, size_t size)
+{
+  void *q = phew_realloc(*p, (size_t)(n > 0 ? n : 1), size);
+  if (!q)
+    return -1;
+  *p = q;
+  return 0;
+}
+
+phew_status particle_set_reserve(particle_set *s, int64_t n)
+{
+  if (n <= s->capacity)
+    return PHEW_OK;
+  if (grow((void **)&s->position, n, 3 * sizeof(double)) || grow((void **)&s->id, n, sizeof(int64_t)) ||
+      (s->mass && grow((void **)&s->mass, n, sizeof(double))) ||
+      (s->owner && grow((void **)&s->owner, n, sizeof(int32_t))) || (s->h && grow((void **)&s->h, n, sizeof(double))))
+    return PHEW_ERROR_MEMORY;
+  s->capacity = n;
+  return PHEW_OK;
+}
+
+static double value_at(const void *array, phew_scalar_type type, int64_t i)
+{
+  return type == PHEW_FLOAT32 ? (double)((const float *)array)[i] : ((const double *)array)[i];
+}
+
+static phew_status check_parameters(const phew_input *in, int with_graph, phew_result *result)
+{
+  const phew_points *p = &in->points;
+  if (with_graph && p->n_neighbours < 1)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the number of neighbours must be at least 1 (got %d)",
+                     p->n_neighbours);
+  if (p->n < 0)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the number of particles is negative (%lld)", (long long)p->n);
+  if (p->type != PHEW_FLOAT32 && p->type != PHEW_FLOAT64)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown position type %d", (int)p->type);
+  if (p->n > 0 && !p->position)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the particle positions must not be NULL");
+  if (!in->density && p->n_density_neighbours < 1)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the number of density neighbours must be at least 1 (got %d)",
+                     p->n_density_neighbours);
+  if (p->n_neighbours > 4096 || p->n_density_neighbours > 4096)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "at most 4096 neighbours per particle");
+  if (p->n_threads < 0)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the number of threads must be >= 0 (0: all cores)");
+  if (in->density && in->density_type != PHEW_FLOAT32 && in->density_type != PHEW_FLOAT64)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown density type %d", (int)in->density_type);
+  for (int d = 0; d < 3; ++d) {
+    if (p->periodic[d] && !p->has_box)
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "a periodic axis needs a box");
+    if (p->has_box && !(isfinite(p->box_origin[d]) && p->box_size[d] > 0.0 && isfinite(p->box_size[d]) &&
+                        isfinite(p->box_origin[d] + p->box_size[d])))
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "the box must have a finite origin and a positive, finite size");
+  }
+  return PHEW_OK;
+}
+
+/* Each particle once: positions inside the box, masses positive, velocities finite. */
+static phew_status check_particles(const phew_points *p, const int64_t *id, phew_result *result)
+{
+  static const char axis[] = "xyz";
+  for (int64_t i = 0; i < p->n; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      const double x = value_at(p->position, p->type, 3 * i + d);
+      if (!isfinite(x))
+        return phew_fail(result, PHEW_ERROR_DATA, "particle %lld has a position that is not finite", (long long)id[i]);
+      if (p->has_box) {
+        const double lo = p->box_origin[d], hi = p->box_origin[d] + p->box_size[d];
+        if (x < lo || x > hi || (p->periodic[d] && x == hi))
+          return phew_fail(result, PHEW_ERROR_DATA, "particle %lld lies outside the box along %c (%.17g not in [%.17g, %.17g%c)",
+                           (long long)id[i], axis[d], x, lo, hi, p->periodic[d] ? ')' : ']');
+      }
+      if (p->velocity && !isfinite(value_at(p->velocity, p->type, 3 * i + d)))
+        return phew_fail(result, PHEW_ERROR_DATA, "particle %lld has a velocity that is not finite", (long long)id[i]);
+    }
+    if (p->mass) {
+      const double m = value_at(p->mass, p->type, i);
+      if (!(m > 0.0 && isfinite(m)))
+        return phew_fail(result, PHEW_ERROR_DATA, "particle %lld has mass %g: masses must be positive and finite",
+                         (long long)id[i], m);
+    }
+    if (p->id && id[i] < 0)
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "particle %lld (passed at %lld) has a negative id", (long long)id[i],
+                       (long long)i);
+  }
+  return PHEW_OK;
+}
+
+/* Total mass of all ranks, exact, the same bits on every rank. */
+static double total_mass(const points_context *x, const particle_set *s)
+{
+  exact_sum mine;
+  exact_sum_clear(&mine);
+  for (int64_t i = 0; i < s->n_own; ++i)
+    exact_sum_add(&mine, s->mass ? s->mass[i] : 1.0);
+  exact_sum *all = phew_malloc((size_t)x->c->size, sizeof *all);
+  if (!all)
+    return NAN;
+  comm_allgather(x->c, &mine, sizeof mine, all);
+  exact_sum total;
+  exact_sum_clear(&total);
+  for (int r = 0; r < x->c->size; ++r)
+    exact_sum_merge(&total, &all[r]);
+  free(all);
+  double out = NAN;
+  return wide_to_double(exact_sum_value(&total), &out) == WIDE_FITS ? out : NAN;
+}
+
+phew_status points_read(points_context *x, const phew_input *in, int with_graph, particle_set *s)
+{
+  const phew_points *p = &in->points;
+  comm *c = x->c;
+  phew_result *result = x->result;
+  x->points = p;
+  memset(s, 0, sizeof *s);
+  phew_status status = comm_agree(c, check_parameters(in, with_graph, result), result);
+  if (status != PHEW_OK)
+    return status;
+
+  /* what is given must be given on every rank that has particles */
+  const int64_t given = (p->mass != NULL) | (p->velocity != NULL) << 1 | (in->density != NULL) << 2 | (p->id != NULL) << 3;
+  const int64_t any = comm_max(c, p->n > 0 ? given : 0), all = -comm_max(c, p->n > 0 ? -given : -any);
+  if (any != all)
+    return comm_agree(c, phew_fail(result, PHEW_ERROR_ARGUMENT,
+                                   "masses, velocities, densities and ids must be given on every rank or on none"),
+                      result);
+  x->has_mass = (any & 1) != 0;
+  x->has_velocity = (any & 2) != 0;
+  x->has_density = (any & 4) != 0;
+
+  /* global ids: given, or the index in the global input order */
+  int64_t *counts = phew_malloc((size_t)c->size, sizeof *counts);
+  s->n_own = s->n = p->n;
+  const int failed = !counts || particle_set_reserve(s, p->n) != PHEW_OK ||
+                     (x->has_mass && !(s->mass = phew_malloc((size_t)p->n + 1, sizeof *s->mass))) ||
+                     (x->has_velocity && !(s->velocity = phew_malloc((size_t)p->n + 1, 3 * sizeof *s->velocity))) ||
+                     (x->has_density && !(s->density = phew_malloc((size_t)p->n + 1, sizeof *s->density)));
+  if (comm_max(c, failed)) {
+    free(counts);
+    return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the particles"), result);
+  }
+  s->capacity = p->n;
+  comm_allgather(c, &p->n, sizeof p->n, counts);
+  int64_t first = 0;
+  x->n_total = 0;
+  for (int r = 0; r < c->size; ++r) {
+    if (r < c->rank)
+      first += counts[r];
+    x->n_total += counts[r];
+  }
+  free(counts);
+  for (int64_t i = 0; i < p->n; ++i)
+    s->id[i] = p->id ? p->id[i] : first + i;
+  status = comm_agree(c, check_particles(p, s->id, result), result);
+  if (status != PHEW_OK)
+    return status;
+
+  for (int64_t i = 0; i < p->n; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      s->position[3 * i + d] = value_at(p->position, p->type, 3 * i + d);
+      if (s->velocity)
+        s->velocity[3 * i + d] = value_at(p->velocity, p->type, 3 * i + d);
+    }
+    if (s->mass)
+      s->mass[i] = value_at(p->mass, p->type, i);
+    if (s->density)
+      s->density[i] = value_at(in->density, in->density_type, i);
+  }
+
+  x->n_keep = with_graph ? p->n_neighbours : 0;
+  x->k_search = x->n_keep + 1;
+  if (!x->has_density && p->n_density_neighbours + 1 > x->k_search)
+    x->k_search = p->n_density_neighbours + 1;
+  if (x->n_total < x->k_search)
+    return comm_agree(c, phew_fail(result, PHEW_ERROR_ARGUMENT,
+                                   "%lld particles are fewer than the %d neighbours each needs (itself counted): "
+                                   "lower the numbers of neighbours",
+                                   (long long)x->n_total, x->k_search),
+                      result);
+
+  /* the domain: the box along periodic axes, else the particles' bounds */
+  for (int d = 0; d < 3; ++d) {
+    x->box.periodic[d] = p->periodic[d];
+    x->box.size[d] = p->has_box ? p->box_size[d] : 0.0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < s->n_own; ++i) {
+      const double v = s->position[3 * i + d];
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+    x->lo[d] = p->periodic[d] ? p->box_origin[d] : -comm_max_double(c, -lo);
+    x->hi[d] = p->periodic[d] ? p->box_origin[d] + p->box_size[d] : comm_max_double(c, hi);
+  }
+
+  x->mean_density = 1.0;
+  if (p->has_box) {
+    const double mass = total_mass(x, s);
+    const double volume = p->box_size[0] * p->box_size[1] * p->box_size[2];
+    x->mean_density = mass / volume;
+    status = x->mean_density > 0.0 && isfinite(x->mean_density)
+                 ? PHEW_OK
+                 : phew_fail(result, PHEW_ERROR_DATA, "the mean density (total mass %g over box volume %g) is out of range",
+                             mass, volume);
+    status = comm_agree(c, status, result);
+    if (status != PHEW_OK)
+      return status;
+  }
+  x->n_threads = particle_threads(p->n_threads);
+  return PHEW_OK;
+}
