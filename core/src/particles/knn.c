@@ -1,23 +1,20 @@
 /* k-nearest-neighbour queries on the kd-tree (neighbours.h).
  *
- * What a query needs: with K = max(n_dens + 1, n_keep + 1), the (n_dens + 1)-th and K-th
- * smallest squared distances to all tree particles (values only: ties do not change them)
- * and the n_keep + 1 smallest (squared distance, global id) pairs in order. Given any list
- * that holds every particle within some radius r2 and at least K of them, these come out
- * exactly: quickselect on the distances within r2, then the pairs at or below the (n_keep +
- * 1)-th distance, sorted with the global id breaking ties. Distances are particle_distance2's
- * (or plain differences where they are provably the same bits, see kd_reaches_image), so the
- * answer is that of an exhaustive search: it depends on no tree layout, storage order, order
- * of the queries or thread count.
+ * Each query keeps the K = max(n_dens + 1, n_keep + 1) smallest (squared distance, global
+ * id) pairs seen so far in a bounded max-heap and walks the tree nearer child first, skipping
+ * every node whose box lies farther than the heap's largest distance. A particle enters when
+ * its pair is below the heap's top (ties of distance ordered by global id), which then
+ * leaves. At the end the heap holds exactly the K smallest pairs of all tree particles: the
+ * answer of an exhaustive search, whatever the tree layout, storage order, order of the
+ * queries or thread count. Distances are particle_distance2's, or plain differences where they
+ * are provably the same bits (kd_reaches_image).
  *
- * Where the lists come from (HOP's trick of reusing the previous radius, per leaf bucket):
- * queries run leaf by leaf in tree order. A leaf's queries share one candidate list, every
- * particle within a radius R of the leaf's box (kd_tree_gather), with R guessed from the
- * largest K-th distance of the previous leaf (consecutive leaves are neighbours). A query
- * with at least K candidates within R is answered from the list. The others (R was too
- * small for them) get a second list with a radius from the first one: the K-th smallest of
- * their distances to the first list, a true bound since those are K particles. A leaf whose
- * list would be too long, and a task's first query, fall back to a query's own walk. */
+ * HOP's trick (Stadel's SMOOTH): queries run in tree order, so consecutive queries are close;
+ * the heap of a query starts full, with the previous query's K neighbours at their distances
+ * to the new one, so the walk starts with a ball already near the final one instead of an
+ * infinite one. A particle of that start set met again during the walk is skipped (it is in
+ * the heap, or it left it and cannot come back). The first query of a task, or one far from
+ * the previous query in tree order, starts from the K particles next to it in tree order. */
 #include "kd_tree.h"
 #include "threads.h"
 
@@ -25,27 +22,55 @@
 #include <stdlib.h>
 
 enum {
-  KNN_LEAVES_PER_TASK = 16, /* consecutive leaves per task (~ 200 particles) */
-  KNN_CANDIDATES = 16384    /* longest candidate list */
+  KNN_CHUNK = 256, /* queries per task, consecutive in tree order */
+  KNN_SEEN_BITS = 9 /* the start set's hash: 512 slots (grown for K > 256) */
 };
-/* a leaf's radius: the guess (below) times the slack; times the growth for another round
- * when some query has fewer than K candidates within it; after the last round, own walks */
-#define KNN_GUESS_SLACK 1.02
-#define KNN_GROWTH 1.25
-enum { KNN_ROUNDS = 3 };
-
-/* ---- selections ----------------------------------------------------------------------- */
 
 typedef struct knn_entry {
   double d2;
   int32_t slot;
 } knn_entry;
 
-/* (squared distance, global id) order; particles are distinct, so it is total */
+/* (squared distance, global id) order; particles are distinct, so it is total. The ids (the
+ * caller's array, in storage order) are read only on a tie between two particles. */
+static int tie_less(const kd_tree *t, int32_t a, int32_t b)
+{
+  return a != b && kd_slot_id(t, a) < kd_slot_id(t, b);
+}
+
 static inline int entry_less(const kd_tree *t, knn_entry a, knn_entry b)
 {
-  return a.d2 < b.d2 || (a.d2 == b.d2 && kd_slot_id(t, a.slot) < kd_slot_id(t, b.slot));
+  if (__builtin_expect(a.d2 == b.d2, 0))
+    return tie_less(t, a.slot, b.slot);
+  return a.d2 < b.d2;
 }
+
+/* ---- the max-heap -------------------------------------------------------------------------- */
+
+static inline void heap_sift_down(const kd_tree *t, knn_entry *heap, int count, int root)
+{
+  const knn_entry x = heap[root];
+  for (;;) {
+    int child = 2 * root + 1;
+    if (child >= count)
+      break;
+    /* the larger child, without a branch on the (unpredictable) comparison */
+    child += (child + 1 < count) & entry_less(t, heap[child], heap[child + 1]);
+    if (!entry_less(t, x, heap[child]))
+      break;
+    heap[root] = heap[child];
+    root = child;
+  }
+  heap[root] = x;
+}
+
+static void heapify(const kd_tree *t, knn_entry *heap, int count)
+{
+  for (int root = count / 2 - 1; root >= 0; --root)
+    heap_sift_down(t, heap, count, root);
+}
+
+/* ---- selections for the outputs -------------------------------------------------------------- */
 
 /* Puts the k-th smallest of e[begin, end) at k, no larger one before, no smaller one after
  * (Wirth's selection, median of three). */
@@ -54,15 +79,12 @@ static void select_entry(const kd_tree *t, knn_entry *e, int begin, int end, int
   int l = begin, r = end - 1;
   while (l < r) {
     knn_entry tmp;
-    if (entry_less(t, e[k], e[l])) {
+    if (entry_less(t, e[k], e[l]))
       tmp = e[k], e[k] = e[l], e[l] = tmp;
-    }
-    if (entry_less(t, e[r], e[l])) {
+    if (entry_less(t, e[r], e[l]))
       tmp = e[r], e[r] = e[l], e[l] = tmp;
-    }
-    if (entry_less(t, e[r], e[k])) {
+    if (entry_less(t, e[r], e[k]))
       tmp = e[r], e[r] = e[k], e[k] = tmp;
-    }
     const knn_entry x = e[k];
     int i = l, j = r;
     do {
@@ -96,66 +118,52 @@ static void sort_entries(const kd_tree *t, knn_entry *e, int count)
   }
 }
 
-/* The k-th smallest of d[begin, end) moved to k (values only). */
-static double select_double(double *d, int begin, int end, int k)
+/* ---- the start set: a small hash of tree slots --------------------------------------------- */
+
+static inline uint32_t seen_hash(int32_t slot, int bits)
 {
-  int l = begin, r = end - 1;
-  while (l < r) {
-    double tmp;
-    if (d[k] < d[l]) {
-      tmp = d[k], d[k] = d[l], d[l] = tmp;
-    }
-    if (d[r] < d[l]) {
-      tmp = d[r], d[r] = d[l], d[l] = tmp;
-    }
-    if (d[r] < d[k]) {
-      tmp = d[r], d[r] = d[k], d[k] = tmp;
-    }
-    const double x = d[k];
-    int i = l, j = r;
-    do {
-      while (d[i] < x)
-        ++i;
-      while (x < d[j])
-        --j;
-      if (i <= j) {
-        tmp = d[i], d[i] = d[j], d[j] = tmp;
-        ++i;
-        --j;
-      }
-    } while (i <= j);
-    if (j < k)
-      l = i;
-    if (k < i)
-      r = j;
-  }
-  return d[k];
+  return ((uint32_t)slot * 2654435761u) >> (32 - bits);
 }
 
-/* ---- per-thread scratch ------------------------------------------------------------------ */
+static inline void seen_insert(int32_t *seen, int bits, int32_t slot)
+{
+  const uint32_t mask = (1u << bits) - 1;
+  uint32_t i = seen_hash(slot, bits);
+  while (seen[i] >= 0)
+    i = (i + 1) & mask;
+  seen[i] = slot;
+}
+
+static inline int seen_contains(const int32_t *seen, int bits, int32_t slot)
+{
+  const uint32_t mask = (1u << bits) - 1;
+  for (uint32_t i = seen_hash(slot, bits);; i = (i + 1) & mask) {
+    if (seen[i] == slot)
+      return 1;
+    if (seen[i] < 0)
+      return 0;
+  }
+}
+
+/* ---- per-thread scratch ---------------------------------------------------------------------- */
 
 typedef struct knn_scratch {
-  int K, capacity;       /* capacity >= 4 K: every array below */
-  kd_candidates c;       /* the leaf's list */
-  double *d2;            /* a query's distance to each candidate */
-  double *value;         /* the distances within the radius, for the selections */
-  knn_entry *near;       /* the pairs of the nearest list */
-  knn_entry *walk;       /* a query's own walk: its buffer */
-  double *walk_d2;       /* ... and the same split in two arrays */
-  int32_t *walk_slot;
-  int32_t *stack;        /* own walks: depth + 2 */
+  int K;
+  knn_entry *heap;   /* K */
+  knn_entry *sorted; /* K: the outputs' selections */
+  double *value;     /* K */
+  int32_t *seen;     /* 2^seen_bits */
+  int seen_bits;
+  int32_t *stack;    /* depth + 2 */
   double *stack_d2;
 } knn_scratch;
 
 static void scratch_free(knn_scratch *w)
 {
-  kd_candidates_free(&w->c);
-  free(w->d2);
+  free(w->heap);
+  free(w->sorted);
   free(w->value);
-  free(w->near);
-  free(w->walk);
-  free(w->walk_d2);
-  free(w->walk_slot);
+  free(w->seen);
   free(w->stack);
   free(w->stack_d2);
 }
@@ -163,104 +171,49 @@ static void scratch_free(knn_scratch *w)
 static int scratch_init(knn_scratch *w, const kd_tree *t, int K)
 {
   w->K = K;
-  w->capacity = 4 * K > KNN_CANDIDATES ? 4 * K : KNN_CANDIDATES;
-  const size_t n = (size_t)w->capacity;
-  int ok = kd_candidates_init(&w->c, t, w->capacity) == PHEW_OK;
-  w->d2 = phew_malloc(n, sizeof *w->d2);
-  w->value = phew_malloc(n, sizeof *w->value);
-  w->near = phew_malloc(n, sizeof *w->near);
-  w->walk = phew_malloc(n, sizeof *w->walk);
-  w->walk_d2 = phew_malloc(n, sizeof *w->walk_d2);
-  w->walk_slot = phew_malloc(n, sizeof *w->walk_slot);
+  w->seen_bits = KNN_SEEN_BITS;
+  while ((1 << w->seen_bits) < 2 * K)
+    ++w->seen_bits;
+  w->heap = phew_malloc((size_t)K, sizeof *w->heap);
+  w->sorted = phew_malloc((size_t)K, sizeof *w->sorted);
+  w->value = phew_malloc((size_t)K, sizeof *w->value);
+  w->seen = phew_malloc((size_t)1 << w->seen_bits, sizeof *w->seen);
   w->stack = phew_malloc((size_t)t->depth + 2, sizeof *w->stack);
   w->stack_d2 = phew_malloc((size_t)t->depth + 2, sizeof *w->stack_d2);
-  return ok && w->d2 && w->value && w->near && w->walk && w->walk_d2 && w->walk_slot && w->stack && w->stack_d2;
+  return w->heap && w->sorted && w->value && w->seen && w->stack && w->stack_d2;
 }
 
-/* ---- answering a query from a list --------------------------------------------------------- */
+/* ---- one query ------------------------------------------------------------------------------- */
 
-/* Query j (tree slot self) from the list d2[i], slot[i] (i < n) that holds every particle
- * within r2: writes its outputs and returns its K-th squared distance, or returns -1 (nothing
- * written) if fewer than K are within r2. */
-static double answer(const kd_tree *t, const knn_query *kq, knn_scratch *w, const double *d2, const int32_t *slot,
-                     int n, double r2, int32_t j, int32_t self)
-{
-  const int K = w->K;
-  double *v = w->value;
-  int m = 0;
-  for (int i = 0; i < n; ++i) {
-    v[m] = d2[i];
-    m += d2[i] <= r2;
-  }
-  if (m < K)
-    return -1;
-  const double kth2 = select_double(v, 0, m, K - 1);
-  /* the ranks n_dens and n_keep (both <= K - 1) in place, larger first */
-  const int a = kq->n_dens > kq->n_keep ? kq->n_dens : kq->n_keep;
-  const int b = kq->n_dens > kq->n_keep ? kq->n_keep : kq->n_dens;
-  if (a < K - 1)
-    select_double(v, 0, K - 1, a);
-  if (b > 0 && b < a)
-    select_double(v, 0, a, b);
-  if (kq->n_dens > 0)
-    kq->h[j] = 0.5 * sqrt(v[kq->n_dens]);
-  if (kq->reach)
-    kq->reach[j] = sqrt(kth2);
-  if (kq->n_keep > 0) {
-    /* the pairs at or below the (n_keep + 1)-th distance hold the n_keep + 1 nearest */
-    const double limit = v[kq->n_keep];
-    knn_entry *e = w->near;
-    int c = 0;
-    for (int i = 0; i < n; ++i)
-      if (d2[i] <= limit) {
-        e[c].d2 = d2[i];
-        e[c].slot = slot[i];
-        ++c;
-      }
-    const int want = kq->n_keep + 1;
-    if (c > want)
-      select_entry(t, e, 0, c, want - 1);
-    sort_entries(t, e, want);
-    int32_t *out = kq->nearest + (int64_t)j * kq->n_keep;
-    int k = 0;
-    for (int i = 0; i < want && k < kq->n_keep; ++i)
-      if (e[i].slot != self)
-        out[k++] = t->index[e[i].slot];
-  }
-  return kth2;
-}
-
-/* ---- a query's own walk ------------------------------------------------------------------ */
-
-/* Every particle within the radius, walking nearer child first; when the buffer fills it
- * keeps its K smallest pairs and the radius shrinks to the K-th. periodic is a constant in
- * each caller. */
-static inline int own_walk(const kd_tree *t, const double *q, knn_scratch *w, double r2, const int periodic)
+/* The walk from a full heap; periodic is a constant in each caller. */
+static inline void walk(const kd_tree *t, const double *q, knn_scratch *w, const int periodic)
 {
   const int64_t first_leaf = kd_first_leaf(t);
+  const int K = w->K, bits = w->seen_bits;
+  knn_entry *heap = w->heap;
+  const int32_t *seen = w->seen;
   int32_t *stack = w->stack;
   double *stack_d2 = w->stack_d2;
-  knn_entry *buf = w->walk;
-  int count = 0, top = 0;
+  int top = 0;
   int64_t v = 0;
   double vd2 = periodic ? kd_node_distance2(t, &t->node[0], q) : kd_plain_node_distance2(&t->node[0], q);
   for (;;) {
-    if (vd2 <= r2) {
+    if (vd2 <= heap[0].d2) {
       if (v >= first_leaf) {
         int64_t begin, end;
         kd_node_range(t, v, t->depth, &begin, &end);
         for (int64_t s = begin; s < end; ++s) {
           const double *x = t->pos + 3 * s;
           const double d2 = periodic ? particle_distance2(&t->box, q, x) : kd_plain_distance2(q, x);
-          if (d2 <= r2) {
-            buf[count].d2 = d2;
-            buf[count].slot = (int32_t)s;
-            if (++count == w->capacity) {
-              select_entry(t, buf, 0, count, w->K - 1);
-              count = w->K;
-              r2 = buf[w->K - 1].d2;
-            }
-          }
+          if (d2 > heap[0].d2)
+            continue;
+          const knn_entry e = {d2, (int32_t)s};
+          if (d2 == heap[0].d2 && !entry_less(t, e, heap[0]))
+            continue;
+          if (seen_contains(seen, bits, (int32_t)s))
+            continue;
+          heap[0] = e;
+          heap_sift_down(t, heap, K, 0);
         }
       } else {
         const int64_t a = 2 * v + 1, b = 2 * v + 2;
@@ -268,7 +221,7 @@ static inline int own_walk(const kd_tree *t, const double *q, knn_scratch *w, do
         const double db = periodic ? kd_node_distance2(t, &t->node[b], q) : kd_plain_node_distance2(&t->node[b], q);
         const int a_first = da <= db;
         const double far_d2 = a_first ? db : da;
-        if (far_d2 <= r2) {
+        if (far_d2 <= heap[0].d2) {
           stack[top] = (int32_t)(a_first ? b : a);
           stack_d2[top] = far_d2;
           ++top;
@@ -284,125 +237,138 @@ static inline int own_walk(const kd_tree *t, const double *q, knn_scratch *w, do
     v = stack[top];
     vd2 = stack_d2[top];
   }
-  for (int i = 0; i < count; ++i) {
-    w->walk_d2[i] = buf[i].d2;
-    w->walk_slot[i] = buf[i].slot;
-  }
-  return count;
 }
 
-/* Query j answered by its own walk from the radius r2, which K particles are known to be
- * within (or, r2 <= 0, from the K particles next to it in tree order). */
-static double answer_alone(const kd_tree *t, const knn_query *kq, knn_scratch *w, int32_t j, int32_t self, double r2)
+static void walk_plain(const kd_tree *t, const double *q, knn_scratch *w) { walk(t, q, w, 0); }
+static void walk_periodic(const kd_tree *t, const double *q, knn_scratch *w) { walk(t, q, w, 1); }
+
+/* The K nearest pairs of the particle in tree slot self, from the start set start[0 .. K)
+ * (K distinct tree slots), into w->heap. */
+static void search(const kd_tree *t, int32_t self, const int32_t *start, knn_scratch *w)
 {
   const int K = w->K;
   const double *x = t->pos + 3 * (int64_t)self;
-  if (!(r2 > 0)) {
-    int64_t first = self - K / 2;
-    first = first < 0 ? 0 : first;
-    first = first + K > t->n ? t->n - K : first;
+  knn_entry *heap = w->heap;
+  /* plain distances first: if their largest reaches no periodic image, they are exact */
+  double r2 = 0;
+  for (int i = 0; i < K; ++i) {
+    heap[i].slot = start[i];
+    heap[i].d2 = kd_plain_distance2(x, t->pos + 3 * (int64_t)start[i]);
+    r2 = heap[i].d2 > r2 ? heap[i].d2 : r2;
+  }
+  int periodic = kd_reaches_image(t, x, x, r2);
+  if (periodic) {
     r2 = 0;
-    for (int64_t s = first; s < first + K; ++s) {
-      const double d2 = particle_distance2(&t->box, x, t->pos + 3 * s);
-      r2 = d2 > r2 ? d2 : r2;
+    for (int i = 0; i < K; ++i) {
+      heap[i].d2 = particle_distance2(&t->box, x, t->pos + 3 * (int64_t)start[i]);
+      r2 = heap[i].d2 > r2 ? heap[i].d2 : r2;
     }
+    periodic = kd_reaches_image(t, x, x, r2);
   }
-  const int n = kd_reaches_image(t, x, x, r2) ? own_walk(t, x, w, r2, 1) : own_walk(t, x, w, r2, 0);
-  /* the buffer holds every particle within its final radius, K of them at least */
-  double final_r2 = 0;
-  for (int i = 0; i < n; ++i)
-    final_r2 = w->walk_d2[i] > final_r2 ? w->walk_d2[i] : final_r2;
-  return answer(t, kq, w, w->walk_d2, w->walk_slot, n, final_r2, j, self);
+  heapify(t, heap, K);
+  const int size = 1 << w->seen_bits;
+  for (int i = 0; i < size; ++i)
+    w->seen[i] = -1;
+  for (int i = 0; i < K; ++i)
+    seen_insert(w->seen, w->seen_bits, start[i]);
+  if (periodic)
+    walk_periodic(t, x, w);
+  else
+    walk_plain(t, x, w);
 }
 
-/* ---- leaf buckets -------------------------------------------------------------------------- */
-
-/* Each candidate's squared distance to x. */
-static void candidate_distances(const kd_tree *t, const kd_candidates *c, const double *x, double r2, double *d2)
+/* The outputs of query j (tree slot self) from its K nearest pairs in w->heap. */
+static void answer(const kd_tree *t, const knn_query *kq, knn_scratch *w, int32_t j, int32_t self)
 {
-  const int n = c->n;
-  if (kd_reaches_image(t, x, x, r2)) {
-    for (int i = 0; i < n; ++i) {
-      const double p[3] = {c->x[i], c->y[i], c->z[i]};
-      d2[i] = particle_distance2(&t->box, x, p);
+  const int K = w->K;
+  if (kq->reach)
+    kq->reach[j] = sqrt(w->heap[0].d2);
+  if (kq->n_dens > 0) {
+    double v = w->heap[0].d2; /* the K-th */
+    if (kq->n_dens < K - 1) {
+      double *value = w->value;
+      for (int i = 0; i < K; ++i)
+        value[i] = w->heap[i].d2;
+      /* quickselect of rank n_dens on the values */
+      int l = 0, r = K - 1;
+      const int k = kq->n_dens;
+      while (l < r) {
+        const double x = value[k];
+        int i = l, m = r;
+        do {
+          while (value[i] < x)
+            ++i;
+          while (x < value[m])
+            --m;
+          if (i <= m) {
+            const double tmp = value[i];
+            value[i] = value[m];
+            value[m] = tmp;
+            ++i;
+            --m;
+          }
+        } while (i <= m);
+        if (m < k)
+          l = i;
+        if (k < i)
+          r = m;
+      }
+      v = value[k];
     }
-  } else {
-    const double x0 = x[0], x1 = x[1], x2 = x[2];
-    const double *cx = c->x, *cy = c->y, *cz = c->z;
-    for (int i = 0; i < n; ++i) {
-      const double dx = x0 - cx[i], dy = x1 - cy[i], dz = x2 - cz[i];
-      d2[i] = (dx * dx + dy * dy) + dz * dz;
-    }
+    kq->h[j] = 0.5 * sqrt(v);
+  }
+  if (kq->n_keep > 0) {
+    knn_entry *e = w->sorted;
+    for (int i = 0; i < K; ++i)
+      e[i] = w->heap[i];
+    const int want = kq->n_keep + 1;
+    if (want < K)
+      select_entry(t, e, 0, K, want - 1);
+    sort_entries(t, e, want);
+    int32_t *out = kq->nearest + (int64_t)j * kq->n_keep;
+    int k = 0;
+    for (int i = 0; i < want && k < kq->n_keep; ++i)
+      if (e[i].slot != self)
+        out[k++] = t->index[e[i].slot];
   }
 }
+
+/* ---- the batch ----------------------------------------------------------------------------- */
 
 typedef struct knn_job {
   const kd_tree *t;
   const knn_query *q;
   const int32_t *query, *slot; /* the queries in tree order */
-  const int64_t *task_query;   /* per task: its first query (n_tasks + 1) */
+  int64_t n;
   knn_scratch *scratch;        /* per thread */
+  int32_t **start;             /* per thread: K slots */
 } knn_job;
 
 static void knn_task(void *context, int thread, int64_t task)
 {
   const knn_job *job = context;
   const kd_tree *t = job->t;
-  const knn_query *kq = job->q;
   knn_scratch *w = &job->scratch[thread];
+  int32_t *start = job->start[thread];
   const int K = w->K;
-  kd_candidates *c = &w->c;
-  const int64_t first_leaf = kd_first_leaf(t), n_leaves = (int64_t)1 << t->depth;
-  const int64_t last_leaf = (task + 1) * KNN_LEAVES_PER_TASK < n_leaves ? (task + 1) * KNN_LEAVES_PER_TASK : n_leaves;
-  int64_t k = job->task_query[task];
-  const int64_t k_end = job->task_query[task + 1];
-  /* the guess of a leaf's radius: its box's diagonal times the ratio of the largest K-th
-   * distance to the diagonal in the previous leaf (leaves hold equal counts, so their size
-   * follows the local spacing); -1: none yet */
-  double ratio = -1;
-  for (int64_t leaf = task * KNN_LEAVES_PER_TASK; leaf < last_leaf && k < k_end; ++leaf) {
-    int64_t begin, end;
-    kd_node_range(t, first_leaf + leaf, t->depth, &begin, &end);
-    const int64_t k_first = k;
-    while (k < k_end && job->slot[k] < end)
-      ++k;
-    if (k == k_first)
-      continue;
-    const kd_node *box = &t->node[first_leaf + leaf];
-    const double dx = box->hi[0] - box->lo[0], dy = box->hi[1] - box->lo[1], dz = box->hi[2] - box->lo[2];
-    const double diagonal = sqrt((dx * dx + dy * dy) + dz * dz);
-    double r;
-    if (ratio < 0 || !(diagonal > 0)) /* the first query's own walk sets the scale */
-      r = sqrt(answer_alone(t, kq, w, job->query[k_first], job->slot[k_first], 0)) + diagonal;
-    else
-      r = ratio * diagonal * KNN_GUESS_SLACK;
-    double largest = 0;
-    for (int round = 0; round < KNN_ROUNDS; ++round) {
-      const double r2 = r * r;
-      const int listed = kd_tree_gather(t, box->lo, box->hi, r2, NULL, NULL, 0, c) && c->n >= K;
-      int missing = 0;
-      for (int64_t i = k_first; i < k; ++i) {
-        const int32_t j = job->query[i], self = job->slot[i];
-        if (round > 0 && (kq->n_dens > 0 ? kq->h[j] >= 0 : kq->nearest[(int64_t)j * kq->n_keep] >= 0))
-          continue; /* answered by an earlier list */
-        double kth2 = -1;
-        if (listed) {
-          candidate_distances(t, c, t->pos + 3 * (int64_t)self, r2, w->d2);
-          kth2 = answer(t, kq, w, w->d2, c->slot, c->n, r2, j, self);
-        }
-        if (kth2 < 0 && (!listed || round == KNN_ROUNDS - 1))
-          kth2 = answer_alone(t, kq, w, j, self, 0);
-        if (kth2 < 0)
-          ++missing;
-        else
-          largest = kth2 > largest ? kth2 : largest;
-      }
-      if (!missing)
-        break;
-      r *= KNN_GROWTH;
+  const int64_t begin = task * KNN_CHUNK;
+  const int64_t end = begin + KNN_CHUNK < job->n ? begin + KNN_CHUNK : job->n;
+  int64_t previous = -1;
+  for (int64_t k = begin; k < end; ++k) {
+    const int32_t self = job->slot[k];
+    if (previous >= 0 && self - previous <= K) {
+      for (int i = 0; i < K; ++i) /* the previous query's neighbours */
+        start[i] = w->heap[i].slot;
+    } else { /* the K particles next to it in tree order */
+      int64_t first = self - K / 2;
+      first = first < 0 ? 0 : first;
+      first = first + K > t->n ? t->n - K : first;
+      for (int i = 0; i < K; ++i)
+        start[i] = (int32_t)(first + i);
     }
-    if (diagonal > 0)
-      ratio = sqrt(largest) / diagonal;
+    search(t, self, start, w);
+    answer(t, job->q, w, job->query[k], self);
+    previous = self;
   }
 }
 
@@ -426,45 +392,31 @@ phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result)
   phew_status status = kd_tree_order_queries(tree, q->n, q->subset, &query, &slot, result);
   if (status != PHEW_OK)
     return status;
-  /* "not answered yet" marks for the second lists: h < 0, or a nearest index < 0 */
-  for (int64_t j = 0; j < q->n; ++j) {
-    if (q->n_dens > 0)
-      q->h[j] = -1;
-    else
-      q->nearest[j * q->n_keep] = -1;
-  }
-  const int64_t n_leaves = (int64_t)1 << tree->depth;
-  const int64_t n_tasks = (n_leaves + KNN_LEAVES_PER_TASK - 1) / KNN_LEAVES_PER_TASK;
+  const int64_t n_tasks = (q->n + KNN_CHUNK - 1) / KNN_CHUNK;
   int threads = particle_threads(q->n_threads);
   if (threads > n_tasks)
     threads = (int)n_tasks;
-  int64_t *task_query = phew_malloc((size_t)n_tasks + 1, sizeof *task_query);
   knn_scratch *scratch = calloc((size_t)threads, sizeof *scratch);
-  int ok = task_query && scratch;
-  for (int i = 0; ok && i < threads; ++i)
-    ok = scratch_init(&scratch[i], tree, (int)need);
+  int32_t **start = calloc((size_t)threads, sizeof *start);
+  int ok = scratch && start;
+  for (int i = 0; ok && i < threads; ++i) {
+    start[i] = phew_malloc((size_t)need, sizeof **start);
+    ok = scratch_init(&scratch[i], tree, (int)need) && start[i];
+  }
   if (ok) {
-    /* the first query of each task (the queries are in increasing slot order) */
-    const int64_t first_leaf = kd_first_leaf(tree);
-    int64_t k = 0;
-    for (int64_t task = 0; task < n_tasks; ++task) {
-      int64_t begin, end;
-      kd_node_range(tree, first_leaf + task * KNN_LEAVES_PER_TASK, tree->depth, &begin, &end);
-      while (k < q->n && slot[k] < begin)
-        ++k;
-      task_query[task] = k;
-    }
-    task_query[n_tasks] = q->n;
-    knn_job job = {tree, q, query, slot, task_query, scratch};
+    knn_job job = {tree, q, query, slot, q->n, scratch, start};
     particle_parallel(threads, n_tasks, knn_task, &job);
   } else {
     status = phew_fail(result, PHEW_ERROR_MEMORY, "neighbour search: out of memory");
   }
-  if (scratch)
-    for (int i = 0; i < threads; ++i)
+  for (int i = 0; i < threads; ++i) {
+    if (scratch)
       scratch_free(&scratch[i]);
+    if (start)
+      free(start[i]);
+  }
   free(scratch);
-  free(task_query);
+  free(start);
   free(query);
   free(slot);
   return status;
