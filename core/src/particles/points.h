@@ -105,9 +105,11 @@ typedef struct particle_graph {
   double *position;
   double *mass;          /* NULL: 1 each */
   double *volume;
+  int shares_cells;      /* no ghosts: global_id, position and mass are the particle set's */
 } particle_graph;
 
-/* Collective: the symmetrised graph of the n_keep nearest other particles. */
+/* Collective: the symmetrised graph of the n_keep nearest other particles. Without ghost
+ * cells it points into s's arrays: s must outlive it and keep them. */
 phew_status particle_graph_build(const points_context *x, const particle_set *s, const neighbour_result *r,
                                  particle_graph *pg);
 void particle_graph_free(particle_graph *pg);
