@@ -1,7 +1,8 @@
-/* The output files of a run (six for a grid, seven for particles): checked and created (empty, under temporary names) before
- * anything is computed, written during the run, then put in place all or nothing. A failure
- * at any point, or SIGINT / SIGTERM / SIGHUP, leaves the files of a previous run exactly as
- * they were and no temporary file behind.
+/* The output files of a run (six for a grid, seven for particles): checked and created
+ * (empty, under temporary names) before anything is computed, written during the run, then
+ * put in place all or nothing. A failure at any point, or SIGINT / SIGTERM / SIGHUP, leaves
+ * the files of a previous run exactly as they were and no temporary file behind. A grid run
+ * does not touch a PREFIX-density.raw that a particle run left with the same prefix.
  *
  *   PREFIX-patch.raw  ...                  the files users get
  *   PREFIX-patch.raw.partial  ...          written during the run
@@ -9,7 +10,7 @@
  *                                          renamed into place (removed or restored after)
  *
  * One set per process (the signal handler needs it in static storage). Under mpirun every
- * rank knows the names (the label files are written by every rank) and removes the temporary
+ * rank knows the names (the per-cell files are written by every rank) and removes the temporary
  * files when signalled; rank 0 alone creates them and renames them into place. */
 #ifndef PHEW_OUTPUTS_H
 #define PHEW_OUTPUTS_H

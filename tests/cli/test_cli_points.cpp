@@ -304,8 +304,9 @@ TEST_F(CliPoints, OutputsEqualTheLibrary)
     EXPECT_EQ(std::memcmp(density.data(), lib.density.data(), n * 8), 0)
         << "density.raw differs from labels.density of the library";
     int nc, nh, nn;
-    const phew_column *cc = phew_clump_columns(lib.result.columns, &nc),
-                      *hc = phew_halo_columns(lib.result.columns, &nh), *dc = phew_node_columns(lib.result.columns, &nn);
+    const phew_column *cc = phew_clump_columns(lib.result.columns, &nc);
+    const phew_column *hc = phew_halo_columns(lib.result.columns, &nh);
+    const phew_column *dc = phew_node_columns(lib.result.columns, &nn);
     expect_csv(slurp(base + "-clumps.csv"), cc, nc, lib.result.clumps, lib.result.n_clumps, sizeof(phew_object),
                "clumps.csv");
     expect_csv(slurp(base + "-haloes.csv"), hc, nh, lib.result.haloes, lib.result.n_haloes, sizeof(phew_object),
@@ -481,8 +482,8 @@ TEST_F(CliPoints, BadInputFailsWithOneLineAndKeepsPreviousOutputs)
       {{"--input", "pos.raw", "--dims", "10", "10", "10", "--type", "float64", "--threshold", "1", "--box", "1",
         "1", "1", "--output", "res"},
        "--box with a grid", "--box"},
-      {{"--type", "float64", "--threshold", "1", "--box", "1", "1", "1", "--output", "res"}, "neither --points nor --input",
-       "--points"},
+      {{"--type", "float64", "--threshold", "1", "--box", "1", "1", "1", "--output", "res"},
+       "neither --points nor --input", "--points"},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.what);

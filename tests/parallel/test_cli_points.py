@@ -6,8 +6,8 @@ For every case of make_points.py (periodic and open): run the tool alone with --
 seven output files must be equal byte for byte, the counts printed by --verbose must be the
 serial ones, and the case must exercise what it was made for (one halo over the 8 corners of
 the periodic box, exact ties on the lattice, a padding that had to widen, ranks whose
-subvolume holds no particle or fewer than a neighbourhood). With --reference the serial density file is also compared with
-sph_reference.py (numpy, every pair) within 1e-12 relative.
+subvolume holds no particle or fewer than a neighbourhood). With --reference the serial
+density file is also compared with sph_reference.py (numpy and scipy) within 1e-12 relative.
 
     /usr/bin/python3 test_cli_points.py --cli phew --libphew libphew.so --mpiexec mpiexec \\
         --ranks 4 --threads 1 2 --source-dir SRC --work-dir DIR [--reference] [--cases NAME...]

@@ -47,6 +47,7 @@ def main():
                 ["--periodic", "--threshold", "2", "--threads", "1"] + list(extra)
 
         last = n_ranks - 1
+        pos_name = os.path.basename(good["--points"])
         first_of_last = n * last // n_ranks  # where the last rank's share starts
         nan = case.pos.copy()
         nan[n - 1, 2] = np.nan
@@ -63,8 +64,8 @@ def main():
             ("masses_one_short", argv(with_file("--masses", "short.raw", case.masses[:-1])), {}, {}, None),
             ("forty_particles", argv({"--points": with_file("--points", "forty.raw", case.pos[:40])["--points"]}),
              {}, {}, None),
-            ("read_fails_on_last_rank", argv(good), cli_runs.fault_env(shim, "read:corner_halo_periodic-points.raw:EIO"),
-             cli_runs.fault_env(shim, "read:corner_halo_periodic-points.raw:EIO", last),
+            ("read_fails_on_last_rank", argv(good), cli_runs.fault_env(shim, f"read:{pos_name}:EIO"),
+             cli_runs.fault_env(shim, f"read:{pos_name}:EIO", last),
              f"phew: error: reading '{good['--points']}' failed: Input/output error"),
             ("density_write_fails_on_last_rank", argv(good),
              cli_runs.fault_env(shim, "write:out-density.raw.partial:ENOSPC"),
