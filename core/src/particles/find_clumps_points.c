@@ -52,6 +52,9 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
     if (s != PHEW_OK)
       return s;
   }
+  s = spatial_order(x, &run->s);
+  if (s != PHEW_OK)
+    return s;
   run->seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
 
   s = padding_neighbours(x, run->parts, &run->s, &run->nr);
@@ -206,12 +209,16 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
     goto fail;
 
   const double t = phew_seconds();
-  if (!moved) { /* the particles never left: same order */
-    memcpy(labels->peak_patch_id, local.peak_patch_id, (size_t)n_own * sizeof(int64_t));
-    memcpy(labels->clump_id, local.clump_id, (size_t)n_own * sizeof(int64_t));
-    memcpy(labels->halo_id, local.halo_id, (size_t)n_own * sizeof(int64_t));
-    if (labels->density)
-      memcpy(labels->density, run.rho, (size_t)n_own * sizeof(double));
+  if (!moved) { /* the particles never left this rank: each answer to its place */
+    const int64_t *place = run.s.origin_index;
+    for (int64_t i = 0; i < n_own; ++i) {
+      const int64_t k = place ? place[i] : i;
+      labels->peak_patch_id[k] = local.peak_patch_id[i];
+      labels->clump_id[k] = local.clump_id[i];
+      labels->halo_id[k] = local.halo_id[i];
+      if (labels->density)
+        labels->density[k] = run.rho[i];
+    }
     run.seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
     particle_stats(&run, result);
     free(work);

@@ -27,8 +27,8 @@ typedef struct particle_set {
   /* own particles only */
   double *velocity;  /* 3 per particle, or NULL */
   double *density;   /* given densities, or NULL */
-  int32_t *origin_rank;   /* where each own particle was passed (NULL: here, in this order) */
-  int64_t *origin_index;
+  int32_t *origin_rank;   /* where each own particle was passed (NULL: on this rank) */
+  int64_t *origin_index;  /* (NULL: here, in this order) */
 } particle_set;
 
 void particle_set_free(particle_set *s);
@@ -73,6 +73,10 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
  * back to where it was passed; out has one entry per particle passed here. */
 phew_status domain_return(const points_context *x, const particle_set *s, const void *values, size_t value_size,
                           void *out, int64_t n_passed);
+
+/* Collective: the own particles in space-filling-curve order (origin_index keeps where each
+ * was passed). */
+phew_status spatial_order(const points_context *x, particle_set *s);
 
 /* Squared distance from a point to a subvolume, nearest image on periodic axes. */
 double subvolume_distance2(const particle_box *box, const subvolume *v, const double *p);
