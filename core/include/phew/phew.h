@@ -19,6 +19,14 @@
 extern "C" {
 #endif
 
+/* The library exports only these functions (it is built with hidden visibility): its internal
+ * names cannot clash with those of other libraries loaded into the same process. */
+#if defined(__GNUC__)
+#define PHEW_API __attribute__((visibility("default")))
+#else
+#define PHEW_API
+#endif
+
 typedef enum phew_status {
   PHEW_OK = 0,
   PHEW_ERROR_ARGUMENT = 1, /* a parameter or a size is out of range */
@@ -43,7 +51,7 @@ typedef struct phew_params {
                                  give the same result (paper section 2.7) */
 } phew_params;
 
-void phew_params_init(phew_params *params);
+PHEW_API void phew_params_init(phew_params *params);
 
 /* An implicit structured block of a uniform grid: neighbours come from the 26-cell stencil.
  * All indices are global cell indices of the whole grid. The stored box holds the density
@@ -61,7 +69,7 @@ typedef struct phew_grid {
 } phew_grid;
 
 /* The whole nx*ny*nz grid on one process: no ghosts, spacing 1, origin 0, not periodic. */
-void phew_grid_init_whole(phew_grid *grid, int64_t nx, int64_t ny, int64_t nz);
+PHEW_API void phew_grid_init_whole(phew_grid *grid, int64_t nx, int64_t ny, int64_t nz);
 
 /* An explicit cell graph, for particles or any other mesh: the neighbours of each local cell
  * are listed (CSR). In parallel each rank passes the cells it owns ("active") plus copies of
@@ -154,7 +162,7 @@ typedef struct phew_points {
 } phew_points;
 
 /* Defaults: no particles, float64, no box, 16 and 64 neighbours, all cores. */
-void phew_points_init(phew_points *points);
+PHEW_API void phew_points_init(phew_points *points);
 
 typedef enum phew_mesh_kind {
   PHEW_MESH_STRUCTURED = 0,
@@ -169,7 +177,7 @@ typedef enum phew_mesh_kind {
  * larger than the grid allows. The origin and spacing are left at 0 and 1. Fails with
  * PHEW_ERROR_ARGUMENT when a dimension is below 1 or above 2^53, or the cell count overflows
  * int64. */
-phew_status phew_grid_decompose(phew_grid *grid, const int64_t global_dims[3], const int periodic[3], int n_ranks,
+PHEW_API phew_status phew_grid_decompose(phew_grid *grid, const int64_t global_dims[3], const int periodic[3], int n_ranks,
                                 int rank);
 
 /* Copy into the ghost cells of this rank's block (stored but not active) the values of the
@@ -177,7 +185,7 @@ phew_status phew_grid_decompose(phew_grid *grid, const int64_t global_dims[3], c
  * value_size bytes per stored cell, x fastest. Collective over mpi_comm (the address of an
  * MPI_Comm, or NULL for this process alone: ghosts then wrap onto its own cells). On error
  * every rank returns the same status and message is filled. */
-phew_status phew_exchange_ghosts(const phew_grid *grid, void *values, size_t value_size, void *mpi_comm,
+PHEW_API phew_status phew_exchange_ghosts(const phew_grid *grid, void *values, size_t value_size, void *mpi_comm,
                                  char *message, size_t message_size);
 
 typedef void (*phew_progress_fn)(double fraction, const char *stage, void *user_data);
@@ -267,7 +275,7 @@ enum phew_particle_stage {
   PHEW_PARTICLE_STAGE_COUNT
 };
 
-const char *phew_particle_stage_name(int stage);
+PHEW_API const char *phew_particle_stage_name(int stage);
 
 /* Counts and per-stage diagnostics (global figures; times are the maximum over ranks). */
 typedef struct phew_stats {
@@ -334,19 +342,19 @@ typedef struct phew_result {
  * a volume of a listed clump, halo or dendrogram node that lies outside the normal double
  * range [DBL_MIN, DBL_MAX] fails the call with PHEW_ERROR_DATA and a message naming it;
  * structures left out by the mass threshold need not fit. */
-phew_status phew_find_clumps(const phew_input *input, const phew_params *params,
+PHEW_API phew_status phew_find_clumps(const phew_input *input, const phew_params *params,
                              phew_labels *labels, phew_result *result);
 
-void phew_result_free(phew_result *result);
+PHEW_API void phew_result_free(phew_result *result);
 
 /* Particles only: the density of every particle passed (input->mesh == PHEW_MESH_POINTS),
  * the SPH estimate described at phew_points, without the clump finder. Collective; on error
  * every rank returns the same status and result->message says why. Only result->message and
  * result->stats.n_cells, n_ranks and seconds[0] are filled. */
-phew_status phew_estimate_density(const phew_input *input, double *density, phew_result *result);
+PHEW_API phew_status phew_estimate_density(const phew_input *input, double *density, phew_result *result);
 
-const char *phew_status_string(phew_status status);
-const char *phew_stage_name(int stage);
+PHEW_API const char *phew_status_string(phew_status status);
+PHEW_API const char *phew_stage_name(int stage);
 
 /* Names users see, the same in the CLI's CSV headers, the ParaView arrays and tables. */
 #define PHEW_ARRAY_PEAK_PATCH_ID "PeakPatchId"
@@ -364,22 +372,22 @@ typedef struct phew_column {
 
 /* Column lists in output order: the clump table, the halo table, the dendrogram, for a
  * catalogue with these optional columns (phew_result.columns; 0 for grids, graphs, AMR). */
-const phew_column *phew_clump_columns(int columns, int *count);
-const phew_column *phew_halo_columns(int columns, int *count);
-const phew_column *phew_node_columns(int columns, int *count);
+PHEW_API const phew_column *phew_clump_columns(int columns, int *count);
+PHEW_API const phew_column *phew_halo_columns(int columns, int *count);
+PHEW_API const phew_column *phew_node_columns(int columns, int *count);
 
 /* Value of a column in a row (a phew_object or a phew_node), as a double or as an integer. */
-double phew_column_as_double(const phew_column *column, const void *row);
-int64_t phew_column_as_int64(const phew_column *column, const void *row);
+PHEW_API double phew_column_as_double(const phew_column *column, const void *row);
+PHEW_API int64_t phew_column_as_int64(const phew_column *column, const void *row);
 
 /* *product = factors[0] * ... * factors[n_factors - 1]. Returns 0, or -1 (and leaves *product
  * unchanged) when a factor is negative or the product does not fit in int64_t. The core checks
  * every size it derives from its input with it; front ends use it for the sizes they compute
  * from user input (cell counts, byte counts) before allocating or reading anything. */
-int phew_checked_product(const int64_t *factors, int n_factors, int64_t *product);
+PHEW_API int phew_checked_product(const int64_t *factors, int n_factors, int64_t *product);
 
 /* 1 if the library was built with MPI support. */
-int phew_has_mpi(void);
+PHEW_API int phew_has_mpi(void);
 
 #ifdef __cplusplus
 }
