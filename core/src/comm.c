@@ -70,6 +70,17 @@ void comm_sum_array(const comm *c, int64_t *values, int64_t n)
 #endif
 }
 
+void comm_alltoall_double(const comm *c, const double *send, double *receive)
+{
+#ifdef PHEW_WITH_MPI
+  if (c->size > 1) {
+    MPI_Alltoall(send, 1, MPI_DOUBLE, receive, 1, MPI_DOUBLE, c->mpi);
+    return;
+  }
+#endif
+  receive[0] = send[0];
+}
+
 double comm_max_double(const comm *c, double value)
 {
   ALLREDUCE(c, &value, MPI_DOUBLE, MPI_MAX);

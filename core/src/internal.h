@@ -28,6 +28,8 @@ phew_status comm_init(comm *c, const phew_input *input, phew_result *result);
 int64_t comm_sum(const comm *c, int64_t value);
 int64_t comm_max(const comm *c, int64_t value);
 double comm_max_double(const comm *c, double value);
+/* Collective: receive[r] = what rank r put in its send[this rank] (one double per rank). */
+void comm_alltoall_double(const comm *c, const double *send, double *receive);
 /* Collective: values[k] becomes the sum over ranks, for k < n. */
 void comm_sum_array(const comm *c, int64_t *values, int64_t n);
 /* Collective: the worst status of all ranks, with its message on every rank. */

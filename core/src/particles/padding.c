@@ -2,13 +2,15 @@
  * the particles of other subvolumes near it, so that its own particles find their exact
  * neighbours and densities locally.
  *
- * The width is not a guess with a safety factor: after each search, every own particle
- * checks that the ball its answer depends on (its reach, the distance of the farthest
- * neighbour it needed) lies inside the padded region. A particle at distance d from the
- * open faces of its subvolume sees every particle within w + d when the padding is w wide;
- * where the reach is larger, the width grows to what that particle needs (its reach found
- * so far only shrinks as particles are added, so one widening suffices for it) and only the
- * particles that failed search again. */
+ * The width is not a guess with a safety factor. A first search runs on the own particles
+ * alone; a particle whose answer depends only on the ball of radius `reach` about it, with
+ * the ball inside its subvolume, is exact already. For the others, a particle of another
+ * subvolume q within their reach is at most reach - d from this subvolume, d being their
+ * distance to its open faces (where other subvolumes begin): each rank asks every q for its
+ * particles within the largest such width over the own particles whose ball meets q, and
+ * those particles search again. Their reach only shrinks as particles are added, so the
+ * padding they asked for covers the new ball: a second search is exact (a third round runs
+ * only if rounding said otherwise, and the check is repeated until it holds). */
 #include "points.h"
 
 #include <math.h>
@@ -49,13 +51,12 @@ static phew_status append_padding(particle_set *s, const inbox *in, int n_ranks)
   return PHEW_OK;
 }
 
-/* Sends every own particle to the ranks whose subvolume lies within its reach:
- * dist^2(p, part q) <= reach2(q, p), and, when above_width is given, beyond the width already
- * sent to q (above_width[q] < 0: nothing sent yet). */
+/* Sends every own particle to each rank q whose subvolume lies within reach2(q, i) of it (and,
+ * when above is given, beyond the width already sent to q, above[q] < 0: nothing yet). */
 typedef double (*reach2_fn)(const void *context, int q, int64_t i);
 
 static phew_status send_padding(const points_context *x, const subvolume *parts, particle_set *s, reach2_fn reach2,
-                                const void *context, const double *above_width)
+                                const void *context, const double *above)
 {
   comm *c = x->c;
   outbox o;
@@ -65,7 +66,7 @@ static phew_status send_padding(const points_context *x, const subvolume *parts,
       if (q == c->rank)
         continue;
       const double d2 = subvolume_distance2(&x->box, &parts[q], &s->position[3 * i]);
-      if (d2 > reach2(context, q, i) || (above_width && above_width[q] >= 0.0 && d2 <= above_width[q] * above_width[q]))
+      if (d2 > reach2(context, q, i) || (above && above[q] >= 0.0 && d2 <= above[q] * above[q]))
         continue;
       padding_item it;
       memset(&it, 0, sizeof it);
@@ -93,6 +94,13 @@ static double width_reach2(const void *context, int q, int64_t i)
   return w * w;
 }
 
+/* The widths this rank needs from every other subvolume for balls of radius reach(i) about
+ * the own particles listed: the largest reach - d over the balls that meet it. */
+typedef double (*radius_fn)(const void *context, int64_t i);
+
+static void widths_wanted(const points_context *x, const subvolume *parts, const particle_set *s, const int32_t *list,
+                          int64_t n, radius_fn radius, const void *context, double *want);
+
 /* Distance from an own particle to the faces of its subvolume that other particles may lie
  * beyond (not the domain's open edges, not a periodic axis the subvolume spans). */
 static double inner_distance(const points_context *x, const subvolume *me, const double *p)
@@ -110,6 +118,27 @@ static double inner_distance(const points_context *x, const subvolume *me, const
   return d < 0.0 ? 0.0 : d;
 }
 
+static void widths_wanted(const points_context *x, const subvolume *parts, const particle_set *s, const int32_t *list,
+                          int64_t n, radius_fn radius, const void *context, double *want)
+{
+  comm *c = x->c;
+  for (int q = 0; q < c->size; ++q)
+    want[q] = 0.0;
+  const subvolume *me = &parts[c->rank];
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t i = list ? list[k] : k;
+    const double *p = &s->position[3 * i];
+    const double r = radius(context, k), need = (r - inner_distance(x, me, p)) * (1.0 + 1e-9);
+    if (!(need > 0.0))
+      continue;
+    for (int q = 0; q < c->size; ++q)
+      if (q != c->rank && need > want[q] && subvolume_distance2(&x->box, &parts[q], p) <= r * r)
+        want[q] = need;
+  }
+}
+
+static double reach_of_query(const void *context, int64_t k) { return ((const double *)context)[k]; }
+
 phew_status padding_neighbours(const points_context *x, const subvolume *parts, particle_set *s, neighbour_result *r)
 {
   comm *c = x->c;
@@ -121,38 +150,26 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
   const int n_dens = x->has_density ? 0 : p->n_density_neighbours;
   r->h = n_dens > 0 ? phew_malloc((size_t)n_own + 1, sizeof *r->h) : NULL;
   r->nearest = phew_malloc((size_t)n_own * (size_t)r->n_keep + 1, sizeof *r->nearest);
-  double *width = phew_malloc((size_t)c->size, sizeof *width), *sent = phew_malloc((size_t)c->size, sizeof *sent);
-  double *reach = c->size > 1 ? phew_malloc((size_t)n_own + 1, sizeof *reach) : NULL;
+  const int padded = c->size > 1;
+  double *want = phew_malloc((size_t)c->size, sizeof *want), *asked = phew_malloc((size_t)c->size, sizeof *asked);
+  double *give = phew_malloc((size_t)c->size, sizeof *give), *sent = phew_malloc((size_t)c->size, sizeof *sent);
+  double *reach = padded ? phew_malloc((size_t)n_own + 1, sizeof *reach) : NULL;
   int32_t *pending = phew_malloc((size_t)n_own + 1, sizeof *pending);
   double *h = phew_malloc((size_t)n_own + 1, sizeof *h);
   int32_t *nearest = phew_malloc((size_t)n_own * (size_t)r->n_keep + 1, sizeof *nearest);
   phew_status status = PHEW_OK;
-  if (comm_max(c, (n_dens > 0 && !r->h) || !r->nearest || !width || !sent || (c->size > 1 && !reach) || !pending || !h ||
-                      !nearest))
+  if (comm_max(c, (n_dens > 0 && !r->h) || !r->nearest || !want || !asked || !give || !sent || (padded && !reach) ||
+                      !pending || !h || !nearest))
     status = phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists");
   const subvolume *me = &parts[c->rank];
-  double w = 0.0;
-  if (status == PHEW_OK && n_own > 0 && c->size > 1) { /* a first guess: K particles' worth of volume, 1.5 times */
-    double volume = 1.0;
-    for (int a = 0; a < 3; ++a)
-      volume *= me->hi[a] - me->lo[a] > 0.0 ? me->hi[a] - me->lo[a] : 1.0;
-    w = 1.5 * cbrt((double)x->k_search * volume / (double)n_own);
-  }
   int64_t n_pending = n_own;
   for (int64_t i = 0; status == PHEW_OK && i < n_own; ++i)
     pending[i] = (int32_t)i;
   for (int q = 0; status == PHEW_OK && q < c->size; ++q)
-    sent[q] = -1.0;
+    asked[q] = sent[q] = -1.0;
 
   kd_tree *tree = NULL;
   while (status == PHEW_OK) {
-    if (c->size > 1) {
-      comm_allgather(c, &w, sizeof w, width);
-      status = send_padding(x, parts, s, width_reach2, width, sent);
-      memcpy(sent, width, (size_t)c->size * sizeof *sent);
-      if (status != PHEW_OK)
-        break;
-    }
     double t = phew_seconds();
     kd_tree_free(tree);
     tree = NULL;
@@ -167,30 +184,44 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     r->rounds++;
     if (status != PHEW_OK)
       break;
-    /* keep the answers; the particles whose reach leaves the padded region search again */
+    /* keep the answers; the particles whose ball may hold particles not here yet search again */
     int64_t n_failed = 0;
-    double wanted = w;
     for (int64_t k = 0; k < n_pending; ++k) {
       const int32_t i = pending[k];
       if (r->h)
         r->h[i] = h[k];
       memcpy(&r->nearest[(size_t)i * r->n_keep], &nearest[(size_t)k * r->n_keep], (size_t)r->n_keep * sizeof *nearest);
-      if (c->size == 1)
+      if (!padded)
         continue;
-      const double inner = inner_distance(x, me, &s->position[3 * i]);
-      if (reach[k] <= (w + inner) * (1.0 - 1e-12))
-        continue;
-      pending[n_failed++] = i;
-      const double need = (reach[k] - inner) * (1.0 + 1e-9);
-      wanted = need > wanted ? need : wanted;
+      const double *pi = &s->position[3 * i];
+      const double need = reach[k] - inner_distance(x, me, pi);
+      int covered = !(need > 0.0);
+      if (!covered) { /* every subvolume the ball meets gave at least need */
+        covered = 1;
+        for (int qq = 0; qq < c->size && covered; ++qq)
+          if (qq != c->rank && subvolume_distance2(&x->box, &parts[qq], pi) <= reach[k] * reach[k])
+            covered = asked[qq] >= need * (1.0 + 1e-12);
+      }
+      if (!covered) {
+        reach[n_failed] = reach[k];
+        pending[n_failed++] = i;
+      }
     }
     n_pending = n_failed;
     if (comm_max(c, n_pending) == 0)
       break;
-    w = wanted;
+    /* ask for more: widths from the failed particles' balls, never less than asked before */
+    widths_wanted(x, parts, s, pending, n_pending, reach_of_query, reach, want);
+    for (int qq = 0; qq < c->size; ++qq)
+      asked[qq] = want[qq] > asked[qq] ? want[qq] : asked[qq];
+    comm_alltoall_double(c, asked, give);
+    status = send_padding(x, parts, s, width_reach2, give, sent);
+    memcpy(sent, give, (size_t)c->size * sizeof *sent);
   }
   kd_tree_free(tree);
-  free(width);
+  free(want);
+  free(asked);
+  free(give);
   free(sent);
   free(reach);
   free(pending);
@@ -199,19 +230,21 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
   return status;
 }
 
-/* Padding for the density: the particles within the final neighbour width, and those whose
- * kernel (2h) reaches into the subvolume. */
+/* Padding for the density: from each subvolume q, the particles within the width the own
+ * kernels (2h) need from q, and those whose own kernel reaches into this subvolume. */
 typedef struct density_reach {
-  const double *width;
+  const double *give;
   const particle_set *s;
 } density_reach;
 
 static double kernel_reach2(const void *context, int q, int64_t i)
 {
   const density_reach *d = context;
-  const double w = d->width[q], k = 2.0 * d->s->h[i], m = w > k ? w : k;
+  const double w = d->give[q], k = 2.0 * d->s->h[i], m = w > k ? w : k;
   return m * m;
 }
+
+static double kernel_radius(const void *context, int64_t i) { return 2.0 * ((const particle_set *)context)->h[i]; }
 
 phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, double *rho,
                             double *seconds)
@@ -220,24 +253,19 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
   phew_status status = PHEW_OK;
   s->n = s->n_own; /* the neighbour padding goes: this one has the smoothing lengths */
   if (c->size > 1) {
-    /* the widths the neighbour search needed: every own particle's reach */
-    double *width = phew_malloc((size_t)c->size, sizeof *width);
-    if (comm_max(c, !width)) {
-      free(width);
+    double *want = phew_malloc((size_t)c->size, sizeof *want), *give = phew_malloc((size_t)c->size, sizeof *give);
+    if (comm_max(c, !want || !give)) {
+      free(want);
+      free(give);
       return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
                         x->result);
     }
-    double w = 0.0;
-    for (int64_t i = 0; i < s->n_own; ++i) {
-      const double inner = inner_distance(x, &parts[c->rank], &s->position[3 * i]);
-      const double need = 2.0 * s->h[i] - inner;
-      w = need > w ? need : w;
-    }
-    w *= 1.0 + 1e-9;
-    comm_allgather(c, &w, sizeof w, width);
-    const density_reach d = {width, s};
+    widths_wanted(x, parts, s, NULL, s->n_own, kernel_radius, s, want);
+    comm_alltoall_double(c, want, give);
+    const density_reach d = {give, s};
     status = send_padding(x, parts, s, kernel_reach2, &d, NULL);
-    free(width);
+    free(want);
+    free(give);
   }
   const double t = phew_seconds();
   kd_tree *tree = NULL;

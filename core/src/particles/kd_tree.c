@@ -1,0 +1,261 @@
+/* The kd-tree (kd_tree.h): a balanced tree built by splitting every node at its middle
+ * particle along the widest side of its bounding box, level by level, the nodes of a level
+ * in parallel. The layout depends only on the particles and their storage order, never on
+ * the number of threads; the searches' answers do not depend on the layout at all. */
+#include "kd_tree.h"
+#include "threads.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- selection: the k-th smallest coordinate along an axis, moving whole particles ---- */
+
+static inline void swap_particles(double *pos, int32_t *index, int64_t a, int64_t b)
+{
+  double *pa = pos + 3 * a, *pb = pos + 3 * b;
+  for (int d = 0; d < 3; ++d) {
+    const double x = pa[d];
+    pa[d] = pb[d];
+    pb[d] = x;
+  }
+  const int32_t i = index[a];
+  index[a] = index[b];
+  index[b] = i;
+}
+
+/* Heapsort of [begin, end) by the coordinate: the fallback that bounds the selection's cost. */
+static void sift_down(double *pos, int32_t *index, int64_t begin, int64_t root, int64_t count, int axis)
+{
+  for (;;) {
+    int64_t child = 2 * root + 1;
+    if (child >= count)
+      return;
+    if (child + 1 < count && pos[3 * (begin + child) + axis] < pos[3 * (begin + child + 1) + axis])
+      ++child;
+    if (!(pos[3 * (begin + root) + axis] < pos[3 * (begin + child) + axis]))
+      return;
+    swap_particles(pos, index, begin + root, begin + child);
+    root = child;
+  }
+}
+
+static void heapsort_axis(double *pos, int32_t *index, int64_t begin, int64_t end, int axis)
+{
+  const int64_t count = end - begin;
+  for (int64_t r = count / 2 - 1; r >= 0; --r)
+    sift_down(pos, index, begin, r, count, axis);
+  for (int64_t last = count - 1; last > 0; --last) {
+    swap_particles(pos, index, begin, begin + last);
+    sift_down(pos, index, begin, 0, last, axis);
+  }
+}
+
+/* Reorders [begin, end) so that slot k holds the particle that sorting by the coordinate
+ * would put there, with no larger coordinate before it and no smaller one after it (Wirth's
+ * selection with a median-of-three pivot: equal coordinates split evenly; after too many
+ * rounds the rest is sorted, so the cost stays O(n log n) at worst). */
+static void select_axis(double *pos, int32_t *index, int64_t begin, int64_t end, int64_t k, int axis)
+{
+  int64_t l = begin, r = end - 1;
+  int rounds = 0;
+  int64_t size = end - begin;
+  while (size > 1) {
+    ++rounds;
+    size >>= 1;
+  }
+  const int max_rounds = 2 * rounds + 8;
+  rounds = 0;
+  while (l < r) {
+    if (++rounds > max_rounds) {
+      heapsort_axis(pos, index, l, r + 1, axis);
+      return;
+    }
+    /* median of pos[l], pos[k], pos[r] moved to k */
+    const int64_t m = k;
+#define KEY(s) pos[3 * (s) + axis]
+    if (KEY(m) < KEY(l))
+      swap_particles(pos, index, m, l);
+    if (KEY(r) < KEY(l))
+      swap_particles(pos, index, r, l);
+    if (KEY(r) < KEY(m))
+      swap_particles(pos, index, r, m);
+    const double x = KEY(k);
+    int64_t i = l, j = r;
+    do {
+      while (KEY(i) < x)
+        ++i;
+      while (x < KEY(j))
+        --j;
+      if (i <= j) {
+        swap_particles(pos, index, i, j);
+        ++i;
+        --j;
+      }
+    } while (i <= j);
+#undef KEY
+    if (j < k)
+      l = i;
+    if (k < i)
+      r = j;
+  }
+}
+
+/* ---- building ---------------------------------------------------------------------------- */
+
+typedef struct build_level {
+  kd_tree *t;
+  int level;
+} build_level;
+
+/* Task: node i of the level gets its bounding box and, above the leaves, is split. */
+static void build_node(void *context, int thread, int64_t i)
+{
+  (void)thread;
+  const build_level *b = context;
+  kd_tree *t = b->t;
+  const int level = b->level;
+  const int64_t v = (((int64_t)1 << level) - 1) + i;
+  int64_t begin, end;
+  kd_node_range(t, v, level, &begin, &end);
+  kd_node *node = &t->node[v];
+  for (int d = 0; d < 3; ++d) {
+    node->lo[d] = t->pos[3 * begin + d];
+    node->hi[d] = t->pos[3 * begin + d];
+  }
+  for (int64_t s = begin + 1; s < end; ++s) {
+    const double *x = t->pos + 3 * s;
+    for (int d = 0; d < 3; ++d) {
+      node->lo[d] = x[d] < node->lo[d] ? x[d] : node->lo[d];
+      node->hi[d] = x[d] > node->hi[d] ? x[d] : node->hi[d];
+    }
+  }
+  if (level == t->depth)
+    return;
+  int axis = 0;
+  for (int d = 1; d < 3; ++d)
+    if (node->hi[d] - node->lo[d] > node->hi[axis] - node->lo[axis])
+      axis = d;
+  const int64_t split = ((2 * i + 1) * t->n) >> (level + 1); /* first slot of the right child */
+  select_axis(t->pos, t->index, begin, end, split, axis);
+}
+
+phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, const int64_t *id,
+                          const particle_box *box, int n_threads, phew_result *result)
+{
+  if (!tree)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "kd_tree_build: no place for the tree");
+  *tree = NULL;
+  if (n < 0 || n >= ((int64_t)1 << 31))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                     "kd-tree of %lld particles: a tree holds at most 2^31 - 1 particles (split the particles "
+                     "over more ranks)",
+                     (long long)n);
+  if (!box || (n > 0 && (!position || !id)))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "kd_tree_build: missing positions, ids or box");
+  for (int d = 0; d < 3; ++d)
+    if (box->periodic[d] && !(box->size[d] > 0 && isfinite(box->size[d])))
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "kd-tree: periodic axis %d has size %g (must be positive and finite)",
+                       d, box->size[d]);
+  for (int64_t i = 0; i < 3 * n; ++i)
+    if (!isfinite(position[i]))
+      return phew_fail(result, PHEW_ERROR_DATA, "kd-tree: the particle with global id %lld has a non-finite position",
+                       (long long)id[i / 3]);
+
+  kd_tree *t = calloc(1, sizeof *t);
+  if (!t)
+    return phew_fail(result, PHEW_ERROR_MEMORY, "kd-tree: out of memory");
+  t->n = n;
+  t->position = position;
+  t->id = id;
+  t->box = *box;
+  int depth = 0;
+  while (((n + ((int64_t)1 << depth) - 1) >> depth) > KD_LEAF)
+    ++depth;
+  t->depth = depth;
+  t->n_nodes = n > 0 ? ((int64_t)2 << depth) - 1 : 0;
+  t->node = phew_malloc((size_t)t->n_nodes, sizeof *t->node);
+  t->pos = phew_malloc((size_t)(3 * n), sizeof *t->pos);
+  t->index = phew_malloc((size_t)n, sizeof *t->index);
+  if (!t->node || !t->pos || !t->index) {
+    kd_tree_free(t);
+    return phew_fail(result, PHEW_ERROR_MEMORY, "kd-tree of %lld particles: out of memory", (long long)n);
+  }
+  if (n > 0) {
+    memcpy(t->pos, position, (size_t)(3 * n) * sizeof *t->pos);
+    for (int64_t i = 0; i < n; ++i)
+      t->index[i] = (int32_t)i;
+    const int threads = particle_threads(n_threads);
+    for (int level = 0; level <= depth; ++level) {
+      build_level b = {t, level};
+      particle_parallel(threads, (int64_t)1 << level, build_node, &b);
+    }
+  }
+  *tree = t;
+  return PHEW_OK;
+}
+
+void kd_tree_free(kd_tree *tree)
+{
+  if (!tree)
+    return;
+  free(tree->node);
+  free(tree->pos);
+  free(tree->index);
+  free(tree);
+}
+
+int64_t kd_tree_size(const kd_tree *tree) { return tree ? tree->n : 0; }
+
+/* ---- queries in tree order -------------------------------------------------------------- */
+
+phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query,
+                                  int32_t **slot, phew_result *result)
+{
+  *query = NULL;
+  *slot = NULL;
+  if (n < 0 || (!subset && n > t->n) || n >= ((int64_t)1 << 31))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "%lld queries for a tree of %lld particles", (long long)n,
+                     (long long)t->n);
+  if (subset)
+    for (int64_t j = 0; j < n; ++j)
+      if (subset[j] < 0 || subset[j] >= t->n)
+        return phew_fail(result, PHEW_ERROR_ARGUMENT, "query %lld is particle %ld, outside the tree's 0 .. %lld",
+                         (long long)j, (long)subset[j], (long long)t->n - 1);
+  int32_t *q = phew_malloc((size_t)n, sizeof *q), *s = phew_malloc((size_t)n, sizeof *s);
+  /* the queries of each particle, as lists: first[particle], next[query] */
+  int32_t *first = subset ? phew_malloc((size_t)t->n, sizeof *first) : NULL;
+  int32_t *next = subset ? phew_malloc((size_t)n, sizeof *next) : NULL;
+  if (!q || !s || (subset && (!first || !next))) {
+    free(q);
+    free(s);
+    free(first);
+    free(next);
+    return phew_fail(result, PHEW_ERROR_MEMORY, "ordering %lld queries: out of memory", (long long)n);
+  }
+  int64_t k = 0;
+  if (!subset) {
+    for (int64_t slot_i = 0; slot_i < t->n; ++slot_i)
+      if (t->index[slot_i] < n) {
+        q[k] = t->index[slot_i];
+        s[k++] = (int32_t)slot_i;
+      }
+  } else {
+    for (int64_t i = 0; i < t->n; ++i)
+      first[i] = -1;
+    for (int64_t j = n - 1; j >= 0; --j) {
+      next[j] = first[subset[j]];
+      first[subset[j]] = (int32_t)j;
+    }
+    for (int64_t slot_i = 0; slot_i < t->n; ++slot_i)
+      for (int32_t j = first[t->index[slot_i]]; j >= 0; j = next[j]) {
+        q[k] = j;
+        s[k++] = (int32_t)slot_i;
+      }
+    free(first);
+    free(next);
+  }
+  *query = q;
+  *slot = s;
+  return PHEW_OK;
+}

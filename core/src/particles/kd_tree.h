@@ -1,0 +1,164 @@
+/* Inside the kd-tree (kd_tree.c), for the searches that walk it (knn.c, sph_density.c).
+ * Internal to core/src/particles; the interface is neighbours.h.
+ *
+ * Layout: a complete binary tree of depth `depth`, stored implicitly in heap order (node 0 is
+ * the root, the children of node v are 2v + 1 and 2v + 2, the leaves are the last 2^depth
+ * nodes). The node at level l, number i within its level, holds the particles of tree order
+ * [i n >> l, (i + 1) n >> l): no ranges or child pointers are stored, only each node's tight
+ * bounding box. Every leaf holds between KD_LEAF / 2 and KD_LEAF particles. The positions
+ * are copied in tree order (float64, bitwise equal to the caller's) for locality; index maps
+ * a tree slot back to the caller's index. */
+#ifndef PHEW_PARTICLES_KD_TREE_H
+#define PHEW_PARTICLES_KD_TREE_H
+
+#include "neighbours.h"
+
+#include <stdint.h>
+
+enum { KD_LEAF = 16 };
+
+typedef struct kd_node {
+  double lo[3], hi[3]; /* bounding box of the node's particles */
+} kd_node;
+
+struct kd_tree {
+  int64_t n;
+  const double *position; /* the caller's, 3 per particle */
+  const int64_t *id;      /* the caller's global ids */
+  particle_box box;
+  int depth;              /* leaves are at level depth (0: the root is the only leaf) */
+  int64_t n_nodes;        /* 2^(depth + 1) - 1, or 0 for an empty tree */
+  kd_node *node;
+  double *pos;            /* 3 n, in tree order */
+  int32_t *index;         /* tree slot -> caller's index */
+};
+
+/* First node of the leaf level. */
+static inline int64_t kd_first_leaf(const kd_tree *t) { return ((int64_t)1 << t->depth) - 1; }
+
+/* The range [*begin, *end) of tree slots of node v at level `level`. */
+static inline void kd_node_range(const kd_tree *t, int64_t v, int level, int64_t *begin, int64_t *end)
+{
+  const int64_t i = v - (((int64_t)1 << level) - 1);
+  *begin = (i * t->n) >> level;
+  *end = ((i + 1) * t->n) >> level;
+}
+
+/* Global id of the particle in tree slot s. */
+static inline int64_t kd_slot_id(const kd_tree *t, int64_t s) { return t->id[t->index[s]]; }
+
+/* Lower bound of |d| for d in [dl, dh] (no image shift). */
+static inline double kd_gap(double dl, double dh)
+{
+  if (dl > 0)
+    return dl;
+  if (dh < 0)
+    return -dh;
+  return 0;
+}
+
+/* A lower bound of |particle_delta(axis, a, b)| over all a, b whose rounded differences
+ * a - b lie in [dl, dh]. particle_delta takes the difference d = a - b (monotone in a and b
+ * under rounding) and shifts it by one period where 2d leaves [-p, p]; on each of the three
+ * pieces (shifted down, unshifted, shifted up) the result is again monotone in d, so the bound
+ * of each piece comes from its end points, and the minimum over the pieces bounds them all.
+ * Exact (never above the true minimum) in floating point, so pruning with it never loses a
+ * particle. */
+static inline double kd_axis_gap(const particle_box *box, int axis, double dl, double dh)
+{
+  if (!box->periodic[axis])
+    return kd_gap(dl, dh);
+  const double p = box->size[axis];
+  if (2.0 * dl >= -p && 2.0 * dh <= p) /* the usual case: no shift anywhere */
+    return kd_gap(dl, dh);
+  const double half = 0.5 * p;
+  double g = p; /* every piece is below this */
+  if (2.0 * dl <= p && 2.0 * dh >= -p) /* unshifted piece: d in [-p/2, p/2] */
+    g = kd_gap(dl > -half ? dl : -half, dh < half ? dh : half);
+  if (2.0 * dh > p) { /* shifted down: d in (p/2, dh] */
+    const double s = kd_gap((dl > half ? dl : half) - p, dh - p);
+    g = s < g ? s : g;
+  }
+  if (2.0 * dl < -p) { /* shifted up: d in [dl, -p/2) */
+    const double s = kd_gap(dl + p, (dh < -half ? dh : -half) + p);
+    g = s < g ? s : g;
+  }
+  return g;
+}
+
+/* Lower bound of particle_distance2(box, q, x) over every x in node v's box, evaluated in
+ * the same order as particle_distance2 (so it is below it for every particle in the box). */
+static inline double kd_node_distance2(const kd_tree *t, const kd_node *v, const double *q)
+{
+  const double gx = kd_axis_gap(&t->box, 0, v->lo[0] - q[0], v->hi[0] - q[0]);
+  const double gy = kd_axis_gap(&t->box, 1, v->lo[1] - q[1], v->hi[1] - q[1]);
+  const double gz = kd_axis_gap(&t->box, 2, v->lo[2] - q[2], v->hi[2] - q[2]);
+  return (gx * gx + gy * gy) + gz * gz;
+}
+
+/* Lower bound of particle_distance2 between any point of box a and any point of box b (a point
+ * is a box with lo = hi): the rounded differences of their coordinates lie in
+ * [b.lo - a.hi, b.hi - a.lo], and kd_axis_gap bounds every nearest image of those. */
+static inline double kd_box_distance2(const particle_box *box, const double *alo, const double *ahi, const double *blo,
+                                      const double *bhi)
+{
+  const double gx = kd_axis_gap(box, 0, blo[0] - ahi[0], bhi[0] - alo[0]);
+  const double gy = kd_axis_gap(box, 1, blo[1] - ahi[1], bhi[1] - alo[1]);
+  const double gz = kd_axis_gap(box, 2, blo[2] - ahi[2], bhi[2] - alo[2]);
+  return (gx * gx + gy * gy) + gz * gz;
+}
+
+/* Leaf number of tree slot s (the leaf i with (i n) >> depth <= s < ((i + 1) n) >> depth). */
+static inline int64_t kd_leaf_of_slot(const kd_tree *t, int64_t s)
+{
+  return (((s + 1) << t->depth) - 1) / t->n;
+}
+
+/* Whether a particle within squared distance r2 of the position q may be one that the
+ * nearest-image rule shifts: per periodic axis, the shifted pieces of kd_axis_gap over the
+ * tree's whole box. When it cannot, plain differences give particle_distance2's bits for
+ * every particle within r2 (and larger values for the others). */
+static inline int kd_reaches_image(const kd_tree *t, const double *q, double r2)
+{
+  const kd_node *root = &t->node[0];
+  for (int d = 0; d < 3; ++d) {
+    if (!t->box.periodic[d])
+      continue;
+    const double p = t->box.size[d], half = 0.5 * p;
+    const double dl = root->lo[d] - q[d], dh = root->hi[d] - q[d];
+    if (2.0 * dh > p) {
+      const double g = kd_gap((dl > half ? dl : half) - p, dh - p);
+      if (!(g * g > r2))
+        return 1;
+    }
+    if (2.0 * dl < -p) {
+      const double g = kd_gap(dl + p, (dh < -half ? dh : -half) + p);
+      if (!(g * g > r2))
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* Squared distance with plain differences, evaluated as particle_distance2. */
+static inline double kd_plain_distance2(const double *a, const double *b)
+{
+  const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+  return (dx * dx + dy * dy) + dz * dz;
+}
+
+static inline double kd_plain_node_distance2(const kd_node *v, const double *q)
+{
+  const double gx = kd_gap(v->lo[0] - q[0], v->hi[0] - q[0]);
+  const double gy = kd_gap(v->lo[1] - q[1], v->hi[1] - q[1]);
+  const double gz = kd_gap(v->lo[2] - q[2], v->hi[2] - q[2]);
+  return (gx * gx + gy * gy) + gz * gz;
+}
+
+/* The queries of a batch (n of them: subset[0 .. n), or particles 0 .. n-1) in tree order:
+ * the t-th is query (*query)[t], in tree slot (*slot)[t]. Fails (PHEW_ERROR_ARGUMENT) on an
+ * index outside the tree; free both arrays. */
+phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query,
+                                  int32_t **slot, phew_result *result);
+
+#endif
