@@ -194,7 +194,7 @@ std::string PointsInput::CollectLeaves(Context&)
       else if (problem.empty())
       {
         problem = std::string("unsupported input type ") + composite->GetClassName() +
-          ": its block " + std::to_string(it->GetCurrentFlatIndex()) + " is a " +
+          ": a block (flat index " + std::to_string(it->GetCurrentFlatIndex()) + ") is a " +
           object->GetClassName() +
           ", not a point set. PHEW on particles needs point sets (vtkPolyData, "
           "vtkUnstructuredGrid...) or composite datasets whose blocks are all point sets";
@@ -421,10 +421,17 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
     const std::string name = o.SelectedName(which);
     used[which] = !name.empty() && name != NoArrayName;
   }
-  used[POINT_DENSITY] = o.WantLabels && !o.EstimateDensity;
+  const bool densityGiven = o.WantLabels && !o.EstimateDensity;
+  if (densityGiven && !used[POINT_DENSITY])
+  {
+    // No array selected but no estimate asked either: the same on every rank.
+    return "no density array selected: select a point array as Density, or turn Estimate "
+           "Density on";
+  }
+  used[POINT_DENSITY] = densityGiven;
   used[POINT_VELOCITY] &= o.WantLabels;
   used[POINT_ID] &= o.WantLabels;
-  if (used[POINT_DENSITY])
+  if (densityGiven)
   {
     context.DensityName = o.SelectedName(POINT_DENSITY);
     context.Subject = "the particles with density '" + context.DensityName + "'";
@@ -432,12 +439,6 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
   else
   {
     context.Subject = "the particles";
-  }
-  if (o.WantLabels && !o.EstimateDensity && !used[POINT_DENSITY])
-  {
-    // No array selected but no estimate asked either: the same on every rank.
-    return "no density array selected: select a point array as Density, or turn Estimate "
-           "Density on";
   }
 
   // 1. Local checks, then agreement (nothing returns before it).
