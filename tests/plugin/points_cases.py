@@ -31,6 +31,13 @@ N_DENS = 64
 N_NEIGHBOURS = 16
 ANSWERS = "points-answers.npz"  # written by test_plugin_points.py into --answers-dir
 
+# The finder's properties of the base case (the particles' own box, periodic; masses,
+# velocities; saddle merging) and of its Particle Density.
+PERIODIC_BOX = dict(BoxFromDataBounds=0, BoxOrigin=[0.0, 0.0, 0.0], BoxSize=[1.0, 1.0, 1.0],
+                    PeriodicX=1, PeriodicY=1, PeriodicZ=1)
+BASE = dict(PERIODIC_BOX, Mass=["POINTS", "mass"], Velocity=["POINTS", "vel"], SaddleMerging=1, SaddleThreshold=SADDLE)
+DENSITY_BASE = dict(PERIODIC_BOX, Mass=["POINTS", "mass"])
+
 
 def make_particles(seed=7):
     """positions (N, 3) float64 in [0, 1), masses (N,), velocities (N, 3), ids (N,) int64."""
@@ -212,7 +219,9 @@ def run_cli_points(cli, prefix, pos, threshold, dtype=np.float64, mass=None, vel
 
 # ---------------------------------------------------------------------------------------------
 # Shares of the particles per rank, and what each rank gets back (scripts of Programmable
-# Source / Filter; they run on every rank). Each point carries its index in the file
+# Source / Filter; they run on every rank, in the namespace of the test script, with
+# numpy_interface's all, any, max, min, sum... imported into it: the scripts and the test
+# scripts use none of these builtins). Each point carries its index in the file
 # ("InputIndex") so that the collected labels can be put back in the file's order.
 
 # mode "contiguous": rank r holds the r-th of n consecutive runs of the particles, in order.
@@ -288,7 +297,7 @@ def _phew_collect(algorithm):
     found = dict(kind=numpy.array(data.GetClassName()), leaves=numpy.array([leaf.GetClassName() for leaf in leaves]))
     for name in {names!r}:
         arrays = [leaf.GetPointData().GetArray(name) for leaf in leaves]
-        if all(a is not None for a in arrays) and arrays:
+        if arrays and None not in arrays:
             found[name] = numpy.concatenate([numpy_support.vtk_to_numpy(a) for a in arrays])
     numpy.savez({prefix!r} + '-r%d.npz' % rank, **found)
 _phew_collect(self)
@@ -335,3 +344,66 @@ def read_collected(directory, tag, n_ranks, total):
                 if name in data.files:
                     out[name][where] = data[name]
     return out, seen, kinds
+
+
+def load_answers(answers_dir):
+    """The one-process answers of test_plugin_points.py: {"base": {name: array}, "ids": ...}."""
+    answers = {}
+    with np.load(os.path.join(answers_dir, ANSWERS)) as data:
+        answers["base"] = {key[len("base_"):]: data[key] for key in data.files}
+    with np.load(os.path.join(answers_dir, "points-answers-ids.npz")) as data:
+        answers["ids"] = {key: data[key] for key in data.files}
+    return answers
+
+
+def compare_with_answers(pv, check, label, reference, mode, work_dir, answers_dir, n_ranks, partitions=1,
+                         density_only=False, **extra):
+    """Runs the finder (or Particle Density) of pv (the caller's paraview.simple namespace, with
+    the plugin loaded) on the shares of `mode` and compares every particle and the tables with
+    the one-process answers `reference` ("base" or "ids")."""
+    from paraview import servermanager
+    particles = os.path.join(answers_dir, "particles.npz")
+    with np.load(particles) as data:
+        total = len(data["pos"])
+    answers = load_answers(answers_dir)[reference]
+    shares = share_source(pv["ProgrammableSource"], particles, mode, partitions)
+    if density_only:
+        proxy = pv["ParticleDensity"](Input=shares, **DENSITY_BASE)
+    else:
+        proxy = pv["PHEWClumpFinder"](Input=shares, **dict(BASE, **extra))
+        proxy.DensityThreshold = THRESHOLD
+    errors = pt.ErrorCatcher(proxy)
+    collect = collect_filter(pv["ProgrammableFilter"], proxy, work_dir, label)
+    collect.UpdatePipeline()
+    collect.GetDataInformation()  # gathered from every rank: all have written their files
+    if check.check(not errors.messages, "%s: the filter reported: %s" % (label, errors.text())):
+        got, seen, kinds = read_collected(work_dir, label, n_ranks, total)
+        check.check(bool(np.all(seen == 1)), "%s: %d particles came back %s times"
+                    % (label, int(np.count_nonzero(seen != 1)), sorted(set(seen.tolist()))))
+        want_kind = "vtkPartitionedDataSet" if partitions == 2 else "vtkPolyData"
+        check.check([k[0] if k else None for k in kinds] == [want_kind] * n_ranks, "%s: outputs %s" % (label, kinds))
+        names = ("Density",) if density_only else pt.LABEL_ARRAYS + ("Density",)
+        for name in names:
+            want = answers[name]
+            check.check(got[name].dtype == want.dtype and got[name].tobytes() == want.tobytes(),
+                        "%s: %s differs from the one-process run for %d particles" % (
+                            label, name, int(np.count_nonzero(got[name] != want))))
+        if density_only:
+            check.check([bool(np.all(got[name] == -2)) for name in pt.LABEL_ARRAYS] == [True] * 3,
+                        "%s: Particle Density wrote labels" % label)
+        else:
+            for port, suffix in pt.TABLE_PORTS:
+                written = os.path.join(work_dir, "%s-%s.csv" % (label, suffix))
+                pt.write_table_csv(servermanager.Fetch(proxy, idx=port), written)
+                with open(written) as f:
+                    mine = f.read()
+                with open(os.path.join(answers_dir, "%s-%s.csv" % (reference, suffix))) as f:
+                    theirs = f.read()
+                check.check(mine == theirs, "%s: the %s table differs from the one-process run's" % (label, suffix))
+                rows = pv["OutputPort"](proxy, port).GetDataInformation().GetNumberOfRows()
+                check.check(rows == theirs.count("\n") - 1, "%s: the ranks hold %d %s rows together, expected %d"
+                            % (label, rows, suffix, theirs.count("\n") - 1))
+        print("%s: compared, points per rank %s" % (label, [k[2] if k else None for k in kinds]), flush=True)
+    pv["Delete"](collect)
+    pv["Delete"](proxy)
+    pv["Delete"](shares)

@@ -73,10 +73,8 @@ def producer(data):
     return source
 
 
-PERIODIC_BOX = dict(BoxFromDataBounds=0, BoxOrigin=[0.0, 0.0, 0.0], BoxSize=[1.0, 1.0, 1.0],
-                    PeriodicX=1, PeriodicY=1, PeriodicZ=1)
-BASE = dict(PERIODIC_BOX, Mass=["POINTS", "mass"], Velocity=["POINTS", "vel"], SaddleMerging=1,
-            SaddleThreshold=pc.SADDLE)
+PERIODIC_BOX = pc.PERIODIC_BOX
+BASE = pc.BASE
 
 
 def leaves(data):
@@ -96,7 +94,7 @@ def point_arrays(data, names=pt.LABEL_ARRAYS + ("Density",)):
     out = {}
     for name in names:
         parts = [leaf.GetPointData().GetArray(name) for leaf in leaves(data)]
-        out[name] = None if any(p is None for p in parts) else \
+        out[name] = None if None in parts else \
             np.concatenate([numpy_support.vtk_to_numpy(p) for p in parts]).copy()
     return out
 
@@ -333,8 +331,8 @@ check.check("MeanVelocityX" not in pt.table_columns(plain_tables["clumps"]), "de
 
 # 10. Particle Density: the finder's density, bit for bit, on every input kind.
 for label, data, properties, want in (
-        ("polydata", base_data, dict(PERIODIC_BOX, Mass=["POINTS", "mass"]), base["Density"]),
-        ("multiblock", blocks, dict(PERIODIC_BOX, Mass=["POINTS", "mass"]), base["Density"]),
+        ("polydata", base_data, pc.DENSITY_BASE, base["Density"]),
+        ("multiblock", blocks, pc.DENSITY_BASE, base["Density"]),
         ("default box", point_set(pos, {}), {}, plain["Density"])):
     estimator = ParticleDensity(Input=producer(data))
     for key, value in properties.items():
