@@ -1,7 +1,5 @@
 #include "vtkPHEWInputAdaptor.h"
 
-#include "PHEWFiltersModule.h" // VTK_MODULE_ENABLE_VTK_ParallelMPI
-
 #include "vtkDataObject.h"
 #include "vtkInformation.h"
 #include "vtkMultiProcessController.h"
