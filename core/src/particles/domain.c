@@ -267,8 +267,10 @@ phew_status domain_return(const points_context *x, const particle_set *s, const 
                           void *out, int64_t n_passed)
 {
   comm *c = x->c;
-  if (!s->origin_rank) { /* never moved: same order */
-    memcpy(out, values, (size_t)s->n_own * value_size);
+  if (!s->origin_rank) { /* never left this rank: each to its place */
+    for (int64_t i = 0; i < s->n_own; ++i)
+      memcpy((unsigned char *)out + (size_t)(s->origin_index ? s->origin_index[i] : i) * value_size,
+             (const unsigned char *)values + (size_t)i * value_size, value_size);
     return PHEW_OK;
   }
   const size_t size = sizeof(int64_t) + value_size;

@@ -52,6 +52,9 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
     if (s != PHEW_OK)
       return s;
   }
+  s = spatial_order(x, &run->s);
+  if (s != PHEW_OK)
+    return s;
   run->seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
 
   s = padding_neighbours(x, run->parts, &run->s, &run->nr);
@@ -92,6 +95,8 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
     return s;
   for (int64_t i = 0; i < n_own; ++i)
     run->rho[i] /= x->mean_density;
+  free(run->s.h); /* what PHEW needs from here on is the graph */
+  run->s.h = NULL;
   return PHEW_OK;
 }
 
@@ -165,17 +170,20 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
   /* the graph's cells: densities (ghosts' come from their owners), physical volumes m / rho */
   particle_graph *pg = &run.pg;
   const int64_t n_own = run.s.n_own, n_cells = pg->g.n_cells;
-  double *density = phew_malloc((size_t)n_cells + 1, sizeof *density);
+  const int moved = run.s.origin_rank != NULL; /* the answers travel back */
+  double *density = n_cells == n_own ? run.rho : phew_malloc((size_t)n_cells + 1, sizeof *density);
   work = phew_malloc((size_t)n_cells + 1, 3 * sizeof *work);
-  answers = phew_malloc((size_t)n_own + 1, sizeof *answers);
-  if (comm_max(&run.c, !density || !work || !answers)) {
-    free(density);
+  answers = moved ? phew_malloc((size_t)n_own + 1, sizeof *answers) : NULL;
+  if (comm_max(&run.c, !density || !work || (moved && !answers))) {
+    if (density != run.rho)
+      free(density);
     s = comm_agree(&run.c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the labels"), result);
     goto fail;
   }
   const double unit = run.x.has_density ? 1.0 : run.x.mean_density;
   for (int64_t i = 0; i < n_cells; ++i) {
-    density[i] = i < n_own ? run.rho[i] : 0.0;
+    if (density != run.rho)
+      density[i] = i < n_own ? run.rho[i] : 0.0;
     const double m = pg->mass ? pg->mass[i] : 1.0;
     const double v = density[i] > 0.0 ? m / (density[i] * unit) : 1.0; /* no volume below any threshold */
     pg->volume[i] = v > 0.0 && isfinite(v) ? v : 1.0;
@@ -193,13 +201,30 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
     with_stub.velocity = velocity_stub; /* no particles here: still say there are velocities */
   const phew_stats before = result->stats;
   s = find_clumps_mesh(&gin, &with_stub, params, &local, result);
-  free(density);
+  if (density != run.rho)
+    free(density);
   result->stats.padding_rounds = before.padding_rounds;
   result->stats.max_padding = before.max_padding;
   if (s != PHEW_OK)
     goto fail;
 
   const double t = phew_seconds();
+  if (!moved) { /* the particles never left this rank: each answer to its place */
+    const int64_t *place = run.s.origin_index;
+    for (int64_t i = 0; i < n_own; ++i) {
+      const int64_t k = place ? place[i] : i;
+      labels->peak_patch_id[k] = local.peak_patch_id[i];
+      labels->clump_id[k] = local.clump_id[i];
+      labels->halo_id[k] = local.halo_id[i];
+      if (labels->density)
+        labels->density[k] = run.rho[i];
+    }
+    run.seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
+    particle_stats(&run, result);
+    free(work);
+    points_run_free(&run);
+    return PHEW_OK;
+  }
   for (int64_t i = 0; i < n_own; ++i)
     answers[i] = (particle_answer){local.peak_patch_id[i], local.clump_id[i], local.halo_id[i], run.rho[i]};
   particle_answer *back = phew_malloc((size_t)n_passed + 1, sizeof *back);

@@ -259,3 +259,90 @@ phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *su
   *slot = s;
   return PHEW_OK;
 }
+
+/* ---- candidate lists -------------------------------------------------------------------- */
+
+phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t, int capacity)
+{
+  c->capacity = capacity;
+  c->n = 0;
+  c->h_max = 0;
+  c->x = phew_malloc((size_t)capacity, sizeof *c->x);
+  c->y = phew_malloc((size_t)capacity, sizeof *c->y);
+  c->z = phew_malloc((size_t)capacity, sizeof *c->z);
+  c->slot = phew_malloc((size_t)capacity, sizeof *c->slot);
+  c->stack = phew_malloc((size_t)t->depth + 2, sizeof *c->stack);
+  if (!c->x || !c->y || !c->z || !c->slot || !c->stack) {
+    kd_candidates_free(c);
+    return PHEW_ERROR_MEMORY;
+  }
+  return PHEW_OK;
+}
+
+void kd_candidates_free(kd_candidates *c)
+{
+  free(c->x);
+  free(c->y);
+  free(c->z);
+  free(c->slot);
+  free(c->stack);
+  c->x = c->y = c->z = NULL;
+  c->slot = c->stack = NULL;
+}
+
+/* The walk of kd_tree_gather; periodic is a constant in each caller. */
+static inline int gather_walk(const kd_tree *t, const double *lo, const double *hi, double r2, const double *node_h,
+                              const double *slot_h, double slack, kd_candidates *c, const int periodic)
+{
+  const int64_t first_leaf = kd_first_leaf(t);
+  int32_t *stack = c->stack;
+  int top = 0;
+  stack[top++] = 0;
+  c->n = 0;
+  c->h_max = 0;
+  while (top > 0) {
+    const int64_t v = stack[--top];
+    const kd_node *node = &t->node[v];
+    const double lb = periodic ? kd_box_distance2(&t->box, lo, hi, node->lo, node->hi)
+                               : kd_plain_box_distance2(lo, hi, node->lo, node->hi);
+    if (lb > r2 && !(node_h && lb <= (2.0 * node_h[v]) * (2.0 * node_h[v]) * slack))
+      continue;
+    if (v < first_leaf) {
+      /* depth first, the left child next: the list comes out in tree order */
+      stack[top++] = (int32_t)(2 * v + 2);
+      stack[top++] = (int32_t)(2 * v + 1);
+      continue;
+    }
+    int64_t begin, end;
+    kd_node_range(t, v, kd_level(v), &begin, &end);
+    for (int64_t s = begin; s < end; ++s) {
+      const double *x = t->pos + 3 * s;
+      const double d2 = periodic ? kd_box_distance2(&t->box, lo, hi, x, x) : kd_plain_box_distance2(lo, hi, x, x);
+      if (d2 > r2 && !(slot_h && d2 <= (2.0 * slot_h[s]) * (2.0 * slot_h[s]) * slack))
+        continue;
+      if (c->n == c->capacity)
+        return 0;
+      c->x[c->n] = x[0];
+      c->y[c->n] = x[1];
+      c->z[c->n] = x[2];
+      c->slot[c->n] = (int32_t)s;
+      ++c->n;
+      if (slot_h && slot_h[s] > c->h_max)
+        c->h_max = slot_h[s];
+    }
+  }
+  return 1;
+}
+
+int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double r2, const double *node_h,
+                   const double *slot_h, double slack, kd_candidates *c)
+{
+  double reach2 = r2;
+  if (node_h) {
+    const double r = (2.0 * node_h[0]) * (2.0 * node_h[0]) * slack;
+    reach2 = r > reach2 ? r : reach2;
+  }
+  if (kd_reaches_image(t, lo, hi, reach2))
+    return gather_walk(t, lo, hi, r2, node_h, slot_h, slack, c, 1);
+  return gather_walk(t, lo, hi, r2, node_h, slot_h, slack, c, 0);
+}

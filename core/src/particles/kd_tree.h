@@ -114,18 +114,22 @@ static inline int64_t kd_leaf_of_slot(const kd_tree *t, int64_t s)
   return (((s + 1) << t->depth) - 1) / t->n;
 }
 
-/* Whether a particle within squared distance r2 of the position q may be one that the
- * nearest-image rule shifts: per periodic axis, the shifted pieces of kd_axis_gap over the
- * tree's whole box. When it cannot, plain differences give particle_distance2's bits for
- * every particle within r2 (and larger values for the others). */
-static inline int kd_reaches_image(const kd_tree *t, const double *q, double r2)
+/* Level of node v (its depth below the root). */
+static inline int kd_level(int64_t v) { return 63 - __builtin_clzll((uint64_t)v + 1); }
+
+/* Whether some particle of the tree may be within squared distance r2 of some point of the
+ * box [lo, hi] only through the nearest-image shift: per periodic axis, the shifted pieces of
+ * kd_axis_gap between the box and the tree's whole box. When none can, plain differences give
+ * particle_delta's bits for every pair within r2 (and plain distances above r2 for the
+ * others), so the walk may use them. */
+static inline int kd_reaches_image(const kd_tree *t, const double *lo, const double *hi, double r2)
 {
   const kd_node *root = &t->node[0];
   for (int d = 0; d < 3; ++d) {
     if (!t->box.periodic[d])
       continue;
     const double p = t->box.size[d], half = 0.5 * p;
-    const double dl = root->lo[d] - q[d], dh = root->hi[d] - q[d];
+    const double dl = root->lo[d] - hi[d], dh = root->hi[d] - lo[d];
     if (2.0 * dh > p) {
       const double g = kd_gap((dl > half ? dl : half) - p, dh - p);
       if (!(g * g > r2))
@@ -154,6 +158,35 @@ static inline double kd_plain_node_distance2(const kd_node *v, const double *q)
   const double gz = kd_gap(v->lo[2] - q[2], v->hi[2] - q[2]);
   return (gx * gx + gy * gy) + gz * gz;
 }
+
+static inline double kd_plain_box_distance2(const double *alo, const double *ahi, const double *blo, const double *bhi)
+{
+  const double gx = kd_gap(blo[0] - ahi[0], bhi[0] - alo[0]);
+  const double gy = kd_gap(blo[1] - ahi[1], bhi[1] - alo[1]);
+  const double gz = kd_gap(blo[2] - ahi[2], bhi[2] - alo[2]);
+  return (gx * gx + gy * gy) + gz * gz;
+}
+
+/* ---- candidate lists: the particles near a box, gathered in one walk ------------------- */
+
+typedef struct kd_candidates {
+  int capacity;
+  int n;
+  double *x, *y, *z; /* positions (bitwise the tree's) */
+  int32_t *slot;     /* tree slots */
+  double h_max;      /* largest slot_h over the list (kd_tree_gather with slot_h) */
+  int32_t *stack;    /* the walk's */
+} kd_candidates;
+
+phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t, int capacity);
+void kd_candidates_free(kd_candidates *c);
+
+/* Every particle p of the tree within reach of the box [lo, hi]: whose lower bound of
+ * particle_distance2 to the box is <= r2, or, when slot_h is given, <= (2 slot_h[p])^2 slack
+ * (nodes are then pruned with node_h, the largest slot_h below each node). Returns 0 (list
+ * incomplete) if there are more than the capacity. */
+int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double r2, const double *node_h,
+                   const double *slot_h, double slack, kd_candidates *c);
 
 /* The queries of a batch (n of them: subset[0 .. n), or particles 0 .. n-1) in tree order:
  * the t-th is query (*query)[t], in tree slot (*slot)[t]. Fails (PHEW_ERROR_ARGUMENT) on an

@@ -154,16 +154,16 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
   double *want = phew_malloc((size_t)c->size, sizeof *want), *asked = phew_malloc((size_t)c->size, sizeof *asked);
   double *give = phew_malloc((size_t)c->size, sizeof *give), *sent = phew_malloc((size_t)c->size, sizeof *sent);
   double *reach = padded ? phew_malloc((size_t)n_own + 1, sizeof *reach) : NULL;
-  int32_t *pending = phew_malloc((size_t)n_own + 1, sizeof *pending);
-  double *h = phew_malloc((size_t)n_own + 1, sizeof *h);
-  int32_t *nearest = phew_malloc((size_t)n_own * (size_t)r->n_keep + 1, sizeof *nearest);
+  int32_t *pending = padded ? phew_malloc((size_t)n_own + 1, sizeof *pending) : NULL;
+  double *h = NULL;         /* the answers of later rounds (the first one writes into r) */
+  int32_t *nearest = NULL;
   phew_status status = PHEW_OK;
   if (comm_max(c, (n_dens > 0 && !r->h) || !r->nearest || !want || !asked || !give || !sent || (padded && !reach) ||
-                      !pending || !h || !nearest))
+                      (padded && !pending)))
     status = phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists");
   const subvolume *me = &parts[c->rank];
   int64_t n_pending = n_own;
-  for (int64_t i = 0; status == PHEW_OK && i < n_own; ++i)
+  for (int64_t i = 0; status == PHEW_OK && pending && i < n_own; ++i)
     pending[i] = (int32_t)i;
   for (int q = 0; status == PHEW_OK && q < c->size; ++q)
     asked[q] = sent[q] = -1.0;
@@ -178,7 +178,9 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     if (status != PHEW_OK)
       break;
     t = phew_seconds();
-    knn_query q = {n_dens, r->n_keep, n_pending, pending, h, reach, nearest, x->n_threads};
+    const int first = r->rounds == 0; /* all own particles, in order: straight into r */
+    knn_query q = {n_dens, r->n_keep, n_pending, first ? NULL : pending, first ? r->h : h, reach,
+                   first ? r->nearest : nearest, x->n_threads};
     status = comm_agree(c, knn_search(tree, &q, x->result), x->result);
     r->seconds_search += phew_seconds() - t;
     r->rounds++;
@@ -186,13 +188,15 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
       break;
     /* keep the answers; the particles whose ball may hold particles not here yet search again */
     int64_t n_failed = 0;
+    if (!padded)
+      break;
     for (int64_t k = 0; k < n_pending; ++k) {
       const int32_t i = pending[k];
-      if (r->h)
-        r->h[i] = h[k];
-      memcpy(&r->nearest[(size_t)i * r->n_keep], &nearest[(size_t)k * r->n_keep], (size_t)r->n_keep * sizeof *nearest);
-      if (!padded)
-        continue;
+      if (!first) {
+        if (r->h)
+          r->h[i] = h[k];
+        memcpy(&r->nearest[(size_t)i * r->n_keep], &nearest[(size_t)k * r->n_keep], (size_t)r->n_keep * sizeof *nearest);
+      }
       const double *pi = &s->position[3 * i];
       const double need = reach[k] - inner_distance(x, me, pi);
       int covered = !(need > 0.0);
@@ -210,6 +214,14 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     n_pending = n_failed;
     if (comm_max(c, n_pending) == 0)
       break;
+    free(h);
+    free(nearest);
+    h = phew_malloc((size_t)n_pending + 1, sizeof *h);
+    nearest = phew_malloc((size_t)n_pending * (size_t)r->n_keep + 1, sizeof *nearest);
+    if (comm_max(c, !h || !nearest)) {
+      status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists"), x->result);
+      break;
+    }
     /* ask for more: widths from the failed particles' balls, never less than asked before */
     widths_wanted(x, parts, s, pending, n_pending, reach_of_query, reach, want);
     for (int qq = 0; qq < c->size; ++qq)

@@ -13,11 +13,13 @@ void particle_graph_free(particle_graph *pg)
 {
   free(pg->neighbours);
   free(pg->offsets);
-  free(pg->global_id);
+  if (!pg->shares_cells) {
+    free(pg->global_id);
+    free(pg->position);
+    free(pg->mass);
+  }
   free(pg->ghost);
   free(pg->owner);
-  free(pg->position);
-  free(pg->mass);
   free(pg->volume);
   memset(pg, 0, sizeof *pg);
 }
@@ -29,15 +31,13 @@ typedef struct reverse_edge {
   double mass;
 } reverse_edge;
 
-static void sort_row(int32_t *a, int64_t n)
+/* i is in the nearest list of length n. */
+static int lists(const int32_t *list, int n, int32_t i)
 {
-  for (int64_t i = 1; i < n; ++i) {
-    const int32_t v = a[i];
-    int64_t j = i;
-    for (; j > 0 && a[j - 1] > v; --j)
-      a[j] = a[j - 1];
-    a[j] = v;
-  }
+  for (int k = 0; k < n; ++k)
+    if (list[k] == i)
+      return 1;
+  return 0;
 }
 
 /* Ghost cells: cells [n_own, n_cells) of the graph. */
@@ -157,7 +157,7 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
   for (int64_t i = 0; !failed && i < n_own; ++i)
     for (int k = 0; k < k_keep; ++k) {
       const int32_t j = r->nearest[(size_t)i * k_keep + k];
-      if (j < n_own)
+      if (j < n_own && !lists(r->nearest + (size_t)j * k_keep, k_keep, (int32_t)i))
         count[j]++;
     }
   int64_t *remote_to = phew_malloc((size_t)in.n + 1, sizeof *remote_to); /* own index, then ghost cell */
@@ -171,11 +171,19 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
       const int64_t gi = ghost_add(&g, re.from, r0, re.position, re.mass);
       failed = remote_to[e] < 0 || gi < 0 || n_own + gi > INT32_MAX;
       remote_from[e] = n_own + gi;
-      if (!failed)
+      if (failed)
+        break;
+      /* mutual: the sender is among our particle's nearest already */
+      const int32_t *list = r->nearest + (size_t)remote_to[e] * k_keep;
+      for (int k = 0; k < k_keep && remote_to[e] >= 0; ++k)
+        if (list[k] >= n_own && ghost_of_padding[list[k] - n_own] == remote_from[e])
+          remote_to[e] = -1;
+      if (remote_to[e] >= 0)
         count[remote_to[e]]++;
     }
 
-  /* rows: own lists, reverse own edges, remote reverse edges; then sorted and unique */
+  /* rows: own lists, then the reverse of own lists that are not mutual, then the remote
+   * reverse edges (never in a list here: those point at padding): no entry twice, no sort */
   const int64_t n_cells = n_own + g.n;
   pg->offsets = phew_malloc((size_t)n_cells + 1, sizeof *pg->offsets);
   int64_t total = 0;
@@ -188,50 +196,51 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
     for (int64_t i = 0; i < n_own; ++i)
       pg->offsets[i + 1] = pg->offsets[i] + count[i];
     for (int64_t i = 0; i < n_own; ++i)
-      count[i] = pg->offsets[i]; /* fill positions */
-    for (int64_t i = 0; i < n_own; ++i)
+      count[i] = pg->offsets[i] + k_keep; /* where the reverse entries go */
+    for (int64_t i = 0; i < n_own; ++i) {
+      const int32_t *list = r->nearest + (size_t)i * k_keep;
+      int32_t *row = pg->neighbours + pg->offsets[i];
       for (int k = 0; k < k_keep; ++k) {
-        const int32_t j = r->nearest[(size_t)i * k_keep + k];
-        pg->neighbours[count[i]++] = j < n_own ? j : ghost_of_padding[j - n_own];
-        if (j < n_own)
+        const int32_t j = list[k];
+        row[k] = j < n_own ? j : ghost_of_padding[j - n_own];
+        if (j < n_own && !lists(r->nearest + (size_t)j * k_keep, k_keep, (int32_t)i))
           pg->neighbours[count[j]++] = (int32_t)i;
       }
-    for (int64_t e = 0; e < in.n; ++e)
-      pg->neighbours[count[remote_to[e]]++] = (int32_t)remote_from[e];
-    /* sort and compact */
-    int64_t write = 0;
-    for (int64_t i = 0; i < n_own; ++i) {
-      int32_t *row = pg->neighbours + pg->offsets[i];
-      const int64_t n = pg->offsets[i + 1] - pg->offsets[i];
-      sort_row(row, n);
-      pg->offsets[i] = write;
-      for (int64_t k = 0; k < n; ++k)
-        if (k == 0 || row[k] != row[k - 1])
-          pg->neighbours[write++] = row[k];
     }
-    for (int64_t i = n_own; i <= n_cells; ++i)
-      pg->offsets[i] = write;
+    for (int64_t e = 0; e < in.n; ++e)
+      if (remote_to[e] >= 0)
+        pg->neighbours[count[remote_to[e]]++] = (int32_t)remote_from[e];
+    for (int64_t i = n_own; i < n_cells; ++i)
+      pg->offsets[i + 1] = pg->offsets[n_own];
   }
   free(remote_to);
   free(remote_from);
 
   /* the cells */
-  pg->global_id = phew_malloc((size_t)n_cells + 1, sizeof *pg->global_id);
-  pg->position = phew_malloc((size_t)n_cells + 1, 3 * sizeof *pg->position);
+  /* without ghosts the cells are the own particles: their arrays serve as they are */
+  pg->shares_cells = g.n == 0;
   pg->volume = phew_malloc((size_t)n_cells + 1, sizeof *pg->volume);
-  if (x->has_mass)
-    pg->mass = phew_malloc((size_t)n_cells + 1, sizeof *pg->mass);
-  if (g.n > 0) {
+  if (pg->shares_cells) {
+    pg->global_id = s->id;
+    pg->position = s->position;
+    pg->mass = s->mass;
+  } else {
+    pg->global_id = phew_malloc((size_t)n_cells + 1, sizeof *pg->global_id);
+    pg->position = phew_malloc((size_t)n_cells + 1, 3 * sizeof *pg->position);
+    if (x->has_mass)
+      pg->mass = phew_malloc((size_t)n_cells + 1, sizeof *pg->mass);
     pg->ghost = calloc((size_t)n_cells, 1);
     pg->owner = phew_malloc((size_t)n_cells, sizeof *pg->owner);
   }
   failed = failed || !pg->global_id || !pg->position || !pg->volume || (x->has_mass && !pg->mass) ||
            (g.n > 0 && (!pg->ghost || !pg->owner));
-  if (!failed) {
+  if (!failed && !pg->shares_cells) {
     memcpy(pg->global_id, s->id, (size_t)n_own * sizeof *pg->global_id);
     memcpy(pg->position, s->position, (size_t)n_own * 3 * sizeof *pg->position);
     if (pg->mass)
       memcpy(pg->mass, s->mass, (size_t)n_own * sizeof *pg->mass);
+  }
+  if (!failed) {
     for (int64_t k = 0; k < g.n; ++k) {
       const int64_t i = n_own + k;
       pg->global_id[i] = g.id[k];

@@ -27,8 +27,8 @@ typedef struct particle_set {
   /* own particles only */
   double *velocity;  /* 3 per particle, or NULL */
   double *density;   /* given densities, or NULL */
-  int32_t *origin_rank;   /* where each own particle was passed (NULL: here, in this order) */
-  int64_t *origin_index;
+  int32_t *origin_rank;   /* where each own particle was passed (NULL: on this rank) */
+  int64_t *origin_index;  /* (NULL: here, in this order) */
 } particle_set;
 
 void particle_set_free(particle_set *s);
@@ -74,6 +74,10 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
 phew_status domain_return(const points_context *x, const particle_set *s, const void *values, size_t value_size,
                           void *out, int64_t n_passed);
 
+/* Collective: the own particles in space-filling-curve order (origin_index keeps where each
+ * was passed). */
+phew_status spatial_order(const points_context *x, particle_set *s);
+
 /* Squared distance from a point to a subvolume, nearest image on periodic axes. */
 double subvolume_distance2(const particle_box *box, const subvolume *v, const double *p);
 
@@ -105,9 +109,11 @@ typedef struct particle_graph {
   double *position;
   double *mass;          /* NULL: 1 each */
   double *volume;
+  int shares_cells;      /* no ghosts: global_id, position and mass are the particle set's */
 } particle_graph;
 
-/* Collective: the symmetrised graph of the n_keep nearest other particles. */
+/* Collective: the symmetrised graph of the n_keep nearest other particles. Without ghost
+ * cells it points into s's arrays: s must outlive it and keep them. */
 phew_status particle_graph_build(const points_context *x, const particle_set *s, const neighbour_result *r,
                                  particle_graph *pg);
 void particle_graph_free(particle_graph *pg);
