@@ -15,6 +15,8 @@ The particles of points_cases.py (periodic unit box, masses, velocities, ids) as
     off) gives the same labels and tables; an Id array relabels the peaks and nothing else;
     ghost points are left out (-1, NaN); one thread gives what all cores give;
   - Particle Density gives the finder's Density bit for bit, on every input kind;
+  - the project's particle sample, when present: catalogue checks, every host halo of its
+    truth file found, byte equality with phew --points;
   - the proxies, their properties and documentation, and the panel hints.
 It also writes the one-process answers (labels, densities, tables) that the parallel and
 client-server tests compare with, into --answers-dir.
@@ -348,7 +350,40 @@ for label, data, properties, want in (
     check.check(values["ClumpId"] is None, "density %s: has labels" % label)
     Delete(estimator)
 
-# 11. The proxies: names, documentation, panel hints.
+# 11. The project's particle sample (datasets/particles_sample-*.raw, 20000 float32 particles
+#     with velocities in the periodic unit box, and its truth file), when present: the
+#     catalogue against the labelled particles, every host halo of the truth file found (a
+#     clump peaking within its r200), and byte equality with phew --points.
+sample = os.path.join(args.source_dir, "datasets", "particles_sample-pos.raw")
+if os.path.exists(sample):
+    import json  # noqa: E402
+    spos = np.fromfile(sample, dtype="<f4").reshape(-1, 3)
+    svel = np.fromfile(sample.replace("-pos.raw", "-vel.raw"), dtype="<f4").reshape(-1, 3)
+    with open(sample.replace("-pos.raw", "-truth.json")) as f:
+        truth = json.load(f)
+    got, tables, _ = run("sample", point_set(spos, {"vel": svel}), threshold=80.0,
+                         **dict(PERIODIC_BOX, Velocity=["POINTS", "vel"]))
+    n = pc.check_catalogue(check, "sample clumps", tables["clumps"], got, got["Density"], spos.astype(np.float64),
+                           None, svel.astype(np.float64), None, threshold=80.0)
+    rows = pt.table_as_lists(tables["clumps"])
+    peaks = np.array([rows["PeakX"], rows["PeakY"], rows["PeakZ"]]).T
+    for host in truth["hosts"]:
+        d = pc.nearest_image(peaks - np.asarray(host["centre"]), np.ones(3), True)
+        check.check(len(peaks) > 0 and np.sqrt((d * d).sum(axis=1)).min() < host["r200"],
+                    "sample: no clump peaks within r200 of host %d" % host["id"])
+    print("sample: %d particles, %d clumps, %d hosts in the truth file" % (len(spos), n, len(truth["hosts"])),
+          flush=True)
+    if cli:
+        tool_labels, tool_tables = pc.run_cli_points(args.cli, os.path.join(args.work_dir, "cli-sample"), spos, 80.0,
+                                                     dtype=np.float32, vel=svel)
+        for name in pt.LABEL_ARRAYS + ("Density",):
+            check.check(tool_labels[name].tobytes() == got[name].tobytes(), "tool sample: %s differs" % name)
+        for port, suffix in pt.TABLE_PORTS:
+            pt.compare_table(check, "tool sample/" + suffix, tables[suffix], *tool_tables[suffix])
+else:
+    print("NOTE: %s is not there (yet): the sample is not checked" % sample, flush=True)
+
+# 12. The proxies: names, documentation, panel hints.
 finder = PHEWClumpFinder(Input=producer(base_data))
 particle_properties = ["EstimateDensity", "NumberOfDensityNeighbours", "Mass", "Velocity", "Id", "NumberOfNeighbours",
                        "BoxFromDataBounds", "BoxOrigin", "BoxSize", "PeriodicX", "PeriodicY", "PeriodicZ",
