@@ -29,6 +29,12 @@ int procs_all_ok(const procs *p, int ok, char *message, size_t message_size)
   return 0;
 }
 
+void procs_broadcast_int64(const procs *p, int64_t *value)
+{
+  (void)p;
+  MPI_Bcast(value, 1, MPI_INT64_T, 0, world);
+}
+
 #else
 
 void procs_init(procs *p, int *argc, char ***argv)
@@ -48,6 +54,12 @@ int procs_all_ok(const procs *p, int ok, char *message, size_t message_size)
   (void)message;
   (void)message_size;
   return ok;
+}
+
+void procs_broadcast_int64(const procs *p, int64_t *value)
+{
+  (void)p;
+  (void)value;
 }
 
 #endif

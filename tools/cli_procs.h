@@ -5,6 +5,7 @@
 #define PHEW_CLI_PROCS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct procs {
   int rank, size;
@@ -19,5 +20,8 @@ void procs_finalize(void);
  * message (message_size bytes, the same size on every rank) holds, everywhere, the message
  * of the lowest rank that was not ok. Serial: returns ok. */
 int procs_all_ok(const procs *p, int ok, char *message, size_t message_size);
+
+/* Collective: every rank gets rank 0's *value. Serial: nothing to do. */
+void procs_broadcast_int64(const procs *p, int64_t *value);
 
 #endif

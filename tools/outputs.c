@@ -13,14 +13,16 @@
 /* Linux's PATH_MAX; longer paths cannot be opened. */
 enum { NAME_SIZE = 4096 };
 
-static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",  "-clump.raw",  "-halo.raw",
-                                                 "-clumps.csv", "-haloes.csv", "-dendrogram.csv"};
+static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",  "-clump.raw",  "-halo.raw",     "-clumps.csv",
+                                                 "-haloes.csv", "-dendrogram.csv", "-density.raw"};
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
 static char final_name[OUTPUT_COUNT][NAME_SIZE];
 static char temporary_name[OUTPUT_COUNT][NAME_SIZE];
 static char backup_name[OUTPUT_COUNT][NAME_SIZE];
 static char directory[NAME_SIZE];
+/* The outputs of this run (outputs_init's set); the others are never touched. */
+static int in_use[OUTPUT_COUNT];
 
 /* Who may touch the files. IDLE: nothing to clean up. ARMED: temporary files may exist, a
  * signal removes them. COMMITTING: rank 0 is renaming; a signal waits in pending_signal until
@@ -40,7 +42,8 @@ static atomic_int pending_signal;
 static void remove_temporaries(void)
 {
   for (int k = 0; k < OUTPUT_COUNT; ++k)
-    unlink(temporary_name[k]); /* async-signal-safe; a missing file is fine */
+    if (in_use[k])
+      unlink(temporary_name[k]); /* async-signal-safe; a missing file is fine */
 }
 
 /* Dies of sig with its default action, as if nothing had caught it (the parent sees the
@@ -86,7 +89,7 @@ static void catch_signals(void)
   }
 }
 
-int outputs_init(const char *prefix, char *message, size_t message_size)
+int outputs_init(const char *prefix, output_set set, char *message, size_t message_size)
 {
   const size_t longest = strlen(prefix) + strlen("-dendrogram.csv") + sizeof backup_suffix;
   if (longest > NAME_SIZE) {
@@ -95,6 +98,7 @@ int outputs_init(const char *prefix, char *message, size_t message_size)
     return -1;
   }
   for (int k = 0; k < OUTPUT_COUNT; ++k) {
+    in_use[k] = k != OUTPUT_DENSITY || set == OUTPUTS_POINTS;
     snprintf(final_name[k], NAME_SIZE, "%s%s", prefix, suffix[k]);
     snprintf(temporary_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], temporary_suffix);
     snprintf(backup_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], backup_suffix);
@@ -162,11 +166,12 @@ static int check_replaceable(const char *name, const char *role, char *message, 
   return 0;
 }
 
-/* Removes the first n temporary files (the ones this run created). */
+/* Removes the temporary files of the first n outputs (the ones this run created). */
 static void remove_created(int n)
 {
   for (int k = 0; k < n; ++k)
-    unlink(temporary_name[k]);
+    if (in_use[k])
+      unlink(temporary_name[k]);
 }
 
 int outputs_prepare(char *message, size_t message_size)
@@ -174,11 +179,13 @@ int outputs_prepare(char *message, size_t message_size)
   if (check_directory(message, message_size) != 0)
     return -1;
   for (int k = 0; k < OUTPUT_COUNT; ++k)
-    if (check_replaceable(final_name[k], "output", message, message_size) != 0 ||
-        check_replaceable(temporary_name[k], "temporary file", message, message_size) != 0 ||
-        check_replaceable(backup_name[k], "backup name", message, message_size) != 0)
+    if (in_use[k] && (check_replaceable(final_name[k], "output", message, message_size) != 0 ||
+                      check_replaceable(temporary_name[k], "temporary file", message, message_size) != 0 ||
+                      check_replaceable(backup_name[k], "backup name", message, message_size) != 0))
       return -1;
   for (int k = 0; k < OUTPUT_COUNT; ++k) {
+    if (!in_use[k])
+      continue;
     /* a new file of our own (O_EXCL), not one reached through a link left at that name by
      * an earlier run that was killed */
     unlink(temporary_name[k]);
@@ -221,7 +228,7 @@ int outputs_commit(char *message, size_t message_size)
   /* first every previous file aside (a rename keeps it intact), then every new one in place */
   for (int k = 0; ok && k < OUTPUT_COUNT; ++k) {
     struct stat st;
-    if (lstat(final_name[k], &st) != 0)
+    if (!in_use[k] || lstat(final_name[k], &st) != 0)
       continue; /* nothing there before */
     if (rename(final_name[k], backup_name[k]) != 0) {
       snprintf(message, message_size, "cannot move the previous '%s' aside to '%s': %s", final_name[k],
@@ -232,6 +239,8 @@ int outputs_commit(char *message, size_t message_size)
     }
   }
   for (int k = 0; ok && k < OUTPUT_COUNT; ++k) {
+    if (!in_use[k])
+      continue;
     if (rename(temporary_name[k], final_name[k]) != 0) {
       snprintf(message, message_size, "cannot rename '%s' to '%s': %s", temporary_name[k], final_name[k],
                strerror(errno));
@@ -241,6 +250,8 @@ int outputs_commit(char *message, size_t message_size)
     }
   }
   for (int k = 0; k < OUTPUT_COUNT; ++k) {
+    if (!in_use[k])
+      continue;
     if (ok) {
       if (moved[k])
         unlink(backup_name[k]);

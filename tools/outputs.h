@@ -1,7 +1,8 @@
-/* The six output files of a run: checked and created (empty, under temporary names) before
- * anything is computed, written during the run, then put in place all or nothing. A failure
- * at any point, or SIGINT / SIGTERM / SIGHUP, leaves the files of a previous run exactly as
- * they were and no temporary file behind.
+/* The output files of a run (six for a grid, seven for particles): checked and created
+ * (empty, under temporary names) before anything is computed, written during the run, then
+ * put in place all or nothing. A failure at any point, or SIGINT / SIGTERM / SIGHUP, leaves
+ * the files of a previous run exactly as they were and no temporary file behind. A grid run
+ * does not touch a PREFIX-density.raw that a particle run left with the same prefix.
  *
  *   PREFIX-patch.raw  ...                  the files users get
  *   PREFIX-patch.raw.partial  ...          written during the run
@@ -9,26 +10,31 @@
  *                                          renamed into place (removed or restored after)
  *
  * One set per process (the signal handler needs it in static storage). Under mpirun every
- * rank knows the names (the label files are written by every rank) and removes the temporary
+ * rank knows the names (the per-cell files are written by every rank) and removes the temporary
  * files when signalled; rank 0 alone creates them and renames them into place. */
 #ifndef PHEW_OUTPUTS_H
 #define PHEW_OUTPUTS_H
 
 #include <stddef.h>
 
+/* Every output of either mode; OUTPUT_DENSITY (PREFIX-density.raw) is written for particles
+ * only. Files are created, renamed and removed in this order. */
 enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
-       OUTPUT_COUNT };
+       OUTPUT_DENSITY, OUTPUT_COUNT };
 
-/* Every rank: the names from the prefix; from then on SIGINT, SIGTERM and SIGHUP remove the
- * temporary files before the process dies of the signal. Returns 0, or -1 with message when
- * the prefix is too long for a path. */
-int outputs_init(const char *prefix, char *message, size_t message_size);
+/* Which outputs a run writes. */
+typedef enum output_set { OUTPUTS_GRID, OUTPUTS_POINTS } output_set;
+
+/* Every rank: the names of the set's outputs from the prefix; from then on SIGINT, SIGTERM
+ * and SIGHUP remove the temporary files before the process dies of the signal. Returns 0,
+ * or -1 with message when the prefix is too long for a path. */
+int outputs_init(const char *prefix, output_set set, char *message, size_t message_size);
 
 /* The temporary file that output k is written to. */
 const char *outputs_temporary(int k);
 
 /* Rank 0, before any computation: checks that the output directory exists and is writable,
- * that no output name is a directory or a file that cannot be replaced, and creates the six
+ * that no output name is a directory or a file that cannot be replaced, and creates the
  * temporary files, empty. Returns 0, or -1 with message (and no temporary file left). */
 int outputs_prepare(char *message, size_t message_size);
 

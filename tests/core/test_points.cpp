@@ -493,6 +493,18 @@ TEST(Points, BadInput)
                [](phew_input &in) { in.points.has_box = 0; });
   expect_fails(good, Options(), PHEW_ERROR_ARGUMENT, "the number of neighbours must be at least 1",
                [](phew_input &in) { in.points.n_neighbours = 0; });
+  { // ids must be unique
+    std::vector<int64_t> ids(good.n());
+    std::iota(ids.begin(), ids.end(), 100);
+    ids[20] = ids[10];
+    Options o;
+    o.ids = &ids;
+    PointsRun r;
+    run_points(good, test_params(), o, r);
+    EXPECT_EQ(r.status, PHEW_ERROR_ARGUMENT);
+    EXPECT_NE(std::strstr(r.result.message, "particle id 110 is given to more than one particle"), nullptr)
+        << r.result.message;
+  }
   Particles piled = good; // 70 particles at one point: h = 0
   for (int k = 0; k < 70; ++k)
     for (int d = 0; d < 3; ++d)

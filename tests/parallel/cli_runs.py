@@ -9,6 +9,7 @@ import sys
 import time
 
 SUFFIXES = ["-patch.raw", "-clump.raw", "-halo.raw", "-clumps.csv", "-haloes.csv", "-dendrogram.csv"]
+POINT_SUFFIXES = SUFFIXES + ["-density.raw"]  # the particle mode's seven files
 
 
 def parser(description):

@@ -62,7 +62,7 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
   run->seconds[PHEW_PARTICLE_NEIGHBOURS] += run->nr.seconds_search;
   if (s != PHEW_OK)
     return s;
-  result->stats.padding_rounds = run->nr.rounds;
+  result->stats.padding_rounds = (int32_t)comm_max(c, run->nr.rounds);
   result->stats.max_padding = comm_max(c, run->s.n - run->s.n_own);
 
   if (with_graph) {

@@ -168,12 +168,23 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
   for (int q = 0; status == PHEW_OK && q < c->size; ++q)
     asked[q] = sent[q] = -1.0;
 
+  /* a rank holding fewer particles than one neighbourhood cannot search yet: it asks for a
+   * width from the mean spacing of all particles, doubled until it holds enough */
+  double guess = 0.0;
+  {
+    double volume = 1.0;
+    for (int a = 0; a < 3; ++a)
+      volume *= x->hi[a] > x->lo[a] ? x->hi[a] - x->lo[a] : 1.0;
+    guess = 2.0 * cbrt((double)x->k_search * volume / (double)x->n_total);
+  }
   kd_tree *tree = NULL;
   while (status == PHEW_OK) {
+    const int too_few = padded && n_pending > 0 && s->n < x->k_search;
     double t = phew_seconds();
     kd_tree_free(tree);
     tree = NULL;
-    status = comm_agree(c, kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result), x->result);
+    phew_status mine = too_few ? PHEW_OK : kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result);
+    status = comm_agree(c, mine, x->result);
     r->seconds_tree += phew_seconds() - t;
     if (status != PHEW_OK)
       break;
@@ -181,9 +192,16 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     const int first = r->rounds == 0; /* all own particles, in order: straight into r */
     knn_query q = {n_dens, r->n_keep, n_pending, first ? NULL : pending, first ? r->h : h, reach,
                    first ? r->nearest : nearest, x->n_threads};
-    status = comm_agree(c, knn_search(tree, &q, x->result), x->result);
+    mine = too_few ? PHEW_OK : knn_search(tree, &q, x->result);
+    status = comm_agree(c, mine, x->result);
     r->seconds_search += phew_seconds() - t;
-    r->rounds++;
+    if (too_few) { /* every pending particle asks for the guess, which grows */
+      for (int64_t k = 0; k < n_pending; ++k)
+        reach[k] = guess;
+      guess *= 2.0;
+    } else {
+      r->rounds++;
+    }
     if (status != PHEW_OK)
       break;
     /* keep the answers; the particles whose ball may hold particles not here yet search again */
@@ -192,6 +210,11 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
       break;
     for (int64_t k = 0; k < n_pending; ++k) {
       const int32_t i = pending[k];
+      if (too_few) {
+        reach[n_failed] = reach[k];
+        pending[n_failed++] = i;
+        continue;
+      }
       if (!first) {
         if (r->h)
           r->h[i] = h[k];

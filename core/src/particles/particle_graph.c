@@ -232,8 +232,9 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
     pg->ghost = calloc((size_t)n_cells, 1);
     pg->owner = phew_malloc((size_t)n_cells, sizeof *pg->owner);
   }
-  failed = failed || !pg->global_id || !pg->position || !pg->volume || (x->has_mass && !pg->mass) ||
-           (g.n > 0 && (!pg->ghost || !pg->owner));
+  failed = failed || !pg->volume ||
+           (!pg->shares_cells && (!pg->global_id || !pg->position || (x->has_mass && !pg->mass) || !pg->ghost ||
+                                  !pg->owner));
   if (!failed && !pg->shares_cells) {
     memcpy(pg->global_id, s->id, (size_t)n_own * sizeof *pg->global_id);
     memcpy(pg->position, s->position, (size_t)n_own * 3 * sizeof *pg->position);

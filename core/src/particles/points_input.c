@@ -1,6 +1,7 @@
 /* The caller's particles: checks (one bad particle on one rank stops every rank, with a
  * message naming it), global ids, and this rank's particle_set in float64. */
 #include "points.h"
+#include "id_map.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -109,6 +110,44 @@ static phew_status check_particles(const phew_points *p, const int64_t *id, phew
   return PHEW_OK;
 }
 
+/* Given ids must be unique over all ranks: each id goes to the rank it hashes to, which
+ * looks for repeats. Collective. */
+static phew_status check_unique_ids(const points_context *x, const particle_set *s)
+{
+  comm *c = x->c;
+  outbox o;
+  outbox_init(&o, c, sizeof(int64_t));
+  for (int64_t i = 0; i < s->n_own; ++i)
+    outbox_put(&o, (int)(((uint64_t)s->id[i] * UINT64_C(0x9E3779B97F4A7C15) >> 32) % (uint64_t)c->size), &s->id[i]);
+  inbox in;
+  phew_status status = outbox_send(&o, c, &in);
+  outbox_free(&o);
+  id_map seen;
+  int64_t repeated = -1;
+  if (status == PHEW_OK && id_map_init(&seen, in.n) == 0) {
+    for (int64_t k = 0; k < in.n && repeated < 0; ++k) {
+      int64_t id, first;
+      memcpy(&id, in.items + (size_t)k * sizeof id, sizeof id);
+      if (id_map_insert(&seen, id, k, &first) != 0) {
+        status = PHEW_ERROR_MEMORY;
+        break;
+      }
+      if (first != k)
+        repeated = id;
+    }
+    id_map_free(&seen);
+  } else if (status == PHEW_OK) {
+    status = PHEW_ERROR_MEMORY;
+  }
+  inbox_free(&in);
+  if (status != PHEW_OK)
+    status = phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while checking the particle ids");
+  else if (repeated >= 0)
+    status = phew_fail(x->result, PHEW_ERROR_ARGUMENT, "particle id %lld is given to more than one particle: ids must be unique",
+                       (long long)repeated);
+  return comm_agree(c, status, x->result);
+}
+
 /* Total mass of all ranks, exact, the same bits on every rank. */
 static double total_mass(const points_context *x, const particle_set *s)
 {
@@ -175,6 +214,8 @@ phew_status points_read(points_context *x, const phew_input *in, int with_graph,
   for (int64_t i = 0; i < p->n; ++i)
     s->id[i] = p->id ? p->id[i] : first + i;
   status = comm_agree(c, check_particles(p, s->id, result), result);
+  if (status == PHEW_OK && (any & 8))
+    status = check_unique_ids(x, s);
   if (status != PHEW_OK)
     return status;
 

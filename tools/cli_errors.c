@@ -1,0 +1,44 @@
+#include "cli_errors.h"
+#include "phew/phew.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The first failure of this process; printed by all_ok. */
+static char error_text[512];
+
+void fail(const char *format, ...)
+{
+  if (error_text[0])
+    return;
+  va_list args;
+  va_start(args, format);
+  vsnprintf(error_text, sizeof error_text, format, args);
+  va_end(args);
+}
+
+int failed(void) { return error_text[0] != '\0'; }
+
+int all_ok(const procs *p)
+{
+  if (procs_all_ok(p, error_text[0] == '\0', error_text, sizeof error_text))
+    return 1;
+  if (p->rank == 0)
+    fprintf(stderr, "phew: error: %s\n", error_text);
+  return 0;
+}
+
+void *allocate(int64_t n, int64_t size, const char *what)
+{
+  const int64_t factors[2] = {n, size};
+  int64_t bytes;
+  if (phew_checked_product(factors, 2, &bytes) != 0 || (uint64_t)bytes > SIZE_MAX) {
+    fail("%s: %lld values of %lld bytes do not fit in memory", what, (long long)n, (long long)size);
+    return NULL;
+  }
+  void *data = malloc(bytes > 0 ? (size_t)bytes : 1);
+  if (!data)
+    fail("out of memory for %s (%lld bytes)", what, (long long)bytes);
+  return data;
+}

@@ -1,0 +1,251 @@
+/* Parsing the command line. Every rank parses the same arguments, so every rank reaches the
+ * same verdict; the first failure is recorded with fail (cli_errors.h). */
+#include "cli_options.h"
+#include "cli_errors.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void usage(FILE *out)
+{
+  fputs("usage: phew --input FILE --dims NX NY NZ --type float32|float64 --threshold T\n"
+        "            [--relevance R] [--saddle S] [--mass-threshold M] [--periodic]\n"
+        "            [--spacing DX DY DZ] [--origin OX OY OZ] --output PREFIX [--verbose]\n"
+        "       phew --points POS --type float32|float64 --box LX LY LZ [--periodic]\n"
+        "            [--masses FILE] [--velocities FILE] [--ids FILE] [--density FILE]\n"
+        "            [--neighbours K] [--density-neighbours N] --threshold T [--relevance R]\n"
+        "            [--saddle S] [--mass-threshold M] [--threads N] --output PREFIX [--verbose]\n"
+        "\n"
+        "A grid: a raw little-endian cube, x fastest. Outputs PREFIX-patch.raw, -clump.raw,\n"
+        "-halo.raw (int64 per cell, -1 = none), PREFIX-clumps.csv, -haloes.csv, -dendrogram.csv.\n"
+        "Particles: POS holds raw little-endian x,y,z per particle (velocities likewise; masses\n"
+        "and a given density one value per particle; all of --type; ids int64), inside the box\n"
+        "[0,LX)x[0,LY)x[0,LZ). Densities are estimated (SPH over N density neighbours, default\n"
+        "64) unless given, in units of the mean density; PHEW runs on the graph of the K nearest\n"
+        "neighbours (default 16). Outputs as for a grid, one value per particle in input order,\n"
+        "plus PREFIX-density.raw (float64); --threads per process, 0 (default): all cores.\n",
+        out);
+}
+
+/* strtod on the whole text. Returns 1 with *value set, 0 when the text is not a finite
+ * number (empty, trailing characters, nan, inf), -1 when it is a number beyond the double
+ * range (1e999). Tiny values (denormals, or below them: 0) are accepted: strtod flags them
+ * with ERANGE but returns the nearest double, which is what the user wrote. */
+static int parse_double(const char *text, double *value)
+{
+  char *end = NULL;
+  errno = 0;
+  const double v = strtod(text, &end);
+  if (end == text || *end != '\0' || isnan(v))
+    return 0;
+  if (isinf(v))
+    return errno == ERANGE ? -1 : 0;
+  *value = v;
+  return 1;
+}
+
+/* strtoll on the whole text: 1 with *value set, 0 when not an integer, -1 when beyond int64. */
+static int parse_int64(const char *text, int64_t *value)
+{
+  char *end = NULL;
+  errno = 0;
+  const long long v = strtoll(text, &end, 10);
+  if (end == text || *end != '\0')
+    return 0;
+  if (errno == ERANGE)
+    return -1;
+  *value = v;
+  return 1;
+}
+
+/* Parses the numeric value of option a; 0 or -1 after fail. */
+static int option_double(const char *a, const char *text, double *value, const char *what)
+{
+  const int r = parse_double(text, value);
+  if (r == 1)
+    return 0;
+  if (r < 0)
+    fail("%s value '%s' is out of range (finite numbers go up to about 1.8e308)", a, text);
+  else
+    fail("%s needs %s (got '%s')", a, what, text);
+  return -1;
+}
+
+/* Parses an int option with at least `least`; 0 or -1 after fail. */
+static int option_int(const char *a, const char *text, int least, int *value)
+{
+  int64_t v;
+  const int r = parse_int64(text, &v);
+  if (r == 1 && v >= least && v <= INT_MAX) {
+    *value = (int)v;
+    return 0;
+  }
+  if (r == 1 && v > INT_MAX)
+    fail("%s value '%s' is out of range (at most %d)", a, text, INT_MAX);
+  else
+    fail("%s needs an integer of at least %d (got '%s')", a, least, text);
+  return -1;
+}
+
+/* Options that belong to one mode only: their index in `given` below. */
+enum { GIVEN_DIMS, GIVEN_SPACING, GIVEN_ORIGIN, GRID_ONLY, GIVEN_BOX = GRID_ONLY, GIVEN_MASSES, GIVEN_VELOCITIES,
+       GIVEN_IDS, GIVEN_DENSITY, GIVEN_NEIGHBOURS, GIVEN_DENSITY_NEIGHBOURS, GIVEN_THREADS, N_GIVEN };
+static const char *const mode_option[N_GIVEN] = {"--dims",  "--spacing",   "--origin",
+                                                 "--box",   "--masses",    "--velocities",
+                                                 "--ids",   "--density",   "--neighbours",
+                                                 "--density-neighbours", "--threads"};
+
+/* The option's slot in `given`, or -1 for an option both modes take. */
+static int mode_slot(const char *a)
+{
+  for (int k = 0; k < N_GIVEN; ++k)
+    if (!strcmp(a, mode_option[k]))
+      return k;
+  return -1;
+}
+
+/* After the loop: the mode, options of the other mode, the required ones. 0 or 1 after fail. */
+static int check_mode(options *o, const int *given, int have_type, int have_threshold)
+{
+  if (o->input && o->positions) {
+    fail("--input (a grid) and --points (particles) cannot be used together");
+    return 1;
+  }
+  if (!o->input && !o->positions) {
+    fail("--input (a grid) or --points (particles) is required (see phew --help)");
+    return 1;
+  }
+  o->points = o->positions != NULL;
+  for (int k = 0; k < N_GIVEN; ++k)
+    if (given[k] && (k < GRID_ONLY) == o->points) {
+      if (o->points)
+        fail("%s applies to a grid (--input), not to particles (--points)", mode_option[k]);
+      else
+        fail("%s applies to particles (--points), not to a grid (--input)", mode_option[k]);
+      return 1;
+    }
+  if (!o->points && (!o->output || !given[GIVEN_DIMS] || !have_type || !have_threshold)) {
+    fail("--input, --output, --dims, --type and --threshold are required (see phew --help)");
+    return 1;
+  }
+  if (o->points && (!o->output || !given[GIVEN_BOX] || !have_type || !have_threshold)) {
+    fail("--points, --output, --box, --type and --threshold are required (see phew --help)");
+    return 1;
+  }
+  return 0;
+}
+
+int parse_options(int argc, char **argv, options *o)
+{
+  memset(o, 0, sizeof *o);
+  phew_params_init(&o->params);
+  for (int d = 0; d < 3; ++d)
+    o->spacing[d] = 1.0;
+  o->n_neighbours = 16;
+  o->n_density_neighbours = 64;
+  int given[N_GIVEN] = {0}, have_type = 0, have_threshold = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const int left = argc - i - 1;
+#define NEED(k)                                                                                                   \
+  if (left < (k)) {                                                                                               \
+    fail("%s needs %d value(s)", a, (k));                                                                        \
+    return 1;                                                                                                     \
+  }
+    const int slot = mode_slot(a);
+    if (slot >= 0)
+      given[slot] = 1;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      return 2;
+    } else if (!strcmp(a, "--input") || !strcmp(a, "--points") || !strcmp(a, "--output") || !strcmp(a, "--masses") ||
+               !strcmp(a, "--velocities") || !strcmp(a, "--ids") || !strcmp(a, "--density")) {
+      NEED(1);
+      const char *v = argv[++i];
+      const char **target = !strcmp(a, "--input")        ? &o->input
+                            : !strcmp(a, "--points")     ? &o->positions
+                            : !strcmp(a, "--output")     ? &o->output
+                            : !strcmp(a, "--masses")     ? &o->masses
+                            : !strcmp(a, "--velocities") ? &o->velocities
+                            : !strcmp(a, "--ids")        ? &o->ids
+                                                         : &o->density;
+      *target = v;
+    } else if (!strcmp(a, "--dims")) {
+      NEED(3);
+      for (int d = 0; d < 3; ++d) {
+        const int r = parse_int64(argv[++i], &o->dims[d]);
+        if (r < 0) {
+          fail("--dims value '%s' is out of range (at most %lld)", argv[i], (long long)INT64_MAX);
+          return 1;
+        }
+        if (r == 0 || o->dims[d] < 1) {
+          fail("--dims needs three positive integers (got '%s')", argv[i]);
+          return 1;
+        }
+      }
+    } else if (!strcmp(a, "--type")) {
+      NEED(1);
+      const char *t = argv[++i];
+      if (!strcmp(t, "float32"))
+        o->type = PHEW_FLOAT32;
+      else if (!strcmp(t, "float64"))
+        o->type = PHEW_FLOAT64;
+      else {
+        fail("--type must be float32 or float64 (got '%s')", t);
+        return 1;
+      }
+      have_type = 1;
+    } else if (!strcmp(a, "--threshold") || !strcmp(a, "--relevance") || !strcmp(a, "--saddle") ||
+               !strcmp(a, "--mass-threshold")) {
+      NEED(1);
+      double v;
+      if (option_double(a, argv[++i], &v, "a finite number") != 0)
+        return 1;
+      if (!strcmp(a, "--threshold")) {
+        o->params.density_threshold = v;
+        have_threshold = 1;
+      } else if (!strcmp(a, "--relevance")) {
+        o->params.relevance_threshold = v;
+      } else if (!strcmp(a, "--saddle")) {
+        o->params.saddle_merging = 1;
+        o->params.saddle_threshold = v;
+      } else {
+        o->params.mass_threshold = v;
+      }
+    } else if (!strcmp(a, "--spacing") || !strcmp(a, "--origin")) {
+      NEED(3);
+      double *target = !strcmp(a, "--spacing") ? o->spacing : o->origin;
+      for (int d = 0; d < 3; ++d)
+        if (option_double(a, argv[++i], &target[d], "three finite numbers") != 0)
+          return 1;
+    } else if (!strcmp(a, "--box")) {
+      NEED(3);
+      for (int d = 0; d < 3; ++d) {
+        if (option_double(a, argv[++i], &o->box[d], "three positive numbers") != 0)
+          return 1;
+        if (!(o->box[d] > 0.0)) {
+          fail("--box needs three positive numbers (got '%s')", argv[i]);
+          return 1;
+        }
+      }
+    } else if (!strcmp(a, "--neighbours") || !strcmp(a, "--density-neighbours") || !strcmp(a, "--threads")) {
+      NEED(1);
+      int *target = !strcmp(a, "--neighbours")           ? &o->n_neighbours
+                    : !strcmp(a, "--density-neighbours") ? &o->n_density_neighbours
+                                                         : &o->n_threads;
+      if (option_int(a, argv[++i], target == &o->n_threads ? 0 : 1, target) != 0)
+        return 1;
+    } else if (!strcmp(a, "--periodic")) {
+      o->periodic = 1;
+    } else if (!strcmp(a, "--verbose")) {
+      o->verbose = 1;
+    } else {
+      fail("unknown option '%s' (see phew --help)", a);
+      return 1;
+    }
+#undef NEED
+  }
+  return check_mode(o, given, have_type, have_threshold);
+}

@@ -1,0 +1,31 @@
+/* The tool's command line: a grid (--input and --dims) or particles (--points and --box),
+ * the PHEW parameters they share, and the output prefix. */
+#ifndef PHEW_CLI_OPTIONS_H
+#define PHEW_CLI_OPTIONS_H
+
+#include "phew/phew.h"
+
+#include <stdio.h>
+
+typedef struct options {
+  int points;          /* 0: the grid mode (--input), 1: the particle mode (--points) */
+  const char *output;  /* the prefix */
+  phew_scalar_type type;
+  int periodic, verbose;
+  phew_params params;
+  /* grid */
+  const char *input;
+  int64_t dims[3];
+  double spacing[3], origin[3];
+  /* particles: the files (NULL when not given), the box, the neighbours, the threads */
+  const char *positions, *masses, *velocities, *ids, *density;
+  double box[3];
+  int n_neighbours, n_density_neighbours, n_threads;
+} options;
+
+void usage(FILE *out);
+
+/* Returns 0 on success, 1 after a failure (fail), 2 for --help. The same on every rank. */
+int parse_options(int argc, char **argv, options *o);
+
+#endif

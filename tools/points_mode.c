@@ -1,0 +1,130 @@
+/* The particle mode. Rank r reads the contiguous share [first, first + n) of every particle
+ * file (points_io.c) and passes it to the core with the communicator; the core redistributes
+ * the particles over subvolumes and returns the labels and densities of the particles this
+ * rank passed, in its order, so each rank writes them back at the same offsets. The box is
+ * [0, LX) x [0, LY) x [0, LZ), periodic along all three axes with --periodic. */
+#include "points_mode.h"
+#include "cli_errors.h"
+#include "outputs.h"
+#include "points_io.h"
+#include "summary.h"
+#include "tables.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void points_mode_check(const procs *p, const options *o, int64_t *n_total)
+{
+  particle_files f;
+  particle_files_init(&f, o);
+  *n_total = 0;
+  if (p->rank == 0)
+    particle_files_count(&f, n_total);
+}
+
+/* This rank's particles and what comes back for them. */
+typedef struct share {
+  int64_t first, n;
+  void *data[POINTS_FILES]; /* NULL for a file not given */
+  phew_labels labels;
+} share;
+
+static void share_free(share *s)
+{
+  for (int k = 0; k < POINTS_FILES; ++k)
+    free(s->data[k]);
+  free(s->labels.peak_patch_id);
+  free(s->labels.clump_id);
+  free(s->labels.halo_id);
+  free(s->labels.density);
+}
+
+/* Collective: allocates and reads this rank's share of every given file. 0, or -1 on every
+ * rank after all_ok has printed why. */
+static int read_share(const procs *p, const particle_files *f, share *s)
+{
+  for (int k = 0; k < POINTS_FILES && !failed(); ++k)
+    if (f->path[k])
+      s->data[k] = allocate(s->n, f->record[k], "the particles");
+  if (!failed() && (s->labels.peak_patch_id = allocate(s->n, 8, "the label arrays")) != NULL &&
+      (s->labels.clump_id = allocate(s->n, 8, "the label arrays")) != NULL &&
+      (s->labels.halo_id = allocate(s->n, 8, "the label arrays")) != NULL)
+    s->labels.density = allocate(s->n, 8, "the densities");
+  if (!all_ok(p))
+    return -1;
+  for (int k = 0; k < POINTS_FILES && !failed(); ++k)
+    if (f->path[k])
+      particle_files_read(f, k, s->first, s->n, s->data[k]);
+  return all_ok(p) ? 0 : -1;
+}
+
+/* The core's input for this rank's share. */
+static void make_input(const procs *p, const options *o, const share *s, phew_input *in)
+{
+  memset(in, 0, sizeof *in);
+  in->mesh = PHEW_MESH_POINTS;
+  phew_points *pts = &in->points;
+  phew_points_init(pts);
+  pts->n = s->n;
+  pts->type = o->type;
+  pts->position = s->data[POINTS_POSITION];
+  pts->mass = s->data[POINTS_MASS];
+  pts->velocity = s->data[POINTS_VELOCITY];
+  pts->id = s->data[POINTS_ID];
+  pts->has_box = 1;
+  for (int d = 0; d < 3; ++d) {
+    pts->box_origin[d] = 0.0;
+    pts->box_size[d] = o->box[d];
+    pts->periodic[d] = o->periodic;
+  }
+  pts->n_neighbours = o->n_neighbours;
+  pts->n_density_neighbours = o->n_density_neighbours;
+  pts->n_threads = o->n_threads;
+  in->density = s->data[POINTS_DENSITY];
+  in->density_type = o->type;
+  in->mpi_comm = p->mpi_comm;
+}
+
+/* Collective: every rank writes its share of the per-particle files, rank 0 the tables,
+ * then rank 0 puts the seven files in place. 0, or -1 on every rank after all_ok. */
+static int write_outputs(const procs *p, const share *s, const phew_result *r)
+{
+  const void *arrays[4] = {s->labels.peak_patch_id, s->labels.clump_id, s->labels.halo_id, s->labels.density};
+  const int files[4] = {OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_DENSITY};
+  for (int k = 0; k < 4; ++k) {
+    particle_files_write(outputs_temporary(files[k]), 8, s->first, s->n, arrays[k]);
+    if (!all_ok(p))
+      return -1;
+  }
+  return tables_write_and_commit(p, r);
+}
+
+int points_mode_run(const procs *p, const options *o, int64_t n_total)
+{
+  procs_broadcast_int64(p, &n_total);
+  particle_files f;
+  particle_files_init(&f, o);
+  share s;
+  memset(&s, 0, sizeof s);
+  particle_files_share(p, n_total, &s.first, &s.n);
+  phew_result result;
+  memset(&result, 0, sizeof result);
+  int code = 1;
+  if (read_share(p, &f, &s) != 0)
+    goto done;
+  phew_input in;
+  make_input(p, o, &s, &in);
+  const phew_status status = phew_find_clumps(&in, &o->params, &s.labels, &result);
+  if (status != PHEW_OK) /* the same status and message on every rank */
+    fail("%s", result.message[0] ? result.message : phew_status_string(status));
+  if (!all_ok(p))
+    goto done;
+  if (o->verbose && p->rank == 0)
+    print_summary(&result, 1);
+  if (write_outputs(p, &s, &result) == 0)
+    code = 0;
+done:
+  phew_result_free(&result);
+  share_free(&s);
+  return code;
+}

@@ -1,0 +1,49 @@
+#include "summary.h"
+
+#include <stdio.h>
+
+/* The particle stages (times are the maximum over ranks) and the padding; returns their total. */
+static double particle_stages(const phew_stats *s)
+{
+  double total = 0.0;
+  printf("  %-15s %9s\n", "particle stage", "seconds");
+  for (int k = 0; k < PHEW_PARTICLE_STAGE_COUNT; ++k) {
+    printf("  %-15s %9.4f\n", phew_particle_stage_name(k), s->particle_seconds[k]);
+    total += s->particle_seconds[k];
+  }
+  printf("  padding: %d round(s), at most %lld padding particle(s) on a rank\n", (int)s->padding_rounds,
+         (long long)s->max_padding);
+  return total;
+}
+
+void print_summary(const phew_result *r, int points)
+{
+  const phew_stats *s = &r->stats;
+  const char *unit = points ? "particles" : "cells";
+  double total = 0.0;
+  printf("%s %lld, test %s %lld, peaks %lld, saddle pairs %lld\n", unit, (long long)s->n_cells, unit,
+         (long long)s->n_test_cells, (long long)s->n_peaks, (long long)s->n_saddle_pairs);
+  printf("noise removal: %d level(s), %lld isolated peak(s) discarded, %lld clump(s)\n", s->noise_levels,
+         (long long)s->n_noise_discarded, (long long)s->n_clumps_found);
+  printf("saddle merging: %d level(s), %lld halo(es)\n", s->saddle_levels, (long long)s->n_haloes_found);
+  printf("catalogue (above the mass threshold): %lld clump(s), %lld halo(es), %lld dendrogram node(s)\n",
+         (long long)r->n_clumps, (long long)r->n_haloes, (long long)r->n_nodes);
+  if (points)
+    total += particle_stages(s);
+  printf("  %-15s %9s %7s %14s\n", "stage", "seconds", "rounds", "bytes sent");
+  for (int k = 0; k < PHEW_STAGE_COUNT; ++k) {
+    printf("  %-15s %9.4f %7d %14lld\n", phew_stage_name(k), s->seconds[k], s->iterations[k],
+           (long long)s->bytes_sent[k]);
+    total += s->seconds[k];
+  }
+  printf("  %-15s %9.4f s (%.1f million %s/s)\n", "total", total, total > 0 ? (double)s->n_cells / total / 1e6 : 0.0,
+         unit);
+  if (points)
+    printf("ranks %d, %d thread(s) each: ", s->n_ranks, s->n_threads);
+  else
+    printf("ranks %d: ", s->n_ranks);
+  printf("per rank at most %lld active peak(s), %lld ghost peak(s), ghost/active %.3g, "
+         "%lld saddle-matrix entries; %lld hash collision(s)\n",
+         (long long)s->max_active_peaks, (long long)s->max_ghost_peaks, s->max_ghost_ratio,
+         (long long)s->max_sparse_entries, (long long)s->hash_collisions);
+}

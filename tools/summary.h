@@ -1,0 +1,12 @@
+/* The --verbose summary of a run, printed by rank 0: counts, the stages' times, rounds and
+ * bytes; for particles first the stages before PHEW (domain, trees, neighbours, density,
+ * graph) and the padding. Lines with global counts start with a word; per-rank figures and
+ * times are indented or on the "ranks" line (the parallel tests compare the others). */
+#ifndef PHEW_SUMMARY_H
+#define PHEW_SUMMARY_H
+
+#include "phew/phew.h"
+
+void print_summary(const phew_result *r, int points);
+
+#endif

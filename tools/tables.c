@@ -1,0 +1,47 @@
+#include "tables.h"
+#include "cli_errors.h"
+#include "csv_output.h"
+#include "file_io.h"
+#include "outputs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Rank 0 writes one table into its temporary file; 0 or -1 after fail. */
+static int write_csv(int k, const phew_column *columns, int n_columns, const void *rows, int64_t n_rows,
+                     size_t row_size)
+{
+  const char *path = outputs_temporary(k);
+  text_file *out = malloc(sizeof *out);
+  if (!out) {
+    fail("out of memory writing '%s'", path);
+    return -1;
+  }
+  int err = text_open(out, path);
+  if (err == 0) {
+    csv_write_table(out, columns, n_columns, rows, n_rows, row_size);
+    err = text_close(out);
+    if (err)
+      fail("writing '%s' failed: %s", path, strerror(err));
+  } else {
+    fail("cannot write '%s': %s", path, strerror(err));
+  }
+  free(out);
+  return err ? -1 : 0;
+}
+
+int tables_write_and_commit(const procs *p, const phew_result *r)
+{
+  if (p->rank == 0) {
+    int nc, nh, nn;
+    char message[512];
+    const phew_column *cc = phew_clump_columns(r->columns, &nc), *hc = phew_halo_columns(r->columns, &nh),
+                      *dc = phew_node_columns(r->columns, &nn);
+    if (write_csv(OUTPUT_CLUMPS_CSV, cc, nc, r->clumps, r->n_clumps, sizeof *r->clumps) == 0 &&
+        write_csv(OUTPUT_HALOES_CSV, hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) == 0 &&
+        write_csv(OUTPUT_DENDROGRAM_CSV, dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes) == 0 &&
+        outputs_commit(message, sizeof message) != 0)
+      fail("%s", message);
+  }
+  return all_ok(p) ? 0 : -1;
+}

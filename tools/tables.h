@@ -1,0 +1,13 @@
+/* The end of a run: rank 0 writes the catalogue tables (clumps, haloes, dendrogram) into
+ * their temporary files and puts every output file in place (outputs_commit). */
+#ifndef PHEW_TABLES_H
+#define PHEW_TABLES_H
+
+#include "cli_procs.h"
+#include "phew/phew.h"
+
+/* Collective, once every rank has written its part of the per-cell files. Returns 0, or -1
+ * on every rank after all_ok has printed why. */
+int tables_write_and_commit(const procs *p, const phew_result *r);
+
+#endif
