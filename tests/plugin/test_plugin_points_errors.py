@@ -176,16 +176,8 @@ expect_error(finder, errors, "missing density", ["density array 'no_rho'"], **ba
 expect_error(finder, errors, "NaN density", ["NaN"], **bad(EstimateDensity=0, Density=["POINTS", "bad_rho"]))
 finder.Density = ["POINTS", "rho"]
 
-# Duplicate ids break the order of equal densities and the peak ids: the core should refuse
-# them. Known core issue (reported): phew_find_clumps accepts them; until it refuses them this
-# case only prints a note.
-use(good)
-attempt(finder, errors, bad(Id=["POINTS", "twins"]))
-if errors.messages:
-    expect_error(finder, errors, "duplicate ids", ["id"], **bad(Id=["POINTS", "twins"]))
-else:
-    print("NOTE: KNOWN CORE ISSUE: duplicate particle ids are accepted without an error", flush=True)
-    attempt(finder, errors, GOOD_PROPERTIES)
+# Duplicate ids (the core checks that ids are unique over all ranks).
+expect_error(finder, errors, "duplicate ids", ["more than one particle", "unique"], **bad(Id=["POINTS", "twins"]))
 
 # Periodic is for images and AMR: on particles it is ignored, with a warning.
 warnings = []
