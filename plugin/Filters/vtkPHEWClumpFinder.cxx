@@ -3,6 +3,7 @@
 #include "vtkPHEWAMRInput.h"
 #include "vtkPHEWImageInput.h"
 #include "vtkPHEWInputAdaptor.h"
+#include "vtkPHEWPointsInput.h"
 #include "vtkPHEWTables.h"
 
 #include "vtkCompositeDataSet.h"
@@ -18,11 +19,6 @@
 #include "vtkOverlappingAMR.h"
 #include "vtkSmartPointer.h"
 #include "vtkTable.h"
-
-#if VTK_MODULE_ENABLE_VTK_ParallelMPI
-#include "vtkMPI.h"
-#include "vtkMPICommunicator.h"
-#endif
 
 #include "phew/phew.h"
 
@@ -74,6 +70,28 @@ vtkPHEWClumpFinder::vtkPHEWClumpFinder()
   // Default density: the active point scalars (ParaView always sets the array explicitly).
   this->SetInputArrayToProcess(
     0, 0, 0, vtkDataObject::FIELD_ASSOCIATION_POINTS, vtkDataSetAttributes::SCALARS);
+  // Particles: no mass, velocity or id array unless one is selected.
+  for (int which = phew_adaptors::POINT_MASS; which < phew_adaptors::POINT_ARRAY_COUNT; ++which)
+  {
+    this->SetInputArrayToProcess(
+      which, 0, 0, vtkDataObject::FIELD_ASSOCIATION_POINTS, phew_adaptors::NoArrayName);
+  }
+}
+
+//------------------------------------------------------------------------------
+void vtkPHEWClumpFinder::SetPeriodicX(int on)
+{
+  this->SetPeriodicAxes(on, this->PeriodicAxes[1], this->PeriodicAxes[2]);
+}
+
+void vtkPHEWClumpFinder::SetPeriodicY(int on)
+{
+  this->SetPeriodicAxes(this->PeriodicAxes[0], on, this->PeriodicAxes[2]);
+}
+
+void vtkPHEWClumpFinder::SetPeriodicZ(int on)
+{
+  this->SetPeriodicAxes(this->PeriodicAxes[0], this->PeriodicAxes[1], on);
 }
 
 //------------------------------------------------------------------------------
@@ -86,20 +104,29 @@ void vtkPHEWClumpFinder::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "SaddleThreshold: " << this->SaddleThreshold << "\n";
   os << indent << "MassThreshold: " << this->MassThreshold << "\n";
   os << indent << "Periodic: " << this->Periodic << "\n";
+  os << indent << "EstimateDensity: " << this->EstimateDensity << "\n";
+  os << indent << "NumberOfNeighbours: " << this->NumberOfNeighbours << "\n";
+  os << indent << "NumberOfDensityNeighbours: " << this->NumberOfDensityNeighbours << "\n";
+  os << indent << "NumberOfThreads: " << this->NumberOfThreads << "\n";
+  os << indent << "BoxFromDataBounds: " << this->BoxFromDataBounds << "\n";
+  os << indent << "BoxOrigin: " << this->BoxOrigin[0] << " " << this->BoxOrigin[1] << " "
+     << this->BoxOrigin[2] << "\n";
+  os << indent << "BoxSize: " << this->BoxSize[0] << " " << this->BoxSize[1] << " "
+     << this->BoxSize[2] << "\n";
+  os << indent << "PeriodicAxes: " << this->PeriodicAxes[0] << " " << this->PeriodicAxes[1] << " "
+     << this->PeriodicAxes[2] << "\n";
 }
 
 //------------------------------------------------------------------------------
 int vtkPHEWClumpFinder::FillInputPortInformation(int, vtkInformation* info)
 {
-  // Image data and overlapping AMR (more kinds, vtkPointSet, are appended when supported).
-  // Any composite dataset is accepted too, so that vtkCompositeDataPipeline always hands the
-  // filter the whole composite input in one RequestData call: it would otherwise run the
-  // filter once per block of a composite it does not list (a multiblock of images, a
-  // non-overlapping AMR), with collective calls that do not match across ranks. RequestData
-  // rejects the composite kinds it does not support, with one error on every rank.
-  info->Set(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkImageData");
-  info->Append(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkOverlappingAMR");
-  info->Append(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkCompositeDataSet");
+  // Image data, overlapping AMR, point sets and composites of point sets; in fact any data
+  // object, so that vtkCompositeDataPipeline always hands the filter the whole composite input
+  // in one RequestData call (it would otherwise run the filter once per block of a composite
+  // it does not list, with collective calls that do not match across ranks), and so that an
+  // input of another type gets this filter's own message. RequestData rejects what it does
+  // not support, with one error on every rank.
+  info->Set(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkDataObject");
   return 1;
 }
 
@@ -140,29 +167,6 @@ int vtkPHEWClumpFinder::RequestDataObject(
 }
 
 //------------------------------------------------------------------------------
-bool vtkPHEWClumpFinder::GetCoreCommunicator(void** comm)
-{
-  *comm = nullptr;
-  vtkMultiProcessController* controller = vtkMultiProcessController::GetGlobalController();
-  if (!controller || controller->GetNumberOfProcesses() < 2)
-  {
-    return true;
-  }
-#if VTK_MODULE_ENABLE_VTK_ParallelMPI
-  if (auto* mpi = vtkMPICommunicator::SafeDownCast(controller->GetCommunicator()))
-  {
-    *comm = mpi->GetMPIComm()->GetHandle(); // the core takes the address of an MPI_Comm
-    return true;
-  }
-#endif
-  // Every rank has the same kind of controller, so every rank fails here: no collective needed.
-  vtkErrorMacro("parallel runs need an MPI controller, but this one is a "
-    << controller->GetClassName() << " (" << controller->GetNumberOfProcesses()
-    << " processes)");
-  return false;
-}
-
-//------------------------------------------------------------------------------
 int vtkPHEWClumpFinder::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
@@ -184,12 +188,46 @@ int vtkPHEWClumpFinder::RequestData(
     phew_adaptors::AMRInput adaptor(amr);
     ok = this->RunCore(adaptor, inInfo, output, outputVector);
   }
+  else if (phew_adaptors::PointsInput::Accepts(input))
+  {
+    vtkMultiProcessController* controller = vtkMultiProcessController::GetGlobalController();
+    if (this->Periodic && (!controller || controller->GetLocalProcessId() == 0))
+    {
+      vtkWarningMacro("Periodic applies to images and AMR; particles use PeriodicX, PeriodicY "
+                      "and PeriodicZ (with a box: BoxFromDataBounds off)");
+    }
+    phew_adaptors::PointOptions options;
+    options.EstimateDensity = this->EstimateDensity;
+    options.NumberOfNeighbours = this->NumberOfNeighbours;
+    options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
+    options.NumberOfThreads = this->NumberOfThreads;
+    options.BoxFromDataBounds = this->BoxFromDataBounds;
+    for (int d = 0; d < 3; ++d)
+    {
+      options.BoxOrigin[d] = this->BoxOrigin[d];
+      options.BoxSize[d] = this->BoxSize[d];
+      options.Periodic[d] = this->PeriodicAxes[d] != 0;
+    }
+    options.Array = [this](int which, vtkDataObject* data, int& association) {
+      association = -1;
+      return this->GetInputArrayToProcess(which, data, association);
+    };
+    options.SelectedName = [this](int which) {
+      vtkInformation* info = this->GetInputArrayInformation(which);
+      return std::string(info && info->Has(vtkDataObject::FIELD_NAME())
+          ? info->Get(vtkDataObject::FIELD_NAME())
+          : "");
+    };
+    phew_adaptors::PointsInput adaptor(input, options);
+    ok = this->RunCore(adaptor, inInfo, output, outputVector);
+  }
   else
   {
     // Every rank has an input of the same type: no agreement needed.
     vtkErrorMacro("unsupported input type "
       << (input ? input->GetClassName() : "(none)")
-      << ": PHEW Clump Finder needs vtkImageData or vtkOverlappingAMR");
+      << ": PHEW Clump Finder needs vtkImageData, vtkOverlappingAMR, a point set (vtkPolyData, "
+         "vtkUnstructuredGrid...) or a composite dataset of point sets");
   }
 
   if (!ok)
@@ -207,18 +245,10 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   vtkDataObject* output, vtkInformationVector* outputVector)
 {
   phew_adaptors::Context context;
-  context.Controller = vtkMultiProcessController::GetGlobalController();
-  if (context.Controller && context.Controller->GetNumberOfProcesses() > 1)
+  std::string problem = phew_adaptors::InitializeContext(context);
+  if (!problem.empty())
   {
-    context.NumberOfRanks = context.Controller->GetNumberOfProcesses();
-    context.Rank = context.Controller->GetLocalProcessId();
-  }
-  else
-  {
-    context.Controller = nullptr;
-  }
-  if (!this->GetCoreCommunicator(&context.MPIComm))
-  {
+    vtkErrorMacro(<< problem);
     return false;
   }
   context.Periodic = this->Periodic;
@@ -233,7 +263,7 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   phew_input in;
   std::memset(&in, 0, sizeof in);
   phew_labels labels = { nullptr, nullptr, nullptr, nullptr };
-  std::string problem = adaptor.Prepare(context, in, labels);
+  problem = adaptor.Prepare(context, in, labels);
   if (!problem.empty())
   {
     vtkErrorMacro(<< problem);
@@ -262,9 +292,10 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   const phew_status status = phew_find_clumps(&in, &params, &labels, &result);
   if (status != PHEW_OK) // collective: the same status and message on every rank
   {
-    vtkErrorMacro("PHEW failed on density '" << context.DensityName << "' ("
-                                              << phew_status_string(status)
-                                              << "): " << result.message);
+    const std::string subject =
+      context.Subject.empty() ? "density '" + context.DensityName + "'" : context.Subject;
+    vtkErrorMacro("PHEW failed on " << subject << " (" << phew_status_string(status)
+                                    << "): " << result.message);
     phew_result_free(&result);
     return false;
   }

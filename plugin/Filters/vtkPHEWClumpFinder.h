@@ -11,15 +11,25 @@
  *    cells are the cells not covered by a finer block; covered cells get the label -1. Ids
  *    are the core's AMR ids (phew_amr): offset(level) + ix + nx_l*(iy + ny_l*iz) with level-0
  *    index 0 at the corner of the domain (the bounding box of the level-0 blocks).
- * One filter handles both: input adaptors (vtkPHEWImageInput, vtkPHEWAMRInput) describe
- * the cells to the core, and one shared path (RunCore) sets the parameters, reports progress,
- * runs the core and fills the tables. The whole AMR arrives in one RequestData call (the
- * input port accepts composite data, so the pipeline never runs the filter block by block).
+ *  - particles: a vtkPointSet (vtkPolyData, vtkUnstructuredGrid...) or a composite dataset
+ *    (vtkMultiBlockDataSet, vtkPartitionedDataSet, vtkPartitionedDataSetCollection) whose
+ *    blocks are point sets. Each point is a particle; PHEW runs on the symmetrised graph of
+ *    the NumberOfNeighbours nearest neighbours, with a density estimated by the core (SPH,
+ *    NumberOfDensityNeighbours, optional Mass array) or read from the Density array
+ *    (EstimateDensity off). Optional Velocity and Id arrays; a box (the data bounds by
+ *    default) and periodic axes. Ids: the Id array, or the index in the global order (rank 0's
+ *    points first; in a composite, blocks in order, then points in order).
+ * One filter handles all three: input adaptors (vtkPHEWImageInput, vtkPHEWAMRInput,
+ * vtkPHEWPointsInput) describe the cells to the core, and one shared path (RunCore) sets the
+ * parameters, reports progress, runs the core and fills the tables. The whole AMR or composite
+ * arrives in one RequestData call (the input port accepts any data object, so the pipeline
+ * never runs the filter block by block).
  *
  * Output ports:
  *   0 "Labels"      shallow copy of the input plus PeakPatchId, ClumpId, HaloId (vtkIdTypeArray,
  *                   same association as the density; on AMR, cell arrays on every block the
- *                   rank holds)
+ *                   rank holds; on particles, point arrays on every point set, plus the point
+ *                   array Density (double), the density PHEW used)
  *   1 "Clumps"      vtkTable, the clump catalogue (columns of phew_clump_columns())
  *   2 "Dendrogram"  vtkTable, one row per dendrogram node (phew_node_columns())
  *   3 "Haloes"      vtkTable, the halo catalogue (phew_halo_columns())
@@ -40,7 +50,7 @@
  * on all of them (vtkPHEWAMRInput.h has the rules).
  *
  * On any error (missing or multi-component density, point data on AMR, refinement ratio other
- * than 2, NaN/negative data, bad parameters,
+ * than 2, NaN/negative data, bad parameters, no points, a block that is not a point set,
  * pieces that do not tile the image, failure in the core) the filter reports a vtkErrorMacro
  * message on every rank and leaves every output empty; the input is never modified. A
  * problem seen by one rank only stops all ranks with that rank's message (no deadlock).
@@ -99,10 +109,58 @@ public:
   ///@}
 
   ///@{
-  /// Treat the grid as periodic along all three axes (default off).
+  /// Treat the grid or AMR as periodic along all three axes (default off). Particles have
+  /// their own periodic axes (PeriodicAxes); this flag does not apply to them.
   vtkSetMacro(Periodic, bool);
   vtkGetMacro(Periodic, bool);
   vtkBooleanMacro(Periodic, bool);
+  ///@}
+
+  /// Particles only (point sets): the parameters below.
+  ///@{
+  /// Estimate the density from the particles (default on); off: the Density array is used.
+  vtkSetMacro(EstimateDensity, bool);
+  vtkGetMacro(EstimateDensity, bool);
+  vtkBooleanMacro(EstimateDensity, bool);
+  ///@}
+
+  ///@{
+  /// Nearest other particles linked to each particle in PHEW's graph (default 16).
+  vtkSetMacro(NumberOfNeighbours, int);
+  vtkGetMacro(NumberOfNeighbours, int);
+  ///@}
+
+  ///@{
+  /// Particles in the SPH density estimate, the particle itself counted (default 64).
+  vtkSetMacro(NumberOfDensityNeighbours, int);
+  vtkGetMacro(NumberOfDensityNeighbours, int);
+  ///@}
+
+  ///@{
+  /// Threads per process for the neighbour search and the density (default 0: all cores).
+  vtkSetMacro(NumberOfThreads, int);
+  vtkGetMacro(NumberOfThreads, int);
+  ///@}
+
+  ///@{
+  /// The box is the bounds of the points over all processes (default on); off: BoxOrigin
+  /// and BoxSize. Estimated densities are in units of the total mass over the box volume.
+  vtkSetMacro(BoxFromDataBounds, bool);
+  vtkGetMacro(BoxFromDataBounds, bool);
+  vtkBooleanMacro(BoxFromDataBounds, bool);
+  vtkSetVector3Macro(BoxOrigin, double);
+  vtkGetVector3Macro(BoxOrigin, double);
+  vtkSetVector3Macro(BoxSize, double);
+  vtkGetVector3Macro(BoxSize, double);
+  ///@}
+
+  ///@{
+  /// Periodic axes of the box (default none; they need BoxFromDataBounds off).
+  vtkSetVector3Macro(PeriodicAxes, int);
+  vtkGetVector3Macro(PeriodicAxes, int);
+  void SetPeriodicX(int on);
+  void SetPeriodicY(int on);
+  void SetPeriodicZ(int on);
   ///@}
 
 protected:
@@ -121,16 +179,20 @@ protected:
   bool RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInformation* inInfo, vtkDataObject* output,
     vtkInformationVector* outputVector);
 
-  /// Address of the MPI_Comm the core should use, or nullptr for a single process.
-  /// Returns false (after an error message, on every rank) when the controller is not MPI.
-  bool GetCoreCommunicator(void** comm);
-
   double DensityThreshold = 0.0;
   double RelevanceThreshold = 2.0;
   bool SaddleMerging = false;
   double SaddleThreshold = 0.0;
   double MassThreshold = 0.0;
   bool Periodic = false;
+  bool EstimateDensity = true;
+  int NumberOfNeighbours = 16;
+  int NumberOfDensityNeighbours = 64;
+  int NumberOfThreads = 0;
+  bool BoxFromDataBounds = true;
+  double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
+  double BoxSize[3] = { 1.0, 1.0, 1.0 };
+  int PeriodicAxes[3] = { 0, 0, 0 };
 
 private:
   vtkPHEWClumpFinder(const vtkPHEWClumpFinder&) = delete;

@@ -4,11 +4,42 @@
 #include "vtkInformation.h"
 #include "vtkMultiProcessController.h"
 
+#if VTK_MODULE_ENABLE_VTK_ParallelMPI
+#include "vtkMPI.h"
+#include "vtkMPICommunicator.h"
+#endif
+
 #include <cstring>
 #include <vector>
 
 namespace phew_adaptors
 {
+std::string InitializeContext(Context& context)
+{
+  context.Controller = vtkMultiProcessController::GetGlobalController();
+  context.MPIComm = nullptr;
+  if (!context.Controller || context.Controller->GetNumberOfProcesses() < 2)
+  {
+    context.Controller = nullptr;
+    context.Rank = 0;
+    context.NumberOfRanks = 1;
+    return std::string();
+  }
+  context.NumberOfRanks = context.Controller->GetNumberOfProcesses();
+  context.Rank = context.Controller->GetLocalProcessId();
+#if VTK_MODULE_ENABLE_VTK_ParallelMPI
+  if (auto* mpi = vtkMPICommunicator::SafeDownCast(context.Controller->GetCommunicator()))
+  {
+    context.MPIComm = mpi->GetMPIComm()->GetHandle(); // the core takes the address of an MPI_Comm
+    return std::string();
+  }
+#endif
+  // Every rank has the same kind of controller, so every rank fails here: no collective needed.
+  return std::string("parallel runs need an MPI controller, but this one is a ") +
+    context.Controller->GetClassName() + " (" + std::to_string(context.NumberOfRanks) +
+    " processes)";
+}
+
 std::string SharedProblem(const Context& context, int root, const std::string& mine)
 {
   char text[512] = { 0 };

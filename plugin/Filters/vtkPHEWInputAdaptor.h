@@ -1,5 +1,5 @@
 // Private helpers of vtkPHEWClumpFinder: the interface of an input adaptor. An adaptor turns
-// one kind of VTK input (vtkImageData, vtkOverlappingAMR, later point sets) into the core's
+// one kind of VTK input (vtkImageData, vtkOverlappingAMR, point sets) into the core's
 // description of the cells (phew_input: mesh, density, label buffers), and writes the labels
 // the core returns back into the output. Everything else (parameters, communicator, progress,
 // running the core, reporting its errors, the three tables) is the filter's shared path, the
@@ -34,9 +34,15 @@ struct Context
   std::function<vtkDataArray*(vtkDataObject*, int&)> Density;
   /// The density's name for messages; set by the adaptor once it knows it.
   std::string DensityName;
+  /// What the core ran on, for its error messages ("the particles"); empty: the density.
+  std::string Subject;
   /// A warning for the user (not an error: the run goes on); reported once, by rank 0.
   std::string Warning;
 };
+
+/// Sets Controller, Rank, NumberOfRanks and MPIComm for the global controller. Returns a
+/// problem (the same on every rank) when there are several processes but no MPI controller.
+std::string InitializeContext(Context& context);
 
 /// The message of rank `root` on every rank (collective when there are several ranks).
 std::string SharedProblem(const Context& context, int root, const std::string& mine);

@@ -3,10 +3,13 @@ parallel server. Starts `mpiexec -np N pvserver` itself, connects to it, loads t
 the server, and runs the filter on datasets/amr_sample.vthb read by the server's AMR reader
 (which spreads the blocks over the server's ranks): every label copy on every server rank and
 the three tables fetched to the client must equal, byte for byte, the one-process answers of
-test_plugin_amr_reference.py (a fixture).
+test_plugin_amr_reference.py (a fixture). Then the point path: the particles of
+points_cases.py shared over the server's ranks by a Programmable Source; every particle's
+labels and density and the tables must equal the one-process answers of test_plugin_points.py
+(another fixture).
 
     pvpython test_plugin_pvserver.py --plugin PHEW.so --source-dir SRC --work-dir DIR \\
-        --answers-dir ANS --ranks N --mpiexec MPIEXEC --pvserver PVSERVER
+        --answers-dir ANS --points-answers-dir PANS --ranks N --mpiexec MPIEXEC --pvserver PVSERVER
 """
 import os
 import re
@@ -21,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from phew_plugin_testing import take_option  # noqa: E402
 
 answers_dir = take_option("--answers-dir")
+points_answers_dir = take_option("--points-answers-dir")
 ranks = int(take_option("--ranks"))
 mpiexec = take_option("--mpiexec")
 pvserver = take_option("--pvserver")
@@ -28,6 +32,7 @@ pvserver = take_option("--pvserver")
 from paraview.simple import *  # noqa: F401,F403,E402
 
 import phew_plugin_testing as pt  # noqa: E402
+import points_cases  # noqa: E402
 import test_plugin_amr_cases as cases  # noqa: E402
 
 args = pt.parse_args()
@@ -71,6 +76,9 @@ try:
     labels, holders = cases.read_collected(args.work_dir, "amr_sample-pvserver", ranks)
     busy = sorted({rank for block_holders in holders.values() for rank in block_holders})
     check.check(busy == list(range(ranks)), "the server's ranks holding blocks are %s, not all %d" % (busy, ranks))
+    if points_answers_dir:
+        points_cases.compare_with_answers(globals(), check, "points-pvserver", "base", "contiguous", args.work_dir,
+                                          points_answers_dir, ranks)
     Disconnect()
 finally:
     server.terminate()
