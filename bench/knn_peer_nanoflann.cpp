@@ -10,7 +10,9 @@
 // is HOP's 64 neighbours plus itself) for every particle, in order, on one thread. Prints
 // `name value` lines:
 //   particles, k, leaf_size, nanoflann_version;
-//   seconds_build (index construction), seconds_query (all queries), seconds_total (both);
+//   seconds_build (index construction), seconds_query (all queries), seconds_total (both),
+//     wall clock; cpu_seconds_build, cpu_seconds_query: the process's CPU time for the same
+//     (less sensitive to other load on a shared machine; equal to the wall time when alone);
 //   checksum_sum_dist_k: sum over particles of the distance to the k-th nearest (itself first),
 //     summed in particle order in double; checksum_sum_dist2_k, checksum_max_dist_k likewise;
 //     phew's h with n_dens = k - 1 is half that distance, so sum(2 h) must match;
@@ -39,6 +41,13 @@
 #include "bench_clock.h"
 
 namespace {
+
+double cpu_seconds()
+{
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 struct Cloud {
   const double *p = nullptr;
@@ -153,17 +162,20 @@ int main(int argc, char **argv)
   Cloud cloud;
   cloud.p = p.data();
   cloud.n = n;
-  const double t0 = seconds_now();
+  const double c0 = cpu_seconds(), t0 = seconds_now();
   std::vector<double> dk;
-  double t1, t2;
+  double t1, t2, c1, c2;
   {
     Tree tree(3, cloud, nanoflann::KDTreeSingleIndexAdaptorParams((size_t)leaf));
     t1 = seconds_now();
+    c1 = cpu_seconds();
     query_all(tree, p.data(), n, (size_t)k, dk);
     t2 = seconds_now();
+    c2 = cpu_seconds();
   }
   std::printf("particles %zu\nk %ld\nleaf_size %ld\nnanoflann_version 0x%x\n", n, k, leaf, NANOFLANN_VERSION);
   std::printf("seconds_build %.6f\nseconds_query %.6f\nseconds_total %.6f\n", t1 - t0, t2 - t1, t2 - t0);
+  std::printf("cpu_seconds_build %.6f\ncpu_seconds_query %.6f\n", c1 - c0, c2 - c1);
   print_checksums("checksum_", dk);
 
   if (periodic) {

@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/run_particle_benchmark.py --build BUILD_DIR [--repeats 3]
         [--sets clustered,cosmo] [--n 1000000] [--seed 9] [--points FILE --type float32]
-        [--data-dir DIR] [--skip-phew] [--no-mpi] [--strict]
+        [--data-dir DIR] [--skip-phew] [--no-mpi] [--no-pin] [--strict]
 
 Sets of positions (periodic unit box, raw little-endian x,y,z interleaved):
   clustered  --n particles from datasets/generators/make_particles.py (NFW haloes with
@@ -14,7 +14,8 @@ Sets of positions (periodic unit box, raw little-endian x,y,z interleaved):
 
 For every set, --repeats rounds, each running in turn (separate processes):
   - the peer, BUILD_DIR/bin/knn_peer_nanoflann --points FILE --type T (k = 65, leaf size 10,
-    one thread, pinned to core 0): seconds_build, seconds_query, seconds_total, peak_rss_bytes,
+    one thread, pinned to core 0): seconds_build, seconds_query, seconds_total (wall clock; the
+    process CPU time is printed too, as a hint of how much other load took), peak_rss_bytes,
     checksum_sum_dist_k (nanoflann is not periodic: see bench/knn_peer_nanoflann.cpp);
   - phew on 1 thread, pinned to core 0 (OMP_NUM_THREADS=1):
         BUILD_DIR/bin/bench_particles --points FILE --type T --box 1 1 1 --periodic --threads 1
@@ -43,6 +44,8 @@ included), phew's stages, and the ratios against the targets of issue 9 (one cor
   phew 1 rank / phew 2 ranks (whole pipeline)                >= 1.5
   peak RSS / particles (1 thread)                            <= 300 bytes
 --skip-phew runs the peer only (for testing this script before bench_particles exists).
+--no-pin leaves the one-core runs unpinned (on a shared machine a pinned run cannot move away
+from another process on core 0).
 Exits 0 unless --strict and a target is missed.
 """
 import argparse
@@ -84,15 +87,22 @@ def parse(text):
     return out
 
 
+PIN = True
+
+
 def run(cmd, pin, env_extra=None):
+    pin = pin and PIN
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     env.update(env_extra or {})
     preexec = (lambda: os.sched_setaffinity(0, {0})) if pin and hasattr(os, "sched_setaffinity") else None
+    load1 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=preexec)
     if p.returncode != 0:
         sys.exit("run_particle_benchmark: %s failed (exit %d):\n%s%s" % (" ".join(cmd), p.returncode, p.stdout,
                                                                          p.stderr))
-    return parse(p.stdout)
+    out = parse(p.stdout)
+    out["load_before"] = load1
+    return out
 
 
 def clustered_set(args):
@@ -148,7 +158,13 @@ def bench_set(args, name, path, typ, peer, phew):
               med(runs["peer"], "seconds_build"), med(runs["peer"], "seconds_query"),
               med(runs["peer"], "seconds_total"), med(runs["peer"], "peak_rss_bytes") / 2 ** 20,
               med(runs["peer"], "peak_rss_bytes") / n))
-    print("  runs (build + query): %s s" % ", ".join("%.3f" % r["seconds_total"] for r in runs["peer"]))
+    print("  runs, build + query: %s s (1-minute load average before each: %s)" % (
+        ", ".join("%.3f" % r["seconds_total"] for r in runs["peer"]),
+        ", ".join("%.2f" % r["load_before"] for r in runs["peer"])))
+    if "cpu_seconds_query" in runs["peer"][0]:
+        print("  process CPU time, build + query: %s s (median %.3f; wall = CPU when the core is not shared)" % (
+            ", ".join("%.3f" % (r["cpu_seconds_build"] + r["cpu_seconds_query"]) for r in runs["peer"]),
+            statistics.median(r["cpu_seconds_build"] + r["cpu_seconds_query"] for r in runs["peer"])))
     print("  checksum_sum_dist_k: %.17g (not periodic), %.17g (periodic)" % (
         runs["peer"][0]["checksum_sum_dist_k"], check["checksum_periodic_sum_dist_k"]))
     result = {"name": name, "particles": n, "peer": med(runs["peer"], "seconds_total"), "missed": False}
@@ -207,8 +223,11 @@ def main(argv=None):
     ap.add_argument("--data-dir", help="where the clustered set is written (default BUILD/particle_bench)")
     ap.add_argument("--skip-phew", action="store_true", help="run the nanoflann peer only")
     ap.add_argument("--no-mpi", action="store_true", help="skip the 2-rank runs")
+    ap.add_argument("--no-pin", action="store_true", help="do not pin the one-core runs to core 0")
     ap.add_argument("--strict", action="store_true")
     args = ap.parse_args(argv)
+    global PIN
+    PIN = not args.no_pin
     args.data_dir = args.data_dir or os.path.join(args.build, "particle_bench")
 
     peer = os.path.join(args.build, "bin", "knn_peer_nanoflann")
