@@ -19,8 +19,9 @@ packages=(
   libnetcdf-dev libboost-dev libglew-dev libgl2ps-dev libtheora-dev libxml2-dev libtiff-dev
   libpng-dev libjpeg-dev libfreetype-dev libx11-dev libgl-dev python3-dev python3-mpi4py
   libexpat1-dev liblzma-dev zlib1g-dev qtxmlpatterns5-dev-tools libgdal-dev libqt5opengl5-dev
-  # headless rendering, numerics for tests and benchmarks
-  xvfb xauth python3-numpy python3-scipy
+  # headless rendering, numerics for tests and benchmarks; nanoflann (header only) for the
+  # particle benchmark's peer, bench/knn_peer_nanoflann.cpp
+  xvfb xauth python3-numpy python3-scipy libnanoflann-dev
 )
 if [ "$with_tests" = 1 ]; then
   packages+=(
