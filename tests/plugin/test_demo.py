@@ -180,4 +180,40 @@ if check.check(run.returncode == 0, "demo_amr failed with exit code %d" % run.re
             pixels = numpy_support.vtk_to_numpy(reader.GetOutput().GetPointData().GetScalars())
             check.check(len(np.unique(pixels[:, :3], axis=0)) > 200, "demo_amr's clumps.png has few colours")
 
+# scripts/demo_particles.py on datasets/particles_sample, as scripts/demo.sh runs it: the
+# tables byte for byte those of `phew --points` on the same raw files and parameters, the
+# labelled particles equal to the tool's labels and densities, one halo per host of the truth
+# file (6), and a picture.
+particles = os.path.join(args.source_dir, "datasets", "particles_sample")
+points_output = os.path.join(args.work_dir, "output-particles")
+run = run_demo([args.pvbatch, os.path.join(args.source_dir, "scripts", "demo_particles.py"), "--plugin", args.plugin,
+                "--input", particles, "--output", points_output])
+if check.check(run.returncode == 0, "demo_particles failed with exit code %d" % run.returncode):
+    prefix = os.path.join(args.work_dir, "cli-particles")
+    tool = subprocess.run([args.cli, "--points", particles + "-pos.raw", "--velocities", particles + "-vel.raw",
+                           "--type", "float32", "--box", "1", "1", "1", "--periodic", "--threshold", "80",
+                           "--relevance", "3", "--saddle", "200", "--output", prefix],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    if check.check(tool.returncode == 0, "phew --points failed: %s" % tool.stdout):
+        for name in ("clumps", "haloes", "dendrogram"):
+            with open(os.path.join(points_output, name + ".csv")) as a, open("%s-%s.csv" % (prefix, name)) as b:
+                check.check(a.read() == b.read(), "demo_particles: %s.csv differs from the tool's" % name)
+        with open(os.path.join(points_output, "haloes.csv")) as f:
+            check.check(f.read().count("\n") - 1 == 6, "demo_particles: not one halo per host (6)")
+        labelled = servermanager.Fetch(XMLPolyDataReader(FileName=[os.path.join(points_output, "labelled.vtp")]))
+        for name, suffix, dtype in (("PeakPatchId", "patch", "<i8"), ("ClumpId", "clump", "<i8"),
+                                    ("HaloId", "halo", "<i8"), ("Density", "density", "<f8")):
+            array = labelled.GetPointData().GetArray(name)
+            want = np.fromfile("%s-%s.raw" % (prefix, suffix), dtype=dtype)
+            check.check(array is not None and numpy_support.vtk_to_numpy(array).tobytes() == want.tobytes(),
+                        "labelled.vtp: %s differs from the tool's" % name)
+    if args.xvfb_run:
+        png = os.path.join(points_output, "clumps.png")
+        if check.check(os.path.exists(png), "demo_particles wrote no clumps.png"):
+            reader = vtkPNGReader()
+            reader.SetFileName(png)
+            reader.Update()
+            pixels = numpy_support.vtk_to_numpy(reader.GetOutput().GetPointData().GetScalars())
+            check.check(len(np.unique(pixels[:, :3], axis=0)) > 200, "demo_particles' clumps.png has few colours")
+
 check.finish()
