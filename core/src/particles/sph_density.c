@@ -49,25 +49,197 @@ typedef struct density_job {
   int64_t n;
   double *rho;
   int64_t **stack;         /* per thread: node << 6 | level */
+  kd_candidates *candidates; /* per thread */
+  double **term_mass, **term_kernel; /* per thread: the terms of a query */
+  int64_t *term_capacity;
   int64_t *failed;         /* per chunk: the first query (caller's order) whose density left the
                               double range, or -1 */
 } density_job;
 
+/* Stores the density of query k from its exact sum; records a value out of range. */
+static void store(const density_job *job, int64_t chunk, int64_t k, wide_float value)
+{
+  const int32_t j = job->query[k];
+  if (value.mantissa)
+    value.exponent -= 1; /* the 1/2 of the symmetrised kernel */
+  double rho;
+  if (wide_to_double(value, &rho) != WIDE_FITS) {
+    if (job->failed[chunk] < 0 || j < job->failed[chunk])
+      job->failed[chunk] = j;
+    rho = 0;
+  }
+  job->rho[j] = rho;
+}
+
+/* The sum of the n terms m[k] w[k] (w[k] alone without m), all >= 0, in a fixed-point window
+ * whose top is set by the largest term: the bits of a term more than 64 below the largest
+ * term's lowest bit are dropped, the rest add exactly (128 bits and a carry word). What is
+ * dropped depends only on the set of terms, never on their order or on how they were found,
+ * so the result is a function of the set: the same bits on any rank and thread. What is
+ * dropped is below 2^-64 of the largest term per term, far under a double's precision. */
+static wide_float window_sum(const double *m, const double *w, int64_t n)
+{
+  int64_t top = INT64_MIN;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t e;
+    int negative;
+    if (exact_split(m ? m[k] * w[k] : w[k], &e, &negative) && e > top)
+      top = e;
+  }
+  wide_float out = {0, 0, 0};
+  if (top == INT64_MIN)
+    return out;
+  const int64_t base = top - 64; /* the largest term's mantissa sits at bits [64, 117) */
+  exact_u128 acc = 0;
+  uint64_t carry = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t e;
+    int negative;
+    const uint64_t mantissa = exact_split(m ? m[k] * w[k] : w[k], &e, &negative);
+    const int64_t shift = e - base;
+    const exact_u128 part = shift >= 0 ? (exact_u128)mantissa << shift
+                                       : (shift > -64 ? (exact_u128)(mantissa >> -shift) : 0);
+    acc += part;
+    carry += acc < part;
+  }
+  /* the value carry 2^128 + acc, times 2^base, to 64 bits: nearest, ties to even */
+  int lead; /* highest set bit of the 192-bit value */
+  const uint64_t hi = (uint64_t)(acc >> 64);
+  if (carry)
+    lead = 128 + 63 - __builtin_clzll(carry);
+  else if (hi)
+    lead = 64 + 63 - __builtin_clzll(hi);
+  else
+    lead = 63 - __builtin_clzll((uint64_t)acc);
+  if (lead <= 63) {
+    out.mantissa = (uint64_t)acc << (63 - lead);
+    out.exponent = base - (63 - lead);
+    return out;
+  }
+  const int drop = lead - 63; /* 1 .. 128 */
+  exact_u128 kept128, rest, half;
+  if (drop < 128) {
+    kept128 = (acc >> drop) | ((exact_u128)carry << (128 - drop));
+    rest = acc & (((exact_u128)1 << drop) - 1);
+    half = (exact_u128)1 << (drop - 1);
+  } else {
+    kept128 = carry;
+    rest = acc;
+    half = (exact_u128)1 << 127;
+  }
+  uint64_t kept = (uint64_t)kept128;
+  int64_t exponent = base + drop;
+  if (rest > half || (rest == half && (kept & 1))) {
+    if (++kept == 0) {
+      kept = UINT64_C(1) << 63;
+      ++exponent;
+    }
+  }
+  out.mantissa = kept;
+  out.exponent = exponent;
+  return out;
+}
+
+enum { DENSITY_CANDIDATES = 2047 };
+
+/* The queries of one leaf together: one candidate list for all of them (every particle
+ * within twice the largest query h of the leaf's box, or whose own 2h reaches it), then each
+ * query sums over the list. Returns 0 if the list would be too long (the caller walks). */
+static int density_leaf(const density_job *job, int thread, int64_t chunk, int64_t first, int64_t last)
+{
+  const kd_tree *t = job->t;
+  kd_candidates *c = &job->candidates[thread];
+  double lo[3], hi[3], h_leaf = 0;
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = INFINITY;
+    hi[d] = -INFINITY;
+  }
+  for (int64_t k = first; k < last; ++k) {
+    const double *x = t->pos + 3 * (int64_t)job->slot[k];
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = x[d] < lo[d] ? x[d] : lo[d];
+      hi[d] = x[d] > hi[d] ? x[d] : hi[d];
+    }
+    const double h = job->h[job->query[k]];
+    h_leaf = h > h_leaf ? h : h_leaf;
+  }
+  if (!kd_tree_gather(t, lo, hi, (2.0 * h_leaf) * (2.0 * h_leaf) * SUPPORT_SLACK, job->node_h, job->slot_h,
+                      SUPPORT_SLACK, c))
+    return 0;
+  double *m = job->term_mass[thread], *w = job->term_kernel[thread];
+  for (int64_t k = first; k < last; ++k) {
+    const double *x = t->pos + 3 * (int64_t)job->slot[k];
+    const double h_i = job->h[job->query[k]];
+    int n = 0;
+    for (int e = 0; e < c->n; ++e) {
+      const double p[3] = {c->x[e], c->y[e], c->z[e]};
+      const double d2 = particle_distance2(&t->box, x, p);
+      const double h_j = job->slot_h[c->slot[e]];
+      const double hm = h_j > h_i ? h_j : h_i;
+      if (d2 > (2.0 * hm) * (2.0 * hm) * SUPPORT_SLACK)
+        continue;
+      const double r = sqrt(d2);
+      const double kw = kernel(r, h_i) + kernel(r, h_j);
+      if (kw == 0.0)
+        continue;
+      w[n] = kw;
+      if (job->slot_mass)
+        m[n] = job->slot_mass[c->slot[e]];
+      ++n;
+    }
+    store(job, chunk, k, window_sum(job->slot_mass ? m : NULL, w, n));
+  }
+  return 1;
+}
+
+static void density_walk(const density_job *job, int thread, int64_t chunk, int64_t begin, int64_t end);
+
 static void density_chunk(void *context, int thread, int64_t chunk)
 {
   const density_job *job = context;
-  const kd_tree *t = job->t;
-  const int64_t first_leaf = kd_first_leaf(t);
-  int64_t *stack = job->stack[thread];
   const int64_t begin = chunk * DENSITY_CHUNK;
   const int64_t end = begin + DENSITY_CHUNK < job->n ? begin + DENSITY_CHUNK : job->n;
   job->failed[chunk] = -1;
+  for (int64_t k = begin; k < end;) { /* runs of queries in one leaf */
+    const int64_t leaf = kd_leaf_of_slot(job->t, job->slot[k]);
+    int64_t e = k + 1;
+    while (e < end && kd_leaf_of_slot(job->t, job->slot[e]) == leaf)
+      ++e;
+    if (!density_leaf(job, thread, chunk, k, e))
+      density_walk(job, thread, chunk, k, e);
+    k = e;
+  }
+}
+
+/* A thread's buffer of terms, grown as needed; 0, or -1 without memory. */
+static int reserve_terms(const density_job *job, int thread, int64_t n)
+{
+  if (n <= job->term_capacity[thread])
+    return 0;
+  const int64_t capacity = 2 * n;
+  double *m = phew_realloc(job->term_mass[thread], (size_t)capacity, sizeof *m);
+  if (m)
+    job->term_mass[thread] = m;
+  double *w = phew_realloc(job->term_kernel[thread], (size_t)capacity, sizeof *w);
+  if (w)
+    job->term_kernel[thread] = w;
+  if (!m || !w)
+    return -1;
+  job->term_capacity[thread] = capacity;
+  return 0;
+}
+
+/* One walk per query (when a leaf's candidates are too many), the same terms and sum. */
+static void density_walk(const density_job *job, int thread, int64_t chunk, int64_t begin, int64_t end)
+{
+  const kd_tree *t = job->t;
+  const int64_t first_leaf = kd_first_leaf(t);
+  int64_t *stack = job->stack[thread];
   for (int64_t k = begin; k < end; ++k) {
     const int32_t j = job->query[k];
     const double *x = t->pos + 3 * (int64_t)job->slot[k];
     const double hi = job->h[j];
-    exact_sum sum;
-    exact_sum_clear(&sum);
+    int64_t n = 0;
     int top = 0;
     stack[top++] = 0;
     while (top > 0) {
@@ -85,6 +257,10 @@ static void density_chunk(void *context, int thread, int64_t chunk)
       }
       int64_t b, e;
       kd_node_range(t, v, level, &b, &e);
+      if (reserve_terms(job, thread, n + (e - b)) != 0) {
+        job->failed[chunk] = -2;
+        return;
+      }
       for (int64_t s = b; s < e; ++s) {
         const double d2 = particle_distance2(&t->box, x, t->pos + 3 * s);
         const double hj = job->slot_h[s];
@@ -95,22 +271,13 @@ static void density_chunk(void *context, int thread, int64_t chunk)
         const double w = kernel(r, hi) + kernel(r, hj);
         if (w == 0.0)
           continue;
+        job->term_kernel[thread][n] = w;
         if (job->slot_mass)
-          exact_sum_add_product(&sum, job->slot_mass[s], w);
-        else
-          exact_sum_add(&sum, w);
+          job->term_mass[thread][n] = job->slot_mass[s];
+        ++n;
       }
     }
-    wide_float value = exact_sum_value(&sum);
-    if (value.mantissa)
-      value.exponent -= 1; /* the 1/2 of the symmetrised kernel */
-    double rho;
-    if (wide_to_double(value, &rho) != WIDE_FITS) {
-      if (job->failed[chunk] < 0 || j < job->failed[chunk])
-        job->failed[chunk] = j;
-      rho = 0;
-    }
-    job->rho[j] = rho;
+    store(job, chunk, k, window_sum(job->slot_mass ? job->term_mass[thread] : NULL, job->term_kernel[thread], n));
   }
 }
 
@@ -183,10 +350,19 @@ phew_status sph_density(const kd_tree *tree, const double *h, const double *mass
   double *node_h = phew_malloc((size_t)tree->n_nodes, sizeof *node_h);
   int64_t *failed = phew_malloc((size_t)n_chunks, sizeof *failed);
   int64_t **stack = calloc((size_t)threads, sizeof *stack);
-  int ok = slot_h && (!mass || slot_mass) && node_h && failed && stack;
+  kd_candidates *candidates = calloc((size_t)threads, sizeof *candidates);
+  double **term_mass = calloc((size_t)threads, sizeof *term_mass);
+  double **term_kernel = calloc((size_t)threads, sizeof *term_kernel);
+  int64_t *term_capacity = calloc((size_t)threads, sizeof *term_capacity);
+  int ok = slot_h && (!mass || slot_mass) && node_h && failed && stack && candidates && term_mass && term_kernel &&
+           term_capacity;
   for (int i = 0; ok && i < threads; ++i) {
     stack[i] = phew_malloc((size_t)tree->depth + 2, sizeof **stack);
-    ok = stack[i] != NULL;
+    term_mass[i] = phew_malloc(DENSITY_CANDIDATES, sizeof **term_mass);
+    term_kernel[i] = phew_malloc(DENSITY_CANDIDATES, sizeof **term_kernel);
+    term_capacity[i] = DENSITY_CANDIDATES;
+    ok = stack[i] && term_mass[i] && term_kernel[i] &&
+         kd_candidates_init(&candidates[i], tree, DENSITY_CANDIDATES) == PHEW_OK;
   }
   if (ok) {
     for (int64_t s = 0; s < N; ++s) {
@@ -198,13 +374,18 @@ phew_status sph_density(const kd_tree *tree, const double *h, const double *mass
       node_h_job nj = {tree, node_h, slot_h, level};
       particle_parallel(threads, (int64_t)1 << level, node_h_task, &nj);
     }
-    density_job job = {tree, h, mass, slot_h, slot_mass, node_h, query, slot, n, rho, stack, failed};
+    density_job job = {tree,  h,          mass,      slot_h,      slot_mass,    node_h,        query, slot, n,
+                       rho,   stack,      candidates, term_mass, term_kernel, term_capacity, failed};
     particle_parallel(threads, n_chunks, density_chunk, &job);
-    int64_t worst = -1;
-    for (int64_t c = 0; c < n_chunks; ++c)
+    int64_t worst = -1, no_memory = 0;
+    for (int64_t c = 0; c < n_chunks; ++c) {
+      no_memory |= failed[c] == -2;
       if (failed[c] >= 0 && (worst < 0 || failed[c] < worst))
         worst = failed[c];
-    if (worst >= 0) {
+    }
+    if (no_memory) {
+      status = phew_fail(result, PHEW_ERROR_MEMORY, "SPH density of %lld particles: out of memory", (long long)n);
+    } else if (worst >= 0) {
       const int32_t i = subset ? subset[worst] : (int32_t)worst;
       status = phew_fail(result, PHEW_ERROR_DATA,
                          "SPH density: the density of the particle with global id %lld is beyond the range of "
@@ -214,10 +395,21 @@ phew_status sph_density(const kd_tree *tree, const double *h, const double *mass
   } else {
     status = phew_fail(result, PHEW_ERROR_MEMORY, "SPH density of %lld particles: out of memory", (long long)n);
   }
-  if (stack)
-    for (int i = 0; i < threads; ++i)
+  for (int i = 0; i < threads; ++i) {
+    if (stack)
       free(stack[i]);
+    if (candidates && candidates[i].x)
+      kd_candidates_free(&candidates[i]);
+    if (term_mass)
+      free(term_mass[i]);
+    if (term_kernel)
+      free(term_kernel[i]);
+  }
   free(stack);
+  free(candidates);
+  free(term_mass);
+  free(term_kernel);
+  free(term_capacity);
   free(failed);
   free(node_h);
   free(slot_mass);
