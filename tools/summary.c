@@ -36,7 +36,7 @@ void print_summary(const phew_result *r, int points)
            (long long)s->bytes_sent[k]);
     total += s->seconds[k];
   }
-  printf("  %-15s %9.4f s (%.1f million %s/s)\n", "total", total, total > 0 ? (double)s->n_cells / total / 1e6 : 0.0,
+  printf("  %-15s %9.4f s (%.3g million %s/s)\n", "total", total, total > 0 ? (double)s->n_cells / total / 1e6 : 0.0,
          unit);
   if (points)
     printf("ranks %d, %d thread(s) each: ", s->n_ranks, s->n_threads);
