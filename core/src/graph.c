@@ -77,7 +77,7 @@ typedef struct id_index {
   uint64_t mask;
 } id_index;
 
-static uint64_t id_hash(int64_t id) { return ((uint64_t)id * UINT64_C(0x9E3779B97F4A7C15)) >> 17; }
+static uint64_t id_hash(int64_t id) { return hash_id(id); }
 
 static int64_t graph_cell_of_id(const void *context, int64_t id)
 {

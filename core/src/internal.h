@@ -480,6 +480,16 @@ typedef struct hierarchy_input {
 phew_status hierarchy_build(const hierarchy_input *h, phew_result *result);
 
 /* ---- small helpers ------------------------------------------------------------------------- */
+/* A hash of a global id whose low bits depend on every bit of the id (splitmix64's
+ * finaliser): ids that differ only in high bits must not share a probe run. */
+static inline uint64_t hash_id(int64_t id)
+{
+  uint64_t z = (uint64_t)id;
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
 double phew_seconds(void);
 void *phew_malloc(size_t count, size_t size);
 void *phew_realloc(void *p, size_t count, size_t size);

@@ -31,7 +31,7 @@ phew_status peak_table_reserve(peak_table *t, int64_t capacity)
   return PHEW_OK;
 }
 
-static uint64_t id_hash(int64_t id) { return ((uint64_t)id * UINT64_C(0x9E3779B97F4A7C15)) >> 20; }
+static uint64_t id_hash(int64_t id) { return hash_id(id); }
 
 static void hash_insert(peak_table *t, int64_t index)
 {

@@ -37,7 +37,7 @@ static double normal(uint64_t *s)
   return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
-typedef enum kind { BLOBS, LATTICE, SPARSE, CORNER, TINY, PLANES } kind;
+typedef enum kind { BLOBS, LATTICE, SPARSE, CORNER, TINY, PLANES, CLUMP_AND_BLOCK } kind;
 
 typedef struct particles {
   int64_t n;
@@ -106,6 +106,12 @@ static void make(particles *p, kind k, int periodic, uint64_t seed)
       PUT(0.7 + 0.04 * normal(&s), 0.6 + 0.04 * normal(&s), 0.7 + 0.04 * normal(&s));
     for (int j = 0; j < 50; ++j)
       PUT(uniform(&s), uniform(&s), uniform(&s));
+  } else if (k == CLUMP_AND_BLOCK) { /* no nearest list crosses the cut, but kernels do: density
+                                        padding arrives where the graph has no ghost */
+    for (int j = 0; j < 999; ++j)
+      PUT(0.2 + 0.01 * normal(&s), 0.5 + 0.01 * normal(&s), 0.5 + 0.01 * normal(&s));
+    for (int j = 0; j < 1001; ++j)
+      PUT(0.35 + 0.3 * uniform(&s), 0.35 + 0.3 * uniform(&s), 0.35 + 0.3 * uniform(&s));
   } else if (k == PLANES) { /* two planes x = 0.25 and 0.75: subvolumes without particles */
     for (int j = 0; j < 400; ++j)
       PUT(j < 200 ? 0.25 : 0.75, uniform(&s), 0.5 + 0.1 * normal(&s));
@@ -279,7 +285,7 @@ static int check(const char *name, kind k, int periodic, share how, uint64_t see
       failures = 1;
     }
     failures |= compare_with_serial(name, &serial.result, &par.result, 0);
-    if (serial.result.n_clumps < (k == TINY || k == PLANES ? 1 : 2))
+    if (serial.result.n_clumps < (k == TINY || k == PLANES || k == CLUMP_AND_BLOCK ? 1 : 2))
       printf("%s: only %lld clump(s): a weak test\n", name, (long long)serial.result.n_clumps), failures = 1;
     if (!failures)
       printf("%s: %lld particles, %lld clumps, %lld haloes, padding rounds %d, max padding %lld: identical\n", name,
@@ -317,6 +323,7 @@ int main(int argc, char **argv)
   failures += check("150 particles, periodic, contiguous", TINY, 1, CONTIGUOUS, 8);
   failures += check("150 particles, open, scattered", TINY, 0, SCATTERED, 9);
   failures += check("two planes, open, contiguous", PLANES, 0, CONTIGUOUS, 10);
+  failures += check("a clump and a diffuse block, open, contiguous", CLUMP_AND_BLOCK, 0, CONTIGUOUS, 11);
   if (rank == 0)
     printf("%s\n", failures ? "FAILED" : "all cases identical to the serial run");
   MPI_Finalize();

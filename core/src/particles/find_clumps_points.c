@@ -120,6 +120,9 @@ phew_status phew_estimate_density(const phew_input *in, double *density, phew_re
     return s;
   if (!in || in->mesh != PHEW_MESH_POINTS || (in->points.n > 0 && !density))
     s = phew_fail(result, PHEW_ERROR_ARGUMENT, "phew_estimate_density needs particles and a density array");
+  else if (in->density)
+    s = phew_fail(result, PHEW_ERROR_ARGUMENT,
+                  "phew_estimate_density estimates the densities: input->density must be NULL");
   s = comm_agree(&run.c, s, result);
   if (s == PHEW_OK)
     s = points_prepare(&run, in, 0, result);

@@ -1,11 +1,12 @@
 /* Global particle id -> local index: linear probing over a power-of-two table kept at most
  * half full. */
 #include "id_map.h"
+#include "../internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t slot_of(int64_t id, uint64_t mask) { return ((uint64_t)id * UINT64_C(0x9E3779B97F4A7C15) >> 17) & mask; }
+static uint64_t slot_of(int64_t id, uint64_t mask) { return hash_id(id) & mask; }
 
 static int allocate(id_map *m, uint64_t slots)
 {

@@ -128,11 +128,13 @@ static void widths_wanted(const points_context *x, const subvolume *parts, const
   for (int64_t k = 0; k < n; ++k) {
     const int64_t i = list ? list[k] : k;
     const double *p = &s->position[3 * i];
-    const double r = radius(context, k), need = (r - inner_distance(x, me, p)) * (1.0 + 1e-9);
-    if (!(need > 0.0))
+    /* the ball is closed (a particle at exactly r can still change the answer by its id), and
+     * the distances carry absolute rounding: even need = 0 asks for the faces' particles */
+    const double r = radius(context, k), need = (r - inner_distance(x, me, p)) * (1.0 + 1e-9) + x->slack;
+    if (need < 0.0)
       continue;
     for (int q = 0; q < c->size; ++q)
-      if (q != c->rank && need > want[q] && subvolume_distance2(&x->box, &parts[q], p) <= r * r)
+      if (q != c->rank && need > want[q] && subvolume_distance2(&x->box, &parts[q], p) <= (r + x->slack) * (r + x->slack))
         want[q] = need;
   }
 }
@@ -221,12 +223,13 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
         memcpy(&r->nearest[(size_t)i * r->n_keep], &nearest[(size_t)k * r->n_keep], (size_t)r->n_keep * sizeof *nearest);
       }
       const double *pi = &s->position[3 * i];
-      const double need = reach[k] - inner_distance(x, me, pi);
-      int covered = !(need > 0.0);
+      const double need = reach[k] - inner_distance(x, me, pi) + x->slack;
+      int covered = need < 0.0;
       if (!covered) { /* every subvolume the ball meets gave at least need */
         covered = 1;
         for (int qq = 0; qq < c->size && covered; ++qq)
-          if (qq != c->rank && subvolume_distance2(&x->box, &parts[qq], pi) <= reach[k] * reach[k])
+          if (qq != c->rank &&
+              subvolume_distance2(&x->box, &parts[qq], pi) <= (reach[k] + x->slack) * (reach[k] + x->slack))
             covered = asked[qq] >= need * (1.0 + 1e-12);
       }
       if (!covered) {
@@ -270,12 +273,13 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
 typedef struct density_reach {
   const double *give;
   const particle_set *s;
+  double slack;
 } density_reach;
 
 static double kernel_reach2(const void *context, int q, int64_t i)
 {
   const density_reach *d = context;
-  const double w = d->give[q], k = 2.0 * d->s->h[i], m = w > k ? w : k;
+  const double w = d->give[q], k = 2.0 * d->s->h[i] * (1.0 + 1e-9) + d->slack, m = w > k ? w : k;
   return m * m;
 }
 
@@ -297,7 +301,7 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
     }
     widths_wanted(x, parts, s, NULL, s->n_own, kernel_radius, s, want);
     comm_alltoall_double(c, want, give);
-    const density_reach d = {give, s};
+    const density_reach d = {give, s, x->slack};
     status = send_padding(x, parts, s, kernel_reach2, &d, NULL);
     free(want);
     free(give);

@@ -218,7 +218,7 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
 
   /* the cells */
   /* without ghosts the cells are the own particles: their arrays serve as they are */
-  pg->shares_cells = g.n == 0;
+  pg->shares_cells = c->size == 1; /* alone: no ghosts, and no padding will move s's arrays */
   pg->volume = phew_malloc((size_t)n_cells + 1, sizeof *pg->volume);
   if (pg->shares_cells) {
     pg->global_id = s->id;

@@ -47,6 +47,8 @@ typedef struct points_context {
   int k_search;         /* neighbours a search finds, itself counted */
   int n_threads;
   double mean_density;  /* total mass / box volume, or 1 without a box */
+  double slack;         /* absolute margin of the padding's distance tests: a few ulps of the
+                           largest coordinate or box length (their rounding is absolute) */
   phew_result *result;
 } points_context;
 
@@ -112,8 +114,8 @@ typedef struct particle_graph {
   int shares_cells;      /* no ghosts: global_id, position and mass are the particle set's */
 } particle_graph;
 
-/* Collective: the symmetrised graph of the n_keep nearest other particles. Without ghost
- * cells it points into s's arrays: s must outlive it and keep them. */
+/* Collective: the symmetrised graph of the n_keep nearest other particles. On one rank it
+ * points into s's arrays: s must outlive it and keep them. */
 phew_status particle_graph_build(const points_context *x, const particle_set *s, const neighbour_result *r,
                                  particle_graph *pg);
 void particle_graph_free(particle_graph *pg);

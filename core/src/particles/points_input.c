@@ -3,6 +3,7 @@
 #include "points.h"
 #include "id_map.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +119,7 @@ static phew_status check_unique_ids(const points_context *x, const particle_set 
   outbox o;
   outbox_init(&o, c, sizeof(int64_t));
   for (int64_t i = 0; i < s->n_own; ++i)
-    outbox_put(&o, (int)(((uint64_t)s->id[i] * UINT64_C(0x9E3779B97F4A7C15) >> 32) % (uint64_t)c->size), &s->id[i]);
+    outbox_put(&o, (int)(hash_id(s->id[i]) % (uint64_t)c->size), &s->id[i]);
   inbox in;
   phew_status status = outbox_send(&o, c, &in);
   outbox_free(&o);
@@ -156,8 +157,10 @@ static double total_mass(const points_context *x, const particle_set *s)
   for (int64_t i = 0; i < s->n_own; ++i)
     exact_sum_add(&mine, s->mass ? s->mass[i] : 1.0);
   exact_sum *all = phew_malloc((size_t)x->c->size, sizeof *all);
-  if (!all)
+  if (comm_max(x->c, !all)) { /* every rank stops here, or none */
+    free(all);
     return NAN;
+  }
   comm_allgather(x->c, &mine, sizeof mine, all);
   exact_sum total;
   exact_sum_clear(&total);
@@ -269,6 +272,12 @@ phew_status points_read(points_context *x, const phew_input *in, int with_graph,
     if (status != PHEW_OK)
       return status;
   }
+  double scale = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    scale = fmax(scale, fmax(fabs(x->lo[d]), fabs(x->hi[d])));
+    scale = fmax(scale, x->box.size[d]);
+  }
+  x->slack = 16.0 * DBL_EPSILON * scale;
   x->n_threads = particle_threads(p->n_threads);
   return PHEW_OK;
 }
