@@ -177,9 +177,8 @@ def show_from_corner(view, dolly):
     Render(view)
 
 
-def render(finder, reader, n_clumps, n_haloes, params, path, size):
+def render(view, finder, reader, n_clumps, n_haloes, params, path, size):
     association = "CELLS" if params["association"] == "CELLS" else "POINTS"
-    view = make_view(size)
 
     outline = Show(Outline(Input=reader), view)
     outline.DiffuseColor = outline.AmbientColor = [0.75, 0.78, 0.85]
@@ -208,6 +207,9 @@ def main():
     args = parse_arguments()
     os.makedirs(args.output, exist_ok=True)
     LoadPlugin(args.plugin, remote=False, ns=globals())
+    # the view (and its X connection) first: a connection opened seconds after xvfb-run started
+    # its server failed often on a loaded machine
+    view = None if args.no_picture else make_view(args.size)
 
     association = "POINTS" if args.points else "CELLS"
     reader = XMLImageDataReader(FileName=[os.path.abspath(args.input)])
@@ -247,7 +249,7 @@ def main():
     print("  %d clumps, %d haloes, %d dendrogram nodes"
           % (counts["clumps.csv"], counts["haloes.csv"], counts["dendrogram.csv"]))
     if not args.no_picture:
-        render(finder, reader, counts["clumps.csv"], counts["haloes.csv"], params,
+        render(view, finder, reader, counts["clumps.csv"], counts["haloes.csv"], params,
                os.path.join(args.output, "clumps.png"), args.size)
     print("  wrote %s" % ", ".join(n for n in ("clumps.csv", "haloes.csv", "dendrogram.csv", "labelled.vti",
                                                 "clumps.png") if os.path.exists(os.path.join(args.output, n))))

@@ -22,8 +22,7 @@ import demo  # noqa: E402  (its tables, CSV writer and picture helpers)
 THRESHOLD, RELEVANCE, SADDLE = 3.0, 2.0, 20.0
 
 
-def render(finder, reader, n_clumps, n_haloes, path, size):
-    view = demo.make_view(size)
+def render(view, finder, reader, n_clumps, n_haloes, path, size):
     # The blocks of the hierarchy, as outlines: where it refines.
     boxes = Show(reader, view)
     boxes.SetRepresentationType("Outline")
@@ -47,6 +46,9 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.output, exist_ok=True)
     LoadPlugin(args.plugin, remote=False, ns=globals())
+    # the view (and its X connection) first, as scripts/demo.py does
+    size = [1200, 900]
+    view = None if args.no_picture else demo.make_view(size)
     reader = XMLUniformGridAMRReader(FileName=[os.path.abspath(args.input)])
     reader.DefaultNumberOfLevels = 0  # every level (the reader's default loads level 0 only)
     finder = PHEWClumpFinder(Input=reader, Density=["CELLS", "density"])
@@ -70,8 +72,8 @@ def main():
     print("PHEW demo on %s: %d clumps, %d haloes, %d dendrogram nodes"
           % (args.input, counts["clumps.csv"], counts["haloes.csv"], counts["dendrogram.csv"]))
     if not args.no_picture:
-        render(finder, reader, counts["clumps.csv"], counts["haloes.csv"], os.path.join(args.output, "clumps.png"),
-               [1200, 900])
+        render(view, finder, reader, counts["clumps.csv"], counts["haloes.csv"], os.path.join(args.output, "clumps.png"),
+               size)
     print("  wrote %s" % ", ".join(sorted(os.listdir(args.output))))
 
 

@@ -48,8 +48,7 @@ out.GetPointData().AddArray(v)
 """
 
 
-def render(finder, particles, n_clumps, n_haloes, path, size):
-    view = demo.make_view(size)
+def render(view, finder, particles, n_clumps, n_haloes, path, size):
     outline = Show(Outline(Input=particles), view)
     outline.DiffuseColor = outline.AmbientColor = [0.75, 0.78, 0.85]
     everyone = Show(particles, view)  # every particle, faint: the background and the haloes' outskirts
@@ -77,6 +76,10 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.output, exist_ok=True)
     LoadPlugin(args.plugin, remote=False, ns=globals())
+    # the view (and its X connection) first: a connection opened seconds after xvfb-run started
+    # its server failed often on a loaded machine
+    size = [1200, 900]
+    view = None if args.no_picture else demo.make_view(size)
     prefix = os.path.abspath(args.input)
     particles = ProgrammableSource(OutputDataSetType="vtkPolyData", Script=SOURCE_SCRIPT.replace("PREFIX", prefix))
     finder = PHEWClumpFinder(Input=particles)
@@ -104,8 +107,8 @@ def main():
     print("PHEW demo on %s: %d clumps, %d haloes, %d dendrogram nodes"
           % (args.input, counts["clumps.csv"], counts["haloes.csv"], counts["dendrogram.csv"]))
     if not args.no_picture:
-        render(finder, particles, counts["clumps.csv"], counts["haloes.csv"], os.path.join(args.output, "clumps.png"),
-               [1200, 900])
+        render(view, finder, particles, counts["clumps.csv"], counts["haloes.csv"],
+               os.path.join(args.output, "clumps.png"), size)
     print("  wrote %s" % ", ".join(sorted(os.listdir(args.output))))
 
 

@@ -72,7 +72,7 @@ def run_demo(command):
     """Runs a demo script (under xvfb-run when given, else with --no-picture)."""
     if not args.xvfb_run:
         command = command + ["--no-picture"]
-    for attempt in range(3):
+    for attempt in range(5):
         full = command
         if args.xvfb_run:
             # xvfb-run -a starts its search for a free display at -n; two runs at the same time
