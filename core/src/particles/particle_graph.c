@@ -235,7 +235,7 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
   failed = failed || !pg->volume ||
            (!pg->shares_cells && (!pg->global_id || !pg->position || (x->has_mass && !pg->mass) || !pg->ghost ||
                                   !pg->owner));
-  if (!failed && !pg->shares_cells) {
+  if (!failed && !pg->shares_cells && n_own > 0) { /* (memcpy from NULL is undefined even for 0 bytes) */
     memcpy(pg->global_id, s->id, (size_t)n_own * sizeof *pg->global_id);
     memcpy(pg->position, s->position, (size_t)n_own * 3 * sizeof *pg->position);
     if (pg->mass)
