@@ -9,6 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The scans' loops, compiled also for AVX2 and picked at load time where the processor has it
+ * (GCC's function multiversioning). The same IEEE operations on every lane, no contraction
+ * into fused multiply-adds (AVX2 alone has none), so both versions give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PHEW_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PHEW_VECTOR_CLONES
+#endif
+
 /* ---- selection: the k-th smallest coordinate along an axis, moving whole particles ---- */
 
 static inline void swap_particles(double *pos, int32_t *index, int64_t a, int64_t b)
@@ -177,7 +186,10 @@ phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, con
   t->node = phew_malloc((size_t)t->n_nodes, sizeof *t->node);
   t->pos = phew_malloc((size_t)(3 * n), sizeof *t->pos);
   t->index = phew_malloc((size_t)n, sizeof *t->index);
-  if (!t->node || !t->pos || !t->index) {
+  t->x = phew_malloc((size_t)n, sizeof *t->x);
+  t->y = phew_malloc((size_t)n, sizeof *t->y);
+  t->z = phew_malloc((size_t)n, sizeof *t->z);
+  if (!t->node || !t->pos || !t->index || !t->x || !t->y || !t->z) {
     kd_tree_free(t);
     return phew_fail(result, PHEW_ERROR_MEMORY, "kd-tree of %lld particles: out of memory", (long long)n);
   }
@@ -190,7 +202,14 @@ phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, con
       build_level b = {t, level};
       particle_parallel(threads, (int64_t)1 << level, build_node, &b);
     }
+    for (int64_t i = 0; i < n; ++i) {
+      t->x[i] = t->pos[3 * i];
+      t->y[i] = t->pos[3 * i + 1];
+      t->z[i] = t->pos[3 * i + 2];
+    }
   }
+  free(t->pos);
+  t->pos = NULL;
   *tree = t;
   return PHEW_OK;
 }
@@ -201,6 +220,9 @@ void kd_tree_free(kd_tree *tree)
     return;
   free(tree->node);
   free(tree->pos);
+  free(tree->x);
+  free(tree->y);
+  free(tree->z);
   free(tree->index);
   free(tree);
 }
@@ -262,17 +284,37 @@ phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *su
 
 /* ---- candidate lists -------------------------------------------------------------------- */
 
-phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t, int capacity)
+static int candidates_grow(kd_candidates *c)
 {
-  c->capacity = capacity;
-  c->n = 0;
-  c->h_max = 0;
-  c->x = phew_malloc((size_t)capacity, sizeof *c->x);
-  c->y = phew_malloc((size_t)capacity, sizeof *c->y);
-  c->z = phew_malloc((size_t)capacity, sizeof *c->z);
-  c->slot = phew_malloc((size_t)capacity, sizeof *c->slot);
+  if (c->n < c->capacity)
+    return 1;
+  const int capacity = c->capacity < 256 ? 256 : 2 * c->capacity;
+  double **reals[] = {&c->lo[0],    &c->lo[1],    &c->lo[2],    &c->hi[0], &c->hi[1], &c->hi[2],
+                      &c->shift[0], &c->shift[1], &c->shift[2], &c->h_max, &c->bound};
+  int32_t **ints[] = {&c->begin, &c->end, &c->uniform, &c->near};
+  int ok = 1;
+  for (size_t a = 0; a < sizeof reals / sizeof *reals; ++a) {
+    double *grown = phew_realloc(*reals[a], (size_t)capacity, sizeof **reals[a]);
+    if (grown)
+      *reals[a] = grown;
+    ok = ok && grown;
+  }
+  for (size_t a = 0; a < sizeof ints / sizeof *ints; ++a) {
+    int32_t *grown = phew_realloc(*ints[a], (size_t)capacity, sizeof **ints[a]);
+    if (grown)
+      *ints[a] = grown;
+    ok = ok && grown;
+  }
+  if (ok)
+    c->capacity = capacity;
+  return ok;
+}
+
+phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t)
+{
+  memset(c, 0, sizeof *c);
   c->stack = phew_malloc((size_t)t->depth + 2, sizeof *c->stack);
-  if (!c->x || !c->y || !c->z || !c->slot || !c->stack) {
+  if (!c->stack || !candidates_grow(c)) {
     kd_candidates_free(c);
     return PHEW_ERROR_MEMORY;
   }
@@ -281,25 +323,44 @@ phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t, int capacity)
 
 void kd_candidates_free(kd_candidates *c)
 {
-  free(c->x);
-  free(c->y);
-  free(c->z);
-  free(c->slot);
+  for (int d = 0; d < 3; ++d) {
+    free(c->lo[d]);
+    free(c->hi[d]);
+    free(c->shift[d]);
+  }
+  free(c->h_max);
+  free(c->bound);
+  free(c->begin);
+  free(c->end);
+  free(c->uniform);
+  free(c->near);
   free(c->stack);
-  c->x = c->y = c->z = NULL;
-  c->slot = c->stack = NULL;
+  memset(c, 0, sizeof *c);
+}
+
+/* The nearest-image shift of particle_delta(axis, a, x) for every difference a - x in
+ * [dl, dh]; 0 (with *uniform cleared) when the ends need different shifts (the difference is
+ * monotone in a and x, the shift monotone in the difference). */
+static inline double image_shift(const particle_box *box, int axis, double dl, double dh, int32_t *uniform)
+{
+  if (!box->periodic[axis])
+    return 0.0;
+  const double p = box->size[axis];
+  const double sl = 2.0 * dl > p ? -p : (2.0 * dl < -p ? p : 0.0);
+  const double sh = 2.0 * dh > p ? -p : (2.0 * dh < -p ? p : 0.0);
+  *uniform &= sl == sh;
+  return sl;
 }
 
 /* The walk of kd_tree_gather; periodic is a constant in each caller. */
 static inline int gather_walk(const kd_tree *t, const double *lo, const double *hi, double r2, const double *node_h,
-                              const double *slot_h, double slack, kd_candidates *c, const int periodic)
+                              double slack, kd_candidates *c, const int periodic)
 {
   const int64_t first_leaf = kd_first_leaf(t);
   int32_t *stack = c->stack;
   int top = 0;
   stack[top++] = 0;
   c->n = 0;
-  c->h_max = 0;
   while (top > 0) {
     const int64_t v = stack[--top];
     const kd_node *node = &t->node[v];
@@ -313,29 +374,33 @@ static inline int gather_walk(const kd_tree *t, const double *lo, const double *
       stack[top++] = (int32_t)(2 * v + 1);
       continue;
     }
+    if (!candidates_grow(c))
+      return 0;
+    const int k = c->n++;
     int64_t begin, end;
-    kd_node_range(t, v, kd_level(v), &begin, &end);
-    for (int64_t s = begin; s < end; ++s) {
-      const double *x = t->pos + 3 * s;
-      const double d2 = periodic ? kd_box_distance2(&t->box, lo, hi, x, x) : kd_plain_box_distance2(lo, hi, x, x);
-      if (d2 > r2 && !(slot_h && d2 <= (2.0 * slot_h[s]) * (2.0 * slot_h[s]) * slack))
-        continue;
-      if (c->n == c->capacity)
-        return 0;
-      c->x[c->n] = x[0];
-      c->y[c->n] = x[1];
-      c->z[c->n] = x[2];
-      c->slot[c->n] = (int32_t)s;
-      ++c->n;
-      if (slot_h && slot_h[s] > c->h_max)
-        c->h_max = slot_h[s];
+    kd_node_range(t, v, t->depth, &begin, &end);
+    c->begin[k] = (int32_t)begin;
+    c->end[k] = (int32_t)end;
+    c->h_max[k] = node_h ? node_h[v] : 0.0;
+    c->uniform[k] = 1;
+    for (int d = 0; d < 3; ++d) {
+      c->lo[d][k] = node->lo[d];
+      c->hi[d][k] = node->hi[d];
+      c->shift[d][k] =
+          periodic ? image_shift(&t->box, d, lo[d] - node->hi[d], hi[d] - node->lo[d], &c->uniform[k]) : 0.0;
     }
+    if (!c->uniform[k]) /* no bound: the infinite box */
+      for (int d = 0; d < 3; ++d) {
+        c->lo[d][k] = -INFINITY;
+        c->hi[d][k] = INFINITY;
+        c->shift[d][k] = 0.0;
+      }
   }
   return 1;
 }
 
 int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double r2, const double *node_h,
-                   const double *slot_h, double slack, kd_candidates *c)
+                   double slack, kd_candidates *c)
 {
   double reach2 = r2;
   if (node_h) {
@@ -343,6 +408,101 @@ int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double 
     reach2 = r > reach2 ? r : reach2;
   }
   if (kd_reaches_image(t, lo, hi, reach2))
-    return gather_walk(t, lo, hi, r2, node_h, slot_h, slack, c, 1);
-  return gather_walk(t, lo, hi, r2, node_h, slot_h, slack, c, 0);
+    return gather_walk(t, lo, hi, r2, node_h, slack, c, 1);
+  return gather_walk(t, lo, hi, r2, node_h, slack, c, 0);
+}
+
+int kd_candidates_size(const kd_candidates *c)
+{
+  int n = 0;
+  for (int k = 0; k < c->n; ++k)
+    n += c->end[k] - c->begin[k];
+  return n;
+}
+
+/* Per listed leaf, a lower bound of the squared distances from x to its particles: each
+ * difference (x - m) + shift lies in [dl, dh] = [(x - hi) + shift, (x - lo) + shift] (rounding
+ * is monotone), whose gap to 0 is max(dl, 0) + max(-dh, 0) (one of the two is 0 as dl <= dh).
+ * Leaves that are not uniform have an infinite box: bound 0. Written to vectorise. */
+__attribute__((always_inline)) static inline void leaf_bounds(kd_candidates *c, const double *x)
+{
+  double *restrict bound = c->bound;
+  const int n = c->n;
+  for (int k = 0; k < n; ++k)
+    bound[k] = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    const double *restrict lo = c->lo[d], *restrict hi = c->hi[d], *restrict shift = c->shift[d];
+    const double xd = x[d];
+    for (int k = 0; k < n; ++k) {
+      const double dl = (xd - hi[k]) + shift[k], dh = (xd - lo[k]) + shift[k];
+      const double a = dl > 0.0 ? dl : 0.0, b = -dh > 0.0 ? -dh : 0.0;
+      const double gap = a + b;
+      bound[k] += gap * gap; /* (gx^2 + gy^2) + gz^2, in that order */
+    }
+  }
+}
+
+/* The loop of kd_candidates_scan; with_h is a constant in each caller. */
+__attribute__((always_inline)) static inline int scan_leaves(const kd_tree *t, kd_candidates *c, const double *x, double r2, const double *slot_h,
+                              double h_slack, double *restrict d2, int32_t *restrict slot, const int with_h)
+{
+  leaf_bounds(c, x);
+  /* the leaves within reach, branch-free */
+  const double *restrict bound = c->bound, *restrict h_max = c->h_max;
+  int32_t *restrict near = c->near;
+  int n_near = 0;
+  for (int k = 0; k < c->n; ++k) {
+    near[n_near] = k;
+    const double reach = 2.0 * h_max[k];
+    n_near += (bound[k] <= r2) | (with_h && bound[k] <= reach * reach * h_slack);
+  }
+  /* the distances to their particles */
+  const double x0 = x[0], x1 = x[1], x2 = x[2];
+  int m = 0;
+  for (int i = 0; i < n_near; ++i) {
+    const int k = near[i];
+    const int32_t begin = c->begin[k], count = c->end[k] - begin;
+    if (!c->uniform[k]) { /* the canonical formula */
+      for (int32_t a = 0; a < count; ++a) {
+        double p[3];
+        kd_position(t, begin + a, p);
+        d2[m + a] = particle_distance2(&t->box, x, p);
+      }
+    } else {
+      const double sx = c->shift[0][k], sy = c->shift[1][k], sz = c->shift[2][k];
+      const double *restrict px = t->x + begin, *restrict py = t->y + begin, *restrict pz = t->z + begin;
+      double *restrict out = d2 + m;
+      for (int32_t a = 0; a < count; ++a) {
+        const double dx = (x0 - px[a]) + sx, dy = (x1 - py[a]) + sy, dz = (x2 - pz[a]) + sz;
+        out[a] = (dx * dx + dy * dy) + dz * dz;
+      }
+    }
+    for (int32_t a = 0; a < count; ++a)
+      slot[m + a] = begin + a;
+    m += count;
+  }
+  /* those within reach, in place */
+  int kept = 0;
+  for (int a = 0; a < m; ++a) {
+    const double e = d2[a];
+    const int32_t s = slot[a];
+    d2[kept] = e;
+    slot[kept] = s;
+    if (with_h) {
+      const double reach = 2.0 * slot_h[s];
+      kept += (e <= r2) | (e <= reach * reach * h_slack);
+    } else {
+      kept += e <= r2;
+    }
+  }
+  return kept;
+}
+
+PHEW_VECTOR_CLONES
+int kd_candidates_scan(const kd_tree *t, kd_candidates *c, const double *x, double r2, const double *slot_h,
+                       double h_slack, double *restrict d2, int32_t *restrict slot)
+{
+  if (slot_h)
+    return scan_leaves(t, c, x, r2, slot_h, h_slack, d2, slot, 1);
+  return scan_leaves(t, c, x, r2, NULL, 0, d2, slot, 0);
 }

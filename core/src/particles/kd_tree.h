@@ -29,7 +29,9 @@ struct kd_tree {
   int depth;              /* leaves are at level depth (0: the root is the only leaf) */
   int64_t n_nodes;        /* 2^(depth + 1) - 1, or 0 for an empty tree */
   kd_node *node;
-  double *pos;            /* 3 n, in tree order */
+  double *pos;            /* 3 n, in tree order, while building (then NULL) */
+  double *x, *y, *z;      /* the positions in tree order (float64, bitwise equal to the
+                             caller's), one array per axis for loops that vectorise */
   int32_t *index;         /* tree slot -> caller's index */
 };
 
@@ -42,6 +44,14 @@ static inline void kd_node_range(const kd_tree *t, int64_t v, int level, int64_t
   const int64_t i = v - (((int64_t)1 << level) - 1);
   *begin = (i * t->n) >> level;
   *end = ((i + 1) * t->n) >> level;
+}
+
+/* The position of the particle in tree slot s. */
+static inline void kd_position(const kd_tree *t, int64_t s, double *out)
+{
+  out[0] = t->x[s];
+  out[1] = t->y[s];
+  out[2] = t->z[s];
 }
 
 /* Global id of the particle in tree slot s. */
@@ -167,26 +177,49 @@ static inline double kd_plain_box_distance2(const double *alo, const double *ahi
   return (gx * gx + gy * gy) + gz * gz;
 }
 
-/* ---- candidate lists: the particles near a box, gathered in one walk ------------------- */
+/* ---- candidate lists: the leaves near a box, gathered in one walk ---------------------- */
 
+/* The leaves of the tree near a box, as arrays (one entry per leaf, for loops that
+ * vectorise): each leaf's bounding box, its tree slots, and the nearest-image shift of the
+ * differences between the points of the box and the leaf's particles: for every point a of
+ * the box and particle x of the leaf, particle_delta(axis, a, x) is bitwise (a - x) + shift
+ * (the canonical formula subtracts or adds the period, or nothing, and adding 0 changes no
+ * square). A leaf whose particles need different shifts for different points of the box
+ * (boxes as wide as half a period) is not `uniform`: its distances take the canonical
+ * formula. */
 typedef struct kd_candidates {
-  int capacity;
-  int n;
-  double *x, *y, *z; /* positions (bitwise the tree's) */
-  int32_t *slot;     /* tree slots */
-  double h_max;      /* largest slot_h over the list (kd_tree_gather with slot_h) */
-  int32_t *stack;    /* the walk's */
+  int capacity; /* of the arrays, which grow */
+  int n;        /* leaves listed */
+  double *lo[3], *hi[3]; /* per axis: the leaves' bounding boxes */
+  double *shift[3];      /* per axis: the shifts (when uniform) */
+  double *h_max;         /* the largest h in the leaf (kd_tree_gather with node_h), else 0 */
+  int32_t *begin, *end;  /* tree slots */
+  int32_t *uniform;
+  double *bound;   /* scratch of a scan: lower bounds of the squared distances */
+  int32_t *near;   /* scratch of a scan: the leaves within reach */
+  int32_t *stack;  /* the walk's */
 } kd_candidates;
 
-phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t, int capacity);
+phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t);
 void kd_candidates_free(kd_candidates *c);
 
-/* Every particle p of the tree within reach of the box [lo, hi]: whose lower bound of
- * particle_distance2 to the box is <= r2, or, when slot_h is given, <= (2 slot_h[p])^2 slack
- * (nodes are then pruned with node_h, the largest slot_h below each node). Returns 0 (list
- * incomplete) if there are more than the capacity. */
+/* Every leaf of the tree whose box may hold a particle within reach of the box [lo, hi]: the
+ * lower bound of particle_distance2 between the boxes is <= r2, or, when node_h is given (the
+ * largest h below each node), <= (2 node_h)^2 slack. Leaves come in tree order; the list grows
+ * as needed; returns 0 if memory ran out. */
 int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double r2, const double *node_h,
-                   const double *slot_h, double slack, kd_candidates *c);
+                   double slack, kd_candidates *c);
+
+/* The particles of the listed leaves within r2 of the point x (of the list's box), or, when
+ * slot_h is given (h by tree slot), within (2 h)^2 h_slack of it: their particle_distance2
+ * from x into d2 and their tree slots into slot (room for the particles of all listed leaves
+ * needed). Leaves farther than both from x (by their boxes, h_max for the second) are
+ * skipped. Returns how many. */
+int kd_candidates_scan(const kd_tree *t, kd_candidates *c, const double *x, double r2, const double *slot_h,
+                       double h_slack, double *restrict d2, int32_t *restrict slot);
+
+/* Particles in the listed leaves. */
+int kd_candidates_size(const kd_candidates *c);
 
 /* The queries of a batch (n of them: subset[0 .. n), or particles 0 .. n-1) in tree order:
  * the t-th is query (*query)[t], in tree slot (*slot)[t]. Fails (PHEW_ERROR_ARGUMENT) on an

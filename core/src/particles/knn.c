@@ -1,79 +1,55 @@
 /* k-nearest-neighbour queries on the kd-tree (neighbours.h).
  *
- * Each query keeps the K = max(n_dens + 1, n_keep + 1) smallest (squared distance, global
- * id) pairs seen so far in a bounded max-heap and walks the tree nearer child first, skipping
- * every node whose box lies farther than the heap's largest distance. A particle enters when
- * its pair is below the heap's top (ties of distance ordered by global id), which then
- * leaves. At the end the heap holds exactly the K smallest pairs of all tree particles: the
- * answer of an exhaustive search, whatever the tree layout, storage order, order of the
- * queries or thread count. Distances are particle_distance2's, or plain differences where they
- * are provably the same bits (kd_reaches_image).
+ * What a query needs, with K = max(n_dens + 1, n_keep + 1): the (n_dens + 1)-th and K-th
+ * smallest squared distances to all tree particles (values: ties of distance do not change
+ * them) and the n_keep + 1 smallest (squared distance, global id) pairs, in order. From a list
+ * that holds every particle within some radius of the query, and at least K of them within it,
+ * these come out exactly: a selection on the distances, then a sort of the few pairs at or
+ * below the (n_keep + 1)-th distance, global ids breaking ties. The distances are
+ * particle_distance2's bits (kd_candidates' shifts), so the answer is that of an exhaustive
+ * search: it depends on no tree layout, storage order, order of the queries or thread count.
  *
- * HOP's trick (Stadel's SMOOTH): queries run in tree order, so consecutive queries are close;
- * the heap of a query starts full, with the previous query's K neighbours at their distances
- * to the new one, so the walk starts with a ball already near the final one instead of an
- * infinite one. A particle of that start set met again during the walk is skipped (it is in
- * the heap, or it left it and cannot come back). The first query of a task, or one far from
- * the previous query in tree order, starts from the K particles next to it in tree order. */
+ * Where the lists come from (HOP's reuse of the previous neighbourhood, done per leaf).
+ * Queries run leaf by leaf in tree order. A leaf's queries share one candidate list, every
+ * particle within a radius R of the leaf's box (kd_tree_gather), in groups (one per tree leaf)
+ * with their boxes. R is the previous leaf's largest K-th distance, a little enlarged. A query
+ * first scans the groups within the previous query's K-th distance plus the distance between
+ * the two (the triangle inequality), which usually holds a few dozen more than K. Neither
+ * guess needs to be right: a query with fewer than K particles within that ball retries
+ * within R; one with fewer than K within R takes the K-th smallest of its distances to the
+ * whole list as a bound (a distance to K actual particles), and the leaf gathers again as
+ * wide as the largest bound. */
 #include "kd_tree.h"
 #include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-enum {
-  KNN_CHUNK = 256, /* queries per task, consecutive in tree order */
-  KNN_SEEN_BITS = 9 /* the start set's hash: 512 slots (grown for K > 256) */
-};
+enum { KNN_LEAVES_PER_TASK = 32 }; /* consecutive leaves per task (~ 500 particles) */
+#define KNN_LEAF_SLACK 1.2 /* R = previous leaf's largest K-th distance times this */
+#define KNN_RANK_GUESS 1.08      /* a ranked distance is looked for within this factor of the previous one */
+#define KNN_RANK_GUESS_WIDE 1.3  /* then within this one */
+#define KNN_QUERY_SLACK 1.08 /* a query's first guess: the previous K-th distance times this */
+#define KNN_FIRST_GUESS 1.5 /* the task's first leaf: R = its box's diagonal times this */
 
 typedef struct knn_entry {
   double d2;
   int32_t slot;
 } knn_entry;
 
-/* (squared distance, global id) order; particles are distinct, so it is total. The ids (the
- * caller's array, in storage order) are read only on a tie between two particles. */
-static int tie_less(const kd_tree *t, int32_t a, int32_t b)
-{
-  return a != b && kd_slot_id(t, a) < kd_slot_id(t, b);
-}
+/* ---- orders and selections ------------------------------------------------------------------ */
 
+/* (squared distance, global id): particles are distinct, so the order is total. The ids (the
+ * caller's array, in storage order) are read only on a tie of distances. */
 static inline int entry_less(const kd_tree *t, knn_entry a, knn_entry b)
 {
   if (__builtin_expect(a.d2 == b.d2, 0))
-    return tie_less(t, a.slot, b.slot);
+    return a.slot != b.slot && kd_slot_id(t, a.slot) < kd_slot_id(t, b.slot);
   return a.d2 < b.d2;
 }
 
-/* ---- the max-heap -------------------------------------------------------------------------- */
-
-static inline void heap_sift_down(const kd_tree *t, knn_entry *heap, int count, int root)
-{
-  const knn_entry x = heap[root];
-  for (;;) {
-    int child = 2 * root + 1;
-    if (child >= count)
-      break;
-    /* the larger child, without a branch on the (unpredictable) comparison */
-    child += (child + 1 < count) & entry_less(t, heap[child], heap[child + 1]);
-    if (!entry_less(t, x, heap[child]))
-      break;
-    heap[root] = heap[child];
-    root = child;
-  }
-  heap[root] = x;
-}
-
-static void heapify(const kd_tree *t, knn_entry *heap, int count)
-{
-  for (int root = count / 2 - 1; root >= 0; --root)
-    heap_sift_down(t, heap, count, root);
-}
-
-/* ---- selections for the outputs -------------------------------------------------------------- */
-
-/* Puts the k-th smallest of e[begin, end) at k, no larger one before, no smaller one after
- * (Wirth's selection, median of three). */
+/* Puts the k-th smallest pair of e[begin, end) at k, no larger one before, no smaller one
+ * after (Wirth's selection, median of three). */
 static void select_entry(const kd_tree *t, knn_entry *e, int begin, int end, int k)
 {
   int l = begin, r = end - 1;
@@ -118,212 +94,180 @@ static void sort_entries(const kd_tree *t, knn_entry *e, int count)
   }
 }
 
-/* ---- the start set: a small hash of tree slots --------------------------------------------- */
-
-static inline uint32_t seen_hash(int32_t slot, int bits)
+/* The k-th smallest of d[begin, end), moved to k, no larger value before it and no smaller
+ * one after it (values only). Quickselect with branch-free partitions (the comparison only
+ * decides whether the boundary moves); the first pivot is `hint` if >= 0 (a value expected
+ * near rank k), later ones medians of three; a second pass sets the pivot's equals aside, so
+ * equal values cannot stall it. */
+static double select_value(double *d, int begin, int end, int k, double hint)
 {
-  return ((uint32_t)slot * 2654435761u) >> (32 - bits);
-}
-
-static inline void seen_insert(int32_t *seen, int bits, int32_t slot)
-{
-  const uint32_t mask = (1u << bits) - 1;
-  uint32_t i = seen_hash(slot, bits);
-  while (seen[i] >= 0)
-    i = (i + 1) & mask;
-  seen[i] = slot;
-}
-
-static inline int seen_contains(const int32_t *seen, int bits, int32_t slot)
-{
-  const uint32_t mask = (1u << bits) - 1;
-  for (uint32_t i = seen_hash(slot, bits);; i = (i + 1) & mask) {
-    if (seen[i] == slot)
-      return 1;
-    if (seen[i] < 0)
-      return 0;
+  int l = begin, r = end;
+  while (r - l > 1) {
+    double p;
+    if (hint >= 0) {
+      p = hint;
+      hint = -1;
+    } else {
+      const double a = d[l], b = d[l + (r - l) / 2], c = d[r - 1];
+      p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+    }
+    int i = l;
+    for (int j = l; j < r; ++j) {
+      const double v = d[j];
+      d[j] = d[i];
+      d[i] = v;
+      i += v < p;
+    }
+    if (k < i) {
+      r = i;
+      continue;
+    }
+    int e = i; /* [i, r) holds values >= p: those equal to p to its front */
+    for (int j = i; j < r; ++j) {
+      const double v = d[j];
+      d[j] = d[e];
+      d[e] = v;
+      e += v <= p;
+    }
+    if (k < e)
+      return d[k];
+    l = e;
   }
+  return d[k];
+}
+
+/* The k-th smallest of d[0, m) (0-based, values only), d untouched. A guess near the answer
+ * saves most of the work: with lo and hi the guess divided and multiplied by a factor, when at
+ * most k values are <= lo and more than k are <= hi, the answer is the (k - that many)-th
+ * smallest of the values in (lo, hi], usually a dozen or two; a wider factor next; otherwise
+ * (or guess < 0: none) all values are selected. scratch: room for m values. */
+static double rank_value(const double *restrict d, int m, int k, double guess, double *restrict scratch)
+{
+  static const double widen[2] = {KNN_RANK_GUESS * KNN_RANK_GUESS, KNN_RANK_GUESS_WIDE * KNN_RANK_GUESS_WIDE};
+  for (int attempt = 0; guess >= 0 && attempt < 2; ++attempt) {
+    const double lo = guess / widen[attempt], hi = guess * widen[attempt];
+    int below = 0, inside = 0;
+    for (int i = 0; i < m; ++i) {
+      scratch[inside] = d[i];
+      inside += (d[i] > lo) & (d[i] <= hi);
+      below += d[i] <= lo;
+    }
+    if (below <= k && k < below + inside)
+      return select_value(scratch, 0, inside, k - below, -1);
+  }
+  for (int i = 0; i < m; ++i)
+    scratch[i] = d[i];
+  return select_value(scratch, 0, m, k, -1);
 }
 
 /* ---- per-thread scratch ---------------------------------------------------------------------- */
 
 typedef struct knn_scratch {
-  int K;
-  knn_entry *heap;   /* K */
-  knn_entry *sorted; /* K: the outputs' selections */
-  double *value;     /* K */
-  int32_t *seen;     /* 2^seen_bits */
-  int seen_bits;
-  int32_t *stack;    /* depth + 2 */
-  double *stack_d2;
+  kd_candidates c;
+  int capacity;    /* of the four arrays below (particles in the listed leaves at least) */
+  double *d2;      /* a query's distance to each scanned particle */
+  int32_t *slot;   /* and its tree slot */
+  double *value;   /* those within its ball, for the selections */
+  knn_entry *near; /* the pairs of the nearest */
 } knn_scratch;
 
 static void scratch_free(knn_scratch *w)
 {
-  free(w->heap);
-  free(w->sorted);
+  if (w->c.stack)
+    kd_candidates_free(&w->c);
+  free(w->d2);
+  free(w->slot);
   free(w->value);
-  free(w->seen);
-  free(w->stack);
-  free(w->stack_d2);
+  free(w->near);
 }
 
-static int scratch_init(knn_scratch *w, const kd_tree *t, int K)
+/* Room for the particles of the current candidate list; 0 if memory ran out. */
+static int scratch_fit(knn_scratch *w)
 {
-  w->K = K;
-  w->seen_bits = KNN_SEEN_BITS;
-  while ((1 << w->seen_bits) < 2 * K)
-    ++w->seen_bits;
-  w->heap = phew_malloc((size_t)K, sizeof *w->heap);
-  w->sorted = phew_malloc((size_t)K, sizeof *w->sorted);
-  w->value = phew_malloc((size_t)K, sizeof *w->value);
-  w->seen = phew_malloc((size_t)1 << w->seen_bits, sizeof *w->seen);
-  w->stack = phew_malloc((size_t)t->depth + 2, sizeof *w->stack);
-  w->stack_d2 = phew_malloc((size_t)t->depth + 2, sizeof *w->stack_d2);
-  return w->heap && w->sorted && w->value && w->seen && w->stack && w->stack_d2;
+  int need = kd_candidates_size(&w->c);
+  need = need < 1024 ? 1024 : need;
+  if (need <= w->capacity)
+    return 1;
+  const int capacity = need > 2 * w->capacity ? need : 2 * w->capacity;
+  double *d2 = phew_realloc(w->d2, (size_t)capacity, sizeof *d2);
+  if (d2)
+    w->d2 = d2;
+  int32_t *slot = phew_realloc(w->slot, (size_t)capacity, sizeof *slot);
+  if (slot)
+    w->slot = slot;
+  double *value = phew_realloc(w->value, (size_t)capacity, sizeof *value);
+  if (value)
+    w->value = value;
+  knn_entry *near = phew_realloc(w->near, (size_t)capacity, sizeof *near);
+  if (near)
+    w->near = near;
+  if (!d2 || !slot || !value || !near)
+    return 0;
+  w->capacity = capacity;
+  return 1;
 }
 
 /* ---- one query ------------------------------------------------------------------------------- */
 
-/* The walk from a full heap; periodic is a constant in each caller. */
-static inline void walk(const kd_tree *t, const double *q, knn_scratch *w, const int periodic)
+enum { KNN_ANSWERED, KNN_WIDER };
+
+/* Query j (tree slot self) from the candidate list, which holds every particle within r2 of
+ * it; try2[0 .. n_try): smaller radii to try first, increasing; guess: the previous query's
+ * K-th, (n_dens + 1)-th and (n_keep + 1)-th squared distances (-1: none), replaced by this
+ * query's; bound2: a radius known to hold K particles, or INFINITY. Writes the outputs and
+ * puts the K-th squared distance in *kth2 (KNN_ANSWERED), or, if the K-th distance may lie
+ * beyond r2, a bound for it in *kth2 (KNN_WIDER: bound2, else the K-th smallest distance to the
+ * listed particles, infinite if they are fewer than K). */
+static int answer(const kd_tree *t, const knn_query *kq, int K, knn_scratch *w, double r2, const double *try2,
+                  int n_try, double bound2, double *guess, int32_t j, int32_t self, double *kth2)
 {
-  const int64_t first_leaf = kd_first_leaf(t);
-  const int K = w->K, bits = w->seen_bits;
-  knn_entry *heap = w->heap;
-  const int32_t *seen = w->seen;
-  int32_t *stack = w->stack;
-  double *stack_d2 = w->stack_d2;
-  int top = 0;
-  int64_t v = 0;
-  double vd2 = periodic ? kd_node_distance2(t, &t->node[0], q) : kd_plain_node_distance2(&t->node[0], q);
-  for (;;) {
-    if (vd2 <= heap[0].d2) {
-      if (v >= first_leaf) {
-        int64_t begin, end;
-        kd_node_range(t, v, t->depth, &begin, &end);
-        for (int64_t s = begin; s < end; ++s) {
-          const double *x = t->pos + 3 * s;
-          const double d2 = periodic ? particle_distance2(&t->box, q, x) : kd_plain_distance2(q, x);
-          if (d2 > heap[0].d2)
-            continue;
-          const knn_entry e = {d2, (int32_t)s};
-          if (d2 == heap[0].d2 && !entry_less(t, e, heap[0]))
-            continue;
-          if (seen_contains(seen, bits, (int32_t)s))
-            continue;
-          heap[0] = e;
-          heap_sift_down(t, heap, K, 0);
-        }
-      } else {
-        const int64_t a = 2 * v + 1, b = 2 * v + 2;
-        const double da = periodic ? kd_node_distance2(t, &t->node[a], q) : kd_plain_node_distance2(&t->node[a], q);
-        const double db = periodic ? kd_node_distance2(t, &t->node[b], q) : kd_plain_node_distance2(&t->node[b], q);
-        const int a_first = da <= db;
-        const double far_d2 = a_first ? db : da;
-        if (far_d2 <= heap[0].d2) {
-          stack[top] = (int32_t)(a_first ? b : a);
-          stack_d2[top] = far_d2;
-          ++top;
-        }
-        v = a_first ? a : b;
-        vd2 = a_first ? da : db;
-        continue;
-      }
+  kd_candidates *c = &w->c;
+  double x[3];
+  kd_position(t, self, x);
+  int m = 0;
+  for (int i = 0; i < n_try && m < K; ++i)
+    m = kd_candidates_scan(t, c, x, try2[i], NULL, 0, w->d2, w->slot);
+  if (m < K)
+    m = kd_candidates_scan(t, c, x, r2, NULL, 0, w->d2, w->slot);
+  if (m < K && bound2 < INFINITY) {
+    *kth2 = bound2;
+    return KNN_WIDER;
+  }
+  if (m < K) {
+    const int all = kd_candidates_scan(t, c, x, INFINITY, NULL, 0, w->d2, w->slot);
+    *kth2 = all >= K ? select_value(w->d2, 0, all, K - 1, -1) : INFINITY;
+    return KNN_WIDER;
+  }
+  /* the K-th, (n_dens + 1)-th and (n_keep + 1)-th distances, each from a guess a little below
+   * the previous query's */
+  const int rank[3] = {K - 1, kq->n_dens, kq->n_keep};
+  double found[3];
+  for (int r = 0; r < 3; ++r) {
+    if (r > 0 && rank[r] == rank[0]) {
+      found[r] = found[0];
+      continue;
     }
-    if (top == 0)
-      break;
-    --top;
-    v = stack[top];
-    vd2 = stack_d2[top];
+    found[r] = rank[r] > 0 || r == 0 ? rank_value(w->d2, m, rank[r], guess[r], w->value) : 0;
+    guess[r] = found[r];
   }
-}
-
-static void walk_plain(const kd_tree *t, const double *q, knn_scratch *w) { walk(t, q, w, 0); }
-static void walk_periodic(const kd_tree *t, const double *q, knn_scratch *w) { walk(t, q, w, 1); }
-
-/* The K nearest pairs of the particle in tree slot self, from the start set start[0 .. K)
- * (K distinct tree slots), into w->heap. */
-static void search(const kd_tree *t, int32_t self, const int32_t *start, knn_scratch *w)
-{
-  const int K = w->K;
-  const double *x = t->pos + 3 * (int64_t)self;
-  knn_entry *heap = w->heap;
-  /* plain distances first: if their largest reaches no periodic image, they are exact */
-  double r2 = 0;
-  for (int i = 0; i < K; ++i) {
-    heap[i].slot = start[i];
-    heap[i].d2 = kd_plain_distance2(x, t->pos + 3 * (int64_t)start[i]);
-    r2 = heap[i].d2 > r2 ? heap[i].d2 : r2;
-  }
-  int periodic = kd_reaches_image(t, x, x, r2);
-  if (periodic) {
-    r2 = 0;
-    for (int i = 0; i < K; ++i) {
-      heap[i].d2 = particle_distance2(&t->box, x, t->pos + 3 * (int64_t)start[i]);
-      r2 = heap[i].d2 > r2 ? heap[i].d2 : r2;
-    }
-    periodic = kd_reaches_image(t, x, x, r2);
-  }
-  heapify(t, heap, K);
-  const int size = 1 << w->seen_bits;
-  for (int i = 0; i < size; ++i)
-    w->seen[i] = -1;
-  for (int i = 0; i < K; ++i)
-    seen_insert(w->seen, w->seen_bits, start[i]);
-  if (periodic)
-    walk_periodic(t, x, w);
-  else
-    walk_plain(t, x, w);
-}
-
-/* The outputs of query j (tree slot self) from its K nearest pairs in w->heap. */
-static void answer(const kd_tree *t, const knn_query *kq, knn_scratch *w, int32_t j, int32_t self)
-{
-  const int K = w->K;
+  const double k2 = found[0];
   if (kq->reach)
-    kq->reach[j] = sqrt(w->heap[0].d2);
-  if (kq->n_dens > 0) {
-    double v = w->heap[0].d2; /* the K-th */
-    if (kq->n_dens < K - 1) {
-      double *value = w->value;
-      for (int i = 0; i < K; ++i)
-        value[i] = w->heap[i].d2;
-      /* quickselect of rank n_dens on the values */
-      int l = 0, r = K - 1;
-      const int k = kq->n_dens;
-      while (l < r) {
-        const double x = value[k];
-        int i = l, m = r;
-        do {
-          while (value[i] < x)
-            ++i;
-          while (x < value[m])
-            --m;
-          if (i <= m) {
-            const double tmp = value[i];
-            value[i] = value[m];
-            value[m] = tmp;
-            ++i;
-            --m;
-          }
-        } while (i <= m);
-        if (m < k)
-          l = i;
-        if (k < i)
-          r = m;
-      }
-      v = value[k];
-    }
-    kq->h[j] = 0.5 * sqrt(v);
-  }
+    kq->reach[j] = sqrt(k2);
+  if (kq->n_dens > 0)
+    kq->h[j] = 0.5 * sqrt(found[1]);
   if (kq->n_keep > 0) {
-    knn_entry *e = w->sorted;
-    for (int i = 0; i < K; ++i)
-      e[i] = w->heap[i];
+    /* the pairs at or below the (n_keep + 1)-th distance hold the n_keep + 1 nearest */
+    const double limit = found[2];
+    knn_entry *e = w->near;
+    int n = 0;
+    for (int i = 0; i < m; ++i) {
+      e[n].d2 = w->d2[i];
+      e[n].slot = w->slot[i];
+      n += w->d2[i] <= limit;
+    }
     const int want = kq->n_keep + 1;
-    if (want < K)
-      select_entry(t, e, 0, K, want - 1);
+    if (n > want)
+      select_entry(t, e, 0, n, want - 1);
     sort_entries(t, e, want);
     int32_t *out = kq->nearest + (int64_t)j * kq->n_keep;
     int k = 0;
@@ -331,6 +275,8 @@ static void answer(const kd_tree *t, const knn_query *kq, knn_scratch *w, int32_
       if (e[i].slot != self)
         out[k++] = t->index[e[i].slot];
   }
+  *kth2 = k2;
+  return KNN_ANSWERED;
 }
 
 /* ---- the batch ----------------------------------------------------------------------------- */
@@ -338,10 +284,12 @@ static void answer(const kd_tree *t, const knn_query *kq, knn_scratch *w, int32_
 typedef struct knn_job {
   const kd_tree *t;
   const knn_query *q;
+  int K;
   const int32_t *query, *slot; /* the queries in tree order */
-  int64_t n;
+  const int64_t *task_query;   /* per task: its first query (n_tasks + 1) */
   knn_scratch *scratch;        /* per thread */
-  int32_t **start;             /* per thread: K slots */
+  uint8_t *done;               /* per query (tree order): answered */
+  int *no_memory;              /* per task */
 } knn_job;
 
 static void knn_task(void *context, int thread, int64_t task)
@@ -349,26 +297,78 @@ static void knn_task(void *context, int thread, int64_t task)
   const knn_job *job = context;
   const kd_tree *t = job->t;
   knn_scratch *w = &job->scratch[thread];
-  int32_t *start = job->start[thread];
-  const int K = w->K;
-  const int64_t begin = task * KNN_CHUNK;
-  const int64_t end = begin + KNN_CHUNK < job->n ? begin + KNN_CHUNK : job->n;
-  int64_t previous = -1;
-  for (int64_t k = begin; k < end; ++k) {
-    const int32_t self = job->slot[k];
-    if (previous >= 0 && self - previous <= K) {
-      for (int i = 0; i < K; ++i) /* the previous query's neighbours */
-        start[i] = w->heap[i].slot;
-    } else { /* the K particles next to it in tree order */
-      int64_t first = self - K / 2;
-      first = first < 0 ? 0 : first;
-      first = first + K > t->n ? t->n - K : first;
-      for (int i = 0; i < K; ++i)
-        start[i] = (int32_t)(first + i);
+  const int K = job->K;
+  const int64_t first_leaf = kd_first_leaf(t), n_leaves = (int64_t)1 << t->depth;
+  const int64_t last_leaf = (task + 1) * KNN_LEAVES_PER_TASK < n_leaves ? (task + 1) * KNN_LEAVES_PER_TASK : n_leaves;
+  int64_t k = job->task_query[task];
+  const int64_t k_end = job->task_query[task + 1];
+  double guess2 = -1;    /* the previous leaf's largest K-th squared distance; -1: none yet */
+  int64_t previous = -1; /* the previous query answered: its slot and K-th squared distance */
+  double previous_kth2 = 0;
+  double guess[3] = {-1, -1, -1}; /* its ranked distances */
+  job->no_memory[task] = 0;
+  for (int64_t leaf = task * KNN_LEAVES_PER_TASK; leaf < last_leaf && k < k_end; ++leaf) {
+    int64_t begin, end;
+    kd_node_range(t, first_leaf + leaf, t->depth, &begin, &end);
+    const int64_t k_first = k;
+    while (k < k_end && job->slot[k] < end)
+      ++k;
+    if (k == k_first)
+      continue;
+    const kd_node *box = &t->node[first_leaf + leaf];
+    double r2;
+    if (guess2 < 0) {
+      const double dx = box->hi[0] - box->lo[0], dy = box->hi[1] - box->lo[1], dz = box->hi[2] - box->lo[2];
+      r2 = ((dx * dx + dy * dy) + dz * dz) * (KNN_FIRST_GUESS * KNN_FIRST_GUESS);
+    } else {
+      r2 = guess2 * (KNN_LEAF_SLACK * KNN_LEAF_SLACK);
     }
-    search(t, self, start, w);
-    answer(t, job->q, w, job->query[k], self);
-    previous = self;
+    double largest = 0;
+    /* at most three rounds: the guess, the largest bound, everything (the bounds are
+     * distances to K particles, all of them listed in the second round) */
+    for (int round = 0; round < 3; ++round) {
+      if (!kd_tree_gather(t, box->lo, box->hi, r2, NULL, 1.0, &w->c) || !scratch_fit(w)) {
+        job->no_memory[task] = 1;
+        return;
+      }
+      double wider2 = 0;
+      for (int64_t i = k_first; i < k; ++i) {
+        if (job->done[i])
+          continue;
+        const int32_t self = job->slot[i];
+        /* radii to try: the previous query's K-th distance a little enlarged (a guess), then
+         * that distance plus the step between the two (certain, by the triangle inequality,
+         * with a slack far above the rounding), both if below R */
+        double try2[2], bound2 = INFINITY;
+        int n_try = 0;
+        if (previous >= 0) {
+          double a[3], b[3];
+          kd_position(t, previous, a);
+          kd_position(t, self, b);
+          const double step = particle_distance2(&t->box, a, b);
+          const double guess = previous_kth2 * (KNN_QUERY_SLACK * KNN_QUERY_SLACK);
+          const double r = (sqrt(previous_kth2) + sqrt(step)) * (1 + 1e-9);
+          if (guess < r * r && guess < r2)
+            try2[n_try++] = guess;
+          if (r * r < r2)
+            try2[n_try++] = r * r;
+          bound2 = r * r;
+        }
+        double kth2;
+        if (answer(t, job->q, K, w, r2, try2, n_try, bound2, guess, job->query[i], self, &kth2) == KNN_WIDER) {
+          wider2 = kth2 > wider2 ? kth2 : wider2;
+          continue;
+        }
+        job->done[i] = 1;
+        largest = kth2 > largest ? kth2 : largest;
+        previous = self;
+        previous_kth2 = kth2;
+      }
+      if (wider2 == 0)
+        break;
+      r2 = round == 0 ? wider2 : INFINITY;
+    }
+    guess2 = largest;
   }
 }
 
@@ -392,31 +392,44 @@ phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result)
   phew_status status = kd_tree_order_queries(tree, q->n, q->subset, &query, &slot, result);
   if (status != PHEW_OK)
     return status;
-  const int64_t n_tasks = (q->n + KNN_CHUNK - 1) / KNN_CHUNK;
+  const int64_t n_leaves = (int64_t)1 << tree->depth;
+  const int64_t n_tasks = (n_leaves + KNN_LEAVES_PER_TASK - 1) / KNN_LEAVES_PER_TASK;
   int threads = particle_threads(q->n_threads);
   if (threads > n_tasks)
     threads = (int)n_tasks;
   knn_scratch *scratch = calloc((size_t)threads, sizeof *scratch);
-  int32_t **start = calloc((size_t)threads, sizeof *start);
-  int ok = scratch && start;
-  for (int i = 0; ok && i < threads; ++i) {
-    start[i] = phew_malloc((size_t)need, sizeof **start);
-    ok = scratch_init(&scratch[i], tree, (int)need) && start[i];
-  }
+  int64_t *task_query = phew_malloc((size_t)n_tasks + 1, sizeof *task_query);
+  uint8_t *done = calloc((size_t)q->n, sizeof *done);
+  int *no_memory = calloc((size_t)n_tasks, sizeof *no_memory);
+  int ok = scratch && task_query && done && no_memory;
+  for (int i = 0; ok && i < threads; ++i)
+    ok = kd_candidates_init(&scratch[i].c, tree) == PHEW_OK && scratch_fit(&scratch[i]);
   if (ok) {
-    knn_job job = {tree, q, query, slot, q->n, scratch, start};
+    /* the first query of each task (the queries are in increasing slot order) */
+    const int64_t first_leaf = kd_first_leaf(tree);
+    int64_t k = 0;
+    for (int64_t task = 0; task < n_tasks; ++task) {
+      int64_t begin, end;
+      kd_node_range(tree, first_leaf + task * KNN_LEAVES_PER_TASK, tree->depth, &begin, &end);
+      while (k < q->n && slot[k] < begin)
+        ++k;
+      task_query[task] = k;
+    }
+    task_query[n_tasks] = q->n;
+    knn_job job = {tree, q, (int)need, query, slot, task_query, scratch, done, no_memory};
     particle_parallel(threads, n_tasks, knn_task, &job);
-  } else {
-    status = phew_fail(result, PHEW_ERROR_MEMORY, "neighbour search: out of memory");
+    for (int64_t task = 0; task < n_tasks; ++task)
+      ok = ok && !no_memory[task];
   }
-  for (int i = 0; i < threads; ++i) {
-    if (scratch)
+  if (!ok)
+    status = phew_fail(result, PHEW_ERROR_MEMORY, "neighbour search of %lld queries: out of memory", (long long)q->n);
+  if (scratch)
+    for (int i = 0; i < threads; ++i)
       scratch_free(&scratch[i]);
-    if (start)
-      free(start[i]);
-  }
   free(scratch);
-  free(start);
+  free(task_query);
+  free(done);
+  free(no_memory);
   free(query);
   free(slot);
   return status;

@@ -19,20 +19,17 @@
 
 enum { DENSITY_CHUNK = 256 };
 
-/* The one formula of the kernel, used for every pair. */
-static inline double kernel(double r, double h)
+/* The kernel's shape w(q) = pi h^3 W, without branches (both pieces, then selected). */
+static inline double kernel_shape(double q)
 {
-  const double q = r / h;
-  double w;
-  if (q < 1.0)
-    w = (1.0 - 1.5 * (q * q)) + 0.75 * (q * q * q);
-  else if (q < 2.0) {
-    const double u = 2.0 - q;
-    w = 0.25 * (u * u * u);
-  } else
-    return 0.0; /* also when h is 0 (q infinite) */
-  return w / (M_PI * (h * h * h));
+  const double inner = (1.0 - 1.5 * (q * q)) + 0.75 * (q * q * q);
+  const double u = 2.0 - q;
+  const double outer = 0.25 * (u * u * u);
+  return q < 1.0 ? inner : (q < 2.0 ? outer : 0.0); /* 0 also when h is 0 (q infinite or NaN) */
 }
+
+/* The one formula of the kernel, used for every pair. */
+static inline double kernel(double r, double h) { return kernel_shape(r / h) / (M_PI * (h * h * h)); }
 
 double sph_kernel(double r, double h) { return kernel(r, h); }
 
@@ -48,9 +45,9 @@ typedef struct density_job {
   const int32_t *query, *slot;
   int64_t n;
   double *rho;
-  int64_t **stack;         /* per thread: node << 6 | level */
   kd_candidates *candidates; /* per thread */
-  double **term_mass, **term_kernel; /* per thread: the terms of a query */
+  double **term_mass, **term_kernel, **term_r2; /* per thread: the terms of a query */
+  int32_t **term_slot;
   int64_t *term_capacity;
   int64_t *failed;         /* per chunk: the first query (caller's order) whose density left the
                               double range, or -1 */
@@ -140,11 +137,33 @@ static wide_float window_sum(const double *m, const double *w, int64_t n)
   return out;
 }
 
-enum { DENSITY_CANDIDATES = 2047 };
+/* Room for n terms in a thread's buffers; 0 if memory ran out. */
+static int reserve_terms(const density_job *job, int thread, int64_t n)
+{
+  if (n <= job->term_capacity[thread])
+    return 1;
+  const int64_t capacity = 2 * n;
+  double *m = phew_realloc(job->term_mass[thread], (size_t)capacity, sizeof *m);
+  if (m)
+    job->term_mass[thread] = m;
+  double *w = phew_realloc(job->term_kernel[thread], (size_t)capacity, sizeof *w);
+  if (w)
+    job->term_kernel[thread] = w;
+  double *r2 = phew_realloc(job->term_r2[thread], (size_t)capacity, sizeof *r2);
+  if (r2)
+    job->term_r2[thread] = r2;
+  int32_t *e = phew_realloc(job->term_slot[thread], (size_t)capacity, sizeof *e);
+  if (e)
+    job->term_slot[thread] = e;
+  if (!m || !w || !r2 || !e)
+    return 0;
+  job->term_capacity[thread] = capacity;
+  return 1;
+}
 
 /* The queries of one leaf together: one candidate list for all of them (every particle
  * within twice the largest query h of the leaf's box, or whose own 2h reaches it), then each
- * query sums over the list. Returns 0 if the list would be too long (the caller walks). */
+ * query sums over the list. Returns 0 if memory ran out. */
 static int density_leaf(const density_job *job, int thread, int64_t chunk, int64_t first, int64_t last)
 {
   const kd_tree *t = job->t;
@@ -155,7 +174,8 @@ static int density_leaf(const density_job *job, int thread, int64_t chunk, int64
     hi[d] = -INFINITY;
   }
   for (int64_t k = first; k < last; ++k) {
-    const double *x = t->pos + 3 * (int64_t)job->slot[k];
+    double x[3];
+    kd_position(t, job->slot[k], x);
     for (int d = 0; d < 3; ++d) {
       lo[d] = x[d] < lo[d] ? x[d] : lo[d];
       hi[d] = x[d] > hi[d] ? x[d] : hi[d];
@@ -163,36 +183,34 @@ static int density_leaf(const density_job *job, int thread, int64_t chunk, int64
     const double h = job->h[job->query[k]];
     h_leaf = h > h_leaf ? h : h_leaf;
   }
-  if (!kd_tree_gather(t, lo, hi, (2.0 * h_leaf) * (2.0 * h_leaf) * SUPPORT_SLACK, job->node_h, job->slot_h,
-                      SUPPORT_SLACK, c))
+  if (!kd_tree_gather(t, lo, hi, (2.0 * h_leaf) * (2.0 * h_leaf) * SUPPORT_SLACK, job->node_h, SUPPORT_SLACK, c) ||
+      !reserve_terms(job, thread, kd_candidates_size(c)))
     return 0;
-  double *m = job->term_mass[thread], *w = job->term_kernel[thread];
+  double *restrict m = job->term_mass[thread], *restrict w = job->term_kernel[thread];
+  double *restrict d2 = job->term_r2[thread];
+  int32_t *restrict slot = job->term_slot[thread];
+  const double *restrict slot_h = job->slot_h;
   for (int64_t k = first; k < last; ++k) {
-    const double *x = t->pos + 3 * (int64_t)job->slot[k];
     const double h_i = job->h[job->query[k]];
-    int n = 0;
-    for (int e = 0; e < c->n; ++e) {
-      const double p[3] = {c->x[e], c->y[e], c->z[e]};
-      const double d2 = particle_distance2(&t->box, x, p);
-      const double h_j = job->slot_h[c->slot[e]];
-      const double hm = h_j > h_i ? h_j : h_i;
-      if (d2 > (2.0 * hm) * (2.0 * hm) * SUPPORT_SLACK)
-        continue;
-      const double r = sqrt(d2);
-      const double kw = kernel(r, h_i) + kernel(r, h_j);
-      if (kw == 0.0)
-        continue;
-      w[n] = kw;
+    const double reach2 = (2.0 * h_i) * (2.0 * h_i) * SUPPORT_SLACK;
+    /* the particles within reach: r < 2 max(h_i, h_j), with the slack */
+    double x[3];
+    kd_position(t, job->slot[k], x);
+    const int n = kd_candidates_scan(t, c, x, reach2, slot_h, SUPPORT_SLACK, d2, slot);
+    const double norm_i = M_PI * (h_i * h_i * h_i);
+    int terms = 0;
+    for (int a = 0; a < n; ++a) {
+      const double r = sqrt(d2[a]);
+      const double kw = kernel_shape(r / h_i) / norm_i + kernel(r, slot_h[slot[a]]);
+      w[terms] = kw;
       if (job->slot_mass)
-        m[n] = job->slot_mass[c->slot[e]];
-      ++n;
+        m[terms] = job->slot_mass[slot[a]];
+      terms += kw != 0.0;
     }
-    store(job, chunk, k, window_sum(job->slot_mass ? m : NULL, w, n));
+    store(job, chunk, k, window_sum(job->slot_mass ? m : NULL, w, terms));
   }
   return 1;
 }
-
-static void density_walk(const density_job *job, int thread, int64_t chunk, int64_t begin, int64_t end);
 
 static void density_chunk(void *context, int thread, int64_t chunk)
 {
@@ -205,79 +223,11 @@ static void density_chunk(void *context, int thread, int64_t chunk)
     int64_t e = k + 1;
     while (e < end && kd_leaf_of_slot(job->t, job->slot[e]) == leaf)
       ++e;
-    if (!density_leaf(job, thread, chunk, k, e))
-      density_walk(job, thread, chunk, k, e);
-    k = e;
-  }
-}
-
-/* A thread's buffer of terms, grown as needed; 0, or -1 without memory. */
-static int reserve_terms(const density_job *job, int thread, int64_t n)
-{
-  if (n <= job->term_capacity[thread])
-    return 0;
-  const int64_t capacity = 2 * n;
-  double *m = phew_realloc(job->term_mass[thread], (size_t)capacity, sizeof *m);
-  if (m)
-    job->term_mass[thread] = m;
-  double *w = phew_realloc(job->term_kernel[thread], (size_t)capacity, sizeof *w);
-  if (w)
-    job->term_kernel[thread] = w;
-  if (!m || !w)
-    return -1;
-  job->term_capacity[thread] = capacity;
-  return 0;
-}
-
-/* One walk per query (when a leaf's candidates are too many), the same terms and sum. */
-static void density_walk(const density_job *job, int thread, int64_t chunk, int64_t begin, int64_t end)
-{
-  const kd_tree *t = job->t;
-  const int64_t first_leaf = kd_first_leaf(t);
-  int64_t *stack = job->stack[thread];
-  for (int64_t k = begin; k < end; ++k) {
-    const int32_t j = job->query[k];
-    const double *x = t->pos + 3 * (int64_t)job->slot[k];
-    const double hi = job->h[j];
-    int64_t n = 0;
-    int top = 0;
-    stack[top++] = 0;
-    while (top > 0) {
-      const int64_t entry = stack[--top];
-      const int64_t v = entry >> 6;
-      const int level = (int)(entry & 63);
-      const double hn = job->node_h[v] > hi ? job->node_h[v] : hi;
-      const double reach2 = (2.0 * hn) * (2.0 * hn) * SUPPORT_SLACK;
-      if (kd_node_distance2(t, &t->node[v], x) > reach2)
-        continue;
-      if (v < first_leaf) {
-        stack[top++] = (2 * v + 2) << 6 | (level + 1);
-        stack[top++] = (2 * v + 1) << 6 | (level + 1);
-        continue;
-      }
-      int64_t b, e;
-      kd_node_range(t, v, level, &b, &e);
-      if (reserve_terms(job, thread, n + (e - b)) != 0) {
-        job->failed[chunk] = -2;
-        return;
-      }
-      for (int64_t s = b; s < e; ++s) {
-        const double d2 = particle_distance2(&t->box, x, t->pos + 3 * s);
-        const double hj = job->slot_h[s];
-        const double hm = hj > hi ? hj : hi;
-        if (d2 > (2.0 * hm) * (2.0 * hm) * SUPPORT_SLACK)
-          continue;
-        const double r = sqrt(d2);
-        const double w = kernel(r, hi) + kernel(r, hj);
-        if (w == 0.0)
-          continue;
-        job->term_kernel[thread][n] = w;
-        if (job->slot_mass)
-          job->term_mass[thread][n] = job->slot_mass[s];
-        ++n;
-      }
+    if (!density_leaf(job, thread, chunk, k, e)) {
+      job->failed[chunk] = -2;
+      return;
     }
-    store(job, chunk, k, window_sum(job->slot_mass ? job->term_mass[thread] : NULL, job->term_kernel[thread], n));
+    k = e;
   }
 }
 
@@ -349,21 +299,16 @@ phew_status sph_density(const kd_tree *tree, const double *h, const double *mass
   double *slot_mass = mass ? phew_malloc((size_t)N, sizeof *slot_mass) : NULL;
   double *node_h = phew_malloc((size_t)tree->n_nodes, sizeof *node_h);
   int64_t *failed = phew_malloc((size_t)n_chunks, sizeof *failed);
-  int64_t **stack = calloc((size_t)threads, sizeof *stack);
   kd_candidates *candidates = calloc((size_t)threads, sizeof *candidates);
   double **term_mass = calloc((size_t)threads, sizeof *term_mass);
   double **term_kernel = calloc((size_t)threads, sizeof *term_kernel);
+  double **term_r2 = calloc((size_t)threads, sizeof *term_r2);
+  int32_t **term_slot = calloc((size_t)threads, sizeof *term_slot);
   int64_t *term_capacity = calloc((size_t)threads, sizeof *term_capacity);
-  int ok = slot_h && (!mass || slot_mass) && node_h && failed && stack && candidates && term_mass && term_kernel &&
-           term_capacity;
-  for (int i = 0; ok && i < threads; ++i) {
-    stack[i] = phew_malloc((size_t)tree->depth + 2, sizeof **stack);
-    term_mass[i] = phew_malloc(DENSITY_CANDIDATES, sizeof **term_mass);
-    term_kernel[i] = phew_malloc(DENSITY_CANDIDATES, sizeof **term_kernel);
-    term_capacity[i] = DENSITY_CANDIDATES;
-    ok = stack[i] && term_mass[i] && term_kernel[i] &&
-         kd_candidates_init(&candidates[i], tree, DENSITY_CANDIDATES) == PHEW_OK;
-  }
+  int ok = slot_h && (!mass || slot_mass) && node_h && failed && candidates && term_mass && term_kernel && term_r2 &&
+           term_slot && term_capacity;
+  for (int i = 0; ok && i < threads; ++i)
+    ok = kd_candidates_init(&candidates[i], tree) == PHEW_OK;
   if (ok) {
     for (int64_t s = 0; s < N; ++s) {
       slot_h[s] = h[tree->index[s]];
@@ -374,8 +319,8 @@ phew_status sph_density(const kd_tree *tree, const double *h, const double *mass
       node_h_job nj = {tree, node_h, slot_h, level};
       particle_parallel(threads, (int64_t)1 << level, node_h_task, &nj);
     }
-    density_job job = {tree,  h,          mass,      slot_h,      slot_mass,    node_h,        query, slot, n,
-                       rho,   stack,      candidates, term_mass, term_kernel, term_capacity, failed};
+    density_job job = {tree, h,          mass,      slot_h,      slot_mass, node_h,     query,         slot,  n,
+                       rho,  candidates, term_mass, term_kernel, term_r2,   term_slot, term_capacity, failed};
     particle_parallel(threads, n_chunks, density_chunk, &job);
     int64_t worst = -1, no_memory = 0;
     for (int64_t c = 0; c < n_chunks; ++c) {
@@ -396,19 +341,22 @@ phew_status sph_density(const kd_tree *tree, const double *h, const double *mass
     status = phew_fail(result, PHEW_ERROR_MEMORY, "SPH density of %lld particles: out of memory", (long long)n);
   }
   for (int i = 0; i < threads; ++i) {
-    if (stack)
-      free(stack[i]);
-    if (candidates && candidates[i].x)
+    if (candidates && candidates[i].stack)
       kd_candidates_free(&candidates[i]);
     if (term_mass)
       free(term_mass[i]);
     if (term_kernel)
       free(term_kernel[i]);
+    if (term_r2)
+      free(term_r2[i]);
+    if (term_slot)
+      free(term_slot[i]);
   }
-  free(stack);
   free(candidates);
   free(term_mass);
   free(term_kernel);
+  free(term_r2);
+  free(term_slot);
   free(term_capacity);
   free(failed);
   free(node_h);
