@@ -9,24 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The scans' loops, compiled also for AVX2 and picked at load time where the processor has it
- * (GCC's function multiversioning). The same IEEE operations on every lane, no contraction
- * into fused multiply-adds (AVX2 alone has none), so both versions give the same bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define PHEW_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define PHEW_VECTOR_CLONES
-#endif
 
 /* ---- selection: the k-th smallest coordinate along an axis, moving whole particles ---- */
 
-static inline void swap_particles(double *pos, int32_t *index, int64_t a, int64_t b)
+static inline void swap_particles(double *const *pos, int32_t *index, int64_t a, int64_t b)
 {
-  double *pa = pos + 3 * a, *pb = pos + 3 * b;
   for (int d = 0; d < 3; ++d) {
-    const double x = pa[d];
-    pa[d] = pb[d];
-    pb[d] = x;
+    const double x = pos[d][a];
+    pos[d][a] = pos[d][b];
+    pos[d][b] = x;
   }
   const int32_t i = index[a];
   index[a] = index[b];
@@ -34,22 +25,22 @@ static inline void swap_particles(double *pos, int32_t *index, int64_t a, int64_
 }
 
 /* Heapsort of [begin, end) by the coordinate: the fallback that bounds the selection's cost. */
-static void sift_down(double *pos, int32_t *index, int64_t begin, int64_t root, int64_t count, int axis)
+static void sift_down(double *const *pos, int32_t *index, int64_t begin, int64_t root, int64_t count, int axis)
 {
   for (;;) {
     int64_t child = 2 * root + 1;
     if (child >= count)
       return;
-    if (child + 1 < count && pos[3 * (begin + child) + axis] < pos[3 * (begin + child + 1) + axis])
+    if (child + 1 < count && pos[axis][begin + child] < pos[axis][begin + child + 1])
       ++child;
-    if (!(pos[3 * (begin + root) + axis] < pos[3 * (begin + child) + axis]))
+    if (!(pos[axis][begin + root] < pos[axis][begin + child]))
       return;
     swap_particles(pos, index, begin + root, begin + child);
     root = child;
   }
 }
 
-static void heapsort_axis(double *pos, int32_t *index, int64_t begin, int64_t end, int axis)
+static void heapsort_axis(double *const *pos, int32_t *index, int64_t begin, int64_t end, int axis)
 {
   const int64_t count = end - begin;
   for (int64_t r = count / 2 - 1; r >= 0; --r)
@@ -64,7 +55,7 @@ static void heapsort_axis(double *pos, int32_t *index, int64_t begin, int64_t en
  * would put there, with no larger coordinate before it and no smaller one after it (Wirth's
  * selection with a median-of-three pivot: equal coordinates split evenly; after too many
  * rounds the rest is sorted, so the cost stays O(n log n) at worst). */
-static void select_axis(double *pos, int32_t *index, int64_t begin, int64_t end, int64_t k, int axis)
+static void select_axis(double *const *pos, int32_t *index, int64_t begin, int64_t end, int64_t k, int axis)
 {
   int64_t l = begin, r = end - 1;
   int rounds = 0;
@@ -82,7 +73,7 @@ static void select_axis(double *pos, int32_t *index, int64_t begin, int64_t end,
     }
     /* median of pos[l], pos[k], pos[r] moved to k */
     const int64_t m = k;
-#define KEY(s) pos[3 * (s) + axis]
+#define KEY(s) pos[axis][s]
     if (KEY(m) < KEY(l))
       swap_particles(pos, index, m, l);
     if (KEY(r) < KEY(l))
@@ -128,16 +119,15 @@ static void build_node(void *context, int thread, int64_t i)
   int64_t begin, end;
   kd_node_range(t, v, level, &begin, &end);
   kd_node *node = &t->node[v];
+  double *const pos[3] = {t->x, t->y, t->z};
   for (int d = 0; d < 3; ++d) {
-    node->lo[d] = t->pos[3 * begin + d];
-    node->hi[d] = t->pos[3 * begin + d];
-  }
-  for (int64_t s = begin + 1; s < end; ++s) {
-    const double *x = t->pos + 3 * s;
-    for (int d = 0; d < 3; ++d) {
-      node->lo[d] = x[d] < node->lo[d] ? x[d] : node->lo[d];
-      node->hi[d] = x[d] > node->hi[d] ? x[d] : node->hi[d];
+    double lo = pos[d][begin], hi = lo;
+    for (int64_t s = begin + 1; s < end; ++s) {
+      lo = pos[d][s] < lo ? pos[d][s] : lo;
+      hi = pos[d][s] > hi ? pos[d][s] : hi;
     }
+    node->lo[d] = lo;
+    node->hi[d] = hi;
   }
   if (level == t->depth)
     return;
@@ -146,7 +136,7 @@ static void build_node(void *context, int thread, int64_t i)
     if (node->hi[d] - node->lo[d] > node->hi[axis] - node->lo[axis])
       axis = d;
   const int64_t split = ((2 * i + 1) * t->n) >> (level + 1); /* first slot of the right child */
-  select_axis(t->pos, t->index, begin, end, split, axis);
+  select_axis(pos, t->index, begin, end, split, axis);
 }
 
 phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, const int64_t *id,
@@ -184,32 +174,27 @@ phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, con
   t->depth = depth;
   t->n_nodes = n > 0 ? ((int64_t)2 << depth) - 1 : 0;
   t->node = phew_malloc((size_t)t->n_nodes, sizeof *t->node);
-  t->pos = phew_malloc((size_t)(3 * n), sizeof *t->pos);
   t->index = phew_malloc((size_t)n, sizeof *t->index);
   t->x = phew_malloc((size_t)n, sizeof *t->x);
   t->y = phew_malloc((size_t)n, sizeof *t->y);
   t->z = phew_malloc((size_t)n, sizeof *t->z);
-  if (!t->node || !t->pos || !t->index || !t->x || !t->y || !t->z) {
+  if (!t->node || !t->index || !t->x || !t->y || !t->z) {
     kd_tree_free(t);
     return phew_fail(result, PHEW_ERROR_MEMORY, "kd-tree of %lld particles: out of memory", (long long)n);
   }
   if (n > 0) {
-    memcpy(t->pos, position, (size_t)(3 * n) * sizeof *t->pos);
-    for (int64_t i = 0; i < n; ++i)
+    for (int64_t i = 0; i < n; ++i) {
+      t->x[i] = position[3 * i];
+      t->y[i] = position[3 * i + 1];
+      t->z[i] = position[3 * i + 2];
       t->index[i] = (int32_t)i;
+    }
     const int threads = particle_threads(n_threads);
     for (int level = 0; level <= depth; ++level) {
       build_level b = {t, level};
       particle_parallel(threads, (int64_t)1 << level, build_node, &b);
     }
-    for (int64_t i = 0; i < n; ++i) {
-      t->x[i] = t->pos[3 * i];
-      t->y[i] = t->pos[3 * i + 1];
-      t->z[i] = t->pos[3 * i + 2];
-    }
   }
-  free(t->pos);
-  t->pos = NULL;
   *tree = t;
   return PHEW_OK;
 }
@@ -219,7 +204,6 @@ void kd_tree_free(kd_tree *tree)
   if (!tree)
     return;
   free(tree->node);
-  free(tree->pos);
   free(tree->x);
   free(tree->y);
   free(tree->z);
@@ -228,6 +212,48 @@ void kd_tree_free(kd_tree *tree)
 }
 
 int64_t kd_tree_size(const kd_tree *tree) { return tree ? tree->n : 0; }
+
+/* ---- leaves sorted by a key ------------------------------------------------------------- */
+
+typedef struct sort_job {
+  kd_tree *t;
+  const double *key;
+} sort_job;
+
+/* Task: insertion sort of leaf i by decreasing key (at most KD_LEAF particles). */
+static void sort_leaf(void *context, int thread, int64_t i)
+{
+  (void)thread;
+  const sort_job *job = context;
+  kd_tree *t = job->t;
+  int64_t begin, end;
+  kd_node_range(t, kd_first_leaf(t) + i, t->depth, &begin, &end);
+  for (int64_t s = begin + 1; s < end; ++s) {
+    const double x = t->x[s], y = t->y[s], z = t->z[s];
+    const int32_t index = t->index[s];
+    const double key = job->key[index];
+    int64_t r = s;
+    while (r > begin && job->key[t->index[r - 1]] < key) {
+      t->x[r] = t->x[r - 1];
+      t->y[r] = t->y[r - 1];
+      t->z[r] = t->z[r - 1];
+      t->index[r] = t->index[r - 1];
+      --r;
+    }
+    t->x[r] = x;
+    t->y[r] = y;
+    t->z[r] = z;
+    t->index[r] = index;
+  }
+}
+
+void kd_tree_sort_leaves(kd_tree *t, const double *key, int n_threads)
+{
+  if (t->n == 0)
+    return;
+  sort_job job = {t, key};
+  particle_parallel(particle_threads(n_threads), (int64_t)1 << t->depth, sort_leaf, &job);
+}
 
 /* ---- queries in tree order -------------------------------------------------------------- */
 
@@ -461,7 +487,16 @@ __attribute__((always_inline)) static inline int scan_leaves(const kd_tree *t, k
   int m = 0;
   for (int i = 0; i < n_near; ++i) {
     const int k = near[i];
-    const int32_t begin = c->begin[k], count = c->end[k] - begin;
+    const int32_t begin = c->begin[k];
+    int32_t count = c->end[k] - begin;
+    if (with_h && bound[k] > r2) /* only the particles whose own reach covers the box's distance */
+      for (int32_t a = 0; a < count; ++a) {
+        const double reach = 2.0 * slot_h[begin + a];
+        if (!(bound[k] <= reach * reach * h_slack)) {
+          count = a;
+          break;
+        }
+      }
     if (!c->uniform[k]) { /* the canonical formula */
       for (int32_t a = 0; a < count; ++a) {
         double p[3];

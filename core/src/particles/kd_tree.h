@@ -17,6 +17,16 @@
 
 enum { KD_LEAF = 16 };
 
+/* Hot loops of the searches, compiled also for AVX2 and picked at load time where the processor
+ * has it (GCC's function multiversioning). The same IEEE operations on every lane and no
+ * contraction into fused multiply-adds (AVX2 alone has none), so both versions give the same
+ * bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PHEW_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PHEW_VECTOR_CLONES
+#endif
+
 typedef struct kd_node {
   double lo[3], hi[3]; /* bounding box of the node's particles */
 } kd_node;
@@ -29,7 +39,6 @@ struct kd_tree {
   int depth;              /* leaves are at level depth (0: the root is the only leaf) */
   int64_t n_nodes;        /* 2^(depth + 1) - 1, or 0 for an empty tree */
   kd_node *node;
-  double *pos;            /* 3 n, in tree order, while building (then NULL) */
   double *x, *y, *z;      /* the positions in tree order (float64, bitwise equal to the
                              caller's), one array per axis for loops that vectorise */
   int32_t *index;         /* tree slot -> caller's index */
@@ -214,12 +223,19 @@ int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double 
  * slot_h is given (h by tree slot), within (2 h)^2 h_slack of it: their particle_distance2
  * from x into d2 and their tree slots into slot (room for the particles of all listed leaves
  * needed). Leaves farther than both from x (by their boxes, h_max for the second) are
- * skipped. Returns how many. */
+ * skipped; with slot_h, the leaves must be sorted by decreasing h (kd_tree_sort_leaves), and
+ * a leaf farther than r2 is read only as far as its particles' reach covers its box's distance.
+ * Returns how many. */
 int kd_candidates_scan(const kd_tree *t, kd_candidates *c, const double *x, double r2, const double *slot_h,
                        double h_slack, double *restrict d2, int32_t *restrict slot);
 
 /* Particles in the listed leaves. */
 int kd_candidates_size(const kd_candidates *c);
+
+/* Orders the particles inside each leaf by decreasing key[caller's index] (ties in any order):
+ * searches that prune by a per-particle reach then stop early inside a leaf. The tree's
+ * answers do not depend on this layout. */
+void kd_tree_sort_leaves(kd_tree *t, const double *key, int n_threads);
 
 /* The queries of a batch (n of them: subset[0 .. n), or particles 0 .. n-1) in tree order:
  * the t-th is query (*query)[t], in tree slot (*slot)[t]. Fails (PHEW_ERROR_ARGUMENT) on an

@@ -27,8 +27,6 @@
 
 enum { KNN_LEAVES_PER_TASK = 32 }; /* consecutive leaves per task (~ 500 particles) */
 #define KNN_LEAF_SLACK 1.2 /* R = previous leaf's largest K-th distance times this */
-#define KNN_RANK_GUESS 1.08      /* a ranked distance is looked for within this factor of the previous one */
-#define KNN_RANK_GUESS_WIDE 1.3  /* then within this one */
 #define KNN_QUERY_SLACK 1.08 /* a query's first guess: the previous K-th distance times this */
 #define KNN_FIRST_GUESS 1.5 /* the task's first leaf: R = its box's diagonal times this */
 
@@ -136,28 +134,39 @@ static double select_value(double *d, int begin, int end, int k, double hint)
   return d[k];
 }
 
-/* The k-th smallest of d[0, m) (0-based, values only), d untouched. A guess near the answer
- * saves most of the work: with lo and hi the guess divided and multiplied by a factor, when at
- * most k values are <= lo and more than k are <= hi, the answer is the (k - that many)-th
- * smallest of the values in (lo, hi], usually a dozen or two; a wider factor next; otherwise
- * (or guess < 0: none) all values are selected. scratch: room for m values. */
-static double rank_value(const double *restrict d, int m, int k, double guess, double *restrict scratch)
+enum { KNN_BUCKETS = 64 };
+
+/* found[r]: the ranks[r]-th smallest of d[0, m) (0-based, values only), d untouched, for
+ * r < n_ranks; every value lies in [0, top]. A histogram of KNN_BUCKETS equal buckets over
+ * [0, top] (the bucket of a value is monotone in it, so whole buckets are in order) finds the
+ * bucket of each rank; a selection among that bucket's few values finishes. A rank equal to
+ * the one before it is not searched again. scratch and bucket: room for m values. */
+static void rank_values(const double *restrict d, int m, double top, const int *ranks, int n_ranks, double *found,
+                        double *restrict scratch, int32_t *restrict bucket)
 {
-  static const double widen[2] = {KNN_RANK_GUESS * KNN_RANK_GUESS, KNN_RANK_GUESS_WIDE * KNN_RANK_GUESS_WIDE};
-  for (int attempt = 0; guess >= 0 && attempt < 2; ++attempt) {
-    const double lo = guess / widen[attempt], hi = guess * widen[attempt];
-    int below = 0, inside = 0;
-    for (int i = 0; i < m; ++i) {
-      scratch[inside] = d[i];
-      inside += (d[i] > lo) & (d[i] <= hi);
-      below += d[i] <= lo;
-    }
-    if (below <= k && k < below + inside)
-      return select_value(scratch, 0, inside, k - below, -1);
+  const double scale = top > 0 ? KNN_BUCKETS / top : 0.0;
+  for (int i = 0; i < m; ++i) { /* vectorises */
+    const double b = d[i] * scale;
+    bucket[i] = b < KNN_BUCKETS - 1 ? (int32_t)b : KNN_BUCKETS - 1;
   }
+  int count[KNN_BUCKETS] = {0};
   for (int i = 0; i < m; ++i)
-    scratch[i] = d[i];
-  return select_value(scratch, 0, m, k, -1);
+    ++count[bucket[i]];
+  for (int r = 0; r < n_ranks; ++r) {
+    if (r > 0 && ranks[r] == ranks[r - 1]) {
+      found[r] = found[r - 1];
+      continue;
+    }
+    int below = 0, b = 0;
+    while (below + count[b] <= ranks[r])
+      below += count[b++];
+    int n = 0;
+    for (int i = 0; i < m; ++i) {
+      scratch[n] = d[i];
+      n += bucket[i] == b;
+    }
+    found[r] = select_value(scratch, 0, n, ranks[r] - below, -1);
+  }
 }
 
 /* ---- per-thread scratch ---------------------------------------------------------------------- */
@@ -169,6 +178,7 @@ typedef struct knn_scratch {
   int32_t *slot;   /* and its tree slot */
   double *value;   /* those within its ball, for the selections */
   knn_entry *near; /* the pairs of the nearest */
+  int32_t *bucket; /* the histogram bucket of each distance */
 } knn_scratch;
 
 static void scratch_free(knn_scratch *w)
@@ -179,6 +189,7 @@ static void scratch_free(knn_scratch *w)
   free(w->slot);
   free(w->value);
   free(w->near);
+  free(w->bucket);
 }
 
 /* Room for the particles of the current candidate list; 0 if memory ran out. */
@@ -201,7 +212,10 @@ static int scratch_fit(knn_scratch *w)
   knn_entry *near = phew_realloc(w->near, (size_t)capacity, sizeof *near);
   if (near)
     w->near = near;
-  if (!d2 || !slot || !value || !near)
+  int32_t *bucket = phew_realloc(w->bucket, (size_t)capacity, sizeof *bucket);
+  if (bucket)
+    w->bucket = bucket;
+  if (!d2 || !slot || !value || !near || !bucket)
     return 0;
   w->capacity = capacity;
   return 1;
@@ -212,23 +226,26 @@ static int scratch_fit(knn_scratch *w)
 enum { KNN_ANSWERED, KNN_WIDER };
 
 /* Query j (tree slot self) from the candidate list, which holds every particle within r2 of
- * it; try2[0 .. n_try): smaller radii to try first, increasing; guess: the previous query's
- * K-th, (n_dens + 1)-th and (n_keep + 1)-th squared distances (-1: none), replaced by this
- * query's; bound2: a radius known to hold K particles, or INFINITY. Writes the outputs and
+ * it; try2[0 .. n_try): smaller radii to try first, increasing; bound2: a radius known to hold K particles, or INFINITY. Writes the outputs and
  * puts the K-th squared distance in *kth2 (KNN_ANSWERED), or, if the K-th distance may lie
  * beyond r2, a bound for it in *kth2 (KNN_WIDER: bound2, else the K-th smallest distance to the
  * listed particles, infinite if they are fewer than K). */
 static int answer(const kd_tree *t, const knn_query *kq, int K, knn_scratch *w, double r2, const double *try2,
-                  int n_try, double bound2, double *guess, int32_t j, int32_t self, double *kth2)
+                  int n_try, double bound2, int32_t j, int32_t self, double *kth2)
 {
   kd_candidates *c = &w->c;
   double x[3];
   kd_position(t, self, x);
   int m = 0;
-  for (int i = 0; i < n_try && m < K; ++i)
+  double top2 = r2; /* the radius of the scan that found them */
+  for (int i = 0; i < n_try && m < K; ++i) {
     m = kd_candidates_scan(t, c, x, try2[i], NULL, 0, w->d2, w->slot);
-  if (m < K)
+    top2 = try2[i];
+  }
+  if (m < K) {
     m = kd_candidates_scan(t, c, x, r2, NULL, 0, w->d2, w->slot);
+    top2 = r2;
+  }
   if (m < K && bound2 < INFINITY) {
     *kth2 = bound2;
     return KNN_WIDER;
@@ -238,18 +255,10 @@ static int answer(const kd_tree *t, const knn_query *kq, int K, knn_scratch *w, 
     *kth2 = all >= K ? select_value(w->d2, 0, all, K - 1, -1) : INFINITY;
     return KNN_WIDER;
   }
-  /* the K-th, (n_dens + 1)-th and (n_keep + 1)-th distances, each from a guess a little below
-   * the previous query's */
-  const int rank[3] = {K - 1, kq->n_dens, kq->n_keep};
+  /* the K-th, (n_dens + 1)-th and (n_keep + 1)-th distances (0: not wanted) */
+  const int rank[3] = {K - 1, kq->n_dens > 0 ? kq->n_dens : K - 1, kq->n_keep > 0 ? kq->n_keep : K - 1};
   double found[3];
-  for (int r = 0; r < 3; ++r) {
-    if (r > 0 && rank[r] == rank[0]) {
-      found[r] = found[0];
-      continue;
-    }
-    found[r] = rank[r] > 0 || r == 0 ? rank_value(w->d2, m, rank[r], guess[r], w->value) : 0;
-    guess[r] = found[r];
-  }
+  rank_values(w->d2, m, top2, rank, 3, found, w->value, w->bucket);
   const double k2 = found[0];
   if (kq->reach)
     kq->reach[j] = sqrt(k2);
@@ -305,7 +314,6 @@ static void knn_task(void *context, int thread, int64_t task)
   double guess2 = -1;    /* the previous leaf's largest K-th squared distance; -1: none yet */
   int64_t previous = -1; /* the previous query answered: its slot and K-th squared distance */
   double previous_kth2 = 0;
-  double guess[3] = {-1, -1, -1}; /* its ranked distances */
   job->no_memory[task] = 0;
   for (int64_t leaf = task * KNN_LEAVES_PER_TASK; leaf < last_leaf && k < k_end; ++leaf) {
     int64_t begin, end;
@@ -355,7 +363,7 @@ static void knn_task(void *context, int thread, int64_t task)
           bound2 = r * r;
         }
         double kth2;
-        if (answer(t, job->q, K, w, r2, try2, n_try, bound2, guess, job->query[i], self, &kth2) == KNN_WIDER) {
+        if (answer(t, job->q, K, w, r2, try2, n_try, bound2, job->query[i], self, &kth2) == KNN_WIDER) {
           wider2 = kth2 > wider2 ? kth2 : wider2;
           continue;
         }
