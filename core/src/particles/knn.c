@@ -27,7 +27,7 @@
 
 enum { KNN_LEAVES_PER_TASK = 32 }; /* consecutive leaves per task (~ 500 particles) */
 #define KNN_LEAF_SLACK 1.2 /* R = previous leaf's largest K-th distance times this */
-#define KNN_QUERY_SLACK 1.08 /* a query's first guess: the previous K-th distance times this */
+#define KNN_QUERY_STEP 0.3 /* a query's first guess: the previous K-th distance plus this times the step */
 #define KNN_FIRST_GUESS 1.5 /* the task's first leaf: R = its box's diagonal times this */
 
 typedef struct knn_entry {
@@ -344,7 +344,7 @@ static void knn_task(void *context, int thread, int64_t task)
         if (job->done[i])
           continue;
         const int32_t self = job->slot[i];
-        /* radii to try: the previous query's K-th distance a little enlarged (a guess), then
+        /* radii to try: the previous query's K-th distance plus a part of the step (a guess), then
          * that distance plus the step between the two (certain, by the triangle inequality,
          * with a slack far above the rounding), both if below R */
         double try2[2], bound2 = INFINITY;
@@ -354,7 +354,8 @@ static void knn_task(void *context, int thread, int64_t task)
           kd_position(t, previous, a);
           kd_position(t, self, b);
           const double step = particle_distance2(&t->box, a, b);
-          const double guess = previous_kth2 * (KNN_QUERY_SLACK * KNN_QUERY_SLACK);
+          const double g = sqrt(previous_kth2) + KNN_QUERY_STEP * sqrt(step);
+          const double guess = g * g;
           const double r = (sqrt(previous_kth2) + sqrt(step)) * (1 + 1e-9);
           if (guess < r * r && guess < r2)
             try2[n_try++] = guess;
