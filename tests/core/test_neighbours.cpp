@@ -222,8 +222,8 @@ TEST(Neighbours, DensityAgainstBruteForce)
   std::memset(&result, 0, sizeof result);
   ASSERT_EQ(kd_tree_build(&tree, s.n(), s.pos.data(), s.id.data(), &s.box, 2, &result), PHEW_OK);
   std::vector<double> rho((size_t)s.n()), rho4((size_t)s.n());
-  ASSERT_EQ(sph_density(tree, a.h.data(), mass.data(), s.n(), nullptr, rho.data(), 1, &result), PHEW_OK) << result.message;
-  ASSERT_EQ(sph_density(tree, a.h.data(), mass.data(), s.n(), nullptr, rho4.data(), 4, &result), PHEW_OK);
+  ASSERT_EQ(sph_density(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, rho.data(), 1, &result), PHEW_OK) << result.message;
+  ASSERT_EQ(sph_density(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, rho4.data(), 4, &result), PHEW_OK);
   kd_tree_free(tree);
   EXPECT_EQ(0, std::memcmp(rho.data(), rho4.data(), rho.size() * sizeof(double))) << "threads change the density";
   double worst = 0;
@@ -248,7 +248,7 @@ TEST(Neighbours, DensityAgainstBruteForce)
   }
   ASSERT_EQ(kd_tree_build(&tree, big.n(), big.pos.data(), big.id.data(), &big.box, 2, &result), PHEW_OK);
   std::vector<double> rho_big((size_t)s.n());
-  ASSERT_EQ(sph_density(tree, h2.data(), mass2.data(), s.n(), nullptr, rho_big.data(), 2, &result), PHEW_OK);
+  ASSERT_EQ(sph_density(tree, h2.data(), mass2.data(), 2.0, s.n(), nullptr, rho_big.data(), 2, &result), PHEW_OK);
   kd_tree_free(tree);
   int64_t differ = 0;
   for (int64_t i = 0; i < s.n(); ++i) {
@@ -288,7 +288,7 @@ TEST(Neighbours, Errors)
   ASSERT_EQ(kd_tree_build(&tree, piled.n(), piled.pos.data(), piled.id.data(), &piled.box, 1, &result), PHEW_OK);
   std::vector<double> rho((size_t)piled.n());
   std::memset(&result, 0, sizeof result);
-  EXPECT_EQ(sph_density(tree, a.h.data(), nullptr, piled.n(), nullptr, rho.data(), 1, &result), PHEW_ERROR_DATA);
+  EXPECT_EQ(sph_density(tree, a.h.data(), nullptr, 1.0, piled.n(), nullptr, rho.data(), 1, &result), PHEW_ERROR_DATA);
   EXPECT_NE(std::strstr(result.message, "smoothing length 0"), nullptr) << result.message;
   kd_tree_free(tree);
 }

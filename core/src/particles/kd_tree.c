@@ -213,48 +213,6 @@ void kd_tree_free(kd_tree *tree)
 
 int64_t kd_tree_size(const kd_tree *tree) { return tree ? tree->n : 0; }
 
-/* ---- leaves sorted by a key ------------------------------------------------------------- */
-
-typedef struct sort_job {
-  kd_tree *t;
-  const double *key;
-} sort_job;
-
-/* Task: insertion sort of leaf i by decreasing key (at most KD_LEAF particles). */
-static void sort_leaf(void *context, int thread, int64_t i)
-{
-  (void)thread;
-  const sort_job *job = context;
-  kd_tree *t = job->t;
-  int64_t begin, end;
-  kd_node_range(t, kd_first_leaf(t) + i, t->depth, &begin, &end);
-  for (int64_t s = begin + 1; s < end; ++s) {
-    const double x = t->x[s], y = t->y[s], z = t->z[s];
-    const int32_t index = t->index[s];
-    const double key = job->key[index];
-    int64_t r = s;
-    while (r > begin && job->key[t->index[r - 1]] < key) {
-      t->x[r] = t->x[r - 1];
-      t->y[r] = t->y[r - 1];
-      t->z[r] = t->z[r - 1];
-      t->index[r] = t->index[r - 1];
-      --r;
-    }
-    t->x[r] = x;
-    t->y[r] = y;
-    t->z[r] = z;
-    t->index[r] = index;
-  }
-}
-
-void kd_tree_sort_leaves(kd_tree *t, const double *key, int n_threads)
-{
-  if (t->n == 0)
-    return;
-  sort_job job = {t, key};
-  particle_parallel(particle_threads(n_threads), (int64_t)1 << t->depth, sort_leaf, &job);
-}
-
 /* ---- queries in tree order -------------------------------------------------------------- */
 
 phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query,
@@ -316,7 +274,7 @@ static int candidates_grow(kd_candidates *c)
     return 1;
   const int capacity = c->capacity < 256 ? 256 : 2 * c->capacity;
   double **reals[] = {&c->lo[0],    &c->lo[1],    &c->lo[2],    &c->hi[0], &c->hi[1], &c->hi[2],
-                      &c->shift[0], &c->shift[1], &c->shift[2], &c->h_max, &c->bound};
+                      &c->shift[0], &c->shift[1], &c->shift[2], &c->bound};
   int32_t **ints[] = {&c->begin, &c->end, &c->uniform, &c->near};
   int ok = 1;
   for (size_t a = 0; a < sizeof reals / sizeof *reals; ++a) {
@@ -354,7 +312,6 @@ void kd_candidates_free(kd_candidates *c)
     free(c->hi[d]);
     free(c->shift[d]);
   }
-  free(c->h_max);
   free(c->bound);
   free(c->begin);
   free(c->end);
@@ -379,8 +336,8 @@ static inline double image_shift(const particle_box *box, int axis, double dl, d
 }
 
 /* The walk of kd_tree_gather; periodic is a constant in each caller. */
-static inline int gather_walk(const kd_tree *t, const double *lo, const double *hi, double r2, const double *node_h,
-                              double slack, kd_candidates *c, const int periodic)
+static inline int gather_walk(const kd_tree *t, const double *lo, const double *hi, double r2, kd_candidates *c,
+                              const int periodic)
 {
   const int64_t first_leaf = kd_first_leaf(t);
   int32_t *stack = c->stack;
@@ -392,7 +349,7 @@ static inline int gather_walk(const kd_tree *t, const double *lo, const double *
     const kd_node *node = &t->node[v];
     const double lb = periodic ? kd_box_distance2(&t->box, lo, hi, node->lo, node->hi)
                                : kd_plain_box_distance2(lo, hi, node->lo, node->hi);
-    if (lb > r2 && !(node_h && lb <= (2.0 * node_h[v]) * (2.0 * node_h[v]) * slack))
+    if (lb > r2)
       continue;
     if (v < first_leaf) {
       /* depth first, the left child next: the list comes out in tree order */
@@ -407,7 +364,6 @@ static inline int gather_walk(const kd_tree *t, const double *lo, const double *
     kd_node_range(t, v, t->depth, &begin, &end);
     c->begin[k] = (int32_t)begin;
     c->end[k] = (int32_t)end;
-    c->h_max[k] = node_h ? node_h[v] : 0.0;
     c->uniform[k] = 1;
     for (int d = 0; d < 3; ++d) {
       c->lo[d][k] = node->lo[d];
@@ -425,17 +381,11 @@ static inline int gather_walk(const kd_tree *t, const double *lo, const double *
   return 1;
 }
 
-int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double r2, const double *node_h,
-                   double slack, kd_candidates *c)
+int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double r2, kd_candidates *c)
 {
-  double reach2 = r2;
-  if (node_h) {
-    const double r = (2.0 * node_h[0]) * (2.0 * node_h[0]) * slack;
-    reach2 = r > reach2 ? r : reach2;
-  }
-  if (kd_reaches_image(t, lo, hi, reach2))
-    return gather_walk(t, lo, hi, r2, node_h, slack, c, 1);
-  return gather_walk(t, lo, hi, r2, node_h, slack, c, 0);
+  if (kd_reaches_image(t, lo, hi, r2))
+    return gather_walk(t, lo, hi, r2, c, 1);
+  return gather_walk(t, lo, hi, r2, c, 0);
 }
 
 int kd_candidates_size(const kd_candidates *c)
@@ -468,35 +418,25 @@ __attribute__((always_inline)) static inline void leaf_bounds(kd_candidates *c, 
   }
 }
 
-/* The loop of kd_candidates_scan; with_h is a constant in each caller. */
-__attribute__((always_inline)) static inline int scan_leaves(const kd_tree *t, kd_candidates *c, const double *x, double r2, const double *slot_h,
-                              double h_slack, double *restrict d2, int32_t *restrict slot, const int with_h)
+/* The particles of the listed leaves within r2 of x (kd_candidates_scan). */
+__attribute__((always_inline)) static inline int scan_leaves(const kd_tree *t, kd_candidates *c, const double *x,
+                                                             double r2, double *restrict d2, int32_t *restrict slot)
 {
   leaf_bounds(c, x);
-  /* the leaves within reach, branch-free */
-  const double *restrict bound = c->bound, *restrict h_max = c->h_max;
+  /* the leaves within r2, branch-free */
+  const double *restrict bound = c->bound;
   int32_t *restrict near = c->near;
   int n_near = 0;
   for (int k = 0; k < c->n; ++k) {
     near[n_near] = k;
-    const double reach = 2.0 * h_max[k];
-    n_near += (bound[k] <= r2) | (with_h && bound[k] <= reach * reach * h_slack);
+    n_near += bound[k] <= r2;
   }
   /* the distances to their particles */
   const double x0 = x[0], x1 = x[1], x2 = x[2];
   int m = 0;
   for (int i = 0; i < n_near; ++i) {
     const int k = near[i];
-    const int32_t begin = c->begin[k];
-    int32_t count = c->end[k] - begin;
-    if (with_h && bound[k] > r2) /* only the particles whose own reach covers the box's distance */
-      for (int32_t a = 0; a < count; ++a) {
-        const double reach = 2.0 * slot_h[begin + a];
-        if (!(bound[k] <= reach * reach * h_slack)) {
-          count = a;
-          break;
-        }
-      }
+    const int32_t begin = c->begin[k], count = c->end[k] - begin;
     if (!c->uniform[k]) { /* the canonical formula */
       for (int32_t a = 0; a < count; ++a) {
         double p[3];
@@ -516,28 +456,21 @@ __attribute__((always_inline)) static inline int scan_leaves(const kd_tree *t, k
       slot[m + a] = begin + a;
     m += count;
   }
-  /* those within reach, in place */
+  /* those within r2, in place */
   int kept = 0;
   for (int a = 0; a < m; ++a) {
     const double e = d2[a];
     const int32_t s = slot[a];
     d2[kept] = e;
     slot[kept] = s;
-    if (with_h) {
-      const double reach = 2.0 * slot_h[s];
-      kept += (e <= r2) | (e <= reach * reach * h_slack);
-    } else {
-      kept += e <= r2;
-    }
+    kept += e <= r2;
   }
   return kept;
 }
 
 PHEW_VECTOR_CLONES
-int kd_candidates_scan(const kd_tree *t, kd_candidates *c, const double *x, double r2, const double *slot_h,
-                       double h_slack, double *restrict d2, int32_t *restrict slot)
+int kd_candidates_scan(const kd_tree *t, kd_candidates *c, const double *x, double r2, double *restrict d2,
+                       int32_t *restrict slot)
 {
-  if (slot_h)
-    return scan_leaves(t, c, x, r2, slot_h, h_slack, d2, slot, 1);
-  return scan_leaves(t, c, x, r2, NULL, 0, d2, slot, 0);
+  return scan_leaves(t, c, x, r2, d2, slot);
 }

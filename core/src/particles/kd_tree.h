@@ -201,7 +201,6 @@ typedef struct kd_candidates {
   int n;        /* leaves listed */
   double *lo[3], *hi[3]; /* per axis: the leaves' bounding boxes */
   double *shift[3];      /* per axis: the shifts (when uniform) */
-  double *h_max;         /* the largest h in the leaf (kd_tree_gather with node_h), else 0 */
   int32_t *begin, *end;  /* tree slots */
   int32_t *uniform;
   double *bound;   /* scratch of a scan: lower bounds of the squared distances */
@@ -212,30 +211,20 @@ typedef struct kd_candidates {
 phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t);
 void kd_candidates_free(kd_candidates *c);
 
-/* Every leaf of the tree whose box may hold a particle within reach of the box [lo, hi]: the
- * lower bound of particle_distance2 between the boxes is <= r2, or, when node_h is given (the
- * largest h below each node), <= (2 node_h)^2 slack. Leaves come in tree order; the list grows
- * as needed; returns 0 if memory ran out. */
-int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double r2, const double *node_h,
-                   double slack, kd_candidates *c);
+/* Every leaf of the tree whose box may hold a particle within r2 of the box [lo, hi] (the
+ * lower bound of particle_distance2 between the boxes is <= r2). Leaves come in tree order; the
+ * list grows as needed; returns 0 if memory ran out. */
+int kd_tree_gather(const kd_tree *t, const double *lo, const double *hi, double r2, kd_candidates *c);
 
-/* The particles of the listed leaves within r2 of the point x (of the list's box), or, when
- * slot_h is given (h by tree slot), within (2 h)^2 h_slack of it: their particle_distance2
- * from x into d2 and their tree slots into slot (room for the particles of all listed leaves
- * needed). Leaves farther than both from x (by their boxes, h_max for the second) are
- * skipped; with slot_h, the leaves must be sorted by decreasing h (kd_tree_sort_leaves), and
- * a leaf farther than r2 is read only as far as its particles' reach covers its box's distance.
+/* The particles of the listed leaves within r2 of the point x (of the list's box): their
+ * particle_distance2 from x into d2 and their tree slots into slot (room for the particles of
+ * all listed leaves needed). Leaves farther than r2 from x (by their boxes) are skipped.
  * Returns how many. */
-int kd_candidates_scan(const kd_tree *t, kd_candidates *c, const double *x, double r2, const double *slot_h,
-                       double h_slack, double *restrict d2, int32_t *restrict slot);
+int kd_candidates_scan(const kd_tree *t, kd_candidates *c, const double *x, double r2, double *restrict d2,
+                       int32_t *restrict slot);
 
 /* Particles in the listed leaves. */
 int kd_candidates_size(const kd_candidates *c);
-
-/* Orders the particles inside each leaf by decreasing key[caller's index] (ties in any order):
- * searches that prune by a per-particle reach then stop early inside a leaf. The tree's
- * answers do not depend on this layout. */
-void kd_tree_sort_leaves(kd_tree *t, const double *key, int n_threads);
 
 /* The queries of a batch (n of them: subset[0 .. n), or particles 0 .. n-1) in tree order:
  * the t-th is query (*query)[t], in tree slot (*slot)[t]. Fails (PHEW_ERROR_ARGUMENT) on an

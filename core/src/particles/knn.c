@@ -239,11 +239,11 @@ static int answer(const kd_tree *t, const knn_query *kq, int K, knn_scratch *w, 
   int m = 0;
   double top2 = r2; /* the radius of the scan that found them */
   for (int i = 0; i < n_try && m < K; ++i) {
-    m = kd_candidates_scan(t, c, x, try2[i], NULL, 0, w->d2, w->slot);
+    m = kd_candidates_scan(t, c, x, try2[i], w->d2, w->slot);
     top2 = try2[i];
   }
   if (m < K) {
-    m = kd_candidates_scan(t, c, x, r2, NULL, 0, w->d2, w->slot);
+    m = kd_candidates_scan(t, c, x, r2, w->d2, w->slot);
     top2 = r2;
   }
   if (m < K && bound2 < INFINITY) {
@@ -251,7 +251,7 @@ static int answer(const kd_tree *t, const knn_query *kq, int K, knn_scratch *w, 
     return KNN_WIDER;
   }
   if (m < K) {
-    const int all = kd_candidates_scan(t, c, x, INFINITY, NULL, 0, w->d2, w->slot);
+    const int all = kd_candidates_scan(t, c, x, INFINITY, w->d2, w->slot);
     *kth2 = all >= K ? select_value(w->d2, 0, all, K - 1, -1) : INFINITY;
     return KNN_WIDER;
   }
@@ -335,7 +335,7 @@ static void knn_task(void *context, int thread, int64_t task)
     /* at most three rounds: the guess, the largest bound, everything (the bounds are
      * distances to K particles, all of them listed in the second round) */
     for (int round = 0; round < 3; ++round) {
-      if (!kd_tree_gather(t, box->lo, box->hi, r2, NULL, 1.0, &w->c) || !scratch_fit(w)) {
+      if (!kd_tree_gather(t, box->lo, box->hi, r2, &w->c) || !scratch_fit(w)) {
         job->no_memory[task] = 1;
         return;
       }

@@ -79,12 +79,13 @@ phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result);
 /* The SPH density of HOP, symmetrised:
  *   rho_i = sum_j m_j [W(r_ij, h_i) + W(r_ij, h_j)] / 2
  * over every tree particle j (i included; W is 0 beyond 2h), for the queries subset[0 .. n)
- * (or 0 .. n-1). h is known for every tree particle; mass NULL means mass 1. The sums are
- * exact (order-independent) and rounded once. Fails with PHEW_ERROR_DATA when a query's h is
- * 0 (more than n_dens particles at one position). Reorders the particles inside the tree's
- * leaves (which changes none of its answers). */
-phew_status sph_density(kd_tree *tree, const double *h, const double *mass, int64_t n, const int32_t *subset,
-                        double *rho, int n_threads, phew_result *result);
+ * (distinct tree indices; or 0 .. n-1). h is known for every tree particle (0 for one that is
+ * no query and should give nothing); mass NULL means mass 1; mass_max >= every mass, the same
+ * value wherever the same particles are summed (it sets the sums' fixed-point grid). The sums
+ * are exact (order-independent) and rounded once. Fails with PHEW_ERROR_DATA when a query's h
+ * is 0 (more than n_dens particles at one position). */
+phew_status sph_density(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
+                        const int32_t *subset, double *rho, int n_threads, phew_result *result);
 
 /* Number of threads "0: all cores" means, and the one place that asks OpenMP. */
 int particle_threads(int n_threads);

@@ -307,11 +307,20 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
     free(give);
   }
   const double t = phew_seconds();
+  /* the largest mass of all ranks: every rank puts a particle's density sum on the same grid */
+  double mass_max = 1.0;
+  if (s->mass) {
+    mass_max = 0.0;
+    for (int64_t i = 0; i < s->n_own; ++i)
+      mass_max = s->mass[i] > mass_max ? s->mass[i] : mass_max;
+    mass_max = comm_max_double(c, mass_max);
+  }
   kd_tree *tree = NULL;
   if (status == PHEW_OK)
     status = comm_agree(c, kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result), x->result);
   if (status == PHEW_OK)
-    status = comm_agree(c, sph_density(tree, s->h, s->mass, s->n_own, NULL, rho, x->n_threads, x->result), x->result);
+    status = comm_agree(c, sph_density(tree, s->h, s->mass, mass_max, s->n_own, NULL, rho, x->n_threads, x->result),
+                        x->result);
   kd_tree_free(tree);
   *seconds = phew_seconds() - t;
   s->n = s->n_own;

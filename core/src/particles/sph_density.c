@@ -1,23 +1,39 @@
 /* The SPH density of HOP (neighbours.h), symmetrised and summed exactly.
  *
- * For a query i the walk visits every node that may hold a particle j with
- * r_ij < 2 max(h_i, h_j): a node is skipped only when its box lies farther than
- * 2 max(h_i, largest h in the node), with a relative slack above the rounding of the kernel's
- * own test (q = r / h < 2). Each nonzero term m_j [W(r_ij, h_i) + W(r_ij, h_j)] enters an
- * exact accumulator (exact_sum.h), so the result depends on the set of terms only: not on
- * the walk's order, the tree layout, the storage order, the threads, or on other particles
- * the tree may hold far away. The sum is rounded once (then halved, exactly). */
+ *   rho_i = 1/2 sum_j m_j W(r_ij, h_i) + 1/2 sum_j m_j W(r_ij, h_j)
+ *
+ * Every nonzero term has r_ij < 2 h_i (first sum) or r_ij < 2 h_j (second): it belongs to the
+ * ball of i or to the ball of j. So each tree particle scans its own ball once and, for each
+ * particle j in it, computes w = W(r_ij, h_i) once: m_j w goes to i's sum ("gather") and m_i w
+ * to j's ("scatter"). Particles of the tree that are not queries (a rank's padding) scan too,
+ * for the terms they give the queries.
+ *
+ * Exactness. Each query's sum is a 128-bit fixed-point number whose scale is set before any
+ * term arrives, from the query alone: every term is below T_i = 8 m_max / (pi h_i^3) (m_max
+ * bounds every mass; a term of j's ball reaching i has h_j > h_i / 2, as i's ball of radius
+ * r_ij + 2 h_j holds j's), so T_i sits 24 bits below the top and each term is cut to the grid
+ * 2^-103 T_i below it. Integer addition being associative, the sum depends on the set of terms
+ * only: not on the order of the scans, the tree, the storage order, the threads (which add
+ * with atomic operations), or the rank that computed a term. It is rounded once (then halved,
+ * exactly). What the grid drops is below 2^-100 of T_i per term. */
 #include "kd_tree.h"
 #include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
 
-enum { DENSITY_CHUNK = 256 };
+enum {
+  DENSITY_LEAVES_PER_TASK = 16,
+  DENSITY_GRID_BITS = 103 /* T_i times 4 at bit 103: room for 2^24 terms of the largest size */
+};
+
+/* slack on (2h)^2 that covers the rounding of sqrt, r / h and the squares */
+#define SUPPORT_SLACK (1.0 + 1e-12)
 
 /* The kernel's shape w(q) = pi h^3 W, without branches (both pieces, then selected). */
 static inline double kernel_shape(double q)
@@ -33,110 +49,67 @@ static inline double kernel(double r, double h) { return kernel_shape(r / h) / (
 
 double sph_kernel(double r, double h) { return kernel(r, h); }
 
-/* w[a] = W(r_a, h_i) + W(r_a, hj[a]) with r_a = sqrt(d2[a]): the pairs' kernels, in one loop
- * that vectorises. */
+/* w[a] = W(sqrt(d2[a]), h): the kernels of a ball, in one loop that vectorises. */
 PHEW_VECTOR_CLONES
-static void kernel_terms(int n, const double *restrict d2, const double *restrict hj, double h_i, double *restrict w)
+static void ball_kernels(int n, const double *restrict d2, double h, double *restrict w)
 {
-  const double norm_i = M_PI * (h_i * h_i * h_i);
-  for (int a = 0; a < n; ++a) {
-    const double r = sqrt(d2[a]);
-    w[a] = kernel_shape(r / h_i) / norm_i + kernel(r, hj[a]);
-  }
+  for (int a = 0; a < n; ++a)
+    w[a] = kernel(sqrt(d2[a]), h);
 }
 
-/* slack on (2h)^2 that covers the rounding of sqrt, r / h and the squares */
-#define SUPPORT_SLACK (1.0 + 1e-12)
+/* ---- the fixed-point sums ---------------------------------------------------------------- */
 
-typedef struct density_job {
-  const kd_tree *t;
-  const double *h, *mass;  /* the caller's */
-  const double *slot_h;    /* h by tree slot */
-  const double *slot_mass; /* mass by tree slot, or NULL */
-  const double *node_h;    /* largest h of each node */
-  const int32_t *query, *slot;
-  int64_t n;
-  double *rho;
-  kd_candidates *candidates; /* per thread */
-  double **term_mass, **term_kernel, **term_r2, **term_h; /* per thread: the terms of a query */
-  int32_t **term_slot;
-  int64_t *term_capacity;
-  int64_t *failed;         /* per chunk: the first query (caller's order) whose density left the
-                              double range, or -1 */
-} density_job;
-
-/* Stores the density of query k from its exact sum; records a value out of range. */
-static void store(const density_job *job, int64_t chunk, int64_t k, wide_float value)
+/* The exponent of the grid of a query's sum: T = 8 m_max / (pi h^3) < 2^(ilogb(T) + 1). */
+static int64_t grid_base(double h, double mass_max)
 {
-  const int32_t j = job->query[k];
-  if (value.mantissa)
-    value.exponent -= 1; /* the 1/2 of the symmetrised kernel */
-  double rho;
-  if (wide_to_double(value, &rho) != WIDE_FITS) {
-    if (job->failed[chunk] < 0 || j < job->failed[chunk])
-      job->failed[chunk] = j;
-    rho = 0;
-  }
-  job->rho[j] = rho;
+  const double top = 8.0 * mass_max / (M_PI * (h * h * h));
+  return (int64_t)ilogb(top) + 2 - DENSITY_GRID_BITS;
 }
 
-/* The sum of the n terms m[k] w[k] (w[k] alone without m), all >= 0, in a fixed-point window
- * whose top is set by the largest term: the bits of a term more than 64 below the largest
- * term's lowest bit are dropped, the rest add exactly (128 bits and a carry word). What is
- * dropped depends only on the set of terms, never on their order or on how they were found,
- * so the result is a function of the set: the same bits on any rank and thread. What is
- * dropped is below 2^-64 of the largest term per term, far under a double's precision. */
-static wide_float window_sum(const double *m, const double *w, int64_t n)
+/* The term x >= 0 on the grid 2^base, cut (every term the same way). */
+static inline exact_u128 on_grid(double x, int64_t base)
 {
-  int64_t top = INT64_MIN;
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t e;
-    int negative;
-    if (exact_split(m ? m[k] * w[k] : w[k], &e, &negative) && e > top)
-      top = e;
+  int64_t e;
+  int negative;
+  const uint64_t mantissa = exact_split(x, &e, &negative);
+  const int64_t shift = e - base;
+  if (shift >= 0)
+    return (exact_u128)mantissa << shift;
+  return shift > -64 ? (exact_u128)(mantissa >> -shift) : 0;
+}
+
+/* sum[0..1] (low, high words) += v; with threads, by atomic additions that carry. */
+static inline void sum_add(uint64_t *sum, exact_u128 v, int atomic)
+{
+  const uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
+  if (!atomic) {
+    const uint64_t old = sum[0];
+    sum[0] = old + lo;
+    sum[1] += hi + (sum[0] < old);
+    return;
   }
+  const uint64_t old = __atomic_fetch_add(&sum[0], lo, __ATOMIC_RELAXED);
+  const uint64_t carry = (uint64_t)(old + lo < old);
+  if (hi + carry)
+    __atomic_fetch_add(&sum[1], hi + carry, __ATOMIC_RELAXED);
+}
+
+/* The sum acc 2^base, rounded to 64 bits (to nearest, ties to even). */
+static wide_float sum_value(exact_u128 acc, int64_t base)
+{
   wide_float out = {0, 0, 0};
-  if (top == INT64_MIN)
+  if (acc == 0)
     return out;
-  const int64_t base = top - 64; /* the largest term's mantissa sits at bits [64, 117) */
-  exact_u128 acc = 0;
-  uint64_t carry = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t e;
-    int negative;
-    const uint64_t mantissa = exact_split(m ? m[k] * w[k] : w[k], &e, &negative);
-    const int64_t shift = e - base;
-    const exact_u128 part = shift >= 0 ? (exact_u128)mantissa << shift
-                                       : (shift > -64 ? (exact_u128)(mantissa >> -shift) : 0);
-    acc += part;
-    carry += acc < part;
-  }
-  /* the value carry 2^128 + acc, times 2^base, to 64 bits: nearest, ties to even */
-  int lead; /* highest set bit of the 192-bit value */
   const uint64_t hi = (uint64_t)(acc >> 64);
-  if (carry)
-    lead = 128 + 63 - __builtin_clzll(carry);
-  else if (hi)
-    lead = 64 + 63 - __builtin_clzll(hi);
-  else
-    lead = 63 - __builtin_clzll((uint64_t)acc);
+  const int lead = hi ? 64 + 63 - __builtin_clzll(hi) : 63 - __builtin_clzll((uint64_t)acc);
   if (lead <= 63) {
     out.mantissa = (uint64_t)acc << (63 - lead);
     out.exponent = base - (63 - lead);
     return out;
   }
-  const int drop = lead - 63; /* 1 .. 128 */
-  exact_u128 kept128, rest, half;
-  if (drop < 128) {
-    kept128 = (acc >> drop) | ((exact_u128)carry << (128 - drop));
-    rest = acc & (((exact_u128)1 << drop) - 1);
-    half = (exact_u128)1 << (drop - 1);
-  } else {
-    kept128 = carry;
-    rest = acc;
-    half = (exact_u128)1 << 127;
-  }
-  uint64_t kept = (uint64_t)kept128;
+  const int drop = lead - 63; /* 1 .. 64 */
+  uint64_t kept = (uint64_t)(acc >> drop);
+  const exact_u128 rest = acc & (((exact_u128)1 << drop) - 1), half = (exact_u128)1 << (drop - 1);
   int64_t exponent = base + drop;
   if (rest > half || (rest == half && (kept & 1))) {
     if (++kept == 0) {
@@ -149,207 +122,194 @@ static wide_float window_sum(const double *m, const double *w, int64_t n)
   return out;
 }
 
-/* Room for n terms in a thread's buffers; 0 if memory ran out. */
-static int reserve_terms(const density_job *job, int thread, int64_t n)
+/* ---- the scans ----------------------------------------------------------------------------- */
+
+typedef struct density_job {
+  const kd_tree *t;
+  const double *slot_h;    /* h by tree slot */
+  const double *slot_mass; /* mass by tree slot, or NULL (1) */
+  const int64_t *slot_base; /* by tree slot: the grid of its sum, or INT64_MIN if no query's */
+  uint64_t *sum;           /* by tree slot: two words */
+  int atomic;
+  kd_candidates *candidates; /* per thread */
+  double **d2, **w;          /* per thread: a ball's distances and kernels */
+  int32_t **ball;            /* and its tree slots */
+  int *capacity;             /* of those three */
+  int *no_memory;            /* per task */
+} density_job;
+
+/* Room for n entries in a thread's ball; 0 if memory ran out. */
+static int reserve_ball(const density_job *job, int thread, int n)
 {
-  if (n <= job->term_capacity[thread])
+  if (n <= job->capacity[thread])
     return 1;
-  const int64_t capacity = 2 * n;
-  double *m = phew_realloc(job->term_mass[thread], (size_t)capacity, sizeof *m);
-  if (m)
-    job->term_mass[thread] = m;
-  double *w = phew_realloc(job->term_kernel[thread], (size_t)capacity, sizeof *w);
+  const int capacity = 2 * n;
+  double *d2 = phew_realloc(job->d2[thread], (size_t)capacity, sizeof *d2);
+  if (d2)
+    job->d2[thread] = d2;
+  double *w = phew_realloc(job->w[thread], (size_t)capacity, sizeof *w);
   if (w)
-    job->term_kernel[thread] = w;
-  double *r2 = phew_realloc(job->term_r2[thread], (size_t)capacity, sizeof *r2);
-  if (r2)
-    job->term_r2[thread] = r2;
-  double *h = phew_realloc(job->term_h[thread], (size_t)capacity, sizeof *h);
-  if (h)
-    job->term_h[thread] = h;
-  int32_t *e = phew_realloc(job->term_slot[thread], (size_t)capacity, sizeof *e);
-  if (e)
-    job->term_slot[thread] = e;
-  if (!m || !w || !r2 || !h || !e)
+    job->w[thread] = w;
+  int32_t *ball = phew_realloc(job->ball[thread], (size_t)capacity, sizeof *ball);
+  if (ball)
+    job->ball[thread] = ball;
+  if (!d2 || !w || !ball)
     return 0;
-  job->term_capacity[thread] = capacity;
+  job->capacity[thread] = capacity;
   return 1;
 }
 
-/* The queries of one leaf together: one candidate list for all of them (every particle
- * within twice the largest query h of the leaf's box, or whose own 2h reaches it), then each
- * query sums over the list. Returns 0 if memory ran out. */
-static int density_leaf(const density_job *job, int thread, int64_t chunk, int64_t first, int64_t last)
+/* The particles of one leaf scan their balls from one candidate list (every particle within
+ * the largest of their 2h of the leaf's box). Returns 0 if memory ran out. */
+static int density_leaf(const density_job *job, int thread, int64_t leaf)
 {
   const kd_tree *t = job->t;
   kd_candidates *c = &job->candidates[thread];
-  double lo[3], hi[3], h_leaf = 0;
-  for (int d = 0; d < 3; ++d) {
-    lo[d] = INFINITY;
-    hi[d] = -INFINITY;
-  }
-  for (int64_t k = first; k < last; ++k) {
-    double x[3];
-    kd_position(t, job->slot[k], x);
-    for (int d = 0; d < 3; ++d) {
-      lo[d] = x[d] < lo[d] ? x[d] : lo[d];
-      hi[d] = x[d] > hi[d] ? x[d] : hi[d];
-    }
-    const double h = job->h[job->query[k]];
-    h_leaf = h > h_leaf ? h : h_leaf;
-  }
-  if (!kd_tree_gather(t, lo, hi, (2.0 * h_leaf) * (2.0 * h_leaf) * SUPPORT_SLACK, job->node_h, SUPPORT_SLACK, c) ||
-      !reserve_terms(job, thread, kd_candidates_size(c)))
+  const kd_node *box = &t->node[kd_first_leaf(t) + leaf];
+  int64_t begin, end;
+  kd_node_range(t, kd_first_leaf(t) + leaf, t->depth, &begin, &end);
+  double h_leaf = 0;
+  for (int64_t s = begin; s < end; ++s)
+    h_leaf = job->slot_h[s] > h_leaf ? job->slot_h[s] : h_leaf;
+  if (h_leaf == 0)
+    return 1;
+  if (!kd_tree_gather(t, box->lo, box->hi, (2.0 * h_leaf) * (2.0 * h_leaf) * SUPPORT_SLACK, c) ||
+      !reserve_ball(job, thread, kd_candidates_size(c)))
     return 0;
-  double *restrict m = job->term_mass[thread], *restrict w = job->term_kernel[thread];
-  double *restrict d2 = job->term_r2[thread], *restrict hj = job->term_h[thread];
-  int32_t *restrict slot = job->term_slot[thread];
-  const double *restrict slot_h = job->slot_h;
-  for (int64_t k = first; k < last; ++k) {
-    const double h_i = job->h[job->query[k]];
-    const double reach2 = (2.0 * h_i) * (2.0 * h_i) * SUPPORT_SLACK;
-    /* the particles within reach: r < 2 max(h_i, h_j), with the slack */
+  double *restrict d2 = job->d2[thread], *restrict w = job->w[thread];
+  int32_t *restrict ball = job->ball[thread];
+  for (int64_t s = begin; s < end; ++s) {
+    const double h = job->slot_h[s];
+    if (h == 0) /* not a query (those were checked): it reaches no one */
+      continue;
     double x[3];
-    kd_position(t, job->slot[k], x);
-    const int n = kd_candidates_scan(t, c, x, reach2, slot_h, SUPPORT_SLACK, d2, slot);
-    for (int a = 0; a < n; ++a)
-      hj[a] = slot_h[slot[a]];
-    if (job->slot_mass)
-      for (int a = 0; a < n; ++a)
-        m[a] = job->slot_mass[slot[a]];
-    kernel_terms(n, d2, hj, h_i, w);
-    const int terms = n; /* zero terms add nothing to the sum */
-    store(job, chunk, k, window_sum(job->slot_mass ? m : NULL, w, terms));
+    kd_position(t, s, x);
+    const int n = kd_candidates_scan(t, c, x, (2.0 * h) * (2.0 * h) * SUPPORT_SLACK, d2, ball);
+    ball_kernels(n, d2, h, w);
+    const double m_s = job->slot_mass ? job->slot_mass[s] : 1.0;
+    const int64_t base = job->slot_base[s];
+    exact_u128 gathered = 0;
+    for (int a = 0; a < n; ++a) {
+      if (w[a] == 0.0)
+        continue;
+      const int32_t j = ball[a];
+      const double m_j = job->slot_mass ? job->slot_mass[j] : 1.0;
+      if (base != INT64_MIN)
+        gathered += on_grid(m_j * w[a], base);
+      if (job->slot_base[j] != INT64_MIN)
+        sum_add(&job->sum[2 * (int64_t)j], on_grid(m_s * w[a], job->slot_base[j]), job->atomic);
+    }
+    if (base != INT64_MIN)
+      sum_add(&job->sum[2 * s], gathered, job->atomic);
   }
   return 1;
 }
 
-static void density_chunk(void *context, int thread, int64_t chunk)
+static void density_task(void *context, int thread, int64_t task)
 {
   const density_job *job = context;
-  const int64_t begin = chunk * DENSITY_CHUNK;
-  const int64_t end = begin + DENSITY_CHUNK < job->n ? begin + DENSITY_CHUNK : job->n;
-  job->failed[chunk] = -1;
-  for (int64_t k = begin; k < end;) { /* runs of queries in one leaf */
-    const int64_t leaf = kd_leaf_of_slot(job->t, job->slot[k]);
-    int64_t e = k + 1;
-    while (e < end && kd_leaf_of_slot(job->t, job->slot[e]) == leaf)
-      ++e;
-    if (!density_leaf(job, thread, chunk, k, e)) {
-      job->failed[chunk] = -2;
+  const int64_t n_leaves = (int64_t)1 << job->t->depth;
+  const int64_t first = task * DENSITY_LEAVES_PER_TASK;
+  const int64_t last = first + DENSITY_LEAVES_PER_TASK < n_leaves ? first + DENSITY_LEAVES_PER_TASK : n_leaves;
+  job->no_memory[task] = 0;
+  for (int64_t leaf = first; leaf < last; ++leaf)
+    if (!density_leaf(job, thread, leaf)) {
+      job->no_memory[task] = 1;
       return;
     }
-    k = e;
-  }
 }
 
-typedef struct node_h_job {
-  const kd_tree *t;
-  double *node_h;
-  const double *slot_h;
-  int level;
-} node_h_job;
-
-/* Task: the largest h of node i of the level (leaves: from their particles; above: from the
- * children, done the level before). */
-static void node_h_task(void *context, int thread, int64_t i)
-{
-  (void)thread;
-  const node_h_job *job = context;
-  const int64_t v = (((int64_t)1 << job->level) - 1) + i;
-  double m = 0;
-  if (job->level == job->t->depth) {
-    int64_t b, e;
-    kd_node_range(job->t, v, job->level, &b, &e);
-    for (int64_t s = b; s < e; ++s)
-      m = job->slot_h[s] > m ? job->slot_h[s] : m;
-  } else {
-    m = job->node_h[2 * v + 1] > job->node_h[2 * v + 2] ? job->node_h[2 * v + 1] : job->node_h[2 * v + 2];
-  }
-  job->node_h[v] = m;
-}
-
-phew_status sph_density(kd_tree *tree, const double *h, const double *mass, int64_t n, const int32_t *subset,
-                        double *rho, int n_threads, phew_result *result)
+phew_status sph_density(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
+                        const int32_t *subset, double *rho, int n_threads, phew_result *result)
 {
   if (!tree || (n > 0 && (!h || !rho)))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "sph_density: missing tree, h or output");
   if (n == 0)
     return PHEW_OK;
   const int64_t N = tree->n;
-  /* h and mass of every tree particle: finite, h >= 0 (the walk's pruning relies on it) */
+  if (n < 0 || (!subset && n > N))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "%lld queries for a tree of %lld particles", (long long)n,
+                     (long long)N);
+  for (int64_t j = 0; subset && j < n; ++j)
+    if (subset[j] < 0 || subset[j] >= N)
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "query %lld is particle %ld, outside the tree's 0 .. %lld",
+                       (long long)j, (long)subset[j], (long long)N - 1);
+  /* h and mass of every tree particle: finite, h >= 0, mass in [0, mass_max] */
   for (int64_t i = 0; i < N; ++i) {
     if (!(h[i] >= 0 && isfinite(h[i])))
       return phew_fail(result, PHEW_ERROR_DATA, "SPH density: the particle with global id %lld has smoothing length %g",
                        (long long)tree->id[i], h[i]);
-    if (mass && !isfinite(mass[i]))
-      return phew_fail(result, PHEW_ERROR_DATA, "SPH density: the particle with global id %lld has mass %g",
-                       (long long)tree->id[i], mass[i]);
+    const double m = mass ? mass[i] : 1.0;
+    if (!(m >= 0 && m <= mass_max && isfinite(mass_max)))
+      return phew_fail(result, PHEW_ERROR_DATA, "SPH density: the particle with global id %lld has mass %g (bound %g)",
+                       (long long)tree->id[i], m, mass_max);
   }
-  kd_tree_sort_leaves(tree, h, n_threads); /* for the scans' early stop */
-  int32_t *query, *slot;
-  phew_status status = kd_tree_order_queries(tree, n, subset, &query, &slot, result);
-  if (status != PHEW_OK)
-    return status;
   /* a query with h = 0 has more than n_dens particles at its position: no density (the
    * first such query in the caller's order is named, whatever the threads) */
   for (int64_t j = 0; j < n; ++j) {
     const int32_t i = subset ? subset[j] : (int32_t)j;
-    if (h[i] == 0) {
-      free(query);
-      free(slot);
+    if (h[i] == 0)
       return phew_fail(result, PHEW_ERROR_DATA,
                        "SPH density: the particle with global id %lld has smoothing length 0: more particles than "
                        "the density's neighbour count sit at its position",
                        (long long)tree->id[i]);
-    }
   }
-  const int64_t n_chunks = (n + DENSITY_CHUNK - 1) / DENSITY_CHUNK;
+  const int64_t n_leaves = (int64_t)1 << tree->depth;
+  const int64_t n_tasks = (n_leaves + DENSITY_LEAVES_PER_TASK - 1) / DENSITY_LEAVES_PER_TASK;
   int threads = particle_threads(n_threads);
-  if (threads > n_chunks)
-    threads = (int)n_chunks;
+  if (threads > n_tasks)
+    threads = (int)n_tasks;
   double *slot_h = phew_malloc((size_t)N, sizeof *slot_h);
   double *slot_mass = mass ? phew_malloc((size_t)N, sizeof *slot_mass) : NULL;
-  double *node_h = phew_malloc((size_t)tree->n_nodes, sizeof *node_h);
-  int64_t *failed = phew_malloc((size_t)n_chunks, sizeof *failed);
+  int64_t *slot_base = phew_malloc((size_t)N, sizeof *slot_base);
+  int64_t *base_of = phew_malloc((size_t)N, sizeof *base_of); /* by caller's index */
+  uint64_t *sum = calloc((size_t)(2 * N), sizeof *sum);
+  int *no_memory = phew_malloc((size_t)n_tasks, sizeof *no_memory);
   kd_candidates *candidates = calloc((size_t)threads, sizeof *candidates);
-  double **term_mass = calloc((size_t)threads, sizeof *term_mass);
-  double **term_kernel = calloc((size_t)threads, sizeof *term_kernel);
-  double **term_r2 = calloc((size_t)threads, sizeof *term_r2);
-  double **term_h = calloc((size_t)threads, sizeof *term_h);
-  int32_t **term_slot = calloc((size_t)threads, sizeof *term_slot);
-  int64_t *term_capacity = calloc((size_t)threads, sizeof *term_capacity);
-  int ok = slot_h && (!mass || slot_mass) && node_h && failed && candidates && term_mass && term_kernel && term_r2 && term_h &&
-           term_slot && term_capacity;
+  double **d2 = calloc((size_t)threads, sizeof *d2), **w = calloc((size_t)threads, sizeof *w);
+  int32_t **ball = calloc((size_t)threads, sizeof *ball);
+  int *capacity = calloc((size_t)threads, sizeof *capacity);
+  int ok = slot_h && (!mass || slot_mass) && slot_base && base_of && sum && no_memory && candidates && d2 && w &&
+           ball && capacity;
   for (int i = 0; ok && i < threads; ++i)
     ok = kd_candidates_init(&candidates[i], tree) == PHEW_OK;
+  phew_status status = PHEW_OK;
   if (ok) {
+    for (int64_t i = 0; i < N; ++i)
+      base_of[i] = INT64_MIN;
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t i = subset ? subset[j] : (int32_t)j;
+      base_of[i] = grid_base(h[i], mass_max);
+    }
     for (int64_t s = 0; s < N; ++s) {
-      slot_h[s] = h[tree->index[s]];
+      const int32_t i = tree->index[s];
+      slot_h[s] = h[i];
+      slot_base[s] = base_of[i];
       if (mass)
-        slot_mass[s] = mass[tree->index[s]];
+        slot_mass[s] = mass[i];
     }
-    for (int level = tree->depth; level >= 0; --level) {
-      node_h_job nj = {tree, node_h, slot_h, level};
-      particle_parallel(threads, (int64_t)1 << level, node_h_task, &nj);
-    }
-    density_job job = {tree,       h,         mass,        slot_h,  slot_mass, node_h,    query,         slot,  n, rho,
-                       candidates, term_mass, term_kernel, term_r2, term_h,    term_slot, term_capacity, failed};
-    particle_parallel(threads, n_chunks, density_chunk, &job);
-    int64_t worst = -1, no_memory = 0;
-    for (int64_t c = 0; c < n_chunks; ++c) {
-      no_memory |= failed[c] == -2;
-      if (failed[c] >= 0 && (worst < 0 || failed[c] < worst))
-        worst = failed[c];
-    }
-    if (no_memory) {
-      status = phew_fail(result, PHEW_ERROR_MEMORY, "SPH density of %lld particles: out of memory", (long long)n);
-    } else if (worst >= 0) {
-      const int32_t i = subset ? subset[worst] : (int32_t)worst;
-      status = phew_fail(result, PHEW_ERROR_DATA,
-                         "SPH density: the density of the particle with global id %lld is beyond the range of "
-                         "normal doubles",
-                         (long long)tree->id[i]);
+    density_job job = {tree, slot_h, slot_mass, slot_base, sum, threads > 1, candidates, d2, w, ball, capacity,
+                       no_memory};
+    particle_parallel(threads, n_tasks, density_task, &job);
+    for (int64_t task = 0; task < n_tasks; ++task)
+      ok = ok && !no_memory[task];
+  }
+  if (ok) {
+    /* the sums, by the caller's index (sum is by slot) */
+    int64_t *slot_of = base_of; /* reused: the slot of each caller's index */
+    for (int64_t s = 0; s < N; ++s)
+      slot_of[tree->index[s]] = s;
+    for (int64_t j = 0; j < n && status == PHEW_OK; ++j) {
+      const int32_t i = subset ? subset[j] : (int32_t)j;
+      const int64_t s = slot_of[i];
+      wide_float value = sum_value((exact_u128)sum[2 * s] | (exact_u128)sum[2 * s + 1] << 64, slot_base[s]);
+      if (value.mantissa)
+        value.exponent -= 1; /* the 1/2 of the symmetrised kernel */
+      if (wide_to_double(value, &rho[j]) != WIDE_FITS)
+        status = phew_fail(result, PHEW_ERROR_DATA,
+                           "SPH density: the density of the particle with global id %lld is beyond the range of "
+                           "normal doubles",
+                           (long long)tree->id[i]);
     }
   } else {
     status = phew_fail(result, PHEW_ERROR_MEMORY, "SPH density of %lld particles: out of memory", (long long)n);
@@ -357,29 +317,23 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, int6
   for (int i = 0; i < threads; ++i) {
     if (candidates && candidates[i].stack)
       kd_candidates_free(&candidates[i]);
-    if (term_mass)
-      free(term_mass[i]);
-    if (term_kernel)
-      free(term_kernel[i]);
-    if (term_r2)
-      free(term_r2[i]);
-    if (term_h)
-      free(term_h[i]);
-    if (term_slot)
-      free(term_slot[i]);
+    if (d2)
+      free(d2[i]);
+    if (w)
+      free(w[i]);
+    if (ball)
+      free(ball[i]);
   }
   free(candidates);
-  free(term_mass);
-  free(term_kernel);
-  free(term_r2);
-  free(term_h);
-  free(term_slot);
-  free(term_capacity);
-  free(failed);
-  free(node_h);
+  free(d2);
+  free(w);
+  free(ball);
+  free(capacity);
+  free(no_memory);
+  free(sum);
+  free(base_of);
+  free(slot_base);
   free(slot_mass);
   free(slot_h);
-  free(query);
-  free(slot);
   return status;
 }
