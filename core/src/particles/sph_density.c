@@ -13,9 +13,14 @@
  * bounds every mass; a term of j's ball reaching i has h_j > h_i / 2, as i's ball of radius
  * r_ij + 2 h_j holds j's), so T_i sits 24 bits below the top and each term is cut to the grid
  * 2^-103 T_i below it. Integer addition being associative, the sum depends on the set of terms
- * only: not on the order of the scans, the tree, the storage order, the threads (which add
- * with atomic operations), or the rank that computed a term. It is rounded once (then halved,
- * exactly). What the grid drops is below 2^-100 of T_i per term. */
+ * only: not on the order of the scans, the tree, the storage order, the threads, or the rank
+ * that computed a term. It is rounded once (then halved, exactly). What the grid drops is below
+ * 2^-100 of T_i per term.
+ *
+ * Threads. The tree's leaves are cut into a few ranges per thread, one task each. A task adds
+ * directly to the sums of its own range's particles, which no other task touches; what it
+ * gives particles of other ranges (balls crossing the cut) goes into the task's own small hash
+ * table, added to the sums once every task is done. No locks, no atomic operations. */
 #include "kd_tree.h"
 #include "threads.h"
 
@@ -28,7 +33,7 @@
 #endif
 
 enum {
-  DENSITY_LEAVES_PER_TASK = 16,
+  DENSITY_TASKS_PER_THREAD = 4,
   DENSITY_GRID_BITS = 103 /* T_i times 4 at bit 103: room for 2^24 terms of the largest size */
 };
 
@@ -78,20 +83,85 @@ static inline exact_u128 on_grid(double x, int64_t base)
   return shift > -64 ? (exact_u128)(mantissa >> -shift) : 0;
 }
 
-/* sum[0..1] (low, high words) += v; with threads, by atomic additions that carry. */
-static inline void sum_add(uint64_t *sum, exact_u128 v, int atomic)
+/* sum[0..1] (low, high words) += v. */
+static inline void sum_add(uint64_t *sum, exact_u128 v)
 {
-  const uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
-  if (!atomic) {
-    const uint64_t old = sum[0];
-    sum[0] = old + lo;
-    sum[1] += hi + (sum[0] < old);
-    return;
+  const uint64_t old = sum[0];
+  sum[0] = old + (uint64_t)v;
+  sum[1] += (uint64_t)(v >> 64) + (sum[0] < old);
+}
+
+/* A task's sums for particles outside its range: an open-addressing table by tree slot. */
+typedef struct foreign_sums {
+  int64_t capacity, n; /* capacity: a power of two, or 0 */
+  int32_t *slot;       /* -1: empty */
+  uint64_t *sum;       /* two words each */
+} foreign_sums;
+
+static void foreign_free(foreign_sums *f)
+{
+  free(f->slot);
+  free(f->sum);
+  memset(f, 0, sizeof *f);
+}
+
+static inline uint64_t foreign_hash(int32_t slot, int64_t capacity)
+{
+  return (uint64_t)hash_id(slot) & (uint64_t)(capacity - 1);
+}
+
+/* Room for one more entry (the table at most half full); 0 if memory ran out. */
+static int foreign_reserve(foreign_sums *f)
+{
+  if (2 * (f->n + 1) <= f->capacity)
+    return 1;
+  const int64_t capacity = f->capacity ? 2 * f->capacity : 1024;
+  int32_t *slot = phew_malloc((size_t)capacity, sizeof *slot);
+  uint64_t *sum = calloc((size_t)(2 * capacity), sizeof *sum);
+  if (!slot || !sum) {
+    free(slot);
+    free(sum);
+    return 0;
   }
-  const uint64_t old = __atomic_fetch_add(&sum[0], lo, __ATOMIC_RELAXED);
-  const uint64_t carry = (uint64_t)(old + lo < old);
-  if (hi + carry)
-    __atomic_fetch_add(&sum[1], hi + carry, __ATOMIC_RELAXED);
+  for (int64_t k = 0; k < capacity; ++k)
+    slot[k] = -1;
+  for (int64_t k = 0; k < f->capacity; ++k) {
+    if (f->slot[k] < 0)
+      continue;
+    uint64_t at = foreign_hash(f->slot[k], capacity);
+    while (slot[at] >= 0)
+      at = (at + 1) & (uint64_t)(capacity - 1);
+    slot[at] = f->slot[k];
+    sum[2 * at] = f->sum[2 * k];
+    sum[2 * at + 1] = f->sum[2 * k + 1];
+  }
+  free(f->slot);
+  free(f->sum);
+  f->slot = slot;
+  f->sum = sum;
+  f->capacity = capacity;
+  return 1;
+}
+
+/* The table's sum of slot s (made if new); NULL if memory ran out. */
+static uint64_t *foreign_sum(foreign_sums *f, int32_t s)
+{
+  if (f->capacity) {
+    uint64_t at = foreign_hash(s, f->capacity);
+    while (f->slot[at] >= 0) {
+      if (f->slot[at] == s)
+        return &f->sum[2 * at];
+      at = (at + 1) & (uint64_t)(f->capacity - 1);
+    }
+  }
+  if (!foreign_reserve(f))
+    return NULL;
+  uint64_t at = foreign_hash(s, f->capacity);
+  while (f->slot[at] >= 0)
+    at = (at + 1) & (uint64_t)(f->capacity - 1);
+  f->slot[at] = s;
+  f->n++;
+  return &f->sum[2 * at];
 }
 
 /* The sum acc 2^base, rounded to 64 bits (to nearest, ties to even). */
@@ -130,7 +200,8 @@ typedef struct density_job {
   const double *slot_mass; /* mass by tree slot, or NULL (1) */
   const int64_t *slot_base; /* by tree slot: the grid of its sum, or INT64_MIN if no query's */
   uint64_t *sum;           /* by tree slot: two words */
-  int atomic;
+  int64_t leaves_per_task;
+  foreign_sums *foreign;   /* per task */
   kd_candidates *candidates; /* per thread */
   double **d2, **w;          /* per thread: a ball's distances and kernels */
   int32_t **ball;            /* and its tree slots */
@@ -161,7 +232,8 @@ static int reserve_ball(const density_job *job, int thread, int n)
 
 /* The particles of one leaf scan their balls from one candidate list (every particle within
  * the largest of their 2h of the leaf's box). Returns 0 if memory ran out. */
-static int density_leaf(const density_job *job, int thread, int64_t leaf)
+static int density_leaf(const density_job *job, int thread, int64_t leaf, int64_t own_begin, int64_t own_end,
+                        foreign_sums *foreign)
 {
   const kd_tree *t = job->t;
   kd_candidates *c = &job->candidates[thread];
@@ -196,24 +268,35 @@ static int density_leaf(const density_job *job, int thread, int64_t leaf)
       const double m_j = job->slot_mass ? job->slot_mass[j] : 1.0;
       if (base != INT64_MIN)
         gathered += on_grid(m_j * w[a], base);
-      if (job->slot_base[j] != INT64_MIN)
-        sum_add(&job->sum[2 * (int64_t)j], on_grid(m_s * w[a], job->slot_base[j]), job->atomic);
+      if (job->slot_base[j] == INT64_MIN)
+        continue;
+      uint64_t *to = j >= own_begin && j < own_end ? &job->sum[2 * (int64_t)j] : foreign_sum(foreign, j);
+      if (!to)
+        return 0;
+      sum_add(to, on_grid(m_s * w[a], job->slot_base[j]));
     }
     if (base != INT64_MIN)
-      sum_add(&job->sum[2 * s], gathered, job->atomic);
+      sum_add(&job->sum[2 * s], gathered);
   }
   return 1;
 }
 
+/* Task: the leaves of range `task`, adding to its particles' sums and its foreign table. */
 static void density_task(void *context, int thread, int64_t task)
 {
   const density_job *job = context;
-  const int64_t n_leaves = (int64_t)1 << job->t->depth;
-  const int64_t first = task * DENSITY_LEAVES_PER_TASK;
-  const int64_t last = first + DENSITY_LEAVES_PER_TASK < n_leaves ? first + DENSITY_LEAVES_PER_TASK : n_leaves;
+  const kd_tree *t = job->t;
+  const int64_t n_leaves = (int64_t)1 << t->depth;
+  const int64_t first = task * job->leaves_per_task;
+  const int64_t last = first + job->leaves_per_task < n_leaves ? first + job->leaves_per_task : n_leaves;
   job->no_memory[task] = 0;
+  if (first >= last)
+    return;
+  int64_t own_begin, own_end, unused;
+  kd_node_range(t, kd_first_leaf(t) + first, t->depth, &own_begin, &unused);
+  kd_node_range(t, kd_first_leaf(t) + last - 1, t->depth, &unused, &own_end);
   for (int64_t leaf = first; leaf < last; ++leaf)
-    if (!density_leaf(job, thread, leaf)) {
+    if (!density_leaf(job, thread, leaf, own_begin, own_end, &job->foreign[task])) {
       job->no_memory[task] = 1;
       return;
     }
@@ -255,22 +338,23 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
                        (long long)tree->id[i]);
   }
   const int64_t n_leaves = (int64_t)1 << tree->depth;
-  const int64_t n_tasks = (n_leaves + DENSITY_LEAVES_PER_TASK - 1) / DENSITY_LEAVES_PER_TASK;
-  int threads = particle_threads(n_threads);
-  if (threads > n_tasks)
-    threads = (int)n_tasks;
+  const int threads = particle_threads(n_threads);
+  int64_t n_tasks = threads > 1 ? (int64_t)threads * DENSITY_TASKS_PER_THREAD : 1;
+  n_tasks = n_tasks < n_leaves ? n_tasks : n_leaves;
+  const int64_t leaves_per_task = (n_leaves + n_tasks - 1) / n_tasks;
   double *slot_h = phew_malloc((size_t)N, sizeof *slot_h);
   double *slot_mass = mass ? phew_malloc((size_t)N, sizeof *slot_mass) : NULL;
   int64_t *slot_base = phew_malloc((size_t)N, sizeof *slot_base);
   int64_t *base_of = phew_malloc((size_t)N, sizeof *base_of); /* by caller's index */
   uint64_t *sum = calloc((size_t)(2 * N), sizeof *sum);
   int *no_memory = phew_malloc((size_t)n_tasks, sizeof *no_memory);
+  foreign_sums *foreign = calloc((size_t)n_tasks, sizeof *foreign);
   kd_candidates *candidates = calloc((size_t)threads, sizeof *candidates);
   double **d2 = calloc((size_t)threads, sizeof *d2), **w = calloc((size_t)threads, sizeof *w);
   int32_t **ball = calloc((size_t)threads, sizeof *ball);
   int *capacity = calloc((size_t)threads, sizeof *capacity);
-  int ok = slot_h && (!mass || slot_mass) && slot_base && base_of && sum && no_memory && candidates && d2 && w &&
-           ball && capacity;
+  int ok = slot_h && (!mass || slot_mass) && slot_base && base_of && sum && no_memory && foreign && candidates && d2 &&
+           w && ball && capacity;
   for (int i = 0; ok && i < threads; ++i)
     ok = kd_candidates_init(&candidates[i], tree) == PHEW_OK;
   phew_status status = PHEW_OK;
@@ -288,11 +372,17 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
       if (mass)
         slot_mass[s] = mass[i];
     }
-    density_job job = {tree, slot_h, slot_mass, slot_base, sum, threads > 1, candidates, d2, w, ball, capacity,
-                       no_memory};
+    density_job job = {tree, slot_h, slot_mass, slot_base, sum, leaves_per_task, foreign, candidates, d2, w, ball,
+                       capacity, no_memory};
     particle_parallel(threads, n_tasks, density_task, &job);
-    for (int64_t task = 0; task < n_tasks; ++task)
+    for (int64_t task = 0; task < n_tasks; ++task) {
       ok = ok && !no_memory[task];
+      for (int64_t k = 0; ok && k < foreign[task].capacity; ++k) /* what tasks gave other ranges */
+        if (foreign[task].slot[k] >= 0) {
+          const uint64_t *f = &foreign[task].sum[2 * k];
+          sum_add(&sum[2 * (int64_t)foreign[task].slot[k]], (exact_u128)f[0] | (exact_u128)f[1] << 64);
+        }
+    }
   }
   if (ok) {
     /* the sums, by the caller's index (sum is by slot) */
@@ -324,6 +414,9 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
     if (ball)
       free(ball[i]);
   }
+  for (int64_t task = 0; foreign && task < n_tasks; ++task)
+    foreign_free(&foreign[task]);
+  free(foreign);
   free(candidates);
   free(d2);
   free(w);
