@@ -305,6 +305,13 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
     status = send_padding(x, parts, s, kernel_reach2, &d, NULL);
     free(want);
     free(give);
+    /* a padding particle whose kernel reaches no point of this subvolume gives its particles
+     * nothing: h 0 spares its scan (it stays a neighbour of theirs) */
+    for (int64_t j = s->n_own; status == PHEW_OK && j < s->n; ++j) {
+      const double reach = 2.0 * s->h[j];
+      if (subvolume_distance2(&x->box, &parts[c->rank], &s->position[3 * j]) > reach * reach * (1.0 + 1e-9))
+        s->h[j] = 0.0;
+    }
   }
   const double t = phew_seconds();
   /* the largest mass of all ranks: every rank puts a particle's density sum on the same grid */
