@@ -63,6 +63,9 @@ static inline void kd_position(const kd_tree *t, int64_t s, double *out)
   out[2] = t->z[s];
 }
 
+/* The caller's index of the particle in tree slot s. */
+static inline int32_t kd_tree_index(const kd_tree *t, int64_t s) { return t->index[s]; }
+
 /* Global id of the particle in tree slot s. */
 static inline int64_t kd_slot_id(const kd_tree *t, int64_t s) { return t->id[t->index[s]]; }
 

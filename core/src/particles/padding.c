@@ -2,15 +2,18 @@
  * the particles of other subvolumes near it, so that its own particles find their exact
  * neighbours and densities locally.
  *
- * The width is not a guess with a safety factor. A first search runs on the own particles
- * alone; a particle whose answer depends only on the ball of radius `reach` about it, with
- * the ball inside its subvolume, is exact already. For the others, a particle of another
- * subvolume q within their reach is at most reach - d from this subvolume, d being their
- * distance to its open faces (where other subvolumes begin): each rank asks every q for its
- * particles within the largest such width over the own particles whose ball meets q, and
- * those particles search again. Their reach only shrinks as particles are added, so the
- * padding they asked for covers the new ball: a second search is exact (a third round runs
- * only if rounding said otherwise, and the check is repeated until it holds). */
+ * The padding is not a width guessed with a safety factor, nor a slab as wide as the widest
+ * need: it is what the own particles' balls hold. A first search runs on the own particles
+ * alone; a particle whose answer depends only on the ball of radius `reach` about it, with the
+ * ball inside its subvolume, is exact already. Each other one sends its ball (closed, with an
+ * absolute slack for rounding) to every rank whose subvolume the ball meets; that rank answers
+ * with its own particles inside the balls it received, and those particles search again.
+ * Their reach only shrinks as particles are added, so the balls they sent cover the new ones:
+ * a second search is exact (the check is repeated, and a third round runs, should rounding
+ * say otherwise). For the density, the balls have radius 2h, and every rank also sends the
+ * particles whose own kernel reaches into another subvolume. */
+#include "id_map.h"
+#include "kd_tree.h"
 #include "points.h"
 
 #include <math.h>
@@ -25,81 +28,15 @@ typedef struct padding_item {
   double h;
 } padding_item;
 
-/* Appends the received particles to s as padding, each with its owner (the sender). */
-static phew_status append_padding(particle_set *s, const inbox *in, int n_ranks)
-{
-  if (in->n == 0)
-    return PHEW_OK;
-  if (!s->owner && !(s->owner = phew_malloc((size_t)s->capacity + 1, sizeof *s->owner)))
-    return PHEW_ERROR_MEMORY;
-  if (particle_set_reserve(s, s->n + in->n) != PHEW_OK)
-    return PHEW_ERROR_MEMORY;
-  for (int r = 0, k = 0; r < n_ranks; ++r) { /* grouped by source rank */
-    for (int j = 0; j < in->count[r]; ++j, ++k) {
-      padding_item it;
-      memcpy(&it, in->items + (size_t)k * sizeof it, sizeof it);
-      const int64_t i = s->n++;
-      memcpy(&s->position[3 * i], it.position, sizeof it.position);
-      s->id[i] = it.id;
-      if (s->mass)
-        s->mass[i] = it.mass;
-      if (s->h)
-        s->h[i] = it.h;
-      s->owner[i - s->n_own] = r;
-    }
-  }
-  return PHEW_OK;
-}
+/* A ball of an own particle, sent to a rank whose subvolume it meets. */
+typedef struct ball_item {
+  double centre[3];
+  double radius;
+} ball_item;
 
-/* Sends every own particle to each rank q whose subvolume lies within reach2(q, i) of it (and,
- * when above is given, beyond the width already sent to q, above[q] < 0: nothing yet). */
-typedef double (*reach2_fn)(const void *context, int q, int64_t i);
-
-static phew_status send_padding(const points_context *x, const subvolume *parts, particle_set *s, reach2_fn reach2,
-                                const void *context, const double *above)
-{
-  comm *c = x->c;
-  outbox o;
-  outbox_init(&o, c, sizeof(padding_item));
-  for (int64_t i = 0; i < s->n_own; ++i)
-    for (int q = 0; q < c->size; ++q) {
-      if (q == c->rank)
-        continue;
-      const double d2 = subvolume_distance2(&x->box, &parts[q], &s->position[3 * i]);
-      if (d2 > reach2(context, q, i) || (above && above[q] >= 0.0 && d2 <= above[q] * above[q]))
-        continue;
-      padding_item it;
-      memset(&it, 0, sizeof it);
-      memcpy(it.position, &s->position[3 * i], sizeof it.position);
-      it.id = s->id[i];
-      it.mass = s->mass ? s->mass[i] : 1.0;
-      it.h = s->h ? s->h[i] : 0.0;
-      outbox_put(&o, q, &it);
-    }
-  inbox in;
-  phew_status status = outbox_send(&o, c, &in);
-  outbox_free(&o);
-  if (status == PHEW_OK)
-    status = append_padding(s, &in, c->size);
-  inbox_free(&in);
-  return comm_agree(c, status == PHEW_OK ? status
-                                          : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
-                    x->result);
-}
-
-static double width_reach2(const void *context, int q, int64_t i)
-{
-  (void)i;
-  const double w = ((const double *)context)[q];
-  return w * w;
-}
-
-/* The widths this rank needs from every other subvolume for balls of radius reach(i) about
- * the own particles listed: the largest reach - d over the balls that meet it. */
-typedef double (*radius_fn)(const void *context, int64_t i);
-
-static void widths_wanted(const points_context *x, const subvolume *parts, const particle_set *s, const int32_t *list,
-                          int64_t n, radius_fn radius, const void *context, double *want);
+/* The radius a ball of `reach` about a particle is sent with: closed (a particle at exactly
+ * reach can still change the answer by its id), plus the distances' absolute rounding. */
+static double ball_radius(const points_context *x, double reach) { return reach * (1.0 + 1e-9) + x->slack; }
 
 /* Distance from an own particle to the faces of its subvolume that other particles may lie
  * beyond (not the domain's open edges, not a periodic axis the subvolume spans). */
@@ -118,28 +55,137 @@ static double inner_distance(const points_context *x, const subvolume *me, const
   return d < 0.0 ? 0.0 : d;
 }
 
-static void widths_wanted(const points_context *x, const subvolume *parts, const particle_set *s, const int32_t *list,
-                          int64_t n, radius_fn radius, const void *context, double *want)
+/* Appends the received particles to s as padding, each with its owner (the sender), but those
+ * already there (a ball of an earlier round held them). */
+static phew_status append_padding(particle_set *s, const inbox *in, int n_ranks)
 {
-  comm *c = x->c;
-  for (int q = 0; q < c->size; ++q)
-    want[q] = 0.0;
-  const subvolume *me = &parts[c->rank];
-  for (int64_t k = 0; k < n; ++k) {
-    const int64_t i = list ? list[k] : k;
-    const double *p = &s->position[3 * i];
-    /* the ball is closed (a particle at exactly r can still change the answer by its id), and
-     * the distances carry absolute rounding: even need = 0 asks for the faces' particles */
-    const double r = radius(context, k), need = (r - inner_distance(x, me, p)) * (1.0 + 1e-9) + x->slack;
-    if (need < 0.0)
-      continue;
-    for (int q = 0; q < c->size; ++q)
-      if (q != c->rank && need > want[q] && subvolume_distance2(&x->box, &parts[q], p) <= (r + x->slack) * (r + x->slack))
-        want[q] = need;
+  if (in->n == 0)
+    return PHEW_OK;
+  if (!s->owner && !(s->owner = phew_malloc((size_t)s->capacity + 1, sizeof *s->owner)))
+    return PHEW_ERROR_MEMORY;
+  if (particle_set_reserve(s, s->n + in->n) != PHEW_OK)
+    return PHEW_ERROR_MEMORY;
+  id_map present;
+  if (id_map_init(&present, s->n - s->n_own + in->n) != 0)
+    return PHEW_ERROR_MEMORY;
+  int failed = 0;
+  for (int64_t i = s->n_own; i < s->n && !failed; ++i) {
+    int64_t existing;
+    failed = id_map_insert(&present, s->id[i], i, &existing) != 0;
   }
+  for (int r = 0, k = 0; r < n_ranks && !failed; ++r) { /* grouped by source rank */
+    for (int j = 0; j < in->count[r] && !failed; ++j, ++k) {
+      padding_item it;
+      memcpy(&it, in->items + (size_t)k * sizeof it, sizeof it);
+      int64_t existing;
+      failed = id_map_insert(&present, it.id, s->n, &existing) != 0;
+      if (failed || existing != s->n)
+        continue;
+      const int64_t i = s->n++;
+      memcpy(&s->position[3 * i], it.position, sizeof it.position);
+      s->id[i] = it.id;
+      if (s->mass)
+        s->mass[i] = it.mass;
+      if (s->h)
+        s->h[i] = it.h;
+      s->owner[i - s->n_own] = r;
+    }
+  }
+  id_map_free(&present);
+  return failed ? PHEW_ERROR_MEMORY : PHEW_OK;
 }
 
-static double reach_of_query(const void *context, int64_t k) { return ((const double *)context)[k]; }
+/* Collective. Sends the balls of the listed own particles (radius[k] for list[k]; all own
+ * particles when list is NULL) to every other rank whose subvolume they meet; each rank
+ * answers with its own particles inside the balls it received (found with `tree`, which holds
+ * the own particles first and maybe padding after them) and, with push_kernels, those whose
+ * kernel (2h) reaches into the asking rank's subvolume; the answers are appended to s as
+ * padding. */
+static phew_status ball_padding(const points_context *x, const subvolume *parts, particle_set *s, const kd_tree *tree,
+                                const int32_t *list, int64_t n, const double *radius, int push_kernels)
+{
+  comm *c = x->c;
+  outbox balls;
+  outbox_init(&balls, c, sizeof(ball_item));
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t i = list ? list[k] : k;
+    ball_item b = {{0, 0, 0}, radius[k]};
+    memcpy(b.centre, &s->position[3 * i], sizeof b.centre);
+    for (int q = 0; q < c->size; ++q)
+      if (q != c->rank && subvolume_distance2(&x->box, &parts[q], b.centre) <= b.radius * b.radius)
+        outbox_put(&balls, q, &b);
+  }
+  inbox asked;
+  phew_status status = outbox_send(&balls, c, &asked);
+  outbox_free(&balls);
+  /* the answers: per asking rank, each own particle once (stamp: the rank it was last put for) */
+  outbox answers;
+  outbox_init(&answers, c, sizeof(padding_item));
+  int32_t *stamp = phew_malloc((size_t)s->n_own + 1, sizeof *stamp);
+  kd_candidates found;
+  const int have_tree = tree && kd_tree_size(tree) > 0;
+  int ok = status == PHEW_OK && stamp && (!have_tree || kd_candidates_init(&found, tree) == PHEW_OK);
+  double *d2 = NULL;
+  int32_t *slot = NULL;
+  int64_t capacity = 0;
+  for (int64_t i = 0; ok && i < s->n_own; ++i)
+    stamp[i] = -1;
+  for (int r = 0, k = 0; ok && r < c->size; ++r) {
+    for (int j = 0; ok && j < asked.count[r]; ++j, ++k) {
+      ball_item b;
+      memcpy(&b, asked.items + (size_t)k * sizeof b, sizeof b);
+      if (!have_tree)
+        break;
+      ok = kd_tree_gather(tree, b.centre, b.centre, b.radius * b.radius, &found);
+      const int64_t need = ok ? kd_candidates_size(&found) : 0;
+      if (ok && need > capacity) {
+        capacity = 2 * need;
+        free(d2);
+        free(slot);
+        d2 = phew_malloc((size_t)capacity, sizeof *d2);
+        slot = phew_malloc((size_t)capacity, sizeof *slot);
+        ok = d2 && slot;
+      }
+      const int m = ok ? kd_candidates_scan(tree, &found, b.centre, b.radius * b.radius, d2, slot) : 0;
+      for (int e = 0; e < m; ++e) {
+        const int32_t i = kd_tree_index(tree, slot[e]);
+        if (i < s->n_own && stamp[i] != r) {
+          stamp[i] = r;
+          padding_item it = {{0, 0, 0}, s->id[i], s->mass ? s->mass[i] : 1.0, s->h ? s->h[i] : 0.0};
+          memcpy(it.position, &s->position[3 * i], sizeof it.position);
+          outbox_put(&answers, r, &it);
+        }
+      }
+    }
+    if (ok && push_kernels && r != c->rank)
+      for (int64_t i = 0; i < s->n_own; ++i) {
+        const double reach = ball_radius(x, 2.0 * s->h[i]);
+        if (stamp[i] != r && subvolume_distance2(&x->box, &parts[r], &s->position[3 * i]) <= reach * reach) {
+          stamp[i] = r;
+          padding_item it = {{0, 0, 0}, s->id[i], s->mass ? s->mass[i] : 1.0, s->h[i]};
+          memcpy(it.position, &s->position[3 * i], sizeof it.position);
+          outbox_put(&answers, r, &it);
+        }
+      }
+  }
+  if (!ok)
+    answers.failed = 1;
+  inbox in;
+  status = outbox_send(&answers, c, &in);
+  outbox_free(&answers);
+  inbox_free(&asked);
+  if (have_tree && found.stack)
+    kd_candidates_free(&found);
+  free(stamp);
+  free(d2);
+  free(slot);
+  if (status == PHEW_OK)
+    status = append_padding(s, &in, c->size);
+  inbox_free(&in);
+  return comm_agree(c, status == PHEW_OK ? status
+                                          : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
+                    x->result);
+}
 
 phew_status padding_neighbours(const points_context *x, const subvolume *parts, particle_set *s, neighbour_result *r)
 {
@@ -153,25 +199,24 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
   r->h = n_dens > 0 ? phew_malloc((size_t)n_own + 1, sizeof *r->h) : NULL;
   r->nearest = phew_malloc((size_t)n_own * (size_t)r->n_keep + 1, sizeof *r->nearest);
   const int padded = c->size > 1;
-  double *want = phew_malloc((size_t)c->size, sizeof *want), *asked = phew_malloc((size_t)c->size, sizeof *asked);
-  double *give = phew_malloc((size_t)c->size, sizeof *give), *sent = phew_malloc((size_t)c->size, sizeof *sent);
   double *reach = padded ? phew_malloc((size_t)n_own + 1, sizeof *reach) : NULL;
+  double *asked = padded ? phew_malloc((size_t)n_own + 1, sizeof *asked) : NULL; /* by own index */
   int32_t *pending = padded ? phew_malloc((size_t)n_own + 1, sizeof *pending) : NULL;
+  double *radius = padded ? phew_malloc((size_t)n_own + 1, sizeof *radius) : NULL;
   double *h = NULL;         /* the answers of later rounds (the first one writes into r) */
   int32_t *nearest = NULL;
   phew_status status = PHEW_OK;
-  if (comm_max(c, (n_dens > 0 && !r->h) || !r->nearest || !want || !asked || !give || !sent || (padded && !reach) ||
-                      (padded && !pending)))
+  if (comm_max(c, (n_dens > 0 && !r->h) || !r->nearest || (padded && (!reach || !asked || !pending || !radius))))
     status = phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists");
   const subvolume *me = &parts[c->rank];
   int64_t n_pending = n_own;
-  for (int64_t i = 0; status == PHEW_OK && pending && i < n_own; ++i)
+  for (int64_t i = 0; status == PHEW_OK && pending && i < n_own; ++i) {
     pending[i] = (int32_t)i;
-  for (int q = 0; status == PHEW_OK && q < c->size; ++q)
-    asked[q] = sent[q] = -1.0;
+    asked[i] = -1.0;
+  }
 
-  /* a rank holding fewer particles than one neighbourhood cannot search yet: it asks for a
-   * width from the mean spacing of all particles, doubled until it holds enough */
+  /* a rank holding fewer particles than one neighbourhood cannot search yet: its balls have
+   * a radius from the mean spacing of all particles, doubled until it holds enough */
   double guess = 0.0;
   {
     double volume = 1.0;
@@ -185,7 +230,7 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     double t = phew_seconds();
     kd_tree_free(tree);
     tree = NULL;
-    phew_status mine = too_few ? PHEW_OK : kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result);
+    phew_status mine = kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result);
     status = comm_agree(c, mine, x->result);
     r->seconds_tree += phew_seconds() - t;
     if (status != PHEW_OK)
@@ -204,36 +249,23 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     } else {
       r->rounds++;
     }
-    if (status != PHEW_OK)
+    if (status != PHEW_OK || !padded)
       break;
-    /* keep the answers; the particles whose ball may hold particles not here yet search again */
+    /* keep the answers; the particles whose ball may hold particles not here yet (not inside
+     * the subvolume, nor inside a ball they sent before) send it and search again */
     int64_t n_failed = 0;
-    if (!padded)
-      break;
     for (int64_t k = 0; k < n_pending; ++k) {
       const int32_t i = pending[k];
-      if (too_few) {
-        reach[n_failed] = reach[k];
-        pending[n_failed++] = i;
-        continue;
-      }
-      if (!first) {
+      if (!first && !too_few) {
         if (r->h)
           r->h[i] = h[k];
         memcpy(&r->nearest[(size_t)i * r->n_keep], &nearest[(size_t)k * r->n_keep], (size_t)r->n_keep * sizeof *nearest);
       }
-      const double *pi = &s->position[3 * i];
-      const double need = reach[k] - inner_distance(x, me, pi) + x->slack;
-      int covered = need < 0.0;
-      if (!covered) { /* every subvolume the ball meets gave at least need */
-        covered = 1;
-        for (int qq = 0; qq < c->size && covered; ++qq)
-          if (qq != c->rank &&
-              subvolume_distance2(&x->box, &parts[qq], pi) <= (reach[k] + x->slack) * (reach[k] + x->slack))
-            covered = asked[qq] >= need * (1.0 + 1e-12);
-      }
+      const double ball = ball_radius(x, reach[k]);
+      const int covered = !too_few && (ball <= inner_distance(x, me, &s->position[3 * i]) || ball <= asked[i]);
       if (!covered) {
-        reach[n_failed] = reach[k];
+        radius[n_failed] = ball;
+        asked[i] = ball;
         pending[n_failed++] = i;
       }
     }
@@ -248,43 +280,20 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
       status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists"), x->result);
       break;
     }
-    /* ask for more: widths from the failed particles' balls, never less than asked before */
-    widths_wanted(x, parts, s, pending, n_pending, reach_of_query, reach, want);
-    for (int qq = 0; qq < c->size; ++qq)
-      asked[qq] = want[qq] > asked[qq] ? want[qq] : asked[qq];
-    comm_alltoall_double(c, asked, give);
-    status = send_padding(x, parts, s, width_reach2, give, sent);
-    memcpy(sent, give, (size_t)c->size * sizeof *sent);
+    status = ball_padding(x, parts, s, tree, pending, n_pending, radius, 0);
   }
   kd_tree_free(tree);
-  free(want);
-  free(asked);
-  free(give);
-  free(sent);
   free(reach);
+  free(asked);
   free(pending);
+  free(radius);
   free(h);
   free(nearest);
   return status;
 }
 
-/* Padding for the density: from each subvolume q, the particles within the width the own
- * kernels (2h) need from q, and those whose own kernel reaches into this subvolume. */
-typedef struct density_reach {
-  const double *give;
-  const particle_set *s;
-  double slack;
-} density_reach;
-
-static double kernel_reach2(const void *context, int q, int64_t i)
-{
-  const density_reach *d = context;
-  const double w = d->give[q], k = 2.0 * d->s->h[i] * (1.0 + 1e-9) + d->slack, m = w > k ? w : k;
-  return m * m;
-}
-
-static double kernel_radius(const void *context, int64_t i) { return 2.0 * ((const particle_set *)context)->h[i]; }
-
+/* Padding for the density: the particles within the own kernels (2h), and those whose own
+ * kernel reaches into this subvolume. */
 phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, double *rho,
                             double *seconds)
 {
@@ -292,19 +301,27 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
   phew_status status = PHEW_OK;
   s->n = s->n_own; /* the neighbour padding goes: this one has the smoothing lengths */
   if (c->size > 1) {
-    double *want = phew_malloc((size_t)c->size, sizeof *want), *give = phew_malloc((size_t)c->size, sizeof *give);
-    if (comm_max(c, !want || !give)) {
-      free(want);
-      free(give);
-      return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
-                        x->result);
+    const double t = phew_seconds();
+    const subvolume *me = &parts[c->rank];
+    int32_t *list = phew_malloc((size_t)s->n_own + 1, sizeof *list);
+    double *radius = phew_malloc((size_t)s->n_own + 1, sizeof *radius);
+    kd_tree *own = NULL;
+    phew_status mine = list && radius ? kd_tree_build(&own, s->n_own, s->position, s->id, &x->box, x->n_threads, x->result)
+                                      : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes");
+    status = comm_agree(c, mine, x->result);
+    int64_t n = 0;
+    for (int64_t i = 0; status == PHEW_OK && i < s->n_own; ++i) {
+      const double ball = ball_radius(x, 2.0 * s->h[i]);
+      if (ball > inner_distance(x, me, &s->position[3 * i])) {
+        list[n] = (int32_t)i;
+        radius[n++] = ball;
+      }
     }
-    widths_wanted(x, parts, s, NULL, s->n_own, kernel_radius, s, want);
-    comm_alltoall_double(c, want, give);
-    const density_reach d = {give, s, x->slack};
-    status = send_padding(x, parts, s, kernel_reach2, &d, NULL);
-    free(want);
-    free(give);
+    if (status == PHEW_OK)
+      status = ball_padding(x, parts, s, own, list, n, radius, 1);
+    kd_tree_free(own);
+    free(list);
+    free(radius);
     /* a padding particle whose kernel reaches no point of this subvolume gives its particles
      * nothing: h 0 spares its scan (it stays a neighbour of theirs) */
     for (int64_t j = s->n_own; status == PHEW_OK && j < s->n; ++j) {
@@ -312,6 +329,7 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
       if (subvolume_distance2(&x->box, &parts[c->rank], &s->position[3 * j]) > reach * reach * (1.0 + 1e-9))
         s->h[j] = 0.0;
     }
+    *seconds += phew_seconds() - t;
   }
   const double t = phew_seconds();
   /* the largest mass of all ranks: every rank puts a particle's density sum on the same grid */
@@ -329,7 +347,7 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
     status = comm_agree(c, sph_density(tree, s->h, s->mass, mass_max, s->n_own, NULL, rho, x->n_threads, x->result),
                         x->result);
   kd_tree_free(tree);
-  *seconds = phew_seconds() - t;
+  *seconds += phew_seconds() - t;
   s->n = s->n_own;
   return status;
 }
