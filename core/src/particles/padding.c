@@ -56,7 +56,8 @@ static double inner_distance(const points_context *x, const subvolume *me, const
 }
 
 /* Appends the received particles to s as padding, each with its owner (the sender), but those
- * already there (a ball of an earlier round held them). */
+ * already there (a ball of an earlier round held them), which only take the smoothing length
+ * sent with them, if any. */
 static phew_status append_padding(particle_set *s, const inbox *in, int n_ranks)
 {
   if (in->n == 0)
@@ -79,6 +80,8 @@ static phew_status append_padding(particle_set *s, const inbox *in, int n_ranks)
       memcpy(&it, in->items + (size_t)k * sizeof it, sizeof it);
       int64_t existing;
       failed = id_map_insert(&present, it.id, s->n, &existing) != 0;
+      if (!failed && existing != s->n && s->h && it.h > 0.0)
+        s->h[existing] = it.h; /* known by now: its kernel reaches here */
       if (failed || existing != s->n)
         continue;
       const int64_t i = s->n++;
@@ -293,42 +296,22 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
 }
 
 /* Padding for the density: the particles within the own kernels (2h), and those whose own
- * kernel reaches into this subvolume. */
+ * kernel reaches into this subvolume, with their smoothing lengths. */
 phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, double *rho,
                             double *seconds)
 {
   comm *c = x->c;
   phew_status status = PHEW_OK;
-  s->n = s->n_own; /* the neighbour padding goes: this one has the smoothing lengths */
   if (c->size > 1) {
+    /* the neighbours' padding holds every particle within 2h of an own one (2h is the reach of
+     * the density's neighbourhood, and the balls sent covered the reach); what it lacks are
+     * the smoothing lengths of those whose own kernel reaches this subvolume: their owners
+     * send them (with the particle, should it be missing). The others keep h 0: they give no
+     * own particle anything (they stay neighbours of theirs). */
     const double t = phew_seconds();
-    const subvolume *me = &parts[c->rank];
-    int32_t *list = phew_malloc((size_t)s->n_own + 1, sizeof *list);
-    double *radius = phew_malloc((size_t)s->n_own + 1, sizeof *radius);
-    kd_tree *own = NULL;
-    phew_status mine = list && radius ? kd_tree_build(&own, s->n_own, s->position, s->id, &x->box, x->n_threads, x->result)
-                                      : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes");
-    status = comm_agree(c, mine, x->result);
-    int64_t n = 0;
-    for (int64_t i = 0; status == PHEW_OK && i < s->n_own; ++i) {
-      const double ball = ball_radius(x, 2.0 * s->h[i]);
-      if (ball > inner_distance(x, me, &s->position[3 * i])) {
-        list[n] = (int32_t)i;
-        radius[n++] = ball;
-      }
-    }
-    if (status == PHEW_OK)
-      status = ball_padding(x, parts, s, own, list, n, radius, 1);
-    kd_tree_free(own);
-    free(list);
-    free(radius);
-    /* a padding particle whose kernel reaches no point of this subvolume gives its particles
-     * nothing: h 0 spares its scan (it stays a neighbour of theirs) */
-    for (int64_t j = s->n_own; status == PHEW_OK && j < s->n; ++j) {
-      const double reach = 2.0 * s->h[j];
-      if (subvolume_distance2(&x->box, &parts[c->rank], &s->position[3 * j]) > reach * reach * (1.0 + 1e-9))
-        s->h[j] = 0.0;
-    }
+    for (int64_t j = s->n_own; j < s->n; ++j)
+      s->h[j] = 0.0;
+    status = ball_padding(x, parts, s, NULL, NULL, 0, NULL, 1);
     *seconds += phew_seconds() - t;
   }
   const double t = phew_seconds();
