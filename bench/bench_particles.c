@@ -8,6 +8,8 @@
  *   particles N
  *   stage NAME SECONDS       domain, tree, knn, density, graph, phew (the PHEW stages), total
  *   peak_rss_bytes N         VmHWM at the end (input included; summed over ranks)
+ *   baseline_rss_bytes N     VmRSS before the input is read: the process itself, its libraries
+ *                            and MPI (summed over ranks)
  *   clumps N / haloes N / padding_rounds N / max_padding N
  * Defaults: threshold 80, relevance 3, saddle 200 (in units of the mean density, as RAMSES
  * runs PHEW on cosmological particles). */
@@ -78,6 +80,7 @@ int main(int argc, char **argv)
   if (use_mpi)
     die("built without MPI");
 #endif
+  double baseline = (double)proc_status_bytes("VmRSS");
   const size_t size = f32 ? 4 : 8;
   FILE *f = fopen(path, "rb");
   if (!f)
@@ -135,6 +138,7 @@ int main(int argc, char **argv)
   if (use_mpi && n_ranks > 1) {
     MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, comm);
     MPI_Allreduce(MPI_IN_PLACE, &peak, 1, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &baseline, 1, MPI_DOUBLE, MPI_SUM, comm);
   }
 #endif
   if (rank == 0) {
@@ -150,6 +154,7 @@ int main(int argc, char **argv)
     printf("stage phew %.4f\n", phew_seconds);
     printf("stage total %.4f\n", wall);
     printf("peak_rss_bytes %.0f\n", peak);
+    printf("baseline_rss_bytes %.0f\n", baseline);
     printf("bytes_per_particle %.1f\n", peak / (double)st->n_cells);
     printf("clumps %lld\nhaloes %lld\npadding_rounds %d\nmax_padding %lld\n", (long long)result.n_clumps,
            (long long)result.n_haloes, st->padding_rounds, (long long)st->max_padding);

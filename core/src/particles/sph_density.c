@@ -64,11 +64,15 @@ static void ball_kernels(int n, const double *restrict d2, double h, double *res
 
 /* ---- the fixed-point sums ---------------------------------------------------------------- */
 
-/* The exponent of the grid of a query's sum: T = 8 m_max / (pi h^3) < 2^(ilogb(T) + 1). */
-static int64_t grid_base(double h, double mass_max)
+/* The exponent of the grid of a query's sum: T = 8 m_max / (pi h^3) < 2^(ilogb(T) + 1) (m_max
+ * > 0, h > 0). GRID_NONE if T leaves the double range (the density would too). */
+#define GRID_NONE INT16_MIN
+static int16_t grid_base(double h, double mass_max)
 {
   const double top = 8.0 * mass_max / (M_PI * (h * h * h));
-  return (int64_t)ilogb(top) + 2 - DENSITY_GRID_BITS;
+  if (!(top > 0 && isfinite(top)))
+    return GRID_NONE;
+  return (int16_t)(ilogb(top) + 2 - DENSITY_GRID_BITS);
 }
 
 /* The term x >= 0 on the grid 2^base, cut (every term the same way). */
@@ -198,7 +202,7 @@ typedef struct density_job {
   const kd_tree *t;
   const double *slot_h;    /* h by tree slot */
   const double *slot_mass; /* mass by tree slot, or NULL (1) */
-  const int64_t *slot_base; /* by tree slot: the grid of its sum, or INT64_MIN if no query's */
+  const int16_t *slot_base; /* by tree slot: the grid of its sum, or GRID_NONE if no query's */
   uint64_t *sum;           /* by tree slot: two words */
   int64_t leaves_per_task;
   foreign_sums *foreign;   /* per task */
@@ -259,23 +263,23 @@ static int density_leaf(const density_job *job, int thread, int64_t leaf, int64_
     const int n = kd_candidates_scan(t, c, x, (2.0 * h) * (2.0 * h) * SUPPORT_SLACK, d2, ball);
     ball_kernels(n, d2, h, w);
     const double m_s = job->slot_mass ? job->slot_mass[s] : 1.0;
-    const int64_t base = job->slot_base[s];
+    const int16_t base = job->slot_base[s];
     exact_u128 gathered = 0;
     for (int a = 0; a < n; ++a) {
       if (w[a] == 0.0)
         continue;
       const int32_t j = ball[a];
       const double m_j = job->slot_mass ? job->slot_mass[j] : 1.0;
-      if (base != INT64_MIN)
+      if (base != GRID_NONE)
         gathered += on_grid(m_j * w[a], base);
-      if (job->slot_base[j] == INT64_MIN)
+      if (job->slot_base[j] == GRID_NONE)
         continue;
       uint64_t *to = j >= own_begin && j < own_end ? &job->sum[2 * (int64_t)j] : foreign_sum(foreign, j);
       if (!to)
         return 0;
       sum_add(to, on_grid(m_s * w[a], job->slot_base[j]));
     }
-    if (base != INT64_MIN)
+    if (base != GRID_NONE)
       sum_add(&job->sum[2 * s], gathered);
   }
   return 1;
@@ -344,8 +348,9 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
   const int64_t leaves_per_task = (n_leaves + n_tasks - 1) / n_tasks;
   double *slot_h = phew_malloc((size_t)N, sizeof *slot_h);
   double *slot_mass = mass ? phew_malloc((size_t)N, sizeof *slot_mass) : NULL;
-  int64_t *slot_base = phew_malloc((size_t)N, sizeof *slot_base);
-  int64_t *base_of = phew_malloc((size_t)N, sizeof *base_of); /* by caller's index */
+  int16_t *slot_base = phew_malloc((size_t)N, sizeof *slot_base);
+  /* by caller's index: the query it is (only for a subset; else query i is particle i) */
+  int32_t *query_of = subset ? phew_malloc((size_t)N, sizeof *query_of) : NULL;
   uint64_t *sum = calloc((size_t)(2 * N), sizeof *sum);
   int *no_memory = phew_malloc((size_t)n_tasks, sizeof *no_memory);
   foreign_sums *foreign = calloc((size_t)n_tasks, sizeof *foreign);
@@ -353,25 +358,31 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
   double **d2 = calloc((size_t)threads, sizeof *d2), **w = calloc((size_t)threads, sizeof *w);
   int32_t **ball = calloc((size_t)threads, sizeof *ball);
   int *capacity = calloc((size_t)threads, sizeof *capacity);
-  int ok = slot_h && (!mass || slot_mass) && slot_base && base_of && sum && no_memory && foreign && candidates && d2 &&
+  int ok = slot_h && (!mass || slot_mass) && slot_base && (!subset || query_of) && sum && no_memory && foreign && candidates && d2 &&
            w && ball && capacity;
   for (int i = 0; ok && i < threads; ++i)
     ok = kd_candidates_init(&candidates[i], tree) == PHEW_OK;
   phew_status status = PHEW_OK;
   if (ok) {
-    for (int64_t i = 0; i < N; ++i)
-      base_of[i] = INT64_MIN;
-    for (int64_t j = 0; j < n; ++j) {
-      const int32_t i = subset ? subset[j] : (int32_t)j;
-      base_of[i] = grid_base(h[i], mass_max);
-    }
+    for (int64_t i = 0; subset && i < N; ++i)
+      query_of[i] = -1;
+    for (int64_t j = 0; subset && j < n; ++j)
+      query_of[subset[j]] = (int32_t)j;
+    const double grid_mass = mass_max > 0 ? mass_max : 1.0; /* all masses 0: every term is 0 */
     for (int64_t s = 0; s < N; ++s) {
       const int32_t i = tree->index[s];
+      const int query = subset ? query_of[i] >= 0 : i < n;
       slot_h[s] = h[i];
-      slot_base[s] = base_of[i];
+      slot_base[s] = query ? grid_base(h[i], grid_mass) : GRID_NONE;
+      if (query && slot_base[s] == GRID_NONE && status == PHEW_OK)
+        status = phew_fail(result, PHEW_ERROR_DATA,
+                           "SPH density: the density of the particle with global id %lld is beyond the range of "
+                           "normal doubles",
+                           (long long)tree->id[i]);
       if (mass)
         slot_mass[s] = mass[i];
     }
+    ok = status == PHEW_OK;
     density_job job = {tree, slot_h, slot_mass, slot_base, sum, leaves_per_task, foreign, candidates, d2, w, ball,
                        capacity, no_memory};
     particle_parallel(threads, n_tasks, density_task, &job);
@@ -385,23 +396,26 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
     }
   }
   if (ok) {
-    /* the sums, by the caller's index (sum is by slot) */
-    int64_t *slot_of = base_of; /* reused: the slot of each caller's index */
-    for (int64_t s = 0; s < N; ++s)
-      slot_of[tree->index[s]] = s;
-    for (int64_t j = 0; j < n && status == PHEW_OK; ++j) {
-      const int32_t i = subset ? subset[j] : (int32_t)j;
-      const int64_t s = slot_of[i];
+    /* the sums (by slot) into the queries' places; the first query in the caller's order out
+     * of range is named */
+    int64_t worst = -1;
+    for (int64_t s = 0; s < N; ++s) {
+      const int32_t i = tree->index[s];
+      const int64_t j = subset ? query_of[i] : (i < n ? i : -1);
+      if (j < 0)
+        continue;
       wide_float value = sum_value((exact_u128)sum[2 * s] | (exact_u128)sum[2 * s + 1] << 64, slot_base[s]);
       if (value.mantissa)
         value.exponent -= 1; /* the 1/2 of the symmetrised kernel */
-      if (wide_to_double(value, &rho[j]) != WIDE_FITS)
-        status = phew_fail(result, PHEW_ERROR_DATA,
-                           "SPH density: the density of the particle with global id %lld is beyond the range of "
-                           "normal doubles",
-                           (long long)tree->id[i]);
+      if (wide_to_double(value, &rho[j]) != WIDE_FITS && (worst < 0 || j < worst))
+        worst = j;
     }
-  } else {
+    if (worst >= 0)
+      status = phew_fail(result, PHEW_ERROR_DATA,
+                         "SPH density: the density of the particle with global id %lld is beyond the range of "
+                         "normal doubles",
+                         (long long)tree->id[subset ? subset[worst] : worst]);
+  } else if (status == PHEW_OK) {
     status = phew_fail(result, PHEW_ERROR_MEMORY, "SPH density of %lld particles: out of memory", (long long)n);
   }
   for (int i = 0; i < threads; ++i) {
@@ -424,7 +438,7 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
   free(capacity);
   free(no_memory);
   free(sum);
-  free(base_of);
+  free(query_of);
   free(slot_base);
   free(slot_mass);
   free(slot_h);
