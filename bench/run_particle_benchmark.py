@@ -184,8 +184,14 @@ def bench_set(args, name, path, typ, peer, phew):
         print("%-26s" % ("stage %s (s)" % s) + "".join("%12.4f" % stage_med(k, s) for k in kinds))
     for label, key, scale in [("tree + knn + density (s)", "neighbours", 1), ("whole pipeline (s)", "pipeline", 1),
                               ("peak RSS (MiB)", "peak_rss_bytes", 2 ** -20),
-                              ("bytes per particle", "peak_rss_bytes", 1.0 / n)]:
-        print("%-26s" % label + "".join("%12.4g" % (med(runs[k], key) * scale) for k in kinds))
+                              ("bytes per particle", "peak_rss_bytes", 1.0 / n),
+                              ("process before input (MiB)", "baseline_rss_bytes", 2 ** -20)]:
+        if all(runs[k] and key in runs[k][0] for k in kinds):
+            print("%-26s" % label + "".join("%12.4g" % (med(runs[k], key) * scale) for k in kinds))
+    print("(peak RSS includes the input positions, 12 B/particle as float32, and the caller's four\n"
+          " per-particle outputs, 32 B/particle; '2 ranks' sums both processes)")
+    print("1 thread / 2 threads, tree + knn + density alone: %.3f" %
+          (med(runs["t1"], "neighbours") / med(runs["t2"], "neighbours")))
     for kind in kinds:
         sums = [r["checksum_sum_dist_k"] for r in runs[kind] if "checksum_sum_dist_k" in r]
         if sums:
