@@ -493,5 +493,8 @@ static inline uint64_t hash_id(int64_t id)
 double phew_seconds(void);
 void *phew_malloc(size_t count, size_t size);
 void *phew_realloc(void *p, size_t count, size_t size);
+/* *p resized to count items of size bytes (at least one); 0, or -1 without memory (*p then
+ * unchanged). Arrays that grow together call it once each. */
+int phew_grow(void *p, size_t count, size_t size);
 
 #endif

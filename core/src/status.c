@@ -120,3 +120,13 @@ void *phew_realloc(void *p, size_t count, size_t size)
     return NULL;
   return realloc(p, count * size);
 }
+
+int phew_grow(void *p, size_t count, size_t size)
+{
+  void **array = p;
+  void *grown = phew_realloc(*array, count, size);
+  if (!grown)
+    return -1;
+  *array = grown;
+  return 0;
+}

@@ -272,26 +272,17 @@ static int candidates_grow(kd_candidates *c)
 {
   if (c->n < c->capacity)
     return 1;
-  const int capacity = c->capacity < 256 ? 256 : 2 * c->capacity;
-  double **reals[] = {&c->lo[0],    &c->lo[1],    &c->lo[2],    &c->hi[0], &c->hi[1], &c->hi[2],
-                      &c->shift[0], &c->shift[1], &c->shift[2], &c->bound};
-  int32_t **ints[] = {&c->begin, &c->end, &c->uniform, &c->near};
-  int ok = 1;
-  for (size_t a = 0; a < sizeof reals / sizeof *reals; ++a) {
-    double *grown = phew_realloc(*reals[a], (size_t)capacity, sizeof **reals[a]);
-    if (grown)
-      *reals[a] = grown;
-    ok = ok && grown;
-  }
-  for (size_t a = 0; a < sizeof ints / sizeof *ints; ++a) {
-    int32_t *grown = phew_realloc(*ints[a], (size_t)capacity, sizeof **ints[a]);
-    if (grown)
-      *ints[a] = grown;
-    ok = ok && grown;
-  }
-  if (ok)
-    c->capacity = capacity;
-  return ok;
+  const size_t capacity = c->capacity < 256 ? 256 : 2 * (size_t)c->capacity;
+  for (int d = 0; d < 3; ++d)
+    if (phew_grow(&c->lo[d], capacity, sizeof *c->lo[d]) || phew_grow(&c->hi[d], capacity, sizeof *c->hi[d]) ||
+        phew_grow(&c->shift[d], capacity, sizeof *c->shift[d]))
+      return 0;
+  if (phew_grow(&c->bound, capacity, sizeof *c->bound) || phew_grow(&c->begin, capacity, sizeof *c->begin) ||
+      phew_grow(&c->end, capacity, sizeof *c->end) || phew_grow(&c->uniform, capacity, sizeof *c->uniform) ||
+      phew_grow(&c->near, capacity, sizeof *c->near))
+    return 0;
+  c->capacity = (int)capacity;
+  return 1;
 }
 
 phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t)

@@ -94,21 +94,14 @@ static void sort_entries(const kd_tree *t, knn_entry *e, int count)
 
 /* The k-th smallest of d[begin, end), moved to k, no larger value before it and no smaller
  * one after it (values only). Quickselect with branch-free partitions (the comparison only
- * decides whether the boundary moves); the first pivot is `hint` if >= 0 (a value expected
- * near rank k), later ones medians of three; a second pass sets the pivot's equals aside, so
- * equal values cannot stall it. */
-static double select_value(double *d, int begin, int end, int k, double hint)
+ * decides whether the boundary moves) and median-of-three pivots; a second pass sets the
+ * pivot's equals aside, so equal values cannot stall it. */
+static double select_value(double *d, int begin, int end, int k)
 {
   int l = begin, r = end;
   while (r - l > 1) {
-    double p;
-    if (hint >= 0) {
-      p = hint;
-      hint = -1;
-    } else {
-      const double a = d[l], b = d[l + (r - l) / 2], c = d[r - 1];
-      p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-    }
+    const double a = d[l], b = d[l + (r - l) / 2], c = d[r - 1];
+    const double p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
     int i = l;
     for (int j = l; j < r; ++j) {
       const double v = d[j];
@@ -165,7 +158,7 @@ static void rank_values(const double *restrict d, int m, double top, const int *
       scratch[n] = d[i];
       n += bucket[i] == b;
     }
-    found[r] = select_value(scratch, 0, n, ranks[r] - below, -1);
+    found[r] = select_value(scratch, 0, n, ranks[r] - below);
   }
 }
 
@@ -199,25 +192,12 @@ static int scratch_fit(knn_scratch *w)
   need = need < 1024 ? 1024 : need;
   if (need <= w->capacity)
     return 1;
-  const int capacity = need > 2 * w->capacity ? need : 2 * w->capacity;
-  double *d2 = phew_realloc(w->d2, (size_t)capacity, sizeof *d2);
-  if (d2)
-    w->d2 = d2;
-  int32_t *slot = phew_realloc(w->slot, (size_t)capacity, sizeof *slot);
-  if (slot)
-    w->slot = slot;
-  double *value = phew_realloc(w->value, (size_t)capacity, sizeof *value);
-  if (value)
-    w->value = value;
-  knn_entry *near = phew_realloc(w->near, (size_t)capacity, sizeof *near);
-  if (near)
-    w->near = near;
-  int32_t *bucket = phew_realloc(w->bucket, (size_t)capacity, sizeof *bucket);
-  if (bucket)
-    w->bucket = bucket;
-  if (!d2 || !slot || !value || !near || !bucket)
+  const size_t capacity = (size_t)(need > 2 * w->capacity ? need : 2 * w->capacity);
+  if (phew_grow(&w->d2, capacity, sizeof *w->d2) || phew_grow(&w->slot, capacity, sizeof *w->slot) ||
+      phew_grow(&w->value, capacity, sizeof *w->value) || phew_grow(&w->near, capacity, sizeof *w->near) ||
+      phew_grow(&w->bucket, capacity, sizeof *w->bucket))
     return 0;
-  w->capacity = capacity;
+  w->capacity = (int)capacity;
   return 1;
 }
 
@@ -252,7 +232,7 @@ static int answer(const kd_tree *t, const knn_query *kq, int K, knn_scratch *w, 
   }
   if (m < K) {
     const int all = kd_candidates_scan(t, c, x, INFINITY, w->d2, w->slot);
-    *kth2 = all >= K ? select_value(w->d2, 0, all, K - 1, -1) : INFINITY;
+    *kth2 = all >= K ? select_value(w->d2, 0, all, K - 1) : INFINITY;
     return KNN_WIDER;
   }
   /* the K-th, (n_dens + 1)-th and (n_keep + 1)-th distances (0: not wanted) */

@@ -98,6 +98,14 @@ static phew_status append_padding(particle_set *s, const inbox *in, int n_ranks)
   return failed ? PHEW_ERROR_MEMORY : PHEW_OK;
 }
 
+/* Puts own particle i into the outbox for rank r, as padding. */
+static void put_particle(outbox *o, int r, const particle_set *s, int64_t i)
+{
+  padding_item it = {{0, 0, 0}, s->id[i], s->mass ? s->mass[i] : 1.0, s->h ? s->h[i] : 0.0};
+  memcpy(it.position, &s->position[3 * i], sizeof it.position);
+  outbox_put(o, r, &it);
+}
+
 /* Collective. Sends the balls of the listed own particles (radius[k] for list[k]; all own
  * particles when list is NULL) to every other rank whose subvolume they meet; each rank
  * answers with its own particles inside the balls it received (found with `tree`, which holds
@@ -133,30 +141,22 @@ static phew_status ball_padding(const points_context *x, const subvolume *parts,
   int64_t capacity = 0;
   for (int64_t i = 0; ok && i < s->n_own; ++i)
     stamp[i] = -1;
-  for (int r = 0, k = 0; ok && r < c->size; ++r) {
-    for (int j = 0; ok && j < asked.count[r]; ++j, ++k) {
+  for (int r = 0; ok && r < c->size; ++r) {
+    for (int j = 0; ok && have_tree && j < asked.count[r]; ++j) {
       ball_item b;
-      memcpy(&b, asked.items + (size_t)k * sizeof b, sizeof b);
-      if (!have_tree)
-        break;
+      memcpy(&b, asked.items + (size_t)(asked.offset[r] + j) * sizeof b, sizeof b);
       ok = kd_tree_gather(tree, b.centre, b.centre, b.radius * b.radius, &found);
       const int64_t need = ok ? kd_candidates_size(&found) : 0;
       if (ok && need > capacity) {
         capacity = 2 * need;
-        free(d2);
-        free(slot);
-        d2 = phew_malloc((size_t)capacity, sizeof *d2);
-        slot = phew_malloc((size_t)capacity, sizeof *slot);
-        ok = d2 && slot;
+        ok = !phew_grow(&d2, (size_t)capacity, sizeof *d2) && !phew_grow(&slot, (size_t)capacity, sizeof *slot);
       }
       const int m = ok ? kd_candidates_scan(tree, &found, b.centre, b.radius * b.radius, d2, slot) : 0;
       for (int e = 0; e < m; ++e) {
         const int32_t i = kd_tree_index(tree, slot[e]);
         if (i < s->n_own && stamp[i] != r) {
           stamp[i] = r;
-          padding_item it = {{0, 0, 0}, s->id[i], s->mass ? s->mass[i] : 1.0, s->h ? s->h[i] : 0.0};
-          memcpy(it.position, &s->position[3 * i], sizeof it.position);
-          outbox_put(&answers, r, &it);
+          put_particle(&answers, r, s, i);
         }
       }
     }
@@ -165,9 +165,7 @@ static phew_status ball_padding(const points_context *x, const subvolume *parts,
         const double reach = ball_radius(x, 2.0 * s->h[i]);
         if (stamp[i] != r && subvolume_distance2(&x->box, &parts[r], &s->position[3 * i]) <= reach * reach) {
           stamp[i] = r;
-          padding_item it = {{0, 0, 0}, s->id[i], s->mass ? s->mass[i] : 1.0, s->h[i]};
-          memcpy(it.position, &s->position[3 * i], sizeof it.position);
-          outbox_put(&answers, r, &it);
+          put_particle(&answers, r, s, i);
         }
       }
   }

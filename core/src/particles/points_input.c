@@ -23,22 +23,13 @@ void particle_set_free(particle_set *s)
   memset(s, 0, sizeof *s);
 }
 
-static int grow(void **p, int64_t n, size_t size)
-{
-  void *q = phew_realloc(*p, (size_t)(n > 0 ? n : 1), size);
-  if (!q)
-    return -1;
-  *p = q;
-  return 0;
-}
-
 phew_status particle_set_reserve(particle_set *s, int64_t n)
 {
   if (n <= s->capacity)
     return PHEW_OK;
-  if (grow((void **)&s->position, n, 3 * sizeof(double)) || grow((void **)&s->id, n, sizeof(int64_t)) ||
-      (s->mass && grow((void **)&s->mass, n, sizeof(double))) ||
-      (s->owner && grow((void **)&s->owner, n, sizeof(int32_t))) || (s->h && grow((void **)&s->h, n, sizeof(double))))
+  if (phew_grow(&s->position, (size_t)n, 3 * sizeof(double)) || phew_grow(&s->id, (size_t)n, sizeof(int64_t)) ||
+      (s->mass && phew_grow(&s->mass, (size_t)n, sizeof(double))) ||
+      (s->owner && phew_grow(&s->owner, (size_t)n, sizeof(int32_t))) || (s->h && phew_grow(&s->h, (size_t)n, sizeof(double))))
     return PHEW_ERROR_MEMORY;
   s->capacity = n;
   return PHEW_OK;

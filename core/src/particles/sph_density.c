@@ -218,19 +218,11 @@ static int reserve_ball(const density_job *job, int thread, int n)
 {
   if (n <= job->capacity[thread])
     return 1;
-  const int capacity = 2 * n;
-  double *d2 = phew_realloc(job->d2[thread], (size_t)capacity, sizeof *d2);
-  if (d2)
-    job->d2[thread] = d2;
-  double *w = phew_realloc(job->w[thread], (size_t)capacity, sizeof *w);
-  if (w)
-    job->w[thread] = w;
-  int32_t *ball = phew_realloc(job->ball[thread], (size_t)capacity, sizeof *ball);
-  if (ball)
-    job->ball[thread] = ball;
-  if (!d2 || !w || !ball)
+  const size_t capacity = 2 * (size_t)n;
+  if (phew_grow(&job->d2[thread], capacity, sizeof **job->d2) || phew_grow(&job->w[thread], capacity, sizeof **job->w) ||
+      phew_grow(&job->ball[thread], capacity, sizeof **job->ball))
     return 0;
-  job->capacity[thread] = capacity;
+  job->capacity[thread] = (int)capacity;
   return 1;
 }
 
