@@ -5,6 +5,7 @@
  * Neighbours owned elsewhere are ghost cells, with their owner and global id. */
 #include "points.h"
 #include "id_map.h"
+#include "threads.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +32,46 @@ typedef struct reverse_edge {
   double mass;
 } reverse_edge;
 
-/* i is in the nearest list of length n. */
+/* i is in the nearest list of length n (no early exit: the loop vectorises). */
 static int lists(const int32_t *list, int n, int32_t i)
 {
+  int found = 0;
   for (int k = 0; k < n; ++k)
-    if (list[k] == i)
-      return 1;
-  return 0;
+    found |= list[k] == i;
+  return found;
+}
+
+/* One bit per entry of the own nearest lists: set where the entry j is an own particle that
+ * does not list i in return, so i must be added to j's row. */
+typedef struct one_way_job {
+  const neighbour_result *r;
+  int64_t n_own;
+  uint64_t *bits;
+} one_way_job;
+
+enum { ONE_WAY_BLOCK = 4096 }; /* particles per task: a multiple of 64, so tasks share no word */
+
+static void one_way_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const one_way_job *job = context;
+  const int k_keep = job->r->n_keep;
+  const int64_t begin = task * ONE_WAY_BLOCK;
+  const int64_t end = begin + ONE_WAY_BLOCK < job->n_own ? begin + ONE_WAY_BLOCK : job->n_own;
+  for (int64_t i = begin; i < end; ++i)
+    for (int k = 0; k < k_keep; ++k) {
+      const int32_t j = job->r->nearest[(size_t)i * k_keep + k];
+      if (j < job->n_own && !lists(job->r->nearest + (size_t)j * k_keep, k_keep, (int32_t)i)) {
+        const uint64_t e = (uint64_t)i * (uint64_t)k_keep + (uint64_t)k;
+        job->bits[e >> 6] |= (uint64_t)1 << (e & 63);
+      }
+    }
+}
+
+static int one_way(const uint64_t *bits, int64_t i, int k_keep, int k)
+{
+  const uint64_t e = (uint64_t)i * (uint64_t)k_keep + (uint64_t)k;
+  return (int)(bits[e >> 6] >> (e & 63) & 1);
 }
 
 /* Ghost cells: cells [n_own, n_cells) of the graph. */
@@ -154,12 +188,17 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
       }
     }
   }
+  /* own entries that are not mutual: found once, in parallel, then counted */
+  uint64_t *one_way_bits = calloc(((size_t)n_own * (size_t)k_keep + 63) / 64 + 1, sizeof *one_way_bits);
+  failed = failed || !one_way_bits;
+  if (!failed) {
+    one_way_job job = {r, n_own, one_way_bits};
+    particle_parallel(particle_threads(x->n_threads), (n_own + ONE_WAY_BLOCK - 1) / ONE_WAY_BLOCK, one_way_task, &job);
+  }
   for (int64_t i = 0; !failed && i < n_own; ++i)
-    for (int k = 0; k < k_keep; ++k) {
-      const int32_t j = r->nearest[(size_t)i * k_keep + k];
-      if (j < n_own && !lists(r->nearest + (size_t)j * k_keep, k_keep, (int32_t)i))
-        count[j]++;
-    }
+    for (int k = 0; k < k_keep; ++k)
+      if (one_way(one_way_bits, i, k_keep, k))
+        count[r->nearest[(size_t)i * k_keep + k]]++;
   int64_t *remote_to = phew_malloc((size_t)in.n + 1, sizeof *remote_to); /* own index, then ghost cell */
   int64_t *remote_from = phew_malloc((size_t)in.n + 1, sizeof *remote_from);
   failed = failed || !remote_to || !remote_from;
@@ -203,7 +242,7 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
       for (int k = 0; k < k_keep; ++k) {
         const int32_t j = list[k];
         row[k] = j < n_own ? j : ghost_of_padding[j - n_own];
-        if (j < n_own && !lists(r->nearest + (size_t)j * k_keep, k_keep, (int32_t)i))
+        if (one_way(one_way_bits, i, k_keep, k))
           pg->neighbours[count[j]++] = (int32_t)i;
       }
     }
@@ -215,6 +254,7 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
   }
   free(remote_to);
   free(remote_from);
+  free(one_way_bits);
 
   /* the cells */
   /* without ghosts the cells are the own particles: their arrays serve as they are */

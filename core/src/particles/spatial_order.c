@@ -4,6 +4,7 @@
  * answers still go back to each particle's place (origin_index). Nothing depends on this
  * order: ties anywhere are broken by global ids, and the sums are exact. */
 #include "points.h"
+#include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,51 +27,80 @@ typedef struct keyed {
   int64_t index;
 } keyed;
 
-/* LSD radix sort of (key, index) by key, 16 bits at a time; keys use 63 bits. */
+enum {
+  RADIX_BITS = 11, /* the counts stay in the L1 cache */
+  RADIX_BUCKETS = 1 << RADIX_BITS,
+  ORDER_FIRST_BIT = 30 /* the key's bits below it only order particles inside a cell of 2^-11 of
+                          the domain per axis, which gains memory locality nothing */
+};
+
+/* LSD radix sort of (key, index) by the key's bits from ORDER_FIRST_BIT up, RADIX_BITS at a
+ * time (stable: equal keys keep their order); a pass whose digit is the same for every key is
+ * skipped. */
 static int radix_sort(keyed *a, int64_t n)
 {
   keyed *b = phew_malloc((size_t)n + 1, sizeof *b);
-  int64_t *count = phew_malloc(65536, sizeof *count);
-  if (!b || !count) {
-    free(b);
-    free(count);
+  if (!b)
     return -1;
-  }
-  for (int shift = 0; shift < 64; shift += 16) {
-    memset(count, 0, 65536 * sizeof *count);
+  keyed *const mine = a;
+  int64_t count[RADIX_BUCKETS];
+  for (int shift = ORDER_FIRST_BIT; shift < 63; shift += RADIX_BITS) {
+    memset(count, 0, sizeof count);
     for (int64_t i = 0; i < n; ++i)
-      count[(a[i].key >> shift) & 0xffff]++;
+      count[(a[i].key >> shift) & (RADIX_BUCKETS - 1)]++;
+    if (n == 0 || count[(a[0].key >> shift) & (RADIX_BUCKETS - 1)] == n)
+      continue;
     int64_t sum = 0;
-    for (int d = 0; d < 65536; ++d) {
+    for (int d = 0; d < RADIX_BUCKETS; ++d) {
       const int64_t c = count[d];
       count[d] = sum;
       sum += c;
     }
     for (int64_t i = 0; i < n; ++i)
-      b[count[(a[i].key >> shift) & 0xffff]++] = a[i];
+      b[count[(a[i].key >> shift) & (RADIX_BUCKETS - 1)]++] = a[i];
     keyed *t = a;
     a = b;
     b = t;
   }
-  /* four passes: the sorted keys are back in the caller's array */
+  if (a != mine) { /* the sorted keys back in the caller's array */
+    memcpy(mine, a, (size_t)n * sizeof *a);
+    b = a;
+  }
   free(b);
-  free(count);
   return 0;
 }
 
-/* values (n items of `size` bytes) reordered: item k takes old item order[k]. */
-static int permute(void *values, size_t size, const keyed *order, int64_t n)
+/* One array of the particle set to reorder: item k takes old item order[k]. */
+typedef struct permutation {
+  void *values; /* NULL: the set has no such array */
+  size_t size;  /* bytes per item */
+} permutation;
+
+typedef struct permute_job {
+  permutation *arrays;
+  const keyed *order;
+  int64_t n;
+  int *failed; /* per array */
+} permute_job;
+
+/* Task: one array reordered, through a copy. */
+static void permute_task(void *context, int thread, int64_t task)
 {
-  if (!values)
-    return 0;
-  unsigned char *copy = phew_malloc((size_t)n + 1, size);
-  if (!copy)
-    return -1;
-  memcpy(copy, values, (size_t)n * size);
-  for (int64_t k = 0; k < n; ++k)
-    memcpy((unsigned char *)values + (size_t)k * size, copy + (size_t)order[k].index * size, size);
+  (void)thread;
+  const permute_job *job = context;
+  const permutation *p = &job->arrays[task];
+  job->failed[task] = 0;
+  if (!p->values)
+    return;
+  unsigned char *copy = phew_malloc((size_t)job->n + 1, p->size);
+  if (!copy) {
+    job->failed[task] = 1;
+    return;
+  }
+  memcpy(copy, p->values, (size_t)job->n * p->size);
+  for (int64_t k = 0; k < job->n; ++k)
+    memcpy((unsigned char *)p->values + (size_t)k * p->size, copy + (size_t)job->order[k].index * p->size, p->size);
   free(copy);
-  return 0;
 }
 
 phew_status spatial_order(const points_context *x, particle_set *s)
@@ -98,12 +128,19 @@ phew_status spatial_order(const points_context *x, particle_set *s)
     }
     order[i] = (keyed){key, i};
   }
-  failed = failed || radix_sort(order, n) != 0 || permute(s->position, 3 * sizeof(double), order, n) != 0 ||
-           permute(s->id, sizeof(int64_t), order, n) != 0 || permute(s->mass, sizeof(double), order, n) != 0 ||
-           permute(s->velocity, 3 * sizeof(double), order, n) != 0 ||
-           permute(s->density, sizeof(double), order, n) != 0 ||
-           permute(s->origin_rank, sizeof(int32_t), order, n) != 0 ||
-           permute(s->origin_index, sizeof(int64_t), order, n) != 0;
+  failed = failed || radix_sort(order, n) != 0;
+  if (!failed) { /* the arrays in parallel, one task each */
+    permutation arrays[] = {{s->position, 3 * sizeof(double)}, {s->velocity, 3 * sizeof(double)},
+                            {s->id, sizeof(int64_t)},           {s->origin_index, sizeof(int64_t)},
+                            {s->mass, sizeof(double)},          {s->density, sizeof(double)},
+                            {s->origin_rank, sizeof(int32_t)}};
+    enum { N_ARRAYS = sizeof arrays / sizeof arrays[0] };
+    int array_failed[N_ARRAYS];
+    permute_job job = {arrays, order, n, array_failed};
+    particle_parallel(x->n_threads, N_ARRAYS, permute_task, &job);
+    for (int k = 0; k < N_ARRAYS; ++k)
+      failed = failed || array_failed[k];
+  }
   free(order);
   return comm_agree(x->c, failed ? phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while ordering the particles")
                                  : PHEW_OK,

@@ -33,7 +33,7 @@
 #endif
 
 enum {
-  DENSITY_TASKS_PER_THREAD = 4,
+  DENSITY_TASKS_PER_THREAD = 16,
   DENSITY_GRID_BITS = 103 /* T_i times 4 at bit 103: room for 2^24 terms of the largest size */
 };
 
