@@ -125,7 +125,7 @@ static void ghosts_free(ghosts *g)
   id_map_free(&g->index);
 }
 
-phew_status particle_graph_build(const points_context *x, const particle_set *s, const neighbour_result *r,
+phew_status particle_graph_build(const points_context *x, const particle_set *s, neighbour_result *r,
                                  particle_graph *pg)
 {
   comm *c = x->c;
@@ -222,33 +222,43 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
     }
 
   /* rows: own lists, then the reverse of own lists that are not mutual, then the remote
-   * reverse edges (never in a list here: those point at padding): no entry twice, no sort */
+   * reverse edges (never in a list here: those point at padding): no entry twice, no sort.
+   * Built where the lists are: each row is at least a list long, so moving the lists to their
+   * rows from the last to the first overwrites only lists already moved; the reverse entries
+   * go after each row's list. */
   const int64_t n_cells = n_own + g.n;
   pg->offsets = phew_malloc((size_t)n_cells + 1, sizeof *pg->offsets);
   int64_t total = 0;
   for (int64_t i = 0; i < n_own; ++i)
     total += count[i];
-  pg->neighbours = phew_malloc((size_t)total + 1, sizeof *pg->neighbours);
-  failed = failed || !pg->offsets || !pg->neighbours;
+  int32_t *rows = failed ? NULL : phew_realloc(r->nearest, (size_t)total + 1, sizeof *rows);
+  if (rows)
+    r->nearest = NULL;
+  failed = failed || !pg->offsets || !rows;
   if (!failed) {
+    pg->neighbours = rows;
     pg->offsets[0] = 0;
     for (int64_t i = 0; i < n_own; ++i)
       pg->offsets[i + 1] = pg->offsets[i] + count[i];
-    for (int64_t i = 0; i < n_own; ++i)
-      count[i] = pg->offsets[i] + k_keep; /* where the reverse entries go */
-    for (int64_t i = 0; i < n_own; ++i) {
-      const int32_t *list = r->nearest + (size_t)i * k_keep;
-      int32_t *row = pg->neighbours + pg->offsets[i];
-      for (int k = 0; k < k_keep; ++k) {
+    for (int64_t i = n_own - 1; i >= 0; --i) {
+      const int32_t *list = rows + (size_t)i * k_keep;
+      int32_t *row = rows + pg->offsets[i];
+      for (int k = k_keep - 1; k >= 0; --k) { /* backwards: row may overlap list, never below it */
         const int32_t j = list[k];
         row[k] = j < n_own ? j : ghost_of_padding[j - n_own];
-        if (one_way(one_way_bits, i, k_keep, k))
-          pg->neighbours[count[j]++] = (int32_t)i;
       }
     }
+    for (int64_t i = 0; i < n_own; ++i)
+      count[i] = pg->offsets[i] + k_keep; /* where the reverse entries go */
+    for (int64_t i = 0; i < n_own; ++i)
+      for (int k = 0; k < k_keep; ++k)
+        if (one_way(one_way_bits, i, k_keep, k)) {
+          const int32_t j = rows[pg->offsets[i] + k];
+          rows[count[j]++] = (int32_t)i;
+        }
     for (int64_t e = 0; e < in.n; ++e)
       if (remote_to[e] >= 0)
-        pg->neighbours[count[remote_to[e]]++] = (int32_t)remote_from[e];
+        rows[count[remote_to[e]]++] = (int32_t)remote_from[e];
     for (int64_t i = n_own; i < n_cells; ++i)
       pg->offsets[i + 1] = pg->offsets[n_own];
   }
@@ -312,6 +322,8 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
   }
   status = failed ? PHEW_ERROR_MEMORY : PHEW_OK;
 done:
+  free(r->nearest); /* taken, also on failure */
+  r->nearest = NULL;
   inbox_free(&in);
   free(count);
   free(ghost_of_padding);

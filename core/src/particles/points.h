@@ -115,8 +115,10 @@ typedef struct particle_graph {
 } particle_graph;
 
 /* Collective: the symmetrised graph of the n_keep nearest other particles. On one rank it
- * points into s's arrays: s must outlive it and keep them. */
-phew_status particle_graph_build(const points_context *x, const particle_set *s, const neighbour_result *r,
+ * points into s's arrays: s must outlive it and keep them. The graph's rows are built in the
+ * memory of r->nearest (the lists and the graph never both held): r->nearest is taken (NULL
+ * after the call, whatever the outcome). */
+phew_status particle_graph_build(const points_context *x, const particle_set *s, neighbour_result *r,
                                  particle_graph *pg);
 void particle_graph_free(particle_graph *pg);
 
