@@ -44,6 +44,8 @@ included), phew's stages, and the ratios against the targets of issue 9 (one cor
   phew 1 rank / phew 2 ranks (whole pipeline)                >= 1.5
   peak RSS / particles (1 thread)                            <= 300 bytes
 --skip-phew runs the peer only (for testing this script before bench_particles exists).
+Each run also records the CPU time the hypervisor gave to other guests meanwhile (/proc/stat's
+steal), printed per run: on a shared VM it explains most of the spread between runs.
 --no-pin leaves the one-core runs unpinned (on a shared machine a pinned run cannot move away
 from another process on core 0).
 Exits 0 unless --strict and a target is missed.
@@ -90,18 +92,33 @@ def parse(text):
 PIN = True
 
 
+def steal_seconds():
+    """Time the hypervisor gave this VM's CPUs to others so far (summed over CPUs; /proc/stat's
+    8th field, in USER_HZ ticks), or None where there is no such count."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def run(cmd, pin, env_extra=None):
     pin = pin and PIN
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     env.update(env_extra or {})
     preexec = (lambda: os.sched_setaffinity(0, {0})) if pin and hasattr(os, "sched_setaffinity") else None
     load1 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    steal0 = steal_seconds()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=preexec)
+    steal1 = steal_seconds()
     if p.returncode != 0:
         sys.exit("run_particle_benchmark: %s failed (exit %d):\n%s%s" % (" ".join(cmd), p.returncode, p.stdout,
                                                                          p.stderr))
     out = parse(p.stdout)
     out["load_before"] = load1
+    if steal0 is not None and steal1 is not None:
+        out["steal_seconds"] = steal1 - steal0
     return out
 
 
@@ -161,6 +178,9 @@ def bench_set(args, name, path, typ, peer, phew):
     print("  runs, build + query: %s s (1-minute load average before each: %s)" % (
         ", ".join("%.3f" % r["seconds_total"] for r in runs["peer"]),
         ", ".join("%.2f" % r["load_before"] for r in runs["peer"])))
+    if all("steal_seconds" in r for r in runs["peer"]):
+        print("  CPU time the hypervisor stole during each: %s s" % ", ".join("%.2f" % r["steal_seconds"]
+                                                                       for r in runs["peer"]))
     if "cpu_seconds_query" in runs["peer"][0]:
         print("  process CPU time, build + query: %s s (median %.3f; wall = CPU when the core is not shared)" % (
             ", ".join("%.3f" % (r["cpu_seconds_build"] + r["cpu_seconds_query"]) for r in runs["peer"]),
@@ -188,6 +208,11 @@ def bench_set(args, name, path, typ, peer, phew):
                               ("process before input (MiB)", "baseline_rss_bytes", 2 ** -20)]:
         if all(runs[k] and key in runs[k][0] for k in kinds):
             print("%-26s" % label + "".join("%12.4g" % (med(runs[k], key) * scale) for k in kinds))
+    for kind in kinds:
+        if all("steal_seconds" in r for r in runs[kind]):
+            print("%s: whole pipeline per run %s s; CPU time the hypervisor stole during each %s s" % (
+                titles[kind], ", ".join("%.3f" % r["pipeline"] for r in runs[kind]),
+                ", ".join("%.2f" % r["steal_seconds"] for r in runs[kind])))
     print("(peak RSS includes the input positions, 12 B/particle as float32, and the caller's four\n"
           " per-particle outputs, 32 B/particle; '2 ranks' sums both processes)")
     print("1 thread / 2 threads, tree + knn + density alone: %.3f" %

@@ -65,6 +65,30 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
   result->stats.padding_rounds = (int32_t)comm_max(c, run->nr.rounds);
   result->stats.max_padding = comm_max(c, run->s.n - run->s.n_own);
 
+  /* the density first: the nearest lists it keeps meanwhile are smaller than the graph made
+   * from them. Its padding only adds to the neighbours' padding, which the graph refers to. */
+  const int64_t n_own = run->s.n_own;
+  if (x->has_density) { /* the caller's, as given */
+    run->rho = run->s.density;
+    run->s.density = NULL;
+  } else {
+    /* the smoothing lengths move into the set, with room for the density's padding */
+    run->s.h = phew_realloc(run->nr.h, (size_t)(run->s.capacity > n_own ? run->s.capacity : n_own) + 1, sizeof(double));
+    if (run->s.h)
+      run->nr.h = NULL;
+    run->rho = phew_malloc((size_t)n_own + 1, sizeof *run->rho);
+    if (comm_max(c, !run->s.h || !run->rho))
+      return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the densities"), result);
+    double seconds = 0.0;
+    s = padding_density(x, run->parts, &run->s, run->rho, &seconds);
+    run->seconds[PHEW_PARTICLE_DENSITY] += seconds;
+    if (s != PHEW_OK)
+      return s;
+    for (int64_t i = 0; i < n_own; ++i)
+      run->rho[i] /= x->mean_density;
+    free(run->s.h); /* what PHEW needs from here on is the graph */
+    run->s.h = NULL;
+  }
   if (with_graph) {
     t = phew_seconds();
     s = particle_graph_build(x, &run->s, &run->nr, &run->pg);
@@ -74,29 +98,7 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
   }
   free(run->nr.nearest);
   run->nr.nearest = NULL;
-
-  const int64_t n_own = run->s.n_own;
-  if (x->has_density) { /* the caller's, as given */
-    run->rho = run->s.density;
-    run->s.density = NULL;
-    return PHEW_OK;
-  }
-  /* the smoothing lengths move into the set, with room for the density's padding */
-  run->s.h = phew_realloc(run->nr.h, (size_t)(run->s.capacity > n_own ? run->s.capacity : n_own) + 1, sizeof(double));
-  if (run->s.h)
-    run->nr.h = NULL;
-  run->rho = phew_malloc((size_t)n_own + 1, sizeof *run->rho);
-  if (comm_max(c, !run->s.h || !run->rho))
-    return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the densities"), result);
-  double seconds = 0.0;
-  s = padding_density(x, run->parts, &run->s, run->rho, &seconds);
-  run->seconds[PHEW_PARTICLE_DENSITY] += seconds;
-  if (s != PHEW_OK)
-    return s;
-  for (int64_t i = 0; i < n_own; ++i)
-    run->rho[i] /= x->mean_density;
-  free(run->s.h); /* what PHEW needs from here on is the graph */
-  run->s.h = NULL;
+  run->s.n = n_own; /* the padding is no longer needed */
   return PHEW_OK;
 }
 

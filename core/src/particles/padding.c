@@ -329,6 +329,5 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
                         x->result);
   kd_tree_free(tree);
   *seconds += phew_seconds() - t;
-  s->n = s->n_own;
   return status;
 }

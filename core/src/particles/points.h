@@ -96,7 +96,9 @@ typedef struct neighbour_result {
  * own particle's neighbourhood is inside it, and finds the neighbours. s gets the padding. */
 phew_status padding_neighbours(const points_context *x, const subvolume *parts, particle_set *s, neighbour_result *r);
 /* Collective: densities of the own particles (units: mass per volume); s->h must hold the
- * own particles' smoothing lengths. The padding of s is replaced by what the density needs. */
+ * own particles' smoothing lengths. The padding of s gains what the density needs; the
+ * neighbours' padding keeps its place (the graph refers to it), with h 0 where its kernel
+ * reaches no own particle. */
 phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, double *rho,
                             double *seconds);
 
