@@ -129,37 +129,70 @@ static double select_value(double *d, int begin, int end, int k)
 
 enum { KNN_BUCKETS = 64 };
 
-/* found[r]: the ranks[r]-th smallest of d[0, m) (0-based, values only), d untouched, for
- * r < n_ranks; every value lies in [0, top]. A histogram of KNN_BUCKETS equal buckets over
- * [0, top] (the bucket of a value is monotone in it, so whole buckets are in order) finds the
- * bucket of each rank; a selection among that bucket's few values finishes. A rank equal to
- * the one before it is not searched again. scratch and bucket: room for m values. */
-static void rank_values(const double *restrict d, int m, double top, const int *ranks, int n_ranks, double *found,
-                        double *restrict scratch, int32_t *restrict bucket)
+/* What one query takes from its m scanned distances d2 (slots in slot), all within top2 and at
+ * least K of them: the K-th and (n_dens + 1)-th smallest values (ties of distance change no
+ * value) and, when n_keep > 0, a list of pairs holding every pair at or below the
+ * (n_keep + 1)-th smallest value (a superset: whole buckets). A histogram of KNN_BUCKETS equal
+ * buckets over [0, top2] (a value's bucket is monotone in it, so whole buckets are in order)
+ * finds each rank's bucket; one pass then copies out the values of the K-th's bucket and the
+ * pairs of the buckets up to the (n_keep + 1)-th's, and a selection among the few copied
+ * values finishes. The (n_dens + 1)-th is the K-th in the usual case (K = n_dens + 1); else
+ * its bucket gets a pass of its own. */
+typedef struct query_ranks {
+  double kth2, dens2; /* the K-th and (n_dens + 1)-th smallest squared distances */
+  int n_pairs;        /* the pairs copied to `pairs` */
+} query_ranks;
+
+/* The bucket holding the value of 0-based rank `rank`, and the number of values below it. */
+static int bucket_of_rank(const int *count, int rank, int *below)
 {
-  const double scale = top > 0 ? KNN_BUCKETS / top : 0.0;
+  int n = 0, b = 0;
+  while (n + count[b] <= rank)
+    n += count[b++];
+  *below = n;
+  return b;
+}
+
+static query_ranks rank_query(const double *restrict d2, const int32_t *restrict slot, int m, double top2, int K,
+                              int n_dens, int n_keep, double *restrict scratch, int32_t *restrict bucket,
+                              knn_entry *restrict pairs)
+{
+  const double scale = top2 > 0 ? KNN_BUCKETS / top2 : 0.0;
   for (int i = 0; i < m; ++i) { /* vectorises */
-    const double b = d[i] * scale;
+    const double b = d2[i] * scale;
     bucket[i] = b < KNN_BUCKETS - 1 ? (int32_t)b : KNN_BUCKETS - 1;
   }
   int count[KNN_BUCKETS] = {0};
   for (int i = 0; i < m; ++i)
     ++count[bucket[i]];
-  for (int r = 0; r < n_ranks; ++r) {
-    if (r > 0 && ranks[r] == ranks[r - 1]) {
-      found[r] = found[r - 1];
-      continue;
-    }
-    int below = 0, b = 0;
-    while (below + count[b] <= ranks[r])
-      below += count[b++];
-    int n = 0;
-    for (int i = 0; i < m; ++i) {
-      scratch[n] = d[i];
-      n += bucket[i] == b;
-    }
-    found[r] = select_value(scratch, 0, n, ranks[r] - below);
+  int below_k, below_keep = 0;
+  const int bk = bucket_of_rank(count, K - 1, &below_k);
+  const int b_keep = n_keep > 0 ? bucket_of_rank(count, n_keep, &below_keep) : -1;
+  query_ranks out = {0, 0, 0};
+  int n = 0, n_pairs = 0;
+  for (int i = 0; i < m; ++i) { /* branch-free copies */
+    const double v = d2[i];
+    const int32_t b = bucket[i];
+    scratch[n] = v;
+    n += b == bk;
+    pairs[n_pairs].d2 = v;
+    pairs[n_pairs].slot = slot[i];
+    n_pairs += b <= b_keep;
   }
+  out.kth2 = select_value(scratch, 0, n, K - 1 - below_k);
+  out.n_pairs = n_pairs;
+  out.dens2 = out.kth2;
+  if (n_dens > 0 && n_dens != K - 1) {
+    int below_d;
+    const int bd = bucket_of_rank(count, n_dens, &below_d);
+    n = 0;
+    for (int i = 0; i < m; ++i) {
+      scratch[n] = d2[i];
+      n += bucket[i] == bd;
+    }
+    out.dens2 = select_value(scratch, 0, n, n_dens - below_d);
+  }
+  return out;
 }
 
 /* ---- per-thread scratch ---------------------------------------------------------------------- */
@@ -235,28 +268,19 @@ static int answer(const kd_tree *t, const knn_query *kq, int K, knn_scratch *w, 
     *kth2 = all >= K ? select_value(w->d2, 0, all, K - 1) : INFINITY;
     return KNN_WIDER;
   }
-  /* the K-th, (n_dens + 1)-th and (n_keep + 1)-th distances (0: not wanted) */
-  const int rank[3] = {K - 1, kq->n_dens > 0 ? kq->n_dens : K - 1, kq->n_keep > 0 ? kq->n_keep : K - 1};
-  double found[3];
-  rank_values(w->d2, m, top2, rank, 3, found, w->value, w->bucket);
-  const double k2 = found[0];
+  const query_ranks found = rank_query(w->d2, w->slot, m, top2, K, kq->n_dens, kq->n_keep, w->value, w->bucket,
+                                       w->near);
+  const double k2 = found.kth2;
   if (kq->reach)
     kq->reach[j] = sqrt(k2);
   if (kq->n_dens > 0)
-    kq->h[j] = 0.5 * sqrt(found[1]);
+    kq->h[j] = 0.5 * sqrt(found.dens2);
   if (kq->n_keep > 0) {
-    /* the pairs at or below the (n_keep + 1)-th distance hold the n_keep + 1 nearest */
-    const double limit = found[2];
+    /* the pairs copied hold the n_keep + 1 nearest: select them, in order */
     knn_entry *e = w->near;
-    int n = 0;
-    for (int i = 0; i < m; ++i) {
-      e[n].d2 = w->d2[i];
-      e[n].slot = w->slot[i];
-      n += w->d2[i] <= limit;
-    }
     const int want = kq->n_keep + 1;
-    if (n > want)
-      select_entry(t, e, 0, n, want - 1);
+    if (found.n_pairs > want)
+      select_entry(t, e, 0, found.n_pairs, want - 1);
     sort_entries(t, e, want);
     int32_t *out = kq->nearest + (int64_t)j * kq->n_keep;
     int k = 0;
