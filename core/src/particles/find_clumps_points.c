@@ -26,6 +26,7 @@ static void points_run_free(points_run *run)
   free(run->parts);
   free(run->nr.h);
   free(run->nr.nearest);
+  kd_tree_free(run->nr.tree);
   particle_graph_free(&run->pg);
   free(run->rho);
   memset(run, 0, sizeof *run);
@@ -80,7 +81,7 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
     if (comm_max(c, !run->s.h || !run->rho))
       return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the densities"), result);
     double seconds = 0.0;
-    s = padding_density(x, run->parts, &run->s, run->rho, &seconds);
+    s = padding_density(x, run->parts, &run->s, &run->nr.tree, run->rho, &seconds);
     run->seconds[PHEW_PARTICLE_DENSITY] += seconds;
     if (s != PHEW_OK)
       return s;
@@ -89,6 +90,8 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
     free(run->s.h); /* what PHEW needs from here on is the graph */
     run->s.h = NULL;
   }
+  kd_tree_free(run->nr.tree); /* not taken when the densities were given */
+  run->nr.tree = NULL;
   if (with_graph) {
     t = phew_seconds();
     s = particle_graph_build(x, &run->s, &run->nr, &run->pg);

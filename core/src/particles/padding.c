@@ -195,6 +195,7 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
   const int64_t n_own = s->n_own;
   r->n_keep = x->n_keep;
   r->rounds = 0;
+  r->tree = NULL;
   r->seconds_tree = r->seconds_search = 0.0;
   const int n_dens = x->has_density ? 0 : p->n_density_neighbours;
   r->h = n_dens > 0 ? phew_malloc((size_t)n_own + 1, sizeof *r->h) : NULL;
@@ -283,7 +284,10 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     }
     status = ball_padding(x, parts, s, tree, pending, n_pending, radius, 0);
   }
-  kd_tree_free(tree);
+  if (status == PHEW_OK && !padded)
+    r->tree = tree; /* alone: the density's tree is this one */
+  else
+    kd_tree_free(tree);
   free(reach);
   free(asked);
   free(pending);
@@ -295,8 +299,8 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
 
 /* Padding for the density: the particles within the own kernels (2h), and those whose own
  * kernel reaches into this subvolume, with their smoothing lengths. */
-phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, double *rho,
-                            double *seconds)
+phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, kd_tree **reuse,
+                            double *rho, double *seconds)
 {
   comm *c = x->c;
   phew_status status = PHEW_OK;
@@ -321,8 +325,9 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
       mass_max = s->mass[i] > mass_max ? s->mass[i] : mass_max;
     mass_max = comm_max_double(c, mass_max);
   }
-  kd_tree *tree = NULL;
-  if (status == PHEW_OK)
+  kd_tree *tree = *reuse; /* the search's, on one rank */
+  *reuse = NULL;
+  if (status == PHEW_OK && !tree)
     status = comm_agree(c, kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result), x->result);
   if (status == PHEW_OK)
     status = comm_agree(c, sph_density(tree, s->h, s->mass, mass_max, s->n_own, NULL, rho, x->n_threads, x->result),

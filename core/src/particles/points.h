@@ -89,6 +89,8 @@ typedef struct neighbour_result {
   int32_t *nearest;   /* n_keep per own particle: particle_set indices */
   int n_keep;
   int rounds;         /* padding rounds (1: the first width sufficed) */
+  kd_tree *tree;      /* on one rank: the search's tree, which the density reuses (no padding
+                         can change the particles in between); else NULL */
   double seconds_tree, seconds_search;
 } neighbour_result;
 
@@ -98,9 +100,10 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
 /* Collective: densities of the own particles (units: mass per volume); s->h must hold the
  * own particles' smoothing lengths. The padding of s gains what the density needs; the
  * neighbours' padding keeps its place (the graph refers to it), with h 0 where its kernel
- * reaches no own particle. */
-phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, double *rho,
-                            double *seconds);
+ * reaches no own particle. *reuse: a tree of exactly s's particles, or NULL (one is built);
+ * taken either way. */
+phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, kd_tree **reuse,
+                            double *rho, double *seconds);
 
 /* The graph PHEW runs on: own particles first (in particle_set order), then ghosts. */
 typedef struct particle_graph {
