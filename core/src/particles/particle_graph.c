@@ -232,11 +232,12 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
   for (int64_t i = 0; i < n_own; ++i)
     total += count[i];
   int32_t *rows = failed ? NULL : phew_realloc(r->nearest, (size_t)total + 1, sizeof *rows);
-  if (rows)
+  if (rows) { /* the graph's now (freed with it, also on failure) */
     r->nearest = NULL;
+    pg->neighbours = rows;
+  }
   failed = failed || !pg->offsets || !rows;
   if (!failed) {
-    pg->neighbours = rows;
     pg->offsets[0] = 0;
     for (int64_t i = 0; i < n_own; ++i)
       pg->offsets[i + 1] = pg->offsets[i] + count[i];

@@ -1,4 +1,5 @@
-/* The own particles in space-filling-curve order (Morton, 21 bits per axis over the domain):
+/* The own particles in space-filling-curve order (Morton keys of 21 bits per axis over the
+ * domain, sorted by their top 11 bits per axis):
  * neighbours in space become neighbours in memory, which every later stage (searches, the
  * graph, PHEW's passes over its cells) reads far faster than an arbitrary input order. The
  * answers still go back to each particle's place (origin_index). Nothing depends on this
