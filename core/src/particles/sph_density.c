@@ -361,23 +361,28 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
     for (int64_t j = 0; subset && j < n; ++j)
       query_of[subset[j]] = (int32_t)j;
     const double grid_mass = mass_max > 0 ? mass_max : 1.0; /* all masses 0: every term is 0 */
+    int64_t worst = -1; /* the first query in the caller's order whose grid is out of range */
     for (int64_t s = 0; s < N; ++s) {
       const int32_t i = tree->index[s];
-      const int query = subset ? query_of[i] >= 0 : i < n;
+      const int64_t j = subset ? query_of[i] : (i < n ? i : -1);
       slot_h[s] = h[i];
-      slot_base[s] = query ? grid_base(h[i], grid_mass) : GRID_NONE;
-      if (query && slot_base[s] == GRID_NONE && status == PHEW_OK)
-        status = phew_fail(result, PHEW_ERROR_DATA,
-                           "SPH density: the density of the particle with global id %lld is beyond the range of "
-                           "normal doubles",
-                           (long long)tree->id[i]);
+      slot_base[s] = j >= 0 ? grid_base(h[i], grid_mass) : GRID_NONE;
+      if (j >= 0 && slot_base[s] == GRID_NONE && (worst < 0 || j < worst))
+        worst = j;
       if (mass)
         slot_mass[s] = mass[i];
     }
-    ok = status == PHEW_OK;
+    if (worst >= 0) {
+      status = phew_fail(result, PHEW_ERROR_DATA,
+                         "SPH density: the density of the particle with global id %lld is beyond the range of "
+                         "normal doubles",
+                         (long long)tree->id[subset ? subset[worst] : worst]);
+      ok = 0;
+    }
     density_job job = {tree, slot_h, slot_mass, slot_base, sum, leaves_per_task, foreign, candidates, d2, w, ball,
                        capacity, no_memory};
-    particle_parallel(threads, n_tasks, density_task, &job);
+    if (ok)
+      particle_parallel(threads, n_tasks, density_task, &job);
     for (int64_t task = 0; task < n_tasks; ++task) {
       ok = ok && !no_memory[task];
       for (int64_t k = 0; ok && k < foreign[task].capacity; ++k) /* what tasks gave other ranges */
