@@ -213,6 +213,12 @@ void kd_tree_free(kd_tree *tree)
 
 int64_t kd_tree_size(const kd_tree *tree) { return tree ? tree->n : 0; }
 
+void kd_tree_moved(kd_tree *tree, const double *position, const int64_t *id)
+{
+  tree->position = position;
+  tree->id = id;
+}
+
 /* ---- queries in tree order -------------------------------------------------------------- */
 
 phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query,

@@ -56,6 +56,9 @@ phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, con
                           const particle_box *box, int n_threads, phew_result *result);
 void kd_tree_free(kd_tree *tree);
 int64_t kd_tree_size(const kd_tree *tree);
+/* The caller's arrays were moved (reallocated, maybe longer): the tree's particles are the
+ * first kd_tree_size of them, unchanged. */
+void kd_tree_moved(kd_tree *tree, const double *position, const int64_t *id);
 
 /* A batch of k-nearest-neighbour queries. The nearest particles of a query are all tree
  * particles, itself included, ordered by increasing (squared distance, global id). */

@@ -10,8 +10,10 @@
  * with its own particles inside the balls it received, and those particles search again.
  * Their reach only shrinks as particles are added, so the balls they sent cover the new ones:
  * a second search is exact (the check is repeated, and a third round runs, should rounding
- * say otherwise). For the density, the balls have radius 2h, and every rank also sends the
- * particles whose own kernel reaches into another subvolume. */
+ * say otherwise). Each ball also brings its own particle along as padding: for the density,
+ * every particle whose kernel (2h, at most the reach it sent) reaches into another subvolume
+ * is then there already, and only its smoothing length is sent, so the neighbour search's
+ * tree serves the density as well. */
 #include "id_map.h"
 #include "kd_tree.h"
 #include "points.h"
@@ -28,9 +30,10 @@ typedef struct padding_item {
   double h;
 } padding_item;
 
-/* A ball of an own particle, sent to a rank whose subvolume it meets. */
+/* A ball of an own particle, sent to a rank whose subvolume it meets, with the particle (its
+ * centre), which joins that rank's padding. */
 typedef struct ball_item {
-  double centre[3];
+  padding_item particle;
   double radius;
 } ball_item;
 
@@ -58,7 +61,7 @@ static double inner_distance(const points_context *x, const subvolume *me, const
 /* Appends the received particles to s as padding, each with its owner (the sender), but those
  * already there (a ball of an earlier round held them), which only take the smoothing length
  * sent with them, if any. */
-static phew_status append_padding(particle_set *s, const inbox *in, int n_ranks)
+static phew_status append_padding(particle_set *s, const inbox *in, size_t item_size, int n_ranks)
 {
   if (in->n == 0)
     return PHEW_OK;
@@ -77,7 +80,7 @@ static phew_status append_padding(particle_set *s, const inbox *in, int n_ranks)
   for (int r = 0, k = 0; r < n_ranks && !failed; ++r) { /* grouped by source rank */
     for (int j = 0; j < in->count[r] && !failed; ++j, ++k) {
       padding_item it;
-      memcpy(&it, in->items + (size_t)k * sizeof it, sizeof it);
+      memcpy(&it, in->items + (size_t)k * item_size, sizeof it); /* each item starts with one */
       int64_t existing;
       failed = id_map_insert(&present, it.id, s->n, &existing) != 0;
       if (!failed && existing != s->n && s->h && it.h > 0.0)
@@ -98,11 +101,17 @@ static phew_status append_padding(particle_set *s, const inbox *in, int n_ranks)
   return failed ? PHEW_ERROR_MEMORY : PHEW_OK;
 }
 
-/* Puts own particle i into the outbox for rank r, as padding. */
-static void put_particle(outbox *o, int r, const particle_set *s, int64_t i)
+static padding_item particle_item(const particle_set *s, int64_t i)
 {
   padding_item it = {{0, 0, 0}, s->id[i], s->mass ? s->mass[i] : 1.0, s->h ? s->h[i] : 0.0};
   memcpy(it.position, &s->position[3 * i], sizeof it.position);
+  return it;
+}
+
+/* Puts own particle i into the outbox for rank r, as padding. */
+static void put_particle(outbox *o, int r, const particle_set *s, int64_t i)
+{
+  const padding_item it = particle_item(s, i);
   outbox_put(o, r, &it);
 }
 
@@ -120,13 +129,12 @@ static phew_status ball_padding(const points_context *x, const subvolume *parts,
   outbox_init(&balls, c, sizeof(ball_item));
   for (int64_t k = 0; k < n; ++k) {
     const int64_t i = list ? list[k] : k;
-    ball_item b = {{0, 0, 0}, radius[k]};
-    memcpy(b.centre, &s->position[3 * i], sizeof b.centre);
+    const ball_item b = {particle_item(s, i), radius[k]};
     for (int q = 0; q < c->size; ++q)
-      if (q != c->rank && subvolume_distance2(&x->box, &parts[q], b.centre) <= b.radius * b.radius)
+      if (q != c->rank && subvolume_distance2(&x->box, &parts[q], b.particle.position) <= b.radius * b.radius)
         outbox_put(&balls, q, &b);
   }
-  inbox asked;
+  inbox asked = {0};
   phew_status status = outbox_send(&balls, c, &asked);
   outbox_free(&balls);
   /* the answers: per asking rank, each own particle once (stamp: the rank it was last put for) */
@@ -145,13 +153,14 @@ static phew_status ball_padding(const points_context *x, const subvolume *parts,
     for (int j = 0; ok && have_tree && j < asked.count[r]; ++j) {
       ball_item b;
       memcpy(&b, asked.items + (size_t)(asked.offset[r] + j) * sizeof b, sizeof b);
-      ok = kd_tree_gather(tree, b.centre, b.centre, b.radius * b.radius, &found);
+      const double *centre = b.particle.position;
+      ok = kd_tree_gather(tree, centre, centre, b.radius * b.radius, &found);
       const int64_t need = ok ? kd_candidates_size(&found) : 0;
       if (ok && need > capacity) {
         capacity = 2 * need;
         ok = !phew_grow(&d2, (size_t)capacity, sizeof *d2) && !phew_grow(&slot, (size_t)capacity, sizeof *slot);
       }
-      const int m = ok ? kd_candidates_scan(tree, &found, b.centre, b.radius * b.radius, d2, slot) : 0;
+      const int m = ok ? kd_candidates_scan(tree, &found, centre, b.radius * b.radius, d2, slot) : 0;
       for (int e = 0; e < m; ++e) {
         const int32_t i = kd_tree_index(tree, slot[e]);
         if (i < s->n_own && stamp[i] != r) {
@@ -171,17 +180,19 @@ static phew_status ball_padding(const points_context *x, const subvolume *parts,
   }
   if (!ok)
     answers.failed = 1;
-  inbox in;
+  inbox in = {0};
   status = outbox_send(&answers, c, &in);
   outbox_free(&answers);
-  inbox_free(&asked);
   if (have_tree && found.stack)
     kd_candidates_free(&found);
   free(stamp);
   free(d2);
   free(slot);
+  if (status == PHEW_OK) /* the balls' particles, then the particles inside them */
+    status = append_padding(s, &asked, sizeof(ball_item), c->size);
   if (status == PHEW_OK)
-    status = append_padding(s, &in, c->size);
+    status = append_padding(s, &in, sizeof(padding_item), c->size);
+  inbox_free(&asked);
   inbox_free(&in);
   return comm_agree(c, status == PHEW_OK ? status
                                           : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
@@ -284,8 +295,8 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     }
     status = ball_padding(x, parts, s, tree, pending, n_pending, radius, 0);
   }
-  if (status == PHEW_OK && !padded)
-    r->tree = tree; /* alone: the density's tree is this one */
+  if (status == PHEW_OK)
+    r->tree = tree; /* the density's, unless its padding adds particles */
   else
     kd_tree_free(tree);
   free(reach);
@@ -306,10 +317,11 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
   phew_status status = PHEW_OK;
   if (c->size > 1) {
     /* the neighbours' padding holds every particle within 2h of an own one (2h is the reach of
-     * the density's neighbourhood, and the balls sent covered the reach); what it lacks are
-     * the smoothing lengths of those whose own kernel reaches this subvolume: their owners
-     * send them (with the particle, should it be missing). The others keep h 0: they give no
-     * own particle anything (they stay neighbours of theirs). */
+     * the density's neighbourhood, and the balls sent covered the reach), and, as a rule,
+     * every particle whose kernel reaches this subvolume (it came with its ball); what it
+     * lacks are the smoothing lengths of the latter: their owners send them (with the
+     * particle, should rounding have left it out). The others keep h 0: they give no own
+     * particle anything (they stay neighbours of theirs). */
     const double t = phew_seconds();
     for (int64_t j = s->n_own; j < s->n; ++j)
       s->h[j] = 0.0;
@@ -325,10 +337,17 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
       mass_max = s->mass[i] > mass_max ? s->mass[i] : mass_max;
     mass_max = comm_max_double(c, mass_max);
   }
-  kd_tree *tree = *reuse; /* the search's, on one rank */
+  kd_tree *tree = *reuse; /* the search's: kept if the density's padding added no particle */
   *reuse = NULL;
-  if (status == PHEW_OK && !tree)
-    status = comm_agree(c, kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result), x->result);
+  if (tree && kd_tree_size(tree) == s->n) {
+    kd_tree_moved(tree, s->position, s->id);
+  } else {
+    kd_tree_free(tree);
+    tree = NULL;
+  }
+  if (status == PHEW_OK) /* whether a rank builds or not, all agree */
+    status = comm_agree(
+        c, tree ? PHEW_OK : kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result), x->result);
   if (status == PHEW_OK)
     status = comm_agree(c, sph_density(tree, s->h, s->mass, mass_max, s->n_own, NULL, rho, x->n_threads, x->result),
                         x->result);

@@ -100,7 +100,8 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
 /* Collective: densities of the own particles (units: mass per volume); s->h must hold the
  * own particles' smoothing lengths. The padding of s gains what the density needs; the
  * neighbours' padding keeps its place (the graph refers to it), with h 0 where its kernel
- * reaches no own particle. *reuse: a tree of exactly s's particles, or NULL (one is built);
+ * reaches no own particle. *reuse: the neighbour search's tree (of s's particles before the
+ * density's padding), or NULL; used if that padding adds no particle, else a tree is built;
  * taken either way. */
 phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, kd_tree **reuse,
                             double *rho, double *seconds);
