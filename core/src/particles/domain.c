@@ -2,7 +2,9 @@
  * domain is cut by recursive bisection, each cut across the longest side of its region at
  * the coordinate that leaves the wanted share of the region's particles on the lower side.
  * The cut is found by refining a histogram of that coordinate, all regions of a level at
- * once (a few all-reduces of 256 counts per region). Then every particle goes to the rank
+ * once (a few all-reduces of 256 counts per region), until the bin holding the cut holds at
+ * most 1/4096 of the region's particles: the shares are then that close to the wanted ones
+ * (or the bins reach the last bits of a double). Then every particle goes to the rank
  * of its subvolume, and at the end the answers go back to where each particle was passed. */
 #include "points.h"
 
@@ -12,6 +14,7 @@
 
 #define DOMAIN_BINS 256
 #define DOMAIN_REFINEMENTS 8 /* 256^8 = 2^64: down to the last bits of a double */
+#define DOMAIN_BALANCE 4096  /* refinement stops once the cut's bin holds at most this fraction */
 
 double subvolume_distance2(const particle_box *box, const subvolume *v, const double *p)
 {
@@ -39,6 +42,7 @@ typedef struct region {
   double cut_lo, cut_width; /* the histogram's current interval: [cut_lo, cut_lo + 256 cut_width) */
   int64_t below;            /* particles of the region below cut_lo */
   int64_t want;             /* particles wanted below the cut */
+  int settled;              /* the cut is close enough: its bin holds few particles */
 } region;
 
 static int bin_of(double x, const region *g)
@@ -92,15 +96,21 @@ phew_status domain_split(const points_context *x, const particle_set *s, subvolu
       g->cut_lo = g->v.lo[g->axis];
       g->cut_width = (g->v.hi[g->axis] - g->v.lo[g->axis]) / DOMAIN_BINS;
       g->below = 0;
+      g->settled = !(g->cut_width > 0.0);
     }
     if (!splitting)
       break;
     /* refine the interval holding the cut: the bin where the count below reaches want */
     for (int step = 0; step < DOMAIN_REFINEMENTS; ++step) {
+      int refining = 0;
+      for (int k = 0; k < n_regions; ++k)
+        refining |= regions[k].last - regions[k].first >= 2 && !regions[k].settled;
+      if (!refining) /* the same on every rank: the counts are global */
+        break;
       memset(hist, 0, (size_t)n_regions * (DOMAIN_BINS + 1) * sizeof *hist);
       for (int64_t i = 0; i < s->n_own; ++i) {
         const region *g = &regions[where[i]];
-        if (g->last - g->first < 2 || !(g->cut_width > 0.0))
+        if (g->last - g->first < 2 || g->settled)
           continue;
         const int b = bin_of(s->position[3 * i + g->axis], g);
         if (b >= 0)
@@ -109,7 +119,7 @@ phew_status domain_split(const points_context *x, const particle_set *s, subvolu
       comm_sum_array(c, hist, (int64_t)n_regions * (DOMAIN_BINS + 1));
       for (int k = 0; k < n_regions; ++k) {
         region *g = &regions[k];
-        if (g->last - g->first < 2 || !(g->cut_width > 0.0))
+        if (g->last - g->first < 2 || g->settled)
           continue;
         const int64_t *h = hist + (size_t)k * (DOMAIN_BINS + 1);
         int b = 0;
@@ -117,6 +127,8 @@ phew_status domain_split(const points_context *x, const particle_set *s, subvolu
           g->below += h[b++];
         g->cut_lo += b * g->cut_width;
         g->cut_width /= DOMAIN_BINS;
+        /* a cut anywhere in that bin misses the share by at most its count */
+        g->settled = h[b] <= g->count / DOMAIN_BALANCE || !(g->cut_width > 0.0);
       }
     }
     /* cut: lower part [lo, cut), upper part [cut, hi] */

@@ -2,6 +2,7 @@
  * densities -> the symmetrised neighbour graph -> the clump finder on that graph (the same
  * pipeline as every mesh) -> labels and densities back where the particles were passed. */
 #include "points.h"
+#include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -152,6 +153,33 @@ typedef struct particle_answer {
   double density;
 } particle_answer;
 
+enum { PLACE_BLOCK = 65536 }; /* particles per task of the placement */
+
+/* The answers of own particles put where they were passed (on their rank). */
+typedef struct placing {
+  const int64_t *place; /* own particle -> index passed; NULL: the same */
+  const phew_labels *local;
+  const double *rho;
+  phew_labels *labels;
+  int64_t n;
+} placing;
+
+/* Task: one block of own particles (their places are distinct: no two tasks write one). */
+static void place_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const placing *job = context;
+  const int64_t end = (task + 1) * PLACE_BLOCK < job->n ? (task + 1) * PLACE_BLOCK : job->n;
+  for (int64_t i = task * PLACE_BLOCK; i < end; ++i) {
+    const int64_t k = job->place ? job->place[i] : i;
+    job->labels->peak_patch_id[k] = job->local->peak_patch_id[i];
+    job->labels->clump_id[k] = job->local->clump_id[i];
+    job->labels->halo_id[k] = job->local->halo_id[i];
+    if (job->labels->density)
+      job->labels->density[k] = job->rho[i];
+  }
+}
+
 phew_status find_clumps_points(const phew_input *in, const phew_params *params, phew_labels *labels,
                                phew_result *result)
 {
@@ -218,15 +246,8 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
 
   const double t = phew_seconds();
   if (!moved) { /* the particles never left this rank: each answer to its place */
-    const int64_t *place = run.s.origin_index;
-    for (int64_t i = 0; i < n_own; ++i) {
-      const int64_t k = place ? place[i] : i;
-      labels->peak_patch_id[k] = local.peak_patch_id[i];
-      labels->clump_id[k] = local.clump_id[i];
-      labels->halo_id[k] = local.halo_id[i];
-      if (labels->density)
-        labels->density[k] = run.rho[i];
-    }
+    placing job = {run.s.origin_index, &local, run.rho, labels, n_own};
+    particle_parallel(run.x.n_threads, (n_own + PLACE_BLOCK - 1) / PLACE_BLOCK, place_task, &job);
     run.seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
     particle_stats(&run, result);
     free(work);

@@ -104,6 +104,33 @@ static void permute_task(void *context, int thread, int64_t task)
   free(copy);
 }
 
+enum { KEY_BLOCK = 65536 }; /* particles per task of the keys */
+
+typedef struct key_job {
+  const points_context *x;
+  const double *position;
+  double scale[3];
+  keyed *order;
+  int64_t n;
+} key_job;
+
+/* Task: the Morton keys of one block of particles. */
+static void key_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const key_job *job = context;
+  const int64_t end = (task + 1) * KEY_BLOCK < job->n ? (task + 1) * KEY_BLOCK : job->n;
+  for (int64_t i = task * KEY_BLOCK; i < end; ++i) {
+    uint64_t key = 0;
+    for (int d = 0; d < 3; ++d) {
+      double c = (job->position[3 * i + d] - job->x->lo[d]) * job->scale[d];
+      c = c < 0.0 ? 0.0 : (c > 2097151.0 ? 2097151.0 : c);
+      key |= spread3((uint64_t)c) << d;
+    }
+    job->order[i] = (keyed){key, i};
+  }
+}
+
 phew_status spatial_order(const points_context *x, particle_set *s)
 {
   const int64_t n = s->n_own;
@@ -115,20 +142,13 @@ phew_status spatial_order(const points_context *x, particle_set *s)
     for (int64_t i = 0; !failed && i < n; ++i)
       s->origin_index[i] = i;
   }
-  double scale[3];
+  key_job keys = {x, s->position, {0, 0, 0}, order, n};
   for (int d = 0; d < 3; ++d) {
     const double extent = x->hi[d] - x->lo[d];
-    scale[d] = extent > 0.0 ? 2097151.0 / extent : 0.0;
+    keys.scale[d] = extent > 0.0 ? 2097151.0 / extent : 0.0;
   }
-  for (int64_t i = 0; !failed && i < n; ++i) {
-    uint64_t key = 0;
-    for (int d = 0; d < 3; ++d) {
-      double c = (s->position[3 * i + d] - x->lo[d]) * scale[d];
-      c = c < 0.0 ? 0.0 : (c > 2097151.0 ? 2097151.0 : c);
-      key |= spread3((uint64_t)c) << d;
-    }
-    order[i] = (keyed){key, i};
-  }
+  if (!failed)
+    particle_parallel(x->n_threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
   failed = failed || radix_sort(order, n) != 0;
   if (!failed) { /* the arrays in parallel, one task each */
     permutation arrays[] = {{s->position, 3 * sizeof(double)}, {s->velocity, 3 * sizeof(double)},
