@@ -43,6 +43,24 @@ static const phew_column halo_columns_velocity[] = {HALO_HEAD("NumberOfParticles
 static const phew_column node_columns[] = {NODE_COLUMNS("NumberOfCells")};
 static const phew_column node_columns_particles[] = {NODE_COLUMNS("NumberOfParticles")};
 
+#define GROUP_HEAD                                                                                                 \
+  I64("GroupId", phew_group, id), I64("NumberOfParticles", phew_group, n_particles), DBL("Mass", phew_group, mass),  \
+      DBL("CenterOfMassX", phew_group, center_of_mass[0]), DBL("CenterOfMassY", phew_group, center_of_mass[1]),    \
+      DBL("CenterOfMassZ", phew_group, center_of_mass[2]), DBL("Radius", phew_group, radius),                      \
+      I64("MinParticleId", phew_group, min_particle_id)
+#define GROUP_VELOCITY                                                                                             \
+  DBL("MeanVelocityX", phew_group, mean_velocity[0]), DBL("MeanVelocityY", phew_group, mean_velocity[1]),          \
+      DBL("MeanVelocityZ", phew_group, mean_velocity[2]), DBL("VelocityDispersion", phew_group, velocity_dispersion)
+#define GROUP_PEAK                                                                                                 \
+  I64("PeakId", phew_group, peak_id), DBL("PeakDensity", phew_group, peak_density),                               \
+      DBL("PeakX", phew_group, peak_position[0]), DBL("PeakY", phew_group, peak_position[1]),                      \
+      DBL("PeakZ", phew_group, peak_position[2])
+
+static const phew_column group_columns[] = {GROUP_HEAD};
+static const phew_column group_columns_velocity[] = {GROUP_HEAD, GROUP_VELOCITY};
+static const phew_column group_columns_peak[] = {GROUP_HEAD, GROUP_PEAK};
+static const phew_column group_columns_peak_velocity[] = {GROUP_HEAD, GROUP_PEAK, GROUP_VELOCITY};
+
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define PICK(a)                                                                                                    \
   do {                                                                                                             \
@@ -73,6 +91,17 @@ const phew_column *phew_node_columns(int columns, int *count)
   if (columns & (PHEW_COLUMNS_PARTICLES | PHEW_COLUMNS_VELOCITY))
     PICK(node_columns_particles);
   PICK(node_columns);
+}
+
+const phew_column *phew_group_columns(int columns, int *count)
+{
+  if ((columns & PHEW_COLUMNS_PEAK) && (columns & PHEW_COLUMNS_VELOCITY))
+    PICK(group_columns_peak_velocity);
+  if (columns & PHEW_COLUMNS_PEAK)
+    PICK(group_columns_peak);
+  if (columns & PHEW_COLUMNS_VELOCITY)
+    PICK(group_columns_velocity);
+  PICK(group_columns);
 }
 
 double phew_column_as_double(const phew_column *column, const void *row)

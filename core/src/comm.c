@@ -332,6 +332,33 @@ phew_status comm_scatter(comm *c, const void *items, const int *counts, size_t i
   return s;
 }
 
+phew_status comm_broadcast(comm *c, void **items, int64_t *n, size_t item_size)
+{
+#ifdef PHEW_WITH_MPI
+  if (c->size > 1) {
+    int64_t count = *n;
+    MPI_Bcast(&count, 1, MPI_INT64_T, 0, c->mpi);
+    if (c->rank != 0) {
+      *n = count;
+      *items = phew_malloc((size_t)count + 1, item_size);
+    }
+    if (comm_max(c, c->rank != 0 && *items == NULL))
+      return PHEW_ERROR_MEMORY;
+    const size_t bytes = (size_t)count * item_size, chunk = (size_t)1 << 30;
+    for (size_t at = 0; at < bytes; at += chunk)
+      MPI_Bcast((unsigned char *)*items + at, (int)(bytes - at < chunk ? bytes - at : chunk), MPI_BYTE, 0, c->mpi);
+    if (c->rank == 0)
+      c->bytes_sent += (int64_t)bytes * (c->size - 1);
+  }
+#else
+  (void)c;
+  (void)items;
+  (void)n;
+  (void)item_size;
+#endif
+  return PHEW_OK;
+}
+
 /* Every rank's item, in rank order, on every rank. */
 void comm_allgather(const comm *c, const void *item, size_t item_size, void *out)
 {

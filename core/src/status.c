@@ -71,9 +71,11 @@ void phew_result_free(phew_result *result)
   free(result->clumps);
   free(result->haloes);
   free(result->nodes);
+  free(result->groups);
   result->clumps = result->haloes = NULL;
   result->nodes = NULL;
-  result->n_clumps = result->n_haloes = result->n_nodes = 0;
+  result->groups = NULL;
+  result->n_clumps = result->n_haloes = result->n_nodes = result->n_groups = 0;
 }
 
 int phew_has_mpi(void)

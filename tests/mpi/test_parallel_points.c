@@ -188,6 +188,37 @@ static void run_points(const particles *p, const int64_t *sel, int64_t n, int wi
 
 typedef enum share { CONTIGUOUS, SCATTERED } share;
 
+/* This rank's share of the particles (sel, returns how many): CONTIGUOUS, rank 0 none (when
+ * not alone) and the others uneven ranges; SCATTERED, every rank a scrambled subset. */
+static int64_t pick_share(const particles *p, share how, uint64_t seed, int rank, int size, int64_t *sel)
+{
+  int64_t n = 0;
+  if (how == CONTIGUOUS) {
+    int64_t first = 0, last = 0;
+    const int parts = size > 1 ? size - 1 : 1;
+    for (int r = size > 1 ? 1 : 0, j = 0; r < size; ++r, ++j) {
+      const int64_t lo = p->n * j * j / (parts * parts), hi = p->n * (j + 1) * (j + 1) / (parts * parts);
+      if (r == rank) {
+        first = lo;
+        last = hi;
+      }
+    }
+    for (int64_t i = first; i < last; ++i)
+      sel[n++] = i;
+    return n;
+  }
+  for (int64_t i = 0; i < p->n; ++i)
+    if ((int)(mix((uint64_t)i ^ seed) % (uint64_t)size) == rank)
+      sel[n++] = i;
+  for (int64_t i = n - 1; i > 0; --i) {
+    const int64_t j = (int64_t)(mix((uint64_t)i * 31 + seed) % (uint64_t)(i + 1));
+    const int64_t t = sel[i];
+    sel[i] = sel[j];
+    sel[j] = t;
+  }
+  return n;
+}
+
 static int check(const char *name, kind k, int periodic, share how, uint64_t seed)
 {
   int rank, size;
@@ -213,31 +244,8 @@ static int check(const char *name, kind k, int periodic, share how, uint64_t see
     }
   }
 
-  /* this rank's share */
-  int64_t *sel = malloc((size_t)p.n * sizeof *sel), n = 0;
-  if (how == CONTIGUOUS) { /* rank 0 none (when not alone), the others uneven ranges */
-    int64_t first = 0, last = 0;
-    const int parts = size > 1 ? size - 1 : 1;
-    for (int r = size > 1 ? 1 : 0, j = 0; r < size; ++r, ++j) {
-      const int64_t lo = p.n * j * j / (parts * parts), hi = p.n * (j + 1) * (j + 1) / (parts * parts);
-      if (r == rank) {
-        first = lo;
-        last = hi;
-      }
-    }
-    for (int64_t i = first; i < last; ++i)
-      sel[n++] = i;
-  } else { /* every rank a scrambled subset */
-    for (int64_t i = 0; i < p.n; ++i)
-      if ((int)(mix((uint64_t)i ^ seed) % (uint64_t)size) == rank)
-        sel[n++] = i;
-    for (int64_t i = n - 1; i > 0; --i) {
-      const int64_t j = (int64_t)(mix((uint64_t)i * 31 + seed) % (uint64_t)(i + 1));
-      const int64_t t = sel[i];
-      sel[i] = sel[j];
-      sel[j] = t;
-    }
-  }
+  int64_t *sel = malloc((size_t)p.n * sizeof *sel);
+  const int64_t n = pick_share(&p, how, seed, rank, size, sel);
   run par;
   memset(&par, 0, sizeof par);
   double *density = malloc((size_t)(n + 1) * sizeof(double));
@@ -307,6 +315,125 @@ static int check(const char *name, kind k, int periodic, share how, uint64_t see
   return failures;
 }
 
+/* Friends-of-Friends on particles sel[0..n) of p (with_ids: their indices as ids). */
+static phew_status run_fof(const particles *p, const int64_t *sel, int64_t n, int with_ids, int threads, MPI_Comm *comm,
+                           double linking, int absolute, int64_t *group, phew_result *result)
+{
+  double *pos = malloc((size_t)(3 * n + 1) * sizeof(double)), *vel = malloc((size_t)(3 * n + 1) * sizeof(double));
+  double *mass = malloc((size_t)(n + 1) * sizeof(double));
+  for (int64_t k = 0; k < n; ++k) {
+    for (int d = 0; d < 3; ++d) {
+      pos[3 * k + d] = p->pos[3 * sel[k] + d];
+      vel[3 * k + d] = p->vel[3 * sel[k] + d];
+    }
+    mass[k] = p->mass[sel[k]];
+  }
+  phew_input in;
+  memset(&in, 0, sizeof in);
+  in.mesh = PHEW_MESH_POINTS;
+  phew_points_init(&in.points);
+  in.points.n = n;
+  in.points.position = pos;
+  in.points.velocity = vel;
+  in.points.mass = mass;
+  in.points.id = with_ids ? sel : NULL;
+  in.points.has_box = 1;
+  for (int d = 0; d < 3; ++d) {
+    in.points.box_size[d] = 1.0;
+    in.points.periodic[d] = p->periodic;
+  }
+  in.points.n_threads = threads;
+  in.mpi_comm = comm;
+  phew_fof_params params;
+  phew_fof_params_init(&params);
+  params.linking_length = linking;
+  params.absolute = absolute;
+  params.min_members = 5;
+  memset(result, 0, sizeof *result);
+  const phew_status status = phew_find_fof_groups(&in, &params, group, result);
+  free(pos);
+  free(vel);
+  free(mass);
+  return status;
+}
+
+/* Friends-of-Friends over the ranks: the same GroupIds and catalogue bytes as one rank. */
+static int check_fof(const char *name, kind k, int periodic, share how, uint64_t seed, double linking, int absolute)
+{
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  particles p;
+  make(&p, k, periodic, seed);
+  int64_t *all = malloc((size_t)p.n * sizeof *all), *serial = malloc((size_t)p.n * sizeof *serial);
+  for (int64_t i = 0; i < p.n; ++i)
+    all[i] = i;
+  phew_result serial_result;
+  memset(&serial_result, 0, sizeof serial_result);
+  int failures = 0;
+  if (rank == 0) {
+    MPI_Comm self = MPI_COMM_SELF;
+    if (run_fof(&p, all, p.n, 0, 1, &self, linking, absolute, serial, &serial_result) != PHEW_OK) {
+      printf("%s: serial run failed: %s\n", name, serial_result.message);
+      failures = 1;
+    }
+  }
+  int64_t *sel = malloc((size_t)p.n * sizeof *sel);
+  const int64_t n = pick_share(&p, how, seed, rank, size, sel);
+  int64_t *group = malloc((size_t)(n + 1) * sizeof *group);
+  phew_result result;
+  MPI_Comm world = MPI_COMM_WORLD;
+  if (run_fof(&p, sel, n, how == SCATTERED, 1 + rank % 3, &world, linking, absolute, group, &result) != PHEW_OK) {
+    if (rank == 0)
+      printf("%s: parallel run failed: %s\n", name, result.message);
+    failures = 1;
+  }
+  /* (id, group) pairs on rank 0 */
+  int64_t *mine = malloc((size_t)(2 * n + 1) * sizeof *mine);
+  for (int64_t i = 0; i < n; ++i) {
+    mine[2 * i] = sel[i];
+    mine[2 * i + 1] = group[i];
+  }
+  int count = 2 * (int)n, *counts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
+  MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; rank == 0 && r < size; ++r) {
+    displs[r] = total;
+    total += counts[r];
+  }
+  int64_t *got = malloc(((size_t)total + 1) * sizeof *got);
+  MPI_Gatherv(mine, count, MPI_INT64_T, got, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  if (rank == 0 && !failures) {
+    int64_t bad = total != 2 * p.n;
+    for (int64_t e = 0; !bad && e < p.n; ++e)
+      bad += got[2 * e] < 0 || got[2 * e] >= p.n || got[2 * e + 1] != serial[got[2 * e]];
+    if (bad)
+      printf("%s: %lld particles differ from the serial run\n", name, (long long)bad), failures = 1;
+    if (result.n_groups != serial_result.n_groups ||
+        memcmp(result.groups, serial_result.groups, (size_t)serial_result.n_groups * sizeof(phew_group)) != 0)
+      printf("%s: the catalogue differs from the serial one\n", name), failures = 1;
+    if (serial_result.n_groups < 2)
+      printf("%s: only %lld group(s): a weak test\n", name, (long long)serial_result.n_groups), failures = 1;
+    if (!failures)
+      printf("%s: %lld particles, %lld groups (largest %lld), max padding %lld: identical\n", name, (long long)p.n,
+             (long long)result.n_groups, (long long)result.groups[0].n_particles,
+             (long long)result.stats.max_padding);
+  }
+  MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  free(got);
+  free(counts);
+  free(displs);
+  free(mine);
+  free(group);
+  free(sel);
+  free(all);
+  free(serial);
+  phew_result_free(&result);
+  phew_result_free(&serial_result);
+  release(&p);
+  return failures;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -324,6 +451,15 @@ int main(int argc, char **argv)
   failures += check("150 particles, open, scattered", TINY, 0, SCATTERED, 9);
   failures += check("two planes, open, contiguous", PLANES, 0, CONTIGUOUS, 10);
   failures += check("a clump and a diffuse block, open, contiguous", CLUMP_AND_BLOCK, 0, CONTIGUOUS, 11);
+  failures += check_fof("FoF: blobs, periodic, contiguous", BLOBS, 1, CONTIGUOUS, 21, 0.2, 0);
+  failures += check_fof("FoF: blobs, open, scattered", BLOBS, 0, SCATTERED, 22, 0.2, 0);
+  failures += check_fof("FoF: lattice, pairs at exactly the length on the faces, periodic", LATTICE, 1, SCATTERED, 23,
+                        0.0625, 1);
+  failures += check_fof("FoF: lattice, pairs at exactly the length on the faces, open", LATTICE, 0, CONTIGUOUS, 24,
+                        0.0625, 1);
+  failures += check_fof("FoF: sparse region, periodic", SPARSE, 1, CONTIGUOUS, 25, 0.2, 0);
+  failures += check_fof("FoF: all in one corner, scattered", CORNER, 1, SCATTERED, 26, 0.2, 0);
+  failures += check_fof("FoF: two planes, open", PLANES, 0, CONTIGUOUS, 27, 0.05, 1);
   if (rank == 0)
     printf("%s\n", failures ? "FAILED" : "all cases identical to the serial run");
   MPI_Finalize();

@@ -309,8 +309,25 @@ typedef struct phew_stats {
 /* Which optional columns the catalogue of a result has (phew_result.columns). */
 enum phew_column_set {
   PHEW_COLUMNS_PARTICLES = 1, /* counts are NumberOfParticles; Radius */
-  PHEW_COLUMNS_VELOCITY = 2   /* MeanVelocityX/Y/Z, VelocityDispersion */
+  PHEW_COLUMNS_VELOCITY = 2,  /* MeanVelocityX/Y/Z, VelocityDispersion */
+  PHEW_COLUMNS_PEAK = 4       /* groups: PeakId, PeakDensity, PeakX/Y/Z (HOP) */
 };
+
+/* One group of a halo finder on particles (Friends-of-Friends, HOP), in catalogue order:
+ * decreasing number of particles, equal counts by the smallest particle id. */
+typedef struct phew_group {
+  int64_t id;                /* GroupId: 0 .. n_groups - 1 */
+  int64_t n_particles;
+  double mass;               /* sum of the particle masses */
+  double center_of_mass[3];  /* periodic-aware, wrapped into the box on periodic axes */
+  double radius;             /* largest distance of a member from the centre of mass */
+  int64_t min_particle_id;   /* the smallest global particle id in the group */
+  double mean_velocity[3];   /* with velocities (NaN otherwise): mass-weighted */
+  double velocity_dispersion; /* sqrt(sum m |v - mean|^2 / sum m), 3D */
+  int64_t peak_id;           /* HOP (-1 otherwise): the group's densest particle */
+  double peak_density;       /* its density (NaN otherwise) */
+  double peak_position[3];
+} phew_group;
 
 typedef struct phew_result {
   int columns; /* phew_column_set flags of this catalogue */
@@ -320,6 +337,8 @@ typedef struct phew_result {
   phew_object *haloes;
   int64_t n_nodes;
   phew_node *nodes;
+  int64_t n_groups;    /* the halo finders on particles (FoF, HOP): their group catalogue */
+  phew_group *groups;
   phew_stats stats;
   char message[512]; /* why the call failed, empty on success */
 } phew_result;
@@ -353,6 +372,31 @@ PHEW_API void phew_result_free(phew_result *result);
  * result->stats.n_cells, n_ranks and seconds[0] are filled. */
 PHEW_API phew_status phew_estimate_density(const phew_input *input, double *density, phew_result *result);
 
+/* ---- halo finders on particles -------------------------------------------------------------
+ * Both take particles as phew_find_clumps does (input->mesh == PHEW_MESH_POINTS, phew_points),
+ * distribute them over the ranks the same way, and label every particle passed with its
+ * GroupId (-1: in no group), in the order passed. The catalogue (result->groups) is complete
+ * on rank 0 and empty elsewhere; the labels and the catalogue are the same, bit for bit, for
+ * any number of ranks and threads. Collective; on error every rank returns the same status,
+ * result->message says why and the labels are -1. */
+
+/* Friends-of-Friends: two particles are friends when their distance (the nearest image on
+ * periodic axes) is at most the linking length; groups are the connected components. */
+typedef struct phew_fof_params {
+  double linking_length; /* relative: times the mean interparticle spacing (box volume / N)^(1/3)
+                            (the volume of the particles' bounds without a box) */
+  int absolute;          /* 1: linking_length is a length, in the positions' units */
+  int64_t min_members;   /* smaller groups get GroupId -1 (1: every particle is in a group) */
+} phew_fof_params;
+
+/* b = 0.2 relative, groups of at least 20 particles. */
+PHEW_API void phew_fof_params_init(phew_fof_params *params);
+
+PHEW_API phew_status phew_find_fof_groups(const phew_input *input, const phew_fof_params *params, int64_t *group_id,
+                                          phew_result *result);
+
+#define PHEW_ARRAY_GROUP_ID "GroupId"
+
 PHEW_API const char *phew_status_string(phew_status status);
 PHEW_API const char *phew_stage_name(int stage);
 
@@ -375,6 +419,8 @@ typedef struct phew_column {
 PHEW_API const phew_column *phew_clump_columns(int columns, int *count);
 PHEW_API const phew_column *phew_halo_columns(int columns, int *count);
 PHEW_API const phew_column *phew_node_columns(int columns, int *count);
+/* The group catalogue of the halo finders (PHEW_COLUMNS_VELOCITY, PHEW_COLUMNS_PEAK). */
+PHEW_API const phew_column *phew_group_columns(int columns, int *count);
 
 /* Value of a column in a row (a phew_object or a phew_node), as a double or as an integer. */
 PHEW_API double phew_column_as_double(const phew_column *column, const void *row);

@@ -33,6 +33,26 @@ static void points_run_free(points_run *run)
   memset(run, 0, sizeof *run);
 }
 
+phew_status points_distribute(points_context *x, const phew_input *in, points_use use, particle_set *s,
+                              subvolume **parts)
+{
+  comm *c = x->c;
+  phew_status status = points_read(x, in, use, s);
+  if (status != PHEW_OK)
+    return status;
+  *parts = phew_malloc((size_t)c->size, sizeof **parts);
+  if (comm_max(c, !*parts))
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory"), x->result);
+  if (c->size > 1) {
+    status = domain_split(x, s, *parts);
+    if (status == PHEW_OK)
+      status = domain_redistribute(x, *parts, s);
+    if (status != PHEW_OK)
+      return status;
+  }
+  return spatial_order(x, s);
+}
+
 /* Collective: everything up to the densities (and, with_graph, the graph). */
 static phew_status points_prepare(points_run *run, const phew_input *in, int with_graph, phew_result *result)
 {
@@ -41,23 +61,10 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
   x->c = c;
   x->result = result;
   double t = phew_seconds();
-  phew_status s = points_read(x, in, with_graph, &run->s);
-  if (s != PHEW_OK)
-    return s;
-  run->parts = phew_malloc((size_t)c->size, sizeof *run->parts);
-  if (comm_max(c, !run->parts))
-    return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory"), result);
-  if (c->size > 1) {
-    s = domain_split(x, &run->s, run->parts);
-    if (s == PHEW_OK)
-      s = domain_redistribute(x, run->parts, &run->s);
-    if (s != PHEW_OK)
-      return s;
-  }
-  s = spatial_order(x, &run->s);
-  if (s != PHEW_OK)
-    return s;
+  phew_status s = points_distribute(x, in, with_graph ? POINTS_PHEW : POINTS_DENSITY, &run->s, &run->parts);
   run->seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
+  if (s != PHEW_OK)
+    return s;
 
   s = padding_neighbours(x, run->parts, &run->s, &run->nr);
   run->seconds[PHEW_PARTICLE_TREE] += run->nr.seconds_tree;

@@ -199,6 +199,29 @@ static phew_status ball_padding(const points_context *x, const subvolume *parts,
                     x->result);
 }
 
+phew_status padding_width(const points_context *x, const subvolume *parts, particle_set *s, double width)
+{
+  comm *c = x->c;
+  if (c->size == 1)
+    return PHEW_OK;
+  const double reach = ball_radius(x, width);
+  outbox o;
+  outbox_init(&o, c, sizeof(padding_item));
+  for (int64_t i = 0; i < s->n_own; ++i)
+    for (int r = 0; r < c->size; ++r)
+      if (r != c->rank && subvolume_distance2(&x->box, &parts[r], &s->position[3 * i]) <= reach * reach)
+        put_particle(&o, r, s, i);
+  inbox in = {0};
+  phew_status status = outbox_send(&o, c, &in);
+  outbox_free(&o);
+  if (status == PHEW_OK)
+    status = append_padding(s, &in, sizeof(padding_item), c->size);
+  inbox_free(&in);
+  return comm_agree(c, status == PHEW_OK ? status
+                                          : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
+                    x->result);
+}
+
 phew_status padding_neighbours(const points_context *x, const subvolume *parts, particle_set *s, neighbour_result *r)
 {
   comm *c = x->c;

@@ -52,10 +52,16 @@ typedef struct points_context {
   phew_result *result;
 } points_context;
 
+/* What the particles are read for: the neighbour searches and the density they need. */
+typedef enum points_use {
+  POINTS_DENSITY, /* the density alone (estimated) */
+  POINTS_PHEW,    /* PHEW: the density (given or estimated) and the neighbour graph */
+  POINTS_FOF      /* Friends-of-Friends: positions only (a given density is ignored) */
+} points_use;
+
 /* Collective: checks the caller's particles and makes this rank's particle_set of them (own
- * particles in the order passed, global ids, float64); fills the context. with_graph: the
- * neighbour graph is wanted (else only the density). */
-phew_status points_read(points_context *x, const phew_input *in, int with_graph, particle_set *s);
+ * particles in the order passed, global ids, float64); fills the context. */
+phew_status points_read(points_context *x, const phew_input *in, points_use use, particle_set *s);
 
 /* phew_find_clumps on particles (input->mesh == PHEW_MESH_POINTS). */
 phew_status find_clumps_points(const phew_input *in, const phew_params *params, phew_labels *labels,
@@ -76,6 +82,11 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
 phew_status domain_return(const points_context *x, const particle_set *s, const void *values, size_t value_size,
                           void *out, int64_t n_passed);
 
+/* Collective: points_read, then (on several ranks) the subvolumes (*parts, one per rank;
+ * free it) and every particle to its owner, then spatial_order. */
+phew_status points_distribute(points_context *x, const phew_input *in, points_use use, particle_set *s,
+                              subvolume **parts);
+
 /* Collective: the own particles in space-filling-curve order (origin_index keeps where each
  * was passed). */
 phew_status spatial_order(const points_context *x, particle_set *s);
@@ -89,14 +100,17 @@ typedef struct neighbour_result {
   int32_t *nearest;   /* n_keep per own particle: particle_set indices */
   int n_keep;
   int rounds;         /* padding rounds (1: the first width sufficed) */
-  kd_tree *tree;      /* on one rank: the search's tree, which the density reuses (no padding
-                         can change the particles in between); else NULL */
+  kd_tree *tree;      /* the last search's tree, of every particle the set then held: the
+                         density reuses it unless its padding adds particles */
   double seconds_tree, seconds_search;
 } neighbour_result;
 
 /* Collective: pads this rank's subvolume with copies of other ranks' particles until every
  * own particle's neighbourhood is inside it, and finds the neighbours. s gets the padding. */
 phew_status padding_neighbours(const points_context *x, const subvolume *parts, particle_set *s, neighbour_result *r);
+/* Collective: pads this rank's subvolume with every particle of the others within `width`
+ * of it (nearest image on periodic axes), with its owner. */
+phew_status padding_width(const points_context *x, const subvolume *parts, particle_set *s, double width);
 /* Collective: densities of the own particles (units: mass per volume); s->h must hold the
  * own particles' smoothing lengths. The padding of s gains what the density needs; the
  * neighbours' padding keeps its place (the graph refers to it), with h 0 where its kernel

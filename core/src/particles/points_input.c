@@ -40,10 +40,11 @@ static double value_at(const void *array, phew_scalar_type type, int64_t i)
   return type == PHEW_FLOAT32 ? (double)((const float *)array)[i] : ((const double *)array)[i];
 }
 
-static phew_status check_parameters(const phew_input *in, int with_graph, phew_result *result)
+static phew_status check_parameters(const phew_input *in, points_use use, phew_result *result)
 {
   const phew_points *p = &in->points;
-  if (with_graph && p->n_neighbours < 1)
+  const int density = use != POINTS_FOF && in->density; /* FoF has no use for one */
+  if (use == POINTS_PHEW && p->n_neighbours < 1)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the number of neighbours must be at least 1 (got %d)",
                      p->n_neighbours);
   if (p->n < 0)
@@ -52,14 +53,14 @@ static phew_status check_parameters(const phew_input *in, int with_graph, phew_r
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown position type %d", (int)p->type);
   if (p->n > 0 && !p->position)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the particle positions must not be NULL");
-  if (!in->density && p->n_density_neighbours < 1)
+  if (use != POINTS_FOF && !in->density && p->n_density_neighbours < 1)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the number of density neighbours must be at least 1 (got %d)",
                      p->n_density_neighbours);
   if (p->n_neighbours > 4096 || p->n_density_neighbours > 4096)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "at most 4096 neighbours per particle");
   if (p->n_threads < 0)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the number of threads must be >= 0 (0: all cores)");
-  if (in->density && in->density_type != PHEW_FLOAT32 && in->density_type != PHEW_FLOAT64)
+  if (density && in->density_type != PHEW_FLOAT32 && in->density_type != PHEW_FLOAT64)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown density type %d", (int)in->density_type);
   for (int d = 0; d < 3; ++d) {
     if (p->periodic[d] && !p->has_box)
@@ -162,19 +163,20 @@ static double total_mass(const points_context *x, const particle_set *s)
   return wide_to_double(exact_sum_value(&total), &out) == WIDE_FITS ? out : NAN;
 }
 
-phew_status points_read(points_context *x, const phew_input *in, int with_graph, particle_set *s)
+phew_status points_read(points_context *x, const phew_input *in, points_use use, particle_set *s)
 {
   const phew_points *p = &in->points;
   comm *c = x->c;
   phew_result *result = x->result;
   x->points = p;
   memset(s, 0, sizeof *s);
-  phew_status status = comm_agree(c, check_parameters(in, with_graph, result), result);
+  phew_status status = comm_agree(c, check_parameters(in, use, result), result);
   if (status != PHEW_OK)
     return status;
 
   /* what is given must be given on every rank that has particles */
-  const int64_t given = (p->mass != NULL) | (p->velocity != NULL) << 1 | (in->density != NULL) << 2 | (p->id != NULL) << 3;
+  const int64_t density = use != POINTS_FOF && in->density;
+  const int64_t given = (p->mass != NULL) | (p->velocity != NULL) << 1 | density << 2 | (p->id != NULL) << 3;
   const int64_t any = comm_max(c, p->n > 0 ? given : 0), all = -comm_max(c, p->n > 0 ? -given : -any);
   if (any != all)
     return comm_agree(c, phew_fail(result, PHEW_ERROR_ARGUMENT,
@@ -225,11 +227,11 @@ phew_status points_read(points_context *x, const phew_input *in, int with_graph,
       s->density[i] = value_at(in->density, in->density_type, i);
   }
 
-  x->n_keep = with_graph ? p->n_neighbours : 0;
+  x->n_keep = use == POINTS_PHEW ? p->n_neighbours : 0;
   x->k_search = x->n_keep + 1;
-  if (!x->has_density && p->n_density_neighbours + 1 > x->k_search)
+  if (use != POINTS_FOF && !x->has_density && p->n_density_neighbours + 1 > x->k_search)
     x->k_search = p->n_density_neighbours + 1;
-  if (x->n_total < x->k_search)
+  if (use != POINTS_FOF && x->n_total < x->k_search)
     return comm_agree(c, phew_fail(result, PHEW_ERROR_ARGUMENT,
                                    "%lld particles are fewer than the %d neighbours each needs (itself counted): "
                                    "lower the numbers of neighbours",

@@ -1,0 +1,382 @@
+/* From a group key per particle to GroupIds and the group catalogue (halos.h).
+ *
+ * 1. Counts: each rank counts its particles per key; the counts of a key meet on the rank
+ *    the key hashes to, with the smallest particle id and the reference particle (the one
+ *    whose id is the key: exactly one rank holds it).
+ * 2. Order: the groups with enough particles go to rank 0, which orders them (decreasing
+ *    count, then smallest particle id) and sends the ordered list to every rank; each rank
+ *    labels its particles.
+ * 3. Sums: mass, mass-weighted displacements from the reference particle (nearest image)
+ *    and momenta, exact (exact_sum.h: the same bits for any split over ranks and threads),
+ *    merged on rank 0: centres of mass and mean velocities, sent to every rank.
+ * 4. Spread: the largest distance from the centre of mass and the mass-weighted squared
+ *    velocity deviations, merged on rank 0 the same way. */
+#include "halos.h"
+#include "../particles/id_map.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A key's count on one rank, then on its home rank, then in the ordered list. */
+typedef struct group_count {
+  int64_t key, count, min_id;
+  int64_t has_reference; /* the reference particle is among the counted ones */
+  double reference[3];
+  double reference_density;
+} group_count;
+
+/* A group's exact sums on one rank; merged on rank 0. */
+typedef struct group_sums {
+  int64_t id;
+  exact_sum mass, moment[3], momentum[3];
+} group_sums;
+
+/* A group's spread on one rank; merged on rank 0. */
+typedef struct group_spread {
+  int64_t id;
+  double max_distance2;
+  exact_sum dispersion;
+} group_spread;
+
+static void count_merge(group_count *to, const group_count *from)
+{
+  to->count += from->count;
+  to->min_id = from->min_id < to->min_id ? from->min_id : to->min_id;
+  if (from->has_reference) {
+    to->has_reference = 1;
+    memcpy(to->reference, from->reference, sizeof to->reference);
+    to->reference_density = from->reference_density;
+  }
+}
+
+static int catalogue_order(const void *pa, const void *pb)
+{
+  const group_count *a = pa, *b = pb;
+  if (a->count != b->count)
+    return a->count > b->count ? -1 : 1;
+  return a->min_id < b->min_id ? -1 : (a->min_id > b->min_id);
+}
+
+/* Collective: the groups with at least min_members particles, in catalogue order, on every
+ * rank (*list, *n_list: free it). */
+static phew_status order_groups(const points_context *x, const particle_set *s, const group_keys *g, group_count **list,
+                                int64_t *n_list)
+{
+  comm *c = x->c;
+  *list = NULL;
+  *n_list = 0;
+  /* this rank's counts per key */
+  id_map local;
+  memset(&local, 0, sizeof local);
+  group_count *counts = phew_malloc((size_t)s->n_own + 1, sizeof *counts);
+  int ok = counts && id_map_init(&local, 1024) == 0;
+  int64_t n = 0;
+  for (int64_t i = 0; ok && i < s->n_own; ++i) {
+    const int64_t key = g->key[i];
+    if (key < 0)
+      continue;
+    int64_t k;
+    if (id_map_insert(&local, key, n, &k) != 0) {
+      ok = 0;
+      break;
+    }
+    if (k == n)
+      counts[n++] = (group_count){key, 0, INT64_MAX, 0, {0, 0, 0}, 0};
+    group_count *t = &counts[k];
+    t->count++;
+    t->min_id = s->id[i] < t->min_id ? s->id[i] : t->min_id;
+    if (s->id[i] == key) {
+      t->has_reference = 1;
+      memcpy(t->reference, &s->position[3 * i], sizeof t->reference);
+      t->reference_density = g->density ? g->density[i] : NAN;
+    }
+  }
+  if (local.key)
+    id_map_free(&local);
+  /* to the keys' home ranks */
+  outbox o;
+  outbox_init(&o, c, sizeof(group_count));
+  if (!ok)
+    o.failed = 1;
+  for (int64_t k = 0; ok && k < n; ++k)
+    outbox_put(&o, (int)(hash_id(counts[k].key) % (uint64_t)c->size), &counts[k]);
+  free(counts);
+  inbox in = {0};
+  phew_status status = outbox_send(&o, c, &in);
+  outbox_free(&o);
+  /* merged there; the large enough ones to rank 0 */
+  group_count *home = status == PHEW_OK ? phew_malloc((size_t)in.n + 1, sizeof *home) : NULL;
+  ok = home && id_map_init(&local, in.n) == 0;
+  int64_t n_home = 0;
+  for (int64_t e = 0; ok && e < in.n; ++e) {
+    group_count it;
+    memcpy(&it, in.items + (size_t)e * sizeof it, sizeof it);
+    int64_t k;
+    if (id_map_insert(&local, it.key, n_home, &k) != 0) {
+      ok = 0;
+      break;
+    }
+    if (k == n_home)
+      home[n_home++] = it;
+    else
+      count_merge(&home[k], &it);
+  }
+  inbox_free(&in);
+  if (local.key)
+    id_map_free(&local);
+  int64_t n_kept = 0;
+  for (int64_t k = 0; ok && k < n_home; ++k)
+    if (home[k].count >= g->min_members)
+      home[n_kept++] = home[k];
+  if (comm_max(c, status != PHEW_OK || !ok)) {
+    free(home);
+    return PHEW_ERROR_MEMORY;
+  }
+  void *gathered = NULL;
+  int64_t n_gathered = 0;
+  int *from = NULL;
+  status = comm_gather(c, home, n_kept, sizeof *home, &gathered, &n_gathered, &from);
+  free(home);
+  free(from);
+  if (comm_max(c, status != PHEW_OK)) {
+    free(gathered);
+    return PHEW_ERROR_MEMORY;
+  }
+  if (c->rank == 0 && n_gathered > 0)
+    qsort(gathered, (size_t)n_gathered, sizeof(group_count), catalogue_order);
+  status = comm_broadcast(c, &gathered, &n_gathered, sizeof(group_count));
+  if (status != PHEW_OK) {
+    free(gathered);
+    return status;
+  }
+  *list = gathered;
+  *n_list = n_gathered;
+  return PHEW_OK;
+}
+
+/* Collective: per-rank items (one per group present here) merged on rank 0 into out[id]
+ * (n_groups of them, rank 0 only) with merge(). */
+static phew_status merge_on_rank0(comm *c, const void *items, int64_t n, size_t item_size, void *out, int64_t n_groups,
+                                  void (*merge)(void *to, const void *from))
+{
+  void *gathered = NULL;
+  int64_t n_gathered = 0;
+  int *from = NULL;
+  phew_status status = comm_gather(c, items, n, item_size, &gathered, &n_gathered, &from);
+  free(from);
+  for (int64_t k = 0; status == PHEW_OK && c->rank == 0 && k < n_gathered; ++k) {
+    const unsigned char *it = (const unsigned char *)gathered + (size_t)k * item_size;
+    int64_t id;
+    memcpy(&id, it, sizeof id);
+    if (id >= 0 && id < n_groups)
+      merge((unsigned char *)out + (size_t)id * item_size, it);
+  }
+  free(gathered);
+  return status;
+}
+
+static void sums_merge_into(void *to, const void *from)
+{
+  group_sums *a = to;
+  const group_sums *b = from;
+  exact_sum_merge(&a->mass, &b->mass);
+  for (int d = 0; d < 3; ++d) {
+    exact_sum_merge(&a->moment[d], &b->moment[d]);
+    exact_sum_merge(&a->momentum[d], &b->momentum[d]);
+  }
+}
+
+static void spread_merge_into(void *to, const void *from)
+{
+  group_spread *a = to;
+  const group_spread *b = from;
+  a->max_distance2 = b->max_distance2 > a->max_distance2 ? b->max_distance2 : a->max_distance2;
+  exact_sum_merge(&a->dispersion, &b->dispersion);
+}
+
+static void sums_clear_group(group_sums *t, int64_t id)
+{
+  memset(t, 0, sizeof *t); /* padding too: the sums travel bytewise */
+  t->id = id;
+  exact_sum_clear(&t->mass);
+  for (int d = 0; d < 3; ++d) {
+    exact_sum_clear(&t->moment[d]);
+    exact_sum_clear(&t->momentum[d]);
+  }
+}
+
+static void spread_clear_group(group_spread *t, int64_t id)
+{
+  memset(t, 0, sizeof *t);
+  t->id = id;
+  exact_sum_clear(&t->dispersion);
+}
+
+/* A position wrapped into the box along periodic axes. */
+static double wrap(const points_context *x, int axis, double v)
+{
+  if (!x->box.periodic[axis])
+    return v;
+  const double length = x->box.size[axis];
+  double r = fmod(v - x->lo[axis], length);
+  if (r < 0.0)
+    r += length;
+  return x->lo[axis] + r;
+}
+
+phew_status groups_build(const points_context *x, const particle_set *s, const group_keys *g, int64_t *group_id)
+{
+  comm *c = x->c;
+  phew_result *result = x->result;
+  group_count *list = NULL;
+  int64_t n_groups = 0;
+  phew_status status = order_groups(x, s, g, &list, &n_groups);
+  if (status != PHEW_OK)
+    return comm_agree(c, phew_fail(result, status, "out of memory for the group catalogue"), result);
+
+  /* labels, and the groups present here (their slot in this rank's partial sums) */
+  id_map of_key;
+  memset(&of_key, 0, sizeof of_key);
+  int64_t *slot = phew_malloc((size_t)n_groups + 1, sizeof *slot);
+  int ok = slot && id_map_init(&of_key, n_groups) == 0;
+  for (int64_t k = 0; ok && k < n_groups; ++k) {
+    int64_t ignored;
+    ok = id_map_insert(&of_key, list[k].key, k, &ignored) == 0;
+    slot[k] = -1;
+  }
+  int64_t n_here = 0;
+  for (int64_t i = 0; ok && i < s->n_own; ++i) {
+    const int64_t id = g->key[i] >= 0 ? id_map_find(&of_key, g->key[i]) : -1;
+    group_id[i] = id;
+    if (id >= 0 && slot[id] < 0)
+      slot[id] = n_here++;
+  }
+  if (of_key.key)
+    id_map_free(&of_key);
+
+  /* sums, relative to each group's reference particle */
+  group_sums *sums = ok ? phew_malloc((size_t)n_here + 1, sizeof *sums) : NULL;
+  ok = ok && sums;
+  for (int64_t k = 0; ok && k < n_groups; ++k)
+    if (slot[k] >= 0)
+      sums_clear_group(&sums[slot[k]], k);
+  for (int64_t i = 0; ok && i < s->n_own; ++i) {
+    const int64_t id = group_id[i];
+    if (id < 0)
+      continue;
+    group_sums *t = &sums[slot[id]];
+    const double m = s->mass ? s->mass[i] : 1.0;
+    exact_sum_add(&t->mass, m);
+    for (int d = 0; d < 3; ++d) {
+      exact_sum_add_product(&t->moment[d], m, particle_delta(&x->box, d, s->position[3 * i + d], list[id].reference[d]));
+      if (s->velocity)
+        exact_sum_add_product(&t->momentum[d], m, s->velocity[3 * i + d]);
+    }
+  }
+  group_sums *total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *total) : NULL;
+  ok = ok && (c->rank != 0 || total);
+  for (int64_t k = 0; ok && total && k < n_groups; ++k)
+    sums_clear_group(&total[k], k);
+  if (comm_max(c, !ok))
+    status = PHEW_ERROR_MEMORY;
+  if (status == PHEW_OK)
+    status = merge_on_rank0(c, ok ? sums : NULL, ok ? n_here : 0, sizeof *sums, total, n_groups, sums_merge_into);
+  free(sums);
+
+  /* centres of mass and mean velocities: on rank 0, then everywhere */
+  double *centre = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, 6 * sizeof *centre) : NULL;
+  int64_t n_centre = n_groups;
+  if (status == PHEW_OK && comm_max(c, c->rank == 0 && !centre))
+    status = PHEW_ERROR_MEMORY;
+  for (int64_t k = 0; status == PHEW_OK && c->rank == 0 && k < n_groups; ++k) {
+    const wide_float mass = exact_sum_value(&total[k].mass);
+    for (int d = 0; d < 3; ++d) {
+      centre[6 * k + d] = wrap(x, d, list[k].reference[d] + wide_ratio(exact_sum_value(&total[k].moment[d]), mass));
+      centre[6 * k + 3 + d] = x->has_velocity ? wide_ratio(exact_sum_value(&total[k].momentum[d]), mass) : 0.0;
+    }
+  }
+  if (status == PHEW_OK)
+    status = comm_broadcast(c, (void **)&centre, &n_centre, 6 * sizeof *centre);
+
+  /* spread about them */
+  group_spread *spread = status == PHEW_OK ? phew_malloc((size_t)n_here + 1, sizeof *spread) : NULL;
+  ok = spread != NULL;
+  for (int64_t k = 0; ok && k < n_groups; ++k)
+    if (slot[k] >= 0)
+      spread_clear_group(&spread[slot[k]], k);
+  for (int64_t i = 0; ok && i < s->n_own; ++i) {
+    const int64_t id = group_id[i];
+    if (id < 0)
+      continue;
+    group_spread *t = &spread[slot[id]];
+    const double r2 = particle_distance2(&x->box, &s->position[3 * i], &centre[6 * id]);
+    t->max_distance2 = r2 > t->max_distance2 ? r2 : t->max_distance2;
+    if (s->velocity) {
+      double v2 = 0.0;
+      for (int d = 0; d < 3; ++d) {
+        const double dv = s->velocity[3 * i + d] - centre[6 * id + 3 + d];
+        v2 += dv * dv;
+      }
+      exact_sum_add_product(&t->dispersion, s->mass ? s->mass[i] : 1.0, v2);
+    }
+  }
+  group_spread *spread_total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *spread_total) : NULL;
+  for (int64_t k = 0; spread_total && k < n_groups; ++k)
+    spread_clear_group(&spread_total[k], k);
+  if (status == PHEW_OK && comm_max(c, !ok || (c->rank == 0 && !spread_total)))
+    status = PHEW_ERROR_MEMORY;
+  if (status == PHEW_OK)
+    status = merge_on_rank0(c, spread, n_here, sizeof *spread, spread_total, n_groups, spread_merge_into);
+  free(spread);
+  free(slot);
+
+  /* the catalogue */
+  phew_status mine = PHEW_OK;
+  if (status == PHEW_OK && c->rank == 0) {
+    result->groups = phew_malloc((size_t)n_groups + 1, sizeof *result->groups);
+    if (!result->groups)
+      mine = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the group catalogue");
+    for (int64_t k = 0; mine == PHEW_OK && k < n_groups; ++k) {
+      phew_group *o = &result->groups[k];
+      memset(o, 0, sizeof *o);
+      o->id = k;
+      o->n_particles = list[k].count;
+      o->min_particle_id = list[k].min_id;
+      const wide_float mass = exact_sum_value(&total[k].mass);
+      if (wide_to_double(mass, &o->mass) != WIDE_FITS) {
+        mine = phew_fail(result, PHEW_ERROR_DATA, "the mass of group %lld is beyond the range of double precision",
+                         (long long)k);
+        break;
+      }
+      for (int d = 0; d < 3; ++d) {
+        o->center_of_mass[d] = centre[6 * k + d];
+        o->mean_velocity[d] = x->has_velocity ? centre[6 * k + 3 + d] : NAN;
+        o->peak_position[d] = g->density ? list[k].reference[d] : NAN;
+      }
+      o->radius = sqrt(spread_total[k].max_distance2);
+      o->velocity_dispersion =
+          x->has_velocity ? sqrt(wide_ratio(exact_sum_value(&spread_total[k].dispersion), mass)) : NAN;
+      o->peak_id = g->density ? list[k].key : -1;
+      o->peak_density = g->density ? list[k].reference_density : NAN;
+    }
+    if (mine == PHEW_OK) {
+      result->n_groups = n_groups;
+    } else {
+      free(result->groups);
+      result->groups = NULL;
+    }
+  }
+  free(total);
+  free(spread_total);
+  free(centre);
+  free(list);
+  if (status != PHEW_OK)
+    mine = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the group catalogue");
+  status = comm_agree(c, mine, result);
+  if (status == PHEW_OK) { /* every rank knows the columns */
+    result->columns = (x->has_velocity ? PHEW_COLUMNS_VELOCITY : 0) | (g->density ? PHEW_COLUMNS_PEAK : 0) |
+                      PHEW_COLUMNS_PARTICLES;
+  }
+  return status;
+}
