@@ -18,6 +18,9 @@ void usage(FILE *out)
         "            [--masses FILE] [--velocities FILE] [--ids FILE] [--density FILE]\n"
         "            [--neighbours K] [--density-neighbours N] --threshold T [--relevance R]\n"
         "            [--saddle S] [--mass-threshold M] [--threads N] --output PREFIX [--verbose]\n"
+        "       phew --points POS --type float32|float64 --box LX LY LZ [--periodic] --finder fof\n"
+        "            [--linking-length B | --linking-absolute L] [--min-members N] [--masses FILE]\n"
+        "            [--velocities FILE] [--ids FILE] [--threads N] --output PREFIX [--verbose]\n"
         "\n"
         "A grid: a raw little-endian cube, x fastest. Outputs PREFIX-patch.raw, -clump.raw,\n"
         "-halo.raw (int64 per cell, -1 = none), PREFIX-clumps.csv, -haloes.csv, -dendrogram.csv.\n"
@@ -26,7 +29,11 @@ void usage(FILE *out)
         "[0,LX)x[0,LY)x[0,LZ). Densities are estimated (SPH over N density neighbours, default\n"
         "64) unless given, in units of the mean density; PHEW runs on the graph of the K nearest\n"
         "neighbours (default 16). Outputs as for a grid, one value per particle in input order,\n"
-        "plus PREFIX-density.raw (float64); --threads per process, 0 (default): all cores.\n",
+        "plus PREFIX-density.raw (float64); --threads per process, 0 (default): all cores.\n"
+        "--finder fof: Friends-of-Friends, linking length B (default 0.2) times the mean\n"
+        "interparticle spacing (box volume / N)^(1/3), or L in the positions' units; groups of at\n"
+        "least N particles (default 20). Outputs PREFIX-group.raw (int64 GroupId per particle in\n"
+        "input order, -1 = none) and PREFIX-groups.csv.\n",
         out);
 }
 
@@ -107,6 +114,41 @@ static int mode_slot(const char *a)
   return -1;
 }
 
+/* Options of PHEW or of a halo finder only: their index in `finder_given` below. */
+enum { PHEW_THRESHOLD, PHEW_RELEVANCE, PHEW_SADDLE, PHEW_MASS_THRESHOLD, PHEW_NEIGHBOURS, PHEW_DENSITY_NEIGHBOURS,
+       PHEW_DENSITY, PHEW_ONLY, FOF_LINKING = PHEW_ONLY, FOF_ABSOLUTE, FOF_MIN_MEMBERS, N_FINDER_GIVEN };
+static const char *const finder_option[N_FINDER_GIVEN] = {
+    "--threshold", "--relevance", "--saddle",           "--mass-threshold",   "--neighbours",
+    "--density-neighbours", "--density", "--linking-length", "--linking-absolute", "--min-members"};
+
+static int finder_slot(const char *a)
+{
+  for (int k = 0; k < N_FINDER_GIVEN; ++k)
+    if (!strcmp(a, finder_option[k]))
+      return k;
+  return -1;
+}
+
+/* The finder's options: those of the other finder, the halo finders on particles only. */
+static int check_finder(const options *o, const int *finder_given)
+{
+  if (o->finder != FINDER_PHEW && !o->points) {
+    fail("--finder fof applies to particles (--points), not to a grid (--input)");
+    return 1;
+  }
+  for (int k = 0; k < N_FINDER_GIVEN; ++k)
+    if (finder_given[k] && (k < PHEW_ONLY) != (o->finder == FINDER_PHEW)) {
+      fail("%s applies to %s, not to --finder %s", finder_option[k], k < PHEW_ONLY ? "PHEW (--finder phew)" : "--finder fof",
+           o->finder == FINDER_PHEW ? "phew" : "fof");
+      return 1;
+    }
+  if (finder_given[FOF_LINKING] && finder_given[FOF_ABSOLUTE]) {
+    fail("--linking-length (relative) and --linking-absolute cannot be used together");
+    return 1;
+  }
+  return 0;
+}
+
 /* After the loop: the mode, options of the other mode, the required ones. 0 or 1 after fail. */
 static int check_mode(options *o, const int *given, int have_type, int have_threshold)
 {
@@ -131,8 +173,12 @@ static int check_mode(options *o, const int *given, int have_type, int have_thre
     fail("--input, --output, --dims, --type and --threshold are required (see phew --help)");
     return 1;
   }
-  if (o->points && (!o->output || !given[GIVEN_BOX] || !have_type || !have_threshold)) {
+  if (o->points && o->finder == FINDER_PHEW && (!o->output || !given[GIVEN_BOX] || !have_type || !have_threshold)) {
     fail("--points, --output, --box, --type and --threshold are required (see phew --help)");
+    return 1;
+  }
+  if (o->points && o->finder != FINDER_PHEW && (!o->output || !given[GIVEN_BOX] || !have_type)) {
+    fail("--points, --output, --box and --type are required (see phew --help)");
     return 1;
   }
   return 0;
@@ -146,7 +192,8 @@ int parse_options(int argc, char **argv, options *o)
     o->spacing[d] = 1.0;
   o->n_neighbours = 16;
   o->n_density_neighbours = 64;
-  int given[N_GIVEN] = {0}, have_type = 0, have_threshold = 0;
+  phew_fof_params_init(&o->fof);
+  int given[N_GIVEN] = {0}, finder_given[N_FINDER_GIVEN] = {0}, have_type = 0, have_threshold = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const int left = argc - i - 1;
@@ -155,9 +202,11 @@ int parse_options(int argc, char **argv, options *o)
     fail("%s needs %d value(s)", a, (k));                                                                        \
     return 1;                                                                                                     \
   }
-    const int slot = mode_slot(a);
+    const int slot = mode_slot(a), finder_option_slot = finder_slot(a);
     if (slot >= 0)
       given[slot] = 1;
+    if (finder_option_slot >= 0)
+      finder_given[finder_option_slot] = 1;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       return 2;
     } else if (!strcmp(a, "--input") || !strcmp(a, "--points") || !strcmp(a, "--output") || !strcmp(a, "--masses") ||
@@ -237,6 +286,33 @@ int parse_options(int argc, char **argv, options *o)
                                                          : &o->n_threads;
       if (option_int(a, argv[++i], target == &o->n_threads ? 0 : 1, target) != 0)
         return 1;
+    } else if (!strcmp(a, "--finder")) {
+      NEED(1);
+      const char *f = argv[++i];
+      if (!strcmp(f, "phew"))
+        o->finder = FINDER_PHEW;
+      else if (!strcmp(f, "fof"))
+        o->finder = FINDER_FOF;
+      else {
+        fail("--finder must be phew or fof (got '%s')", f);
+        return 1;
+      }
+    } else if (!strcmp(a, "--linking-length") || !strcmp(a, "--linking-absolute")) {
+      NEED(1);
+      if (option_double(a, argv[++i], &o->fof.linking_length, "a positive number") != 0)
+        return 1;
+      if (!(o->fof.linking_length > 0.0)) {
+        fail("%s needs a positive number (got '%s')", a, argv[i]);
+        return 1;
+      }
+      o->fof.absolute = !strcmp(a, "--linking-absolute");
+    } else if (!strcmp(a, "--min-members")) {
+      NEED(1);
+      const int r = parse_int64(argv[++i], &o->fof.min_members);
+      if (r != 1 || o->fof.min_members < 1) {
+        fail("--min-members needs an integer of at least 1 (got '%s')", argv[i]);
+        return 1;
+      }
     } else if (!strcmp(a, "--periodic")) {
       o->periodic = 1;
     } else if (!strcmp(a, "--verbose")) {
@@ -247,5 +323,5 @@ int parse_options(int argc, char **argv, options *o)
     }
 #undef NEED
   }
-  return check_mode(o, given, have_type, have_threshold);
+  return check_mode(o, given, have_type, have_threshold) || check_finder(o, finder_given);
 }

@@ -7,8 +7,13 @@
 
 #include <stdio.h>
 
+/* What runs on the particles: PHEW (the default), or a halo finder. */
+typedef enum finder { FINDER_PHEW, FINDER_FOF } finder;
+
 typedef struct options {
   int points;          /* 0: the grid mode (--input), 1: the particle mode (--points) */
+  finder finder;       /* particles: --finder */
+  phew_fof_params fof; /* --finder fof: --linking-length / --linking-absolute, --min-members */
   const char *output;  /* the prefix */
   phew_scalar_type type;
   int periodic, verbose;

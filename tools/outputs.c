@@ -13,8 +13,9 @@
 /* Linux's PATH_MAX; longer paths cannot be opened. */
 enum { NAME_SIZE = 4096 };
 
-static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",  "-clump.raw",  "-halo.raw",     "-clumps.csv",
-                                                 "-haloes.csv", "-dendrogram.csv", "-density.raw"};
+static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",  "-clump.raw",      "-halo.raw",   "-clumps.csv",
+                                                 "-haloes.csv", "-dendrogram.csv", "-density.raw", "-group.raw",
+                                                 "-groups.csv"};
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
 static char final_name[OUTPUT_COUNT][NAME_SIZE];
@@ -98,7 +99,8 @@ int outputs_init(const char *prefix, output_set set, char *message, size_t messa
     return -1;
   }
   for (int k = 0; k < OUTPUT_COUNT; ++k) {
-    in_use[k] = k != OUTPUT_DENSITY || set == OUTPUTS_POINTS;
+    const int group_file = k == OUTPUT_GROUP || k == OUTPUT_GROUPS_CSV;
+    in_use[k] = set == OUTPUTS_GROUPS ? group_file : !group_file && (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
     snprintf(final_name[k], NAME_SIZE, "%s%s", prefix, suffix[k]);
     snprintf(temporary_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], temporary_suffix);
     snprintf(backup_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], backup_suffix);

@@ -1,4 +1,5 @@
-/* The output files of a run (six for a grid, seven for particles): checked and created
+/* The output files of a run (six for a grid, seven for PHEW on particles, two for a halo
+ * finder): checked and created
  * (empty, under temporary names) before anything is computed, written during the run, then
  * put in place all or nothing. A failure at any point, or SIGINT / SIGTERM / SIGHUP, leaves
  * the files of a previous run exactly as they were and no temporary file behind. A grid run
@@ -17,13 +18,15 @@
 
 #include <stddef.h>
 
-/* Every output of either mode; OUTPUT_DENSITY (PREFIX-density.raw) is written for particles
- * only. Files are created, renamed and removed in this order. */
+/* Every output of every mode; OUTPUT_DENSITY (PREFIX-density.raw) is written for particles
+ * only, OUTPUT_GROUP and OUTPUT_GROUPS_CSV by the halo finders (--finder fof) only. Files are
+ * created, renamed and removed in this order. */
 enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
-       OUTPUT_DENSITY, OUTPUT_COUNT };
+       OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_COUNT };
 
-/* Which outputs a run writes. */
-typedef enum output_set { OUTPUTS_GRID, OUTPUTS_POINTS } output_set;
+/* Which outputs a run writes: PHEW on a grid (six), PHEW on particles (seven), a halo finder
+ * on particles (group.raw, groups.csv). */
+typedef enum output_set { OUTPUTS_GRID, OUTPUTS_POINTS, OUTPUTS_GROUPS } output_set;
 
 /* Every rank: the names of the set's outputs from the prefix; from then on SIGINT, SIGTERM
  * and SIGHUP remove the temporary files before the process dies of the signal. Returns 0,

@@ -26,7 +26,8 @@ void points_mode_check(const procs *p, const options *o, int64_t *n_total)
 typedef struct share {
   int64_t first, n;
   void *data[POINTS_FILES]; /* NULL for a file not given */
-  phew_labels labels;
+  phew_labels labels;       /* PHEW */
+  int64_t *group;           /* a halo finder */
 } share;
 
 static void share_free(share *s)
@@ -37,18 +38,22 @@ static void share_free(share *s)
   free(s->labels.clump_id);
   free(s->labels.halo_id);
   free(s->labels.density);
+  free(s->group);
 }
 
-/* Collective: allocates and reads this rank's share of every given file. 0, or -1 on every
- * rank after all_ok has printed why. */
-static int read_share(const procs *p, const particle_files *f, share *s)
+/* Collective: allocates and reads this rank's share of every given file, and the arrays of
+ * the answers. 0, or -1 on every rank after all_ok has printed why. */
+static int read_share(const procs *p, const options *o, const particle_files *f, share *s)
 {
   for (int k = 0; k < POINTS_FILES && !failed(); ++k)
     if (f->path[k])
       s->data[k] = allocate(s->n, f->record[k], "the particles");
-  if (!failed() && (s->labels.peak_patch_id = allocate(s->n, 8, "the label arrays")) != NULL &&
-      (s->labels.clump_id = allocate(s->n, 8, "the label arrays")) != NULL &&
-      (s->labels.halo_id = allocate(s->n, 8, "the label arrays")) != NULL)
+  if (o->finder != FINDER_PHEW) {
+    if (!failed())
+      s->group = allocate(s->n, 8, "the group ids");
+  } else if (!failed() && (s->labels.peak_patch_id = allocate(s->n, 8, "the label arrays")) != NULL &&
+             (s->labels.clump_id = allocate(s->n, 8, "the label arrays")) != NULL &&
+             (s->labels.halo_id = allocate(s->n, 8, "the label arrays")) != NULL)
     s->labels.density = allocate(s->n, 8, "the densities");
   if (!all_ok(p))
     return -1;
@@ -99,6 +104,15 @@ static int write_outputs(const procs *p, const share *s, const phew_result *r)
   return tables_write_and_commit(p, r);
 }
 
+/* The same for a halo finder: GroupIds, then the group catalogue. */
+static int write_groups(const procs *p, const share *s, const phew_result *r)
+{
+  particle_files_write(outputs_temporary(OUTPUT_GROUP), 8, s->first, s->n, s->group);
+  if (!all_ok(p))
+    return -1;
+  return groups_write_and_commit(p, r);
+}
+
 int points_mode_run(const procs *p, const options *o, int64_t n_total)
 {
   procs_broadcast_int64(p, &n_total);
@@ -110,18 +124,23 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
   phew_result result;
   memset(&result, 0, sizeof result);
   int code = 1;
-  if (read_share(p, &f, &s) != 0)
+  if (read_share(p, o, &f, &s) != 0)
     goto done;
   phew_input in;
   make_input(p, o, &s, &in);
-  const phew_status status = phew_find_clumps(&in, &o->params, &s.labels, &result);
+  const phew_status status = o->finder == FINDER_FOF ? phew_find_fof_groups(&in, &o->fof, s.group, &result)
+                                                     : phew_find_clumps(&in, &o->params, &s.labels, &result);
   if (status != PHEW_OK) /* the same status and message on every rank */
     fail("%s", result.message[0] ? result.message : phew_status_string(status));
   if (!all_ok(p))
     goto done;
-  if (o->verbose && p->rank == 0)
-    print_summary(&result, 1);
-  if (write_outputs(p, &s, &result) == 0)
+  if (o->verbose && p->rank == 0) {
+    if (o->finder == FINDER_PHEW)
+      print_summary(&result, 1);
+    else
+      print_group_summary(&result);
+  }
+  if (o->finder == FINDER_PHEW ? write_outputs(p, &s, &result) == 0 : write_groups(p, &s, &result) == 0)
     code = 0;
 done:
   phew_result_free(&result);

@@ -47,3 +47,21 @@ void print_summary(const phew_result *r, int points)
          (long long)s->max_active_peaks, (long long)s->max_ghost_peaks, s->max_ghost_ratio,
          (long long)s->max_sparse_entries, (long long)s->hash_collisions);
 }
+
+void print_group_summary(const phew_result *r)
+{
+  const phew_stats *s = &r->stats;
+  printf("particles %lld, groups %lld\n", (long long)s->n_cells, (long long)r->n_groups);
+  printf("largest groups (particles):");
+  for (int64_t k = 0; k < r->n_groups && k < 10; ++k)
+    printf(" %lld", (long long)r->groups[k].n_particles);
+  printf("\n");
+  const double domain = s->particle_seconds[PHEW_PARTICLE_DOMAIN], linking = s->particle_seconds[PHEW_PARTICLE_NEIGHBOURS],
+               catalogue = s->seconds[PHEW_STAGE_PROPERTIES];
+  printf("  %-15s %9.4f\n  %-15s %9.4f\n  %-15s %9.4f\n", "domain", domain, "linking", linking, "catalogue", catalogue);
+  const double total = domain + linking + catalogue;
+  printf("  %-15s %9.4f s (%.3g million particles/s)\n", "total", total,
+         total > 0 ? (double)s->n_cells / total / 1e6 : 0.0);
+  printf("ranks %d, %d thread(s) each: at most %lld padding particle(s) on a rank\n", s->n_ranks, s->n_threads,
+         (long long)s->max_padding);
+}

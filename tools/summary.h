@@ -8,5 +8,7 @@
 #include "phew/phew.h"
 
 void print_summary(const phew_result *r, int points);
+/* The same for a halo finder: particles, groups, the largest ones, times, padding. */
+void print_group_summary(const phew_result *r);
 
 #endif

@@ -45,3 +45,16 @@ int tables_write_and_commit(const procs *p, const phew_result *r)
   }
   return all_ok(p) ? 0 : -1;
 }
+
+int groups_write_and_commit(const procs *p, const phew_result *r)
+{
+  if (p->rank == 0) {
+    int n;
+    char message[512];
+    const phew_column *columns = phew_group_columns(r->columns, &n);
+    if (write_csv(OUTPUT_GROUPS_CSV, columns, n, r->groups, r->n_groups, sizeof *r->groups) == 0 &&
+        outputs_commit(message, sizeof message) != 0)
+      fail("%s", message);
+  }
+  return all_ok(p) ? 0 : -1;
+}
