@@ -9,7 +9,10 @@
 //    options of the other mode): status 1, exactly one line on stderr starting
 //    "phew: error:", no output of the run, and a previous run's seven files as they were;
 //  - the seventh file is committed with the others: a failure while writing it or renaming
-//    it into place keeps the previous run's files.
+//    it into place keeps the previous run's files;
+//  - --finder fof: PREFIX-group.raw and PREFIX-groups.csv equal phew_find_fof_groups on the
+//    same data, PHEW's files of the same prefix stay, and the other finder's options are
+//    refused with one line.
 #include "cli_test_util.h"
 #include "phew/phew.h"
 
@@ -543,6 +546,103 @@ TEST_F(CliPoints, DensityFileIsCommittedWithTheOthers)
   const Outcome o = run_with_faults(with("res", "3"), "rename:res-density.raw.partial:SIGTERM");
   EXPECT_EQ(o.exit_code, 128 + SIGTERM) << o.err;
   EXPECT_TRUE(snapshot("res") == fresh) << "a signal during the renames must complete the new set";
+}
+
+} // namespace
+
+namespace {
+
+// --finder fof: the two files equal what phew_find_fof_groups gives on the same data (relative
+// and absolute linking lengths, with and without velocities), a PHEW run's files with the same
+// prefix stay as they were, and the options of the other finder are refused with one line.
+TEST_F(CliPoints, FriendsOfFriendsEqualsTheLibrary)
+{
+  const Particles p = clustered(21, false, 300, 300);
+  Settings s;
+  s.masses = s.velocities = s.ids = true;
+  // a PHEW run first: its seven files must survive the FoF runs with the same prefix
+  std::vector<std::string> phew_run = write_and_args(dir, p, s);
+  phew_run.insert(phew_run.end(), {"--output", "res"});
+  // the files and the box, without PHEW's options
+  const std::vector<std::string> base = {"--points", "pos.raw", "--masses", "masses.raw", "--velocities", "vel.raw",
+                                         "--ids",    "ids.raw", "--type",   "float64",    "--box",        number(p.box[0]),
+                                         number(p.box[1]), number(p.box[2]), "--periodic"};
+  ASSERT_EQ(run(phew_run).exit_code, 0);
+  const std::map<std::string, std::string> phew_files = snapshot("res");
+  ASSERT_EQ(phew_files.size(), 7u);
+  struct Variant {
+    std::vector<std::string> extra;
+    double length;
+    int absolute;
+    int64_t min_members;
+  } variants[] = {{{}, 0.2, 0, 20},
+                  {{"--linking-absolute", "0.09", "--min-members", "3"}, 0.09, 1, 3},
+                  {{"--linking-length", "0.35", "--min-members", "1", "--threads", "2"}, 0.35, 0, 1}};
+  for (const Variant &v : variants) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), {"--finder", "fof", "--output", "res"});
+    a.insert(a.end(), v.extra.begin(), v.extra.end());
+    const Outcome o = run(a);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    // the library on the same values
+    phew_input in;
+    std::memset(&in, 0, sizeof in);
+    in.mesh = PHEW_MESH_POINTS;
+    phew_points_init(&in.points);
+    in.points.n = p.n();
+    in.points.type = PHEW_FLOAT64;
+    in.points.position = p.pos.data();
+    in.points.mass = p.mass.data();
+    in.points.velocity = p.vel.data();
+    in.points.id = p.id.data();
+    in.points.has_box = 1;
+    for (int d = 0; d < 3; ++d) {
+      in.points.box_size[d] = p.box[d];
+      in.points.periodic[d] = 1;
+    }
+    phew_fof_params f;
+    phew_fof_params_init(&f);
+    f.linking_length = v.length;
+    f.absolute = v.absolute;
+    f.min_members = v.min_members;
+    std::vector<int64_t> group((size_t)p.n());
+    phew_result r;
+    ASSERT_EQ(phew_find_fof_groups(&in, &f, group.data(), &r), PHEW_OK) << r.message;
+    const std::string raw = slurp(path("res-group.raw"));
+    ASSERT_EQ(raw.size(), group.size() * 8);
+    EXPECT_EQ(0, std::memcmp(raw.data(), group.data(), raw.size()));
+    const std::string table = slurp(path("res-groups.csv"));
+    EXPECT_EQ(table.rfind("GroupId,NumberOfParticles,Mass,CenterOfMassX", 0), 0u) << table.substr(0, 80);
+    EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), r.n_groups + 1);
+    EXPECT_GE(r.n_groups, 4) << "the four blobs";
+    phew_result_free(&r);
+    for (const auto &kv : phew_files) // the PHEW files of the same prefix are untouched
+      EXPECT_EQ(slurp(path(kv.first)), kv.second) << kv.first;
+  }
+  const std::map<std::string, std::string> previous = snapshot("res");
+  struct Case {
+    std::vector<std::string> extra;
+    const char *says;
+  } cases[] = {{{"--finder", "fof", "--threshold", "2"}, "--threshold"},
+               {{"--finder", "fof", "--neighbours", "8"}, "--neighbours"},
+               {{"--finder", "fof", "--linking-length", "0.2", "--linking-absolute", "0.1"}, "together"},
+               {{"--finder", "fof", "--linking-length", "-0.2"}, "--linking-length"},
+               {{"--finder", "fof", "--linking-absolute", "0"}, "--linking-absolute"},
+               {{"--finder", "fof", "--min-members", "0"}, "--min-members"},
+               {{"--finder", "fof", "--min-members", "many"}, "--min-members"},
+               {{"--finder", "hopscotch"}, "--finder"},
+               {{"--threshold", "2", "--linking-length", "0.2"}, "--linking-length"}};
+  for (const Case &c : cases) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), {"--output", "res"});
+    a.insert(a.end(), c.extra.begin(), c.extra.end());
+    SCOPED_TRACE(c.says);
+    const Outcome o = run(a);
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+    EXPECT_TRUE(snapshot("res") == previous) << "a refused run changed the outputs";
+  }
 }
 
 } // namespace
