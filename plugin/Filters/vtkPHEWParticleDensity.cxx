@@ -114,7 +114,7 @@ int vtkPHEWParticleDensity::RequestData(
   phew_adaptors::Context context;
   std::string problem = phew_adaptors::InitializeContext(context);
   phew_adaptors::PointOptions options;
-  options.WantLabels = false;
+  options.Outputs = phew_adaptors::PointOutputs::Density;
   options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
   options.NumberOfThreads = this->NumberOfThreads;
   options.BoxFromDataBounds = this->BoxFromDataBounds;

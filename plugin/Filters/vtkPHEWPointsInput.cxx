@@ -421,7 +421,18 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
     const std::string name = o.SelectedName(which);
     used[which] = !name.empty() && name != NoArrayName;
   }
-  const bool densityGiven = o.WantLabels && !o.EstimateDensity;
+  const bool clumps = o.Outputs == PointOutputs::ClumpLabels, groups = o.Outputs == PointOutputs::GroupIds;
+  this->LabelNames.clear();
+  if (clumps)
+  {
+    this->LabelNames = { PHEW_ARRAY_PEAK_PATCH_ID, PHEW_ARRAY_CLUMP_ID, PHEW_ARRAY_HALO_ID };
+  }
+  else if (groups)
+  {
+    this->LabelNames = { PHEW_ARRAY_GROUP_ID };
+  }
+  this->WithDensity = !groups;
+  const bool densityGiven = clumps && !o.EstimateDensity;
   if (densityGiven && !used[POINT_DENSITY])
   {
     // No array selected but no estimate asked either: the same on every rank.
@@ -429,8 +440,8 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
            "Density on";
   }
   used[POINT_DENSITY] = densityGiven;
-  used[POINT_VELOCITY] &= o.WantLabels;
-  used[POINT_ID] &= o.WantLabels;
+  used[POINT_VELOCITY] &= !this->LabelNames.empty();
+  used[POINT_ID] &= !this->LabelNames.empty();
   if (densityGiven)
   {
     context.DensityName = o.SelectedName(POINT_DENSITY);
@@ -485,22 +496,18 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
 
   // 3. Outputs: per leaf, written in place by the core when there is one leaf without
   //    ghost points; otherwise in the core's order, copied to the leaves in Finish.
-  for (int k = 0; k < 3; ++k)
-  {
-    this->Out[k].clear();
-  }
+  const size_t nLabels = this->LabelNames.size();
+  this->Out.assign(nLabels, {});
   this->OutDensity.clear();
   for (const Leaf& leaf : this->Leaves)
   {
-    if (o.WantLabels)
+    for (size_t c = 0; c < nLabels; ++c)
     {
-      this->Out[0].push_back(NewLabelArray(PHEW_ARRAY_PEAK_PATCH_ID, leaf.NumberOfPoints));
-      this->Out[1].push_back(NewLabelArray(PHEW_ARRAY_CLUMP_ID, leaf.NumberOfPoints));
-      this->Out[2].push_back(NewLabelArray(PHEW_ARRAY_HALO_ID, leaf.NumberOfPoints));
+      this->Out[c].push_back(NewLabelArray(this->LabelNames[c].c_str(), leaf.NumberOfPoints));
     }
     auto density = vtkSmartPointer<vtkDoubleArray>::New();
     density->SetName("Density");
-    density->SetNumberOfTuples(leaf.NumberOfPoints);
+    density->SetNumberOfTuples(this->WithDensity ? leaf.NumberOfPoints : 0);
     this->OutDensity.push_back(density);
   }
   const Leaf* only = nullptr;
@@ -511,26 +518,40 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
   const size_t k0 = only ? static_cast<size_t>(only - this->Leaves.data()) : 0;
   const bool inPlace = this->Direct && only;
   const size_t n = static_cast<size_t>(std::max<vtkIdType>(this->Passed, 1));
-  if (o.WantLabels)
+  this->Labels.assign(nLabels, {});
+  this->LabelTargets.assign(nLabels, nullptr);
+  for (size_t c = 0; c < nLabels; ++c)
   {
-    int64_t** targets[3] = { &labels.peak_patch_id, &labels.clump_id, &labels.halo_id };
-    for (int k = 0; k < 3; ++k)
-    {
-      this->Labels[k].assign(inPlace ? 0 : n, -1);
-      *targets[k] = inPlace ? reinterpret_cast<int64_t*>(this->Out[k][k0]->GetPointer(0))
-                            : this->Labels[k].data();
-    }
+    this->Labels[c].assign(inPlace ? 0 : n, -1);
+    this->LabelTargets[c] = inPlace ? reinterpret_cast<int64_t*>(this->Out[c][k0]->GetPointer(0))
+                                    : this->Labels[c].data();
   }
-  this->Densities.assign(inPlace ? 0 : n, std::numeric_limits<double>::quiet_NaN());
-  labels.density = inPlace ? this->OutDensity[k0]->GetPointer(0) : this->Densities.data();
+  if (clumps)
+  {
+    labels.peak_patch_id = this->LabelTargets[0];
+    labels.clump_id = this->LabelTargets[1];
+    labels.halo_id = this->LabelTargets[2];
+  }
+  this->Densities.assign(inPlace || !this->WithDensity ? 0 : n, std::numeric_limits<double>::quiet_NaN());
+  labels.density = !this->WithDensity ? nullptr
+    : inPlace                         ? this->OutDensity[k0]->GetPointer(0)
+                                      : this->Densities.data();
   this->Direct = inPlace;
   return std::string();
 }
 
 //------------------------------------------------------------------------------
+int64_t* PointsInput::GroupIds()
+{
+  return this->Options.Outputs == PointOutputs::GroupIds && !this->LabelTargets.empty()
+    ? this->LabelTargets[0]
+    : nullptr;
+}
+
+//------------------------------------------------------------------------------
 std::string PointsInput::Finish(Context&, vtkDataObject* outputObject)
 {
-  const bool withLabels = this->Options.WantLabels;
+  const size_t nLabels = this->LabelNames.size();
   if (!this->Direct)
   {
     // From the core's order to the leaves: ghost points get -1 and NaN.
@@ -538,19 +559,17 @@ std::string PointsInput::Finish(Context&, vtkDataObject* outputObject)
     for (size_t k = 0; k < this->Leaves.size(); ++k)
     {
       const Leaf& leaf = this->Leaves[k];
-      double* density = this->OutDensity[k]->GetPointer(0);
-      vtkIdType* labels[3] = { nullptr, nullptr, nullptr };
-      for (int c = 0; c < 3 && withLabels; ++c)
-      {
-        labels[c] = this->Out[c][k]->GetPointer(0);
-      }
+      double* density = this->WithDensity ? this->OutDensity[k]->GetPointer(0) : nullptr;
       for (vtkIdType i = 0; i < leaf.NumberOfPoints; ++i)
       {
         const bool skipped = !leaf.Skip.empty() && leaf.Skip[i];
-        density[i] = skipped ? std::numeric_limits<double>::quiet_NaN() : this->Densities[next];
-        for (int c = 0; c < 3 && withLabels; ++c)
+        if (density)
         {
-          labels[c][i] = skipped ? -1 : this->Labels[c][next];
+          density[i] = skipped ? std::numeric_limits<double>::quiet_NaN() : this->Densities[next];
+        }
+        for (size_t c = 0; c < nLabels; ++c)
+        {
+          this->Out[c][k]->GetPointer(0)[i] = skipped ? -1 : this->Labels[c][next];
         }
         next += skipped ? 0 : 1;
       }
@@ -559,8 +578,11 @@ std::string PointsInput::Finish(Context&, vtkDataObject* outputObject)
 
   auto decorate = [&](vtkPointSet* copy, size_t k) {
     vtkPointData* pd = copy->GetPointData();
-    pd->AddArray(this->OutDensity[k]);
-    for (int c = 0; c < 3 && withLabels; ++c)
+    if (this->WithDensity)
+    {
+      pd->AddArray(this->OutDensity[k]);
+    }
+    for (size_t c = 0; c < nLabels; ++c)
     {
       pd->AddArray(this->Out[c][k]);
     }

@@ -53,10 +53,18 @@ enum PointArray
 /// The name ParaView's array lists give the "no array" entry (ArrayListDomain none_string).
 extern const char* const NoArrayName;
 
+/// What a particle run writes on the points.
+enum class PointOutputs
+{
+  Density,     // Density (Particle Density)
+  ClumpLabels, // PeakPatchId, ClumpId, HaloId and Density (PHEW Clump Finder)
+  GroupIds     // GroupId (Friends-of-Friends)
+};
+
 /// The particle options of a filter (its properties).
 struct PointOptions
 {
-  bool WantLabels = true;      // false: the density only (Particle Density)
+  PointOutputs Outputs = PointOutputs::ClumpLabels;
   bool EstimateDensity = true; // false: the POINT_DENSITY array is the density
   int NumberOfNeighbours = 16;
   int NumberOfDensityNeighbours = 64;
@@ -79,11 +87,14 @@ public:
   ~PointsInput() override;
 
   /// Fills `input` (mesh PHEW_MESH_POINTS, phew_points, density or NULL to estimate it) and
-  /// `labels` (the three labels when WantLabels, and the density). Collective.
+  /// `labels` (with ClumpLabels the three labels; the density unless GroupIds). Collective.
   std::string Prepare(Context& context, phew_input& input, phew_labels& labels) override;
 
+  /// After Prepare, with GroupIds: where the core writes the GroupIds of the particles passed.
+  int64_t* GroupIds();
+
   /// A shallow copy of the input (same type; a composite gets a shallow copy of every leaf)
-  /// plus the point arrays Density and, with WantLabels, PeakPatchId, ClumpId and HaloId.
+  /// plus the point arrays of Outputs.
   std::string Finish(Context& context, vtkDataObject* output) override;
 
   /// Is `input` a point set or a composite dataset (not AMR) that this adaptor may take?
@@ -112,9 +123,12 @@ private:
   std::vector<float> Positions32, Masses32, Velocities32, Density32;
   std::vector<double> Positions64, Masses64, Velocities64, Density64;
   std::vector<int64_t> Ids;
-  std::vector<int64_t> Labels[3]; // in core order, when not Direct
+  std::vector<std::string> LabelNames;              // of Outputs, in order
+  bool WithDensity = true;                          // Outputs has a Density array
+  std::vector<std::vector<int64_t>> Labels;         // per label, in core order, when not Direct
   std::vector<double> Densities;
-  std::vector<vtkSmartPointer<vtkIdTypeArray>> Out[3]; // per leaf
+  std::vector<std::vector<vtkSmartPointer<vtkIdTypeArray>>> Out; // per label, per leaf
+  std::vector<int64_t*> LabelTargets;               // per label: where the core writes it
   std::vector<vtkSmartPointer<vtkDoubleArray>> OutDensity;
 };
 } // namespace phew_adaptors

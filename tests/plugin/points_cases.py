@@ -303,7 +303,7 @@ def _phew_collect(algorithm):
 _phew_collect(self)
 """
 
-COLLECTED = ("InputIndex", "PeakPatchId", "ClumpId", "HaloId", "Density")
+COLLECTED = ("InputIndex", "PeakPatchId", "ClumpId", "HaloId", "Density", "GroupId")
 
 
 def share_source(ProgrammableSource, path, mode, partitions=1):

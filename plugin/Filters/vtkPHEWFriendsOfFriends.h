@@ -1,0 +1,99 @@
+/**
+ * @class vtkPHEWFriendsOfFriends
+ * @brief Friends-of-Friends groups of particles (phew_find_fof_groups).
+ *
+ * Input: a vtkPointSet (vtkPolyData, vtkUnstructuredGrid...) or a composite dataset whose
+ * blocks are point sets; each point is a particle (vtkPHEWPointsInput.h has the rules: order,
+ * ghost points, types, the box). Two particles are friends when their distance (the nearest
+ * image along periodic axes) is at most the linking length: LinkingLength times the mean
+ * interparticle spacing (box volume / number of particles)^(1/3), or LinkingLength itself
+ * with LinkingLengthIsAbsolute. Groups are the connected components; those with at least
+ * MinimumMembers particles are numbered in catalogue order (decreasing number of particles,
+ * equal counts by the smallest particle id).
+ *
+ * Output port 0: a shallow copy of the input plus the point array GroupId (-1: in no group).
+ * Output port 1: the group catalogue (vtkTable; columns as the CLI's PREFIX-groups.csv:
+ * GroupId, NumberOfParticles, Mass, CenterOfMassX/Y/Z, Radius, MinParticleId, and with a
+ * Velocity array MeanVelocityX/Y/Z and VelocityDispersion), complete on the first process.
+ *
+ * Optional point arrays: Mass (input array 0), Velocity (1, three components), Id (2, unique
+ * global ids; without it the position in the global order). In parallel (pvbatch or pvserver
+ * under mpiexec) each process passes its points; the result is the same, bit for bit, for any
+ * number of processes. A problem seen by any process stops all of them with one message.
+ */
+#ifndef vtkPHEWFriendsOfFriends_h
+#define vtkPHEWFriendsOfFriends_h
+
+#include "PHEWFiltersModule.h" // for export macro
+#include "vtkDataObjectAlgorithm.h"
+
+class PHEWFILTERS_EXPORT vtkPHEWFriendsOfFriends : public vtkDataObjectAlgorithm
+{
+public:
+  static vtkPHEWFriendsOfFriends* New();
+  vtkTypeMacro(vtkPHEWFriendsOfFriends, vtkDataObjectAlgorithm);
+  void PrintSelf(ostream& os, vtkIndent indent) override;
+
+  ///@{
+  /// The linking length: relative to the mean interparticle spacing (default 0.2), or a
+  /// length in the points' units with LinkingLengthIsAbsolute.
+  vtkSetMacro(LinkingLength, double);
+  vtkGetMacro(LinkingLength, double);
+  vtkSetMacro(LinkingLengthIsAbsolute, bool);
+  vtkGetMacro(LinkingLengthIsAbsolute, bool);
+  vtkBooleanMacro(LinkingLengthIsAbsolute, bool);
+  ///@}
+
+  ///@{
+  /// Groups with fewer particles get GroupId -1 (default 20; 1 keeps every particle).
+  vtkSetMacro(MinimumMembers, int);
+  vtkGetMacro(MinimumMembers, int);
+  ///@}
+
+  ///@{
+  /// Threads per process (default 0: all cores).
+  vtkSetMacro(NumberOfThreads, int);
+  vtkGetMacro(NumberOfThreads, int);
+  ///@}
+
+  ///@{
+  /// The box is the bounds of the points over all processes (default on); off: BoxOrigin
+  /// and BoxSize, needed for periodic axes. Its volume sets the mean spacing.
+  vtkSetMacro(BoxFromDataBounds, bool);
+  vtkGetMacro(BoxFromDataBounds, bool);
+  vtkBooleanMacro(BoxFromDataBounds, bool);
+  vtkSetVector3Macro(BoxOrigin, double);
+  vtkGetVector3Macro(BoxOrigin, double);
+  vtkSetVector3Macro(BoxSize, double);
+  vtkGetVector3Macro(BoxSize, double);
+  vtkSetVector3Macro(PeriodicAxes, int);
+  vtkGetVector3Macro(PeriodicAxes, int);
+  void SetPeriodicX(int on);
+  void SetPeriodicY(int on);
+  void SetPeriodicZ(int on);
+  ///@}
+
+protected:
+  vtkPHEWFriendsOfFriends();
+  ~vtkPHEWFriendsOfFriends() override = default;
+
+  int FillInputPortInformation(int port, vtkInformation* info) override;
+  int FillOutputPortInformation(int port, vtkInformation* info) override;
+  int RequestDataObject(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+  int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+
+  double LinkingLength = 0.2;
+  bool LinkingLengthIsAbsolute = false;
+  int MinimumMembers = 20;
+  int NumberOfThreads = 0;
+  bool BoxFromDataBounds = true;
+  double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
+  double BoxSize[3] = { 1.0, 1.0, 1.0 };
+  int PeriodicAxes[3] = { 0, 0, 0 };
+
+private:
+  vtkPHEWFriendsOfFriends(const vtkPHEWFriendsOfFriends&) = delete;
+  void operator=(const vtkPHEWFriendsOfFriends&) = delete;
+};
+
+#endif
