@@ -90,7 +90,7 @@ phew_status phew_find_fof_groups(const phew_input *in, const phew_fof_params *pa
     status = comm_agree(&c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the groups"), result);
   t = phew_seconds();
   if (status == PHEW_OK)
-    status = fof_find(&x, parts, &s, length, key);
+    status = fof_find(&x, parts, &s, length, params->min_members, key);
   result->stats.particle_seconds[PHEW_PARTICLE_NEIGHBOURS] += phew_seconds() - t;
   result->stats.max_padding = status == PHEW_OK ? comm_max(&c, s.n - s.n_own) : 0;
   s.n = s.n_own; /* the padding is no longer needed */
@@ -108,9 +108,11 @@ done:
     for (int64_t i = 0; group_id && i < n_passed; ++i)
       group_id[i] = -1;
   }
-  for (int k = 0; k < PHEW_PARTICLE_STAGE_COUNT; ++k)
-    result->stats.particle_seconds[k] = status == PHEW_OK ? comm_max_double(&c, result->stats.particle_seconds[k])
-                                                          : result->stats.particle_seconds[k];
+  if (status == PHEW_OK) { /* times: the maximum over ranks */
+    for (int k = 0; k < PHEW_PARTICLE_STAGE_COUNT; ++k)
+      result->stats.particle_seconds[k] = comm_max_double(&c, result->stats.particle_seconds[k]);
+    result->stats.seconds[PHEW_STAGE_PROPERTIES] = comm_max_double(&c, result->stats.seconds[PHEW_STAGE_PROPERTIES]);
+  }
   result->stats.n_cells = x.n_total;
   result->stats.n_ranks = c.size;
   result->stats.n_threads = x.n_threads;

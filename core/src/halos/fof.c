@@ -283,7 +283,7 @@ static phew_status join_keys(const key_edge *edges, int64_t n_edges, int64_t *ke
   for (int64_t k = 0; ok && k < n_edges; ++k)
     union_find_join(&sets, (int32_t)id_map_find(&index, edges[k].a), (int32_t)id_map_find(&index, edges[k].b));
   for (int64_t i = 0; ok && i < n_own; ++i) {
-    const int64_t k = id_map_find(&index, key[i]);
+    const int64_t k = key[i] >= 0 ? id_map_find(&index, key[i]) : -1; /* -1: a small group of this rank */
     if (k >= 0)
       key[i] = sorted[union_find_root(&sets, (int32_t)k)];
   }
@@ -297,38 +297,56 @@ static phew_status join_keys(const key_edge *edges, int64_t n_edges, int64_t *ke
 /* ---- the whole ----------------------------------------------------------------------------- */
 
 phew_status fof_find(const points_context *x, const subvolume *parts, particle_set *s, double linking_length,
-                     int64_t *key)
+                     int64_t min_members, int64_t *key)
 {
   comm *c = x->c;
-  phew_status status = padding_width(x, parts, s, linking_length);
-  if (status != PHEW_OK)
+  uint8_t *sent = phew_malloc((size_t)s->n_own + 1, sizeof *sent); /* own particles other ranks hold */
+  phew_status status = comm_max(c, !sent) ? comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY,
+                                                                    "Friends-of-Friends: out of memory"),
+                                                       x->result)
+                                          : padding_width(x, parts, s, linking_length, sent);
+  if (status != PHEW_OK) {
+    free(sent);
     return status;
+  }
   const int64_t n = s->n, n_own = s->n_own;
   kd_tree *tree = NULL;
   status = comm_agree(c, kd_tree_build(&tree, n, s->position, s->id, &x->box, x->n_threads, x->result), x->result);
-  if (status != PHEW_OK)
+  if (status != PHEW_OK) {
+    free(sent);
     return status;
+  }
   union_find sets;
   memset(&sets, 0, sizeof sets);
   int64_t *smallest = phew_malloc((size_t)n + 1, sizeof *smallest); /* by root slot: smallest own id */
+  int64_t *size = phew_malloc((size_t)n + 1, sizeof *size); /* by root slot: own particles, -1: has padding */
   int64_t *padding_key = phew_malloc((size_t)(n - n_own) + 1, sizeof *padding_key);
-  int ok = smallest && padding_key && union_find_init(&sets, n) == 0;
+  int ok = smallest && size && padding_key && union_find_init(&sets, n) == 0;
   if (ok && n > 0)
     ok = link_pairs(tree, &sets, linking_length, x->n_threads) == PHEW_OK;
   if (ok) {
-    for (int64_t t = 0; t < n; ++t)
+    for (int64_t t = 0; t < n; ++t) {
       smallest[t] = INT64_MAX;
+      size[t] = 0;
+    }
     for (int64_t t = 0; t < n; ++t) {
       const int32_t i = kd_tree_index(tree, t);
       const int32_t root = union_find_root(&sets, (int32_t)t);
       if (i < n_own && s->id[i] < smallest[root])
         smallest[root] = s->id[i];
+      if (i >= n_own || sent[i])
+        size[root] = -1;
+      else if (size[root] >= 0)
+        size[root]++;
     }
+    /* a set that no other rank sees (no padding in it, none of it sent) is a whole group: too
+     * small, it is no group at all */
     for (int64_t t = 0; t < n; ++t) {
       const int32_t i = kd_tree_index(tree, t);
-      const int64_t k = smallest[union_find_root(&sets, (int32_t)t)];
+      const int32_t root = union_find_root(&sets, (int32_t)t);
+      const int64_t k = smallest[root];
       if (i < n_own)
-        key[i] = k;
+        key[i] = size[root] >= 0 && size[root] < min_members ? -1 : k;
       else
         padding_key[i - n_own] = k == INT64_MAX ? -1 : k;
     }
@@ -336,6 +354,8 @@ phew_status fof_find(const points_context *x, const subvolume *parts, particle_s
   kd_tree_free(tree);
   union_find_free(&sets);
   free(smallest);
+  free(size);
+  free(sent);
   status = comm_agree(c, ok ? PHEW_OK : phew_fail(x->result, PHEW_ERROR_MEMORY, "Friends-of-Friends: out of memory"),
                       x->result);
   if (status != PHEW_OK || c->size == 1) {

@@ -15,9 +15,11 @@
 /* Collective: Friends-of-Friends over every rank's own particles, with friends within
  * `linking_length` (nearest image on periodic axes, the distance compared as
  * particle_distance2 <= linking_length^2). s gains the padding it needs. key[i] (per own
- * particle) is the smallest global id in particle i's group, the same on every rank. */
+ * particle) is the smallest global id in particle i's group, the same on every rank; -1 for
+ * a group known here to have fewer than min_members particles (a smaller group that crosses
+ * ranks keeps its key: the catalogue drops it). */
 phew_status fof_find(const points_context *x, const subvolume *parts, particle_set *s, double linking_length,
-                     int64_t *key);
+                     int64_t min_members, int64_t *key);
 
 /* What a finder tells the catalogue about its groups. */
 typedef struct group_keys {

@@ -199,9 +199,12 @@ static phew_status ball_padding(const points_context *x, const subvolume *parts,
                     x->result);
 }
 
-phew_status padding_width(const points_context *x, const subvolume *parts, particle_set *s, double width)
+phew_status padding_width(const points_context *x, const subvolume *parts, particle_set *s, double width,
+                          uint8_t *sent)
 {
   comm *c = x->c;
+  for (int64_t i = 0; sent && i < s->n_own; ++i)
+    sent[i] = 0;
   if (c->size == 1)
     return PHEW_OK;
   const double reach = ball_radius(x, width);
@@ -209,8 +212,11 @@ phew_status padding_width(const points_context *x, const subvolume *parts, parti
   outbox_init(&o, c, sizeof(padding_item));
   for (int64_t i = 0; i < s->n_own; ++i)
     for (int r = 0; r < c->size; ++r)
-      if (r != c->rank && subvolume_distance2(&x->box, &parts[r], &s->position[3 * i]) <= reach * reach)
+      if (r != c->rank && subvolume_distance2(&x->box, &parts[r], &s->position[3 * i]) <= reach * reach) {
         put_particle(&o, r, s, i);
+        if (sent)
+          sent[i] = 1;
+      }
   inbox in = {0};
   phew_status status = outbox_send(&o, c, &in);
   outbox_free(&o);

@@ -109,8 +109,10 @@ typedef struct neighbour_result {
  * own particle's neighbourhood is inside it, and finds the neighbours. s gets the padding. */
 phew_status padding_neighbours(const points_context *x, const subvolume *parts, particle_set *s, neighbour_result *r);
 /* Collective: pads this rank's subvolume with every particle of the others within `width`
- * of it (nearest image on periodic axes), with its owner. */
-phew_status padding_width(const points_context *x, const subvolume *parts, particle_set *s, double width);
+ * of it (nearest image on periodic axes), with its owner. sent (per own particle, or NULL):
+ * 1 where the particle went to another rank as padding. */
+phew_status padding_width(const points_context *x, const subvolume *parts, particle_set *s, double width,
+                          uint8_t *sent);
 /* Collective: densities of the own particles (units: mass per volume); s->h must hold the
  * own particles' smoothing lengths. The padding of s gains what the density needs; the
  * neighbours' padding keeps its place (the graph refers to it), with h 0 where its kernel
