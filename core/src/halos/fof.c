@@ -20,6 +20,7 @@
 #include "../particles/kd_tree.h"
 #include "../particles/threads.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,12 +49,128 @@ typedef struct link_job {
   const kd_tree *t;
   union_find *sets; /* by tree slot */
   double r2;        /* the linking length, squared */
+  double sure2;     /* below it, rounding cannot put a pair beyond r2 */
   kd_candidates *candidates; /* per thread */
-  double **d2;               /* per thread: a scan's distances */
-  int32_t **slot;            /* and tree slots */
-  int *capacity;             /* of those two */
   int *no_memory;            /* per task */
 } link_job;
+
+/* particle_distance2 from a (a point of the gathered box) to tree slot b of candidate leaf k. */
+static inline double candidate_distance2(const kd_tree *t, const kd_candidates *c, int k, const double *a, int32_t b)
+{
+  if (!c->uniform[k]) {
+    double p[3];
+    kd_position(t, b, p);
+    return particle_distance2(&t->box, a, p);
+  }
+  const double dx = (a[0] - t->x[b]) + c->shift[0][k], dy = (a[1] - t->y[b]) + c->shift[1][k],
+               dz = (a[2] - t->z[b]) + c->shift[2][k];
+  return (dx * dx + dy * dy) + dz * dz;
+}
+
+/* Every particle of candidate leaf k within sure2 of every point of the box [lo, hi]: the
+ * largest separation of the two boxes (uniform leaves only). */
+static int all_within(const kd_candidates *c, int k, const double *lo, const double *hi, double sure2)
+{
+  if (!c->uniform[k])
+    return 0;
+  double s2 = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    const double below = (lo[d] - c->hi[d][k]) + c->shift[d][k], above = (hi[d] - c->lo[d][k]) + c->shift[d][k];
+    const double m = fabs(below) > fabs(above) ? fabs(below) : fabs(above);
+    s2 += m * m;
+  }
+  return s2 <= sure2;
+}
+
+/* Candidate leaf k is "whole": its own box is so small that all its particles are friends. */
+static int whole(const kd_candidates *c, int k, double sure2)
+{
+  double s2 = 0.0;
+  for (int d = 0; d < 3; ++d)
+    s2 += (c->hi[d][k] - c->lo[d][k]) * (c->hi[d][k] - c->lo[d][k]);
+  return s2 <= sure2;
+}
+
+/* The pairs of friends between leaf A (slots [begin, end)) and candidate leaf k (A itself:
+ * each pair once), joined; with `first_only`, up to the first. Each particle of A skips the
+ * leaf when its distance to the leaf's box exceeds the length. Returns 1 if it stopped at a
+ * first pair. */
+static int link_pairs_of(const link_job *job, const kd_candidates *c, int k, int64_t begin, int64_t end, int same,
+                         int first_only)
+{
+  const kd_tree *t = job->t;
+  const double r2 = job->r2;
+  const int32_t b_begin = c->begin[k], b_end = c->end[k];
+  const double *restrict px = t->x, *restrict py = t->y, *restrict pz = t->z;
+  const double s[3] = {c->shift[0][k], c->shift[1][k], c->shift[2][k]};
+  const double lo[3] = {c->lo[0][k], c->lo[1][k], c->lo[2][k]}, hi[3] = {c->hi[0][k], c->hi[1][k], c->hi[2][k]};
+  for (int64_t a = begin; a < end; ++a) {
+    double x[3];
+    kd_position(t, a, x);
+    const int32_t first = same ? (int32_t)a + 1 : b_begin;
+    if (!c->uniform[k]) { /* the canonical formula */
+      for (int32_t b = first; b < b_end; ++b)
+        if (candidate_distance2(t, c, k, x, b) <= r2) {
+          union_find_join(job->sets, (int32_t)a, b);
+          if (first_only)
+            return 1;
+        }
+      continue;
+    }
+    double bound = 0.0; /* as leaf_bounds in kd_tree.c: a lower bound of every distance */
+    for (int d = 0; d < 3; ++d) {
+      const double below = (x[d] - hi[d]) + s[d], above = (x[d] - lo[d]) + s[d];
+      const double gap = (below > 0.0 ? below : 0.0) + (-above > 0.0 ? -above : 0.0);
+      bound += gap * gap;
+    }
+    if (bound > r2)
+      continue;
+    for (int32_t b = first; b < b_end; ++b) {
+      const double dx = (x[0] - px[b]) + s[0], dy = (x[1] - py[b]) + s[1], dz = (x[2] - pz[b]) + s[2];
+      if ((dx * dx + dy * dy) + dz * dz <= r2) {
+        union_find_join(job->sets, (int32_t)a, b);
+        if (first_only)
+          return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* A leaf against the leaves near it (each pair of leaves once: from the one of lower slots).
+ * Where both are whole one pair of friends joins them, and none is looked for once they are
+ * in one set; where every pair is within the length, no distance is needed. */
+static void link_leaf(const link_job *job, kd_candidates *c, int64_t begin, int64_t end)
+{
+  union_find *u = job->sets;
+  int self = -1; /* the leaf itself among its candidates */
+  for (int k = 0; k < c->n; ++k)
+    self = c->begin[k] == begin ? k : self;
+  const double lo_a[3] = {c->lo[0][self], c->lo[1][self], c->lo[2][self]};
+  const double hi_a[3] = {c->hi[0][self], c->hi[1][self], c->hi[2][self]};
+  const int whole_a = whole(c, self, job->sure2);
+  if (whole_a)
+    for (int64_t a = begin + 1; a < end; ++a)
+      union_find_join(u, (int32_t)begin, (int32_t)a);
+  for (int k = 0; k < c->n; ++k) {
+    const int32_t b_begin = c->begin[k], b_end = c->end[k];
+    if (b_begin < begin || (k == self && whole_a))
+      continue;
+    if (k != self && all_within(c, k, lo_a, hi_a, job->sure2)) { /* every pair: A and B are one set */
+      const int whole_b = whole(c, k, job->sure2);
+      for (int64_t a = whole_a ? begin : begin + 1; a < (whole_a ? begin + 1 : end); ++a)
+        union_find_join(u, (int32_t)a, b_begin);
+      for (int32_t b = whole_b ? b_begin : b_begin + 1; b < (whole_b ? b_begin + 1 : b_end); ++b)
+        union_find_join(u, (int32_t)begin, b);
+      continue;
+    }
+    const int both_whole = k != self && whole_a && whole(c, k, job->sure2);
+    if (both_whole && union_find_root(u, (int32_t)begin) == union_find_root(u, b_begin))
+      continue;
+    if (link_pairs_of(job, c, k, begin, end, k == self, both_whole))
+      continue;
+  }
+}
 
 static void link_task(void *context, int thread, int64_t task)
 {
@@ -74,25 +191,7 @@ static void link_task(void *context, int thread, int64_t task)
       job->no_memory[task] = 1;
       return;
     }
-    const int need = kd_candidates_size(c);
-    if (need > job->capacity[thread]) {
-      const size_t capacity = 2 * (size_t)need;
-      if (phew_grow(&job->d2[thread], capacity, sizeof **job->d2) ||
-          phew_grow(&job->slot[thread], capacity, sizeof **job->slot)) {
-        job->no_memory[task] = 1;
-        return;
-      }
-      job->capacity[thread] = (int)capacity;
-    }
-    for (int64_t s = begin; s < end; ++s) {
-      double x[3];
-      kd_position(t, s, x);
-      const int m = kd_candidates_scan(t, c, x, job->r2, job->d2[thread], job->slot[thread]);
-      const int32_t *found = job->slot[thread];
-      for (int a = 0; a < m; ++a)
-        if (found[a] > s)
-          union_find_join(job->sets, (int32_t)s, found[a]);
-    }
+    link_leaf(job, c, begin, end);
   }
 }
 
@@ -104,31 +203,21 @@ static phew_status link_pairs(const kd_tree *t, union_find *sets, double linking
   int threads = particle_threads(n_threads);
   threads = threads > n_tasks ? (int)n_tasks : threads;
   kd_candidates *candidates = calloc((size_t)threads, sizeof *candidates);
-  double **d2 = calloc((size_t)threads, sizeof *d2);
-  int32_t **slot = calloc((size_t)threads, sizeof *slot);
-  int *capacity = calloc((size_t)threads, sizeof *capacity);
   int *no_memory = calloc((size_t)n_tasks + 1, sizeof *no_memory);
-  int ok = candidates && d2 && slot && capacity && no_memory;
+  int ok = candidates && no_memory;
   for (int i = 0; ok && i < threads; ++i)
     ok = kd_candidates_init(&candidates[i], t) == PHEW_OK;
   if (ok) {
-    link_job job = {t, sets, linking_length * linking_length, candidates, d2, slot, capacity, no_memory};
+    const double r2 = linking_length * linking_length;
+    link_job job = {t, sets, r2, r2 * (1.0 - 1e-9), candidates, no_memory};
     particle_parallel(threads, n_tasks, link_task, &job);
     for (int64_t task = 0; task < n_tasks; ++task)
       ok = ok && !no_memory[task];
   }
-  for (int i = 0; i < threads; ++i) {
+  for (int i = 0; i < threads; ++i)
     if (candidates && candidates[i].stack)
       kd_candidates_free(&candidates[i]);
-    if (d2)
-      free(d2[i]);
-    if (slot)
-      free(slot[i]);
-  }
   free(candidates);
-  free(d2);
-  free(slot);
-  free(capacity);
   free(no_memory);
   return ok ? PHEW_OK : PHEW_ERROR_MEMORY;
 }
