@@ -1,13 +1,36 @@
-/* The tool's processes: MPI_COMM_WORLD, or this process alone in a serial build. */
+/* The tool's processes: MPI_COMM_WORLD under an MPI launcher, or this process alone (a serial
+ * build, or a process started without mpiexec). */
 #include "cli_procs.h"
 
 #ifdef PHEW_CLI_WITH_MPI
 #include <mpi.h>
+#include <stdlib.h>
 
 static MPI_Comm world; /* phew_input.mpi_comm points here */
+static int with_mpi;   /* MPI was initialised */
+
+/* Whether an MPI launcher (mpiexec, mpirun, srun) started this process: each sets one of these
+ * in its processes' environment. A process started alone runs without MPI: singleton
+ * MPI_Init starts Open MPI's runtime, a third of a second that a serial run does not need. */
+static int launched_by_mpi(void)
+{
+  static const char *const set_by_launchers[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                                                 "MPI_LOCALNRANKS", "MV2_COMM_WORLD_SIZE", "SLURM_PROCID"};
+  for (size_t k = 0; k < sizeof set_by_launchers / sizeof set_by_launchers[0]; ++k)
+    if (getenv(set_by_launchers[k]))
+      return 1;
+  return 0;
+}
 
 void procs_init(procs *p, int *argc, char ***argv)
 {
+  with_mpi = launched_by_mpi();
+  if (!with_mpi) {
+    p->rank = 0;
+    p->size = 1;
+    p->mpi_comm = NULL;
+    return;
+  }
   MPI_Init(argc, argv); /* the default error handler aborts if this fails */
   world = MPI_COMM_WORLD;
   MPI_Comm_rank(world, &p->rank);
@@ -15,10 +38,16 @@ void procs_init(procs *p, int *argc, char ***argv)
   p->mpi_comm = &world;
 }
 
-void procs_finalize(void) { MPI_Finalize(); }
+void procs_finalize(void)
+{
+  if (with_mpi)
+    MPI_Finalize();
+}
 
 int procs_all_ok(const procs *p, int ok, char *message, size_t message_size)
 {
+  if (!with_mpi)
+    return ok;
   int first_bad = ok ? p->size : p->rank;
   MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_INT, MPI_MIN, world);
   if (first_bad == p->size)
@@ -32,7 +61,8 @@ int procs_all_ok(const procs *p, int ok, char *message, size_t message_size)
 void procs_broadcast_int64(const procs *p, int64_t *value)
 {
   (void)p;
-  MPI_Bcast(value, 1, MPI_INT64_T, 0, world);
+  if (with_mpi)
+    MPI_Bcast(value, 1, MPI_INT64_T, 0, world);
 }
 
 #else

@@ -1,6 +1,6 @@
 /* The processes the command-line tool runs on: the ranks of MPI_COMM_WORLD when the tool is
- * built with MPI (PHEW_CLI_WITH_MPI), else this process alone. Nothing else in the tool
- * includes mpi.h. */
+ * built with MPI (PHEW_CLI_WITH_MPI) and started by an MPI launcher, else this process alone
+ * (without MPI_Init). Nothing else in the tool includes mpi.h. */
 #ifndef PHEW_CLI_PROCS_H
 #define PHEW_CLI_PROCS_H
 
@@ -12,7 +12,7 @@ typedef struct procs {
   void *mpi_comm; /* for phew_input.mpi_comm: the address of an MPI_Comm, NULL when serial */
 } procs;
 
-/* MPI_Init (with MPI), then rank and size. */
+/* MPI_Init (with MPI, under a launcher), then rank and size. */
 void procs_init(procs *p, int *argc, char ***argv);
 void procs_finalize(void);
 
