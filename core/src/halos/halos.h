@@ -2,7 +2,9 @@
  * subvolumes, padding, trees):
  *
  *   union_find.h     sets joined by several threads at once
- *   fof.c            Friends-of-Friends: each particle's group, as the smallest global id in it
+ *   fof_cells.c      the sets of friends among a rank's particles, on a grid of cells
+ *   fof.c            Friends-of-Friends: each particle's group, as the smallest global id in it,
+ *                    over the ranks
  *   groups.c         from a group key per particle to GroupIds and the group catalogue
  *   find_groups.c    phew_find_fof_groups, end to end
  *
@@ -11,6 +13,21 @@
 #define PHEW_HALOS_HALOS_H
 
 #include "../particles/points.h"
+#include "union_find.h"
+
+/* The sets of friends among n particles (fof_cells.c): order[t] is the particle at sorted
+ * place t, and the sets are over sorted places (the root of a set is its smallest place). */
+typedef struct friend_sets {
+  int64_t n;
+  int32_t *order;
+  union_find sets;
+} friend_sets;
+
+/* Friends: particle_distance2 <= length^2. The particles lie in [lo, hi] (the box along
+ * periodic axes). PHEW_ERROR_MEMORY, or PHEW_ERROR_ARGUMENT beyond 2^31 - 1 particles. */
+phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, const particle_box *box,
+                             const double *lo, const double *hi, double length, int n_threads);
+void friend_sets_free(friend_sets *f);
 
 /* Collective: Friends-of-Friends over every rank's own particles, with friends within
  * `linking_length` (nearest image on periodic axes, the distance compared as

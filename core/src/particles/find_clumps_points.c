@@ -50,7 +50,8 @@ phew_status points_distribute(points_context *x, const phew_input *in, points_us
     if (status != PHEW_OK)
       return status;
   }
-  return spatial_order(x, s);
+  /* FoF sorts the particles by its own cells; the others want space-filling-curve order */
+  return use == POINTS_FOF ? PHEW_OK : spatial_order(x, s);
 }
 
 /* Collective: everything up to the densities (and, with_graph, the graph). */

@@ -83,7 +83,8 @@ phew_status domain_return(const points_context *x, const particle_set *s, const 
                           void *out, int64_t n_passed);
 
 /* Collective: points_read, then (on several ranks) the subvolumes (*parts, one per rank;
- * free it) and every particle to its owner, then spatial_order. */
+ * free it) and every particle to its owner, then spatial_order (not for FoF, which sorts
+ * the particles by cell itself). */
 phew_status points_distribute(points_context *x, const phew_input *in, points_use use, particle_set *s,
                               subvolume **parts);
 
