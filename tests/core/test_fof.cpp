@@ -321,6 +321,43 @@ TEST(FriendsOfFriends, PairsAtExactlyTheLinkingLength)
   }
 }
 
+// Grids whose cells cannot all be whole: a slab a little thicker than a cell (so that a cell
+// of the grid along z would need friends four cells away), and a linking length so short that
+// the unit box would need more than 2^20 cells per axis (pairs placed at and just beyond it).
+TEST(FriendsOfFriends, GridsWithoutWholeCells)
+{
+  Particles slab;
+  slab.periodic = false;
+  Random r(31);
+  for (int k = 0; k < 600; ++k) { // cells 0.0115 wide; the slab, 0.0125 thick, gets two of 0.00625
+    slab.pos.insert(slab.pos.end(), {r.uniform(), r.uniform(), 0.0125 * r.uniform()});
+    slab.vel.insert(slab.vel.end(), {r.normal(), r.normal(), r.normal()});
+    slab.mass.push_back(1.0);
+  }
+  FofRun thick;
+  run_fof(slab, absolute(0.02, 2), thick);
+  expect_reference(slab, 0.02, thick, 2);
+  EXPECT_GT(thick.result.n_groups, 10);
+
+  Particles fine;
+  fine.periodic = true;
+  const double length = 1e-7;
+  for (int k = 0; k < 400; ++k) {
+    const double x = r.uniform() * 0.999, y = r.uniform() * 0.999, z = r.uniform() * 0.999;
+    fine.pos.insert(fine.pos.end(), {x, y, z});
+    // a partner at exactly the length along x (when exact), and one a hair beyond along y
+    fine.pos.insert(fine.pos.end(), {x + length, y, z});
+    fine.pos.insert(fine.pos.end(), {x, y + 1.5 * length, z});
+    for (int j = 0; j < 3; ++j) {
+      fine.vel.insert(fine.vel.end(), {0.0, 0.0, 0.0});
+      fine.mass.push_back(1.0);
+    }
+  }
+  FofRun tiny;
+  run_fof(fine, absolute(length, 1), tiny);
+  expect_reference(fine, length, tiny, 1);
+}
+
 TEST(FriendsOfFriends, ThreadsAndStorageOrderChangeNothing)
 {
   Particles p = blobs(13, true, 1500);

@@ -85,7 +85,8 @@ static void grid_init(cell_grid *g, const particle_box *box, const double *lo, c
     }
     g->dims[d] = (int64_t)n;
     g->width[d] = extent > 0.0 ? extent / n : 1.0;
-    const int reach = extent > 0.0 ? reach_of(length, g->width[d]) : 1;
+    /* one cell along the axis: no neighbour along it, whatever the length */
+    const int reach = extent > 0.0 && g->dims[d] > 1 ? reach_of(length, g->width[d]) : 1;
     g->reach = reach > g->reach ? reach : g->reach;
   }
 }
