@@ -67,7 +67,8 @@ void comm_allgather(const comm *c, const void *item, size_t item_size, void *out
 phew_status comm_gather(comm *c, const void *items, int64_t n, size_t item_size, void **out, int64_t *n_out,
                         int **counts);
 /* Collective: rank 0's *n items at *items reach every rank: the others get a copy there (and
- * its count in *n); every rank frees its own. PHEW_ERROR_MEMORY on every rank if one ran out. */
+ * its count in *n; what *items pointed to there is not freed: pass NULL); every rank frees its
+ * own. PHEW_ERROR_MEMORY on every rank if one ran out. */
 phew_status comm_broadcast(comm *c, void **items, int64_t *n, size_t item_size);
 /* Collective: rank 0 sends counts[r] consecutive items to rank r; every rank receives n_out. */
 phew_status comm_scatter(comm *c, const void *items, const int *counts, size_t item_size, void *out, int64_t n_out);

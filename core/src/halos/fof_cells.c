@@ -341,6 +341,37 @@ static int half_stencil(const cell_grid *g, double length, stencil_column *colum
   return n;
 }
 
+enum { KEY_BLOCK = 65536 }; /* particles per task of the keys and the copies */
+
+/* The particles' cells, then (after the sort) their positions in sorted order. */
+typedef struct key_job {
+  const cell_grid *g;
+  const double *position;
+  keyed *order;
+  double *sorted;
+  int32_t *place; /* sorted place -> particle */
+  int64_t n;
+  int copy;       /* 0: keys; 1: copies */
+} key_job;
+
+static void key_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const key_job *job = context;
+  const int64_t end = (task + 1) * KEY_BLOCK < job->n ? (task + 1) * KEY_BLOCK : job->n;
+  for (int64_t i = task * KEY_BLOCK; i < end; ++i) {
+    if (job->copy) {
+      const int32_t k = job->order[i].index;
+      job->place[i] = k;
+      memcpy(&job->sorted[3 * i], &job->position[3 * (int64_t)k], 3 * sizeof *job->sorted);
+    } else {
+      int64_t c[3];
+      cell_of(job->g, &job->position[3 * i], c);
+      job->order[i] = (keyed){cell_key(job->g, c), (int32_t)i};
+    }
+  }
+}
+
 phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, const particle_box *box,
                              const double *lo, const double *hi, double length, int n_threads)
 {
@@ -354,21 +385,20 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   double *sorted = phew_malloc((size_t)n + 1, 3 * sizeof *sorted);
   f->order = phew_malloc((size_t)n + 1, sizeof *f->order);
   int ok = order && sorted && f->order && union_find_init(&f->sets, n) == 0;
-  for (int64_t i = 0; ok && i < n; ++i) {
-    int64_t c[3];
-    cell_of(&g, &position[3 * i], c);
-    order[i] = (keyed){cell_key(&g, c), (int32_t)i};
-  }
+  const int threads = particle_threads(n_threads);
+  key_job keys = {&g, position, order, sorted, f->order, n, 0};
+  if (ok)
+    particle_parallel(threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
   int bits = 1;
   while (bits < 63 && ((uint64_t)1 << bits) < (uint64_t)g.dims[0] * (uint64_t)g.dims[1] * (uint64_t)g.dims[2])
     ++bits;
   ok = ok && sort_keyed(order, n, bits) == 0;
+  keys.copy = 1;
+  if (ok)
+    particle_parallel(threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
   int64_t n_cells = 0;
-  for (int64_t i = 0; ok && i < n; ++i) {
-    f->order[i] = order[i].index;
-    memcpy(&sorted[3 * i], &position[3 * (int64_t)order[i].index], 3 * sizeof *sorted);
+  for (int64_t i = 0; ok && i < n; ++i)
     n_cells += i == 0 || order[i].key != order[i - 1].key;
-  }
   int64_t *start = ok ? phew_malloc((size_t)n_cells + 1, sizeof *start) : NULL;
   uint64_t *key = ok ? phew_malloc((size_t)n_cells + 1, sizeof *key) : NULL;
   cell_table table;
@@ -388,7 +418,7 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   if (ok && n_cells > 0) {
     const int n_columns = half_stencil(&g, length, column);
     link_job job = {&g, box, &table, start, key, sorted, n_cells, length * length, column, n_columns, &f->sets};
-    particle_parallel(particle_threads(n_threads), (n_cells + CELLS_PER_TASK - 1) / CELLS_PER_TASK, link_task, &job);
+    particle_parallel(threads, (n_cells + CELLS_PER_TASK - 1) / CELLS_PER_TASK, link_task, &job);
   }
   table_free(&table);
   free(start);

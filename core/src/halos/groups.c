@@ -145,6 +145,10 @@ static phew_status order_groups(const points_context *x, const particle_set *s, 
   }
   if (c->rank == 0 && n_gathered > 0)
     qsort(gathered, (size_t)n_gathered, sizeof(group_count), catalogue_order);
+  if (c->rank != 0) { /* the others' (empty) gathers make way for rank 0's list */
+    free(gathered);
+    gathered = NULL;
+  }
   status = comm_broadcast(c, &gathered, &n_gathered, sizeof(group_count));
   if (status != PHEW_OK) {
     free(gathered);
