@@ -194,10 +194,15 @@ typedef struct link_job {
   double r2;
   const stencil_column *column; /* the half stencil, by column */
   int n_columns;
+  int shifts;              /* every pair of neighbouring cells has one nearest-image shift */
   union_find *sets;        /* by sorted order */
 } link_job;
 
-/* Joins the friends between cells a and b (a != b); with both whole, up to the first pair. */
+/* Joins the friends between cells a and b (a != b); with both whole, up to the first pair.
+ * When the grid has room (job->shifts), every pair of the two cells takes the same branch of
+ * particle_delta per axis, found from their first particles: (x_i - x_j) + shift, with the
+ * shift -size, 0 or +size, is then bitwise its difference ((x - y) + (-L) is x - y - L), and
+ * the loop needs no branch per axis. */
 static void link_two(const link_job *job, int64_t a, int64_t b)
 {
   union_find *u = job->sets;
@@ -205,13 +210,35 @@ static void link_two(const link_job *job, int64_t a, int64_t b)
   const int whole = job->g->whole;
   if (whole && union_find_root(u, (int32_t)a0) == union_find_root(u, (int32_t)b0))
     return;
-  for (int64_t i = a0; i < a1; ++i)
-    for (int64_t j = b0; j < b1; ++j)
-      if (particle_distance2(job->box, &job->position[3 * i], &job->position[3 * j]) <= job->r2) {
+  const double *restrict p = job->position;
+  if (!job->shifts) {
+    for (int64_t i = a0; i < a1; ++i)
+      for (int64_t j = b0; j < b1; ++j)
+        if (particle_distance2(job->box, &p[3 * i], &p[3 * j]) <= job->r2) {
+          union_find_join(u, (int32_t)i, (int32_t)j);
+          if (whole)
+            return;
+        }
+    return;
+  }
+  double shift[3]; /* particle_delta's branch for the first two particles: -size, 0 or +size */
+  for (int d = 0; d < 3; ++d) {
+    const double diff = p[3 * a0 + d] - p[3 * b0 + d], period = job->box->size[d];
+    shift[d] = !job->box->periodic[d] ? 0.0 : 2.0 * diff > period ? -period : (2.0 * diff < -period ? period : 0.0);
+  }
+  const double r2 = job->r2;
+  for (int64_t i = a0; i < a1; ++i) {
+    const double xi = p[3 * i], yi = p[3 * i + 1], zi = p[3 * i + 2];
+    for (int64_t j = b0; j < b1; ++j) {
+      const double dx = (xi - p[3 * j]) + shift[0], dy = (yi - p[3 * j + 1]) + shift[1],
+                   dz = (zi - p[3 * j + 2]) + shift[2];
+      if ((dx * dx + dy * dy) + dz * dz <= r2) {
         union_find_join(u, (int32_t)i, (int32_t)j);
         if (whole)
           return;
       }
+    }
+  }
 }
 
 /* The first cell whose key is not below `key`, in key[from, n). */
@@ -417,7 +444,12 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   stencil_column column[(2 * MAX_REACH + 1) * (2 * MAX_REACH + 1)];
   if (ok && n_cells > 0) {
     const int n_columns = half_stencil(&g, length, column);
-    link_job job = {&g, box, &table, start, key, sorted, n_cells, length * length, column, n_columns, &f->sets};
+    /* one shift per pair of cells: along periodic axes, neighbouring cells (reach + 1 cells
+     * apart at most) stay well inside half a period, or well beyond it when they wrap */
+    int shifts = 1;
+    for (int d = 0; d < 3; ++d)
+      shifts = shifts && (!g.periodic[d] || g.dims[d] >= 4 * (g.reach + 1));
+    link_job job = {&g, box, &table, start, key, sorted, n_cells, length * length, column, n_columns, shifts, &f->sets};
     particle_parallel(threads, (n_cells + CELLS_PER_TASK - 1) / CELLS_PER_TASK, link_task, &job);
   }
   table_free(&table);
