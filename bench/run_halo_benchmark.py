@@ -29,6 +29,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from run_particle_benchmark import steal_seconds  # noqa: E402
 COSMO = "/work/shared/data/cosmo64_z0_pos.f32"
 B = 0.2
 TARGET_THREADS = 1.7
@@ -63,15 +65,6 @@ print('groups', len(big))
 print('sizes', ','.join(str(int(s)) for s in big))
 print('peak_rss_bytes', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 """ % {"b": B}
-
-
-def steal_seconds():
-    try:
-        with open("/proc/stat") as f:
-            fields = f.readline().split()
-        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def run(cmd, pin):

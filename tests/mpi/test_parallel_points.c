@@ -142,35 +142,45 @@ typedef struct answer {
   double density;
 } answer;
 
+/* The core's input for particles sel[0..n) of p (copies in *pos, *vel, *mass: free them);
+ * with_ids passes their indices as ids. */
+static void points_input(const particles *p, const int64_t *sel, int64_t n, int with_ids, int threads, MPI_Comm *comm,
+                         phew_input *in, double **pos, double **vel, double **mass)
+{
+  *pos = malloc((size_t)(3 * n + 1) * sizeof(double));
+  *vel = malloc((size_t)(3 * n + 1) * sizeof(double));
+  *mass = malloc((size_t)(n + 1) * sizeof(double));
+  for (int64_t k = 0; k < n; ++k) {
+    for (int d = 0; d < 3; ++d) {
+      (*pos)[3 * k + d] = p->pos[3 * sel[k] + d];
+      (*vel)[3 * k + d] = p->vel[3 * sel[k] + d];
+    }
+    (*mass)[k] = p->mass[sel[k]];
+  }
+  memset(in, 0, sizeof *in);
+  in->mesh = PHEW_MESH_POINTS;
+  phew_points_init(&in->points);
+  in->points.n = n;
+  in->points.position = *pos;
+  in->points.velocity = *vel;
+  in->points.mass = *mass;
+  in->points.id = with_ids ? sel : NULL;
+  in->points.has_box = 1;
+  for (int d = 0; d < 3; ++d) {
+    in->points.box_size[d] = 1.0;
+    in->points.periodic[d] = p->periodic;
+  }
+  in->points.n_threads = threads;
+  in->mpi_comm = comm;
+}
+
 /* Runs particles sel[0..n) (of p) on comm; with_ids passes their indices as ids. */
 static void run_points(const particles *p, const int64_t *sel, int64_t n, int with_ids, int threads, MPI_Comm *comm,
                        run *r, double *density)
 {
-  double *pos = malloc((size_t)(3 * n + 1) * sizeof(double)), *vel = malloc((size_t)(3 * n + 1) * sizeof(double));
-  double *mass = malloc((size_t)(n + 1) * sizeof(double));
-  for (int64_t k = 0; k < n; ++k) {
-    for (int d = 0; d < 3; ++d) {
-      pos[3 * k + d] = p->pos[3 * sel[k] + d];
-      vel[3 * k + d] = p->vel[3 * sel[k] + d];
-    }
-    mass[k] = p->mass[sel[k]];
-  }
   phew_input in;
-  memset(&in, 0, sizeof in);
-  in.mesh = PHEW_MESH_POINTS;
-  phew_points_init(&in.points);
-  in.points.n = n;
-  in.points.position = pos;
-  in.points.velocity = vel;
-  in.points.mass = mass;
-  in.points.id = with_ids ? sel : NULL;
-  in.points.has_box = 1;
-  for (int d = 0; d < 3; ++d) {
-    in.points.box_size[d] = 1.0;
-    in.points.periodic[d] = p->periodic;
-  }
-  in.points.n_threads = threads;
-  in.mpi_comm = comm;
+  double *pos, *vel, *mass;
+  points_input(p, sel, n, with_ids, threads, comm, &in, &pos, &vel, &mass);
   phew_params params;
   phew_params_init(&params);
   params.density_threshold = p->n < 1000 ? 1.0 : 5.0; /* small sets are flat */
@@ -319,31 +329,9 @@ static int check(const char *name, kind k, int periodic, share how, uint64_t see
 static phew_status run_fof(const particles *p, const int64_t *sel, int64_t n, int with_ids, int threads, MPI_Comm *comm,
                            double linking, int absolute, int64_t *group, phew_result *result)
 {
-  double *pos = malloc((size_t)(3 * n + 1) * sizeof(double)), *vel = malloc((size_t)(3 * n + 1) * sizeof(double));
-  double *mass = malloc((size_t)(n + 1) * sizeof(double));
-  for (int64_t k = 0; k < n; ++k) {
-    for (int d = 0; d < 3; ++d) {
-      pos[3 * k + d] = p->pos[3 * sel[k] + d];
-      vel[3 * k + d] = p->vel[3 * sel[k] + d];
-    }
-    mass[k] = p->mass[sel[k]];
-  }
   phew_input in;
-  memset(&in, 0, sizeof in);
-  in.mesh = PHEW_MESH_POINTS;
-  phew_points_init(&in.points);
-  in.points.n = n;
-  in.points.position = pos;
-  in.points.velocity = vel;
-  in.points.mass = mass;
-  in.points.id = with_ids ? sel : NULL;
-  in.points.has_box = 1;
-  for (int d = 0; d < 3; ++d) {
-    in.points.box_size[d] = 1.0;
-    in.points.periodic[d] = p->periodic;
-  }
-  in.points.n_threads = threads;
-  in.mpi_comm = comm;
+  double *pos, *vel, *mass;
+  points_input(p, sel, n, with_ids, threads, comm, &in, &pos, &vel, &mass);
   phew_fof_params params;
   phew_fof_params_init(&params);
   params.linking_length = linking;
