@@ -21,6 +21,11 @@ void usage(FILE *out)
         "       phew --points POS --type float32|float64 --box LX LY LZ [--periodic] --finder fof\n"
         "            [--linking-length B | --linking-absolute L] [--min-members N] [--masses FILE]\n"
         "            [--velocities FILE] [--ids FILE] [--threads N] --output PREFIX [--verbose]\n"
+        "       phew --points POS --type float32|float64 --box LX LY LZ [--periodic] --finder hop\n"
+        "            [--outer D] [--saddle-factor 2.5] [--peak-factor 3] [--hop-neighbours 64]\n"
+        "            [--merge-neighbours 4] [--density-neighbours 64] [--density FILE]\n"
+        "            [--min-members N] [--masses FILE] [--velocities FILE] [--ids FILE] [--threads N]\n"
+        "            --output PREFIX [--verbose]\n"
         "\n"
         "A grid: a raw little-endian cube, x fastest. Outputs PREFIX-patch.raw, -clump.raw,\n"
         "-halo.raw (int64 per cell, -1 = none), PREFIX-clumps.csv, -haloes.csv, -dendrogram.csv.\n"
@@ -33,7 +38,11 @@ void usage(FILE *out)
         "--finder fof: Friends-of-Friends, linking length B (default 0.2) times the mean\n"
         "interparticle spacing (box volume / N)^(1/3), or L in the positions' units; groups of at\n"
         "least N particles (default 20). Outputs PREFIX-group.raw (int64 GroupId per particle in\n"
-        "input order, -1 = none) and PREFIX-groups.csv.\n",
+        "input order, -1 = none) and PREFIX-groups.csv.\n"
+        "--finder hop: HOP (Eisenstein & Hut) on the SPH density: particles hop to their densest\n"
+        "neighbour; groups regrouped with delta_outer D (default 160, units of the mean density),\n"
+        "delta_saddle = 2.5 D, delta_peak = 3 D; groups of at least N particles (default 10).\n"
+        "Outputs as for fof, plus PREFIX-density.raw (float64).\n",
         out);
 }
 
@@ -114,32 +123,46 @@ static int mode_slot(const char *a)
   return -1;
 }
 
-/* Options of PHEW or of a halo finder only: their index in `finder_given` below. */
-enum { PHEW_THRESHOLD, PHEW_RELEVANCE, PHEW_SADDLE, PHEW_MASS_THRESHOLD, PHEW_NEIGHBOURS, PHEW_DENSITY_NEIGHBOURS,
-       PHEW_DENSITY, PHEW_ONLY, FOF_LINKING = PHEW_ONLY, FOF_ABSOLUTE, FOF_MIN_MEMBERS, N_FINDER_GIVEN };
-static const char *const finder_option[N_FINDER_GIVEN] = {
-    "--threshold", "--relevance", "--saddle",           "--mass-threshold",   "--neighbours",
-    "--density-neighbours", "--density", "--linking-length", "--linking-absolute", "--min-members"};
+/* Options of some finders only: their index in `finder_given` below, and the finders (bits
+ * 1 << finder) each applies to. */
+enum { PHEW_THRESHOLD, PHEW_RELEVANCE, PHEW_SADDLE, PHEW_MASS_THRESHOLD, PHEW_NEIGHBOURS, GIVEN_DENSITY_NEIGHBOURS_F,
+       GIVEN_DENSITY_F, FOF_LINKING, FOF_ABSOLUTE, GIVEN_MIN_MEMBERS, HOP_OUTER, HOP_SADDLE_FACTOR, HOP_PEAK_FACTOR,
+       HOP_NEIGHBOURS, HOP_MERGE_NEIGHBOURS, N_FINDER_GIVEN };
+enum { BY_PHEW = 1 << FINDER_PHEW, BY_FOF = 1 << FINDER_FOF, BY_HOP = 1 << FINDER_HOP };
+static const struct {
+  const char *name;
+  int finders;
+} finder_option[N_FINDER_GIVEN] = {
+    {"--threshold", BY_PHEW},           {"--relevance", BY_PHEW},         {"--saddle", BY_PHEW},
+    {"--mass-threshold", BY_PHEW},      {"--neighbours", BY_PHEW},        {"--density-neighbours", BY_PHEW | BY_HOP},
+    {"--density", BY_PHEW | BY_HOP},    {"--linking-length", BY_FOF},     {"--linking-absolute", BY_FOF},
+    {"--min-members", BY_FOF | BY_HOP}, {"--outer", BY_HOP},              {"--saddle-factor", BY_HOP},
+    {"--peak-factor", BY_HOP},          {"--hop-neighbours", BY_HOP},     {"--merge-neighbours", BY_HOP}};
+static const char *const finder_name[] = {"phew", "fof", "hop"};
 
 static int finder_slot(const char *a)
 {
   for (int k = 0; k < N_FINDER_GIVEN; ++k)
-    if (!strcmp(a, finder_option[k]))
+    if (!strcmp(a, finder_option[k].name))
       return k;
   return -1;
 }
 
-/* The finder's options: those of the other finder, the halo finders on particles only. */
+/* The finder's options: none of another finder's, the halo finders on particles only. */
 static int check_finder(const options *o, const int *finder_given)
 {
   if (o->finder != FINDER_PHEW && !o->points) {
-    fail("--finder fof applies to particles (--points), not to a grid (--input)");
+    fail("--finder %s applies to particles (--points), not to a grid (--input)", finder_name[o->finder]);
     return 1;
   }
   for (int k = 0; k < N_FINDER_GIVEN; ++k)
-    if (finder_given[k] && (k < PHEW_ONLY) != (o->finder == FINDER_PHEW)) {
-      fail("%s applies to %s, not to --finder %s", finder_option[k], k < PHEW_ONLY ? "PHEW (--finder phew)" : "--finder fof",
-           o->finder == FINDER_PHEW ? "phew" : "fof");
+    if (finder_given[k] && !(finder_option[k].finders & (1 << o->finder))) {
+      char which[64] = "";
+      for (int f = 0; f <= FINDER_HOP; ++f)
+        if (finder_option[k].finders & (1 << f))
+          snprintf(which + strlen(which), sizeof which - strlen(which), "%s--finder %s", which[0] ? " or " : "",
+                   finder_name[f]);
+      fail("%s applies to %s, not to --finder %s", finder_option[k].name, which, finder_name[o->finder]);
       return 1;
     }
   if (finder_given[FOF_LINKING] && finder_given[FOF_ABSOLUTE]) {
@@ -193,6 +216,8 @@ int parse_options(int argc, char **argv, options *o)
   o->n_neighbours = 16;
   o->n_density_neighbours = 64;
   phew_fof_params_init(&o->fof);
+  phew_hop_params_init(&o->hop);
+  int64_t min_members = 0;
   int given[N_GIVEN] = {0}, finder_given[N_FINDER_GIVEN] = {0}, have_type = 0, have_threshold = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -293,8 +318,10 @@ int parse_options(int argc, char **argv, options *o)
         o->finder = FINDER_PHEW;
       else if (!strcmp(f, "fof"))
         o->finder = FINDER_FOF;
+      else if (!strcmp(f, "hop"))
+        o->finder = FINDER_HOP;
       else {
-        fail("--finder must be phew or fof (got '%s')", f);
+        fail("--finder must be phew, fof or hop (got '%s')", f);
         return 1;
       }
     } else if (!strcmp(a, "--linking-length") || !strcmp(a, "--linking-absolute")) {
@@ -308,11 +335,27 @@ int parse_options(int argc, char **argv, options *o)
       o->fof.absolute = !strcmp(a, "--linking-absolute");
     } else if (!strcmp(a, "--min-members")) {
       NEED(1);
-      const int r = parse_int64(argv[++i], &o->fof.min_members);
-      if (r != 1 || o->fof.min_members < 1) {
+      const int r = parse_int64(argv[++i], &min_members);
+      if (r != 1 || min_members < 1) {
         fail("--min-members needs an integer of at least 1 (got '%s')", argv[i]);
         return 1;
       }
+    } else if (!strcmp(a, "--outer") || !strcmp(a, "--saddle-factor") || !strcmp(a, "--peak-factor")) {
+      NEED(1);
+      double *target = !strcmp(a, "--outer") ? &o->hop.outer
+                       : !strcmp(a, "--saddle-factor") ? &o->hop.saddle_factor
+                                                        : &o->hop.peak_factor;
+      if (option_double(a, argv[++i], target, "a positive number") != 0)
+        return 1;
+      if (!(*target > 0.0)) {
+        fail("%s needs a positive number (got '%s')", a, argv[i]);
+        return 1;
+      }
+    } else if (!strcmp(a, "--hop-neighbours") || !strcmp(a, "--merge-neighbours")) {
+      NEED(1);
+      int *target = !strcmp(a, "--hop-neighbours") ? &o->hop.n_hop : &o->hop.n_merge;
+      if (option_int(a, argv[++i], !strcmp(a, "--hop-neighbours") ? 1 : 0, target) != 0)
+        return 1;
     } else if (!strcmp(a, "--periodic")) {
       o->periodic = 1;
     } else if (!strcmp(a, "--verbose")) {
@@ -323,5 +366,7 @@ int parse_options(int argc, char **argv, options *o)
     }
 #undef NEED
   }
+  if (finder_given[GIVEN_MIN_MEMBERS])
+    o->fof.min_members = o->hop.min_members = min_members;
   return check_mode(o, given, have_type, have_threshold) || check_finder(o, finder_given);
 }

@@ -8,12 +8,14 @@
 #include <stdio.h>
 
 /* What runs on the particles: PHEW (the default), or a halo finder. */
-typedef enum finder { FINDER_PHEW, FINDER_FOF } finder;
+typedef enum finder { FINDER_PHEW, FINDER_FOF, FINDER_HOP } finder;
 
 typedef struct options {
   int points;          /* 0: the grid mode (--input), 1: the particle mode (--points) */
   finder finder;       /* particles: --finder */
   phew_fof_params fof; /* --finder fof: --linking-length / --linking-absolute, --min-members */
+  phew_hop_params hop; /* --finder hop: --outer, --saddle-factor, --peak-factor, --hop-neighbours,
+                          --merge-neighbours, --min-members */
   const char *output;  /* the prefix */
   phew_scalar_type type;
   int periodic, verbose;

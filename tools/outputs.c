@@ -100,7 +100,10 @@ int outputs_init(const char *prefix, output_set set, char *message, size_t messa
   }
   for (int k = 0; k < OUTPUT_COUNT; ++k) {
     const int group_file = k == OUTPUT_GROUP || k == OUTPUT_GROUPS_CSV;
-    in_use[k] = set == OUTPUTS_GROUPS ? group_file : !group_file && (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
+    if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)
+      in_use[k] = group_file || (k == OUTPUT_DENSITY && set == OUTPUTS_GROUPS_DENSITY);
+    else
+      in_use[k] = !group_file && (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
     snprintf(final_name[k], NAME_SIZE, "%s%s", prefix, suffix[k]);
     snprintf(temporary_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], temporary_suffix);
     snprintf(backup_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], backup_suffix);

@@ -19,14 +19,15 @@
 #include <stddef.h>
 
 /* Every output of every mode; OUTPUT_DENSITY (PREFIX-density.raw) is written for particles
- * only, OUTPUT_GROUP and OUTPUT_GROUPS_CSV by the halo finders (--finder fof) only. Files are
+ * only (not by FoF), OUTPUT_GROUP and OUTPUT_GROUPS_CSV by the halo finders (--finder fof,
+ * hop) only. Files are
  * created, renamed and removed in this order. */
 enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
        OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_COUNT };
 
-/* Which outputs a run writes: PHEW on a grid (six), PHEW on particles (seven), a halo finder
- * on particles (group.raw, groups.csv). */
-typedef enum output_set { OUTPUTS_GRID, OUTPUTS_POINTS, OUTPUTS_GROUPS } output_set;
+/* Which outputs a run writes: PHEW on a grid (six), PHEW on particles (seven), FoF
+ * (group.raw, groups.csv), HOP (those and density.raw). */
+typedef enum output_set { OUTPUTS_GRID, OUTPUTS_POINTS, OUTPUTS_GROUPS, OUTPUTS_GROUPS_DENSITY } output_set;
 
 /* Every rank: the names of the set's outputs from the prefix; from then on SIGINT, SIGTERM
  * and SIGHUP remove the temporary files before the process dies of the signal. Returns 0,

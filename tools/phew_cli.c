@@ -65,7 +65,10 @@ static int run(const procs *p, int argc, char **argv)
   /* the outputs, before anything is computed: the names on every rank (for the signal
    * handlers and the per-cell writes), the checks and the temporary files on rank 0 */
   char message[512];
-  const output_set set = o.finder != FINDER_PHEW ? OUTPUTS_GROUPS : o.points ? OUTPUTS_POINTS : OUTPUTS_GRID;
+  const output_set set = o.finder == FINDER_FOF   ? OUTPUTS_GROUPS
+                         : o.finder == FINDER_HOP ? OUTPUTS_GROUPS_DENSITY
+                         : o.points               ? OUTPUTS_POINTS
+                                                  : OUTPUTS_GRID;
   if (outputs_init(o.output, set, message, sizeof message) != 0)
     fail("%s", message);
   else if (p->rank == 0 && outputs_prepare(message, sizeof message) != 0)

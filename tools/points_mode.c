@@ -51,6 +51,8 @@ static int read_share(const procs *p, const options *o, const particle_files *f,
   if (o->finder != FINDER_PHEW) {
     if (!failed())
       s->group = allocate(s->n, 8, "the group ids");
+    if (!failed() && o->finder == FINDER_HOP)
+      s->labels.density = allocate(s->n, 8, "the densities");
   } else if (!failed() && (s->labels.peak_patch_id = allocate(s->n, 8, "the label arrays")) != NULL &&
              (s->labels.clump_id = allocate(s->n, 8, "the label arrays")) != NULL &&
              (s->labels.halo_id = allocate(s->n, 8, "the label arrays")) != NULL)
@@ -104,12 +106,17 @@ static int write_outputs(const procs *p, const share *s, const phew_result *r)
   return tables_write_and_commit(p, r);
 }
 
-/* The same for a halo finder: GroupIds, then the group catalogue. */
+/* The same for a halo finder: GroupIds (and HOP's densities), then the group catalogue. */
 static int write_groups(const procs *p, const share *s, const phew_result *r)
 {
   particle_files_write(outputs_temporary(OUTPUT_GROUP), 8, s->first, s->n, s->group);
   if (!all_ok(p))
     return -1;
+  if (s->labels.density) {
+    particle_files_write(outputs_temporary(OUTPUT_DENSITY), 8, s->first, s->n, s->labels.density);
+    if (!all_ok(p))
+      return -1;
+  }
   return groups_write_and_commit(p, r);
 }
 
@@ -128,8 +135,9 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
     goto done;
   phew_input in;
   make_input(p, o, &s, &in);
-  const phew_status status = o->finder == FINDER_FOF ? phew_find_fof_groups(&in, &o->fof, s.group, &result)
-                                                     : phew_find_clumps(&in, &o->params, &s.labels, &result);
+  const phew_status status = o->finder == FINDER_FOF   ? phew_find_fof_groups(&in, &o->fof, s.group, &result)
+                             : o->finder == FINDER_HOP ? phew_find_hop_groups(&in, &o->hop, s.group, s.labels.density, &result)
+                                                       : phew_find_clumps(&in, &o->params, &s.labels, &result);
   if (status != PHEW_OK) /* the same status and message on every rank */
     fail("%s", result.message[0] ? result.message : phew_status_string(status));
   if (!all_ok(p))
@@ -138,7 +146,7 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
     if (o->finder == FINDER_PHEW)
       print_summary(&result, 1);
     else
-      print_group_summary(&result);
+      print_group_summary(&result, o->finder == FINDER_FOF);
   }
   if (o->finder == FINDER_PHEW ? write_outputs(p, &s, &result) == 0 : write_groups(p, &s, &result) == 0)
     code = 0;

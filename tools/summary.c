@@ -48,7 +48,7 @@ void print_summary(const phew_result *r, int points)
          (long long)s->max_sparse_entries, (long long)s->hash_collisions);
 }
 
-void print_group_summary(const phew_result *r)
+void print_group_summary(const phew_result *r, int fof)
 {
   const phew_stats *s = &r->stats;
   printf("particles %lld, groups %lld\n", (long long)s->n_cells, (long long)r->n_groups);
@@ -56,10 +56,22 @@ void print_group_summary(const phew_result *r)
   for (int64_t k = 0; k < r->n_groups && k < 10; ++k)
     printf(" %lld", (long long)r->groups[k].n_particles);
   printf("\n");
-  const double domain = s->particle_seconds[PHEW_PARTICLE_DOMAIN], linking = s->particle_seconds[PHEW_PARTICLE_NEIGHBOURS],
-               catalogue = s->seconds[PHEW_STAGE_PROPERTIES];
-  printf("  %-15s %9.4f\n  %-15s %9.4f\n  %-15s %9.4f\n", "domain", domain, "linking", linking, "catalogue", catalogue);
-  const double total = domain + linking + catalogue;
+  /* the stages a finder used: FoF links in the neighbours' stage; HOP's hops are its
+   * watershed, its regrouping its merging */
+  double total = 0.0;
+  for (int k = 0; k < PHEW_PARTICLE_STAGE_COUNT; ++k)
+    if (s->particle_seconds[k] > 0.0) {
+      printf("  %-15s %9.4f\n", fof && k == PHEW_PARTICLE_NEIGHBOURS ? "linking" : phew_particle_stage_name(k),
+             s->particle_seconds[k]);
+      total += s->particle_seconds[k];
+    }
+  const int stages[3] = {PHEW_STAGE_WATERSHED, PHEW_STAGE_SADDLE_MERGING, PHEW_STAGE_PROPERTIES};
+  const char *const names[3] = {"hops", "regrouping", "catalogue"};
+  for (int k = 0; k < 3; ++k)
+    if (s->seconds[stages[k]] > 0.0) {
+      printf("  %-15s %9.4f\n", names[k], s->seconds[stages[k]]);
+      total += s->seconds[stages[k]];
+    }
   printf("  %-15s %9.4f s (%.3g million particles/s)\n", "total", total,
          total > 0 ? (double)s->n_cells / total / 1e6 : 0.0);
   printf("ranks %d, %d thread(s) each: at most %lld padding particle(s) on a rank\n", s->n_ranks, s->n_threads,

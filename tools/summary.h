@@ -9,6 +9,6 @@
 
 void print_summary(const phew_result *r, int points);
 /* The same for a halo finder: particles, groups, the largest ones, times, padding. */
-void print_group_summary(const phew_result *r);
+void print_group_summary(const phew_result *r, int fof);
 
 #endif

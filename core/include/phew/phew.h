@@ -397,6 +397,43 @@ PHEW_API phew_status phew_find_fof_groups(const phew_input *input, const phew_fo
 
 #define PHEW_ARRAY_GROUP_ID "GroupId"
 
+/* HOP (Eisenstein & Hut 1998, with the regrouping of their code as distributed in yt), on the
+ * SPH density described at phew_points (n_density_neighbours, 64 by default; or the density
+ * given in input->density, then compared with the thresholds as it is):
+ * - hop: each particle hops to the densest of its n_hop nearest particles (itself counted,
+ *   first; a denser one wins only when strictly denser, so equal densities go to the closer
+ *   particle); chains end at maxima (particles densest among their own n_hop); each maximum's
+ *   particles form one HOP group, named by the maximum (its peak);
+ * - boundaries: for every particle and each of its n_merge nearest other particles in another
+ *   group, the mean of their two densities; the boundary of two groups is the largest;
+ * - regroup, with densities in units of the mean density: particles below `outer` are in no
+ *   group; groups whose peak is >= peak_factor * outer are proper, and proper groups whose
+ *   boundary is >= saddle_factor * outer join. A fringe group (peak below that) joins the
+ *   proper group it reaches along the widest path of boundaries (the path whose weakest link
+ *   is the strongest; paths run from the fringe group through fringe groups whose peaks are
+ *   >= outer, by boundaries >= outer, to a proper group), if that weakest link is >= outer;
+ *   equally strong paths go to the proper group with the higher peak, then the smaller peak
+ *   id. Otherwise its particles are in no group. Groups with fewer than min_members particles
+ *   (all of them are above outer) get GroupId -1.
+ * The catalogue has the peak columns: a group's peak is its densest particle (the peak of its
+ * densest proper group). */
+typedef struct phew_hop_params {
+  double outer;         /* delta_outer, in units of the mean density (160) */
+  double saddle_factor; /* delta_saddle = saddle_factor * outer (2.5) */
+  double peak_factor;   /* delta_peak = peak_factor * outer (3) */
+  int n_hop;            /* particles a particle hops among, itself counted (64) */
+  int n_merge;          /* nearest other particles that make boundaries (4) */
+  int64_t min_members;  /* smaller groups get GroupId -1 (10) */
+} phew_hop_params;
+
+/* delta_outer 160, saddle factor 2.5, peak factor 3, 64 and 4 neighbours, 10 members. */
+PHEW_API void phew_hop_params_init(phew_hop_params *params);
+
+/* density (optional, per particle passed): the density HOP used, in units of the mean density
+ * when estimated (NaN on error). */
+PHEW_API phew_status phew_find_hop_groups(const phew_input *input, const phew_hop_params *params, int64_t *group_id,
+                                          double *density, phew_result *result);
+
 PHEW_API const char *phew_status_string(phew_status status);
 PHEW_API const char *phew_stage_name(int stage);
 

@@ -122,3 +122,214 @@ done:
   free(label);
   return status;
 }
+
+void phew_hop_params_init(phew_hop_params *params)
+{
+  memset(params, 0, sizeof *params);
+  params->outer = 160.0;
+  params->saddle_factor = 2.5;
+  params->peak_factor = 3.0;
+  params->n_hop = 64;
+  params->n_merge = 4;
+  params->min_members = 10;
+}
+
+static phew_status check_hop(const phew_hop_params *p, phew_result *result)
+{
+  if (!p)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "no HOP parameters");
+  if (!(p->outer > 0.0 && isfinite(p->outer)))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the outer density threshold must be positive and finite (got %g)",
+                     p->outer);
+  if (!(p->saddle_factor > 0.0 && isfinite(p->saddle_factor * p->outer)))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the saddle factor must be positive (got %g)", p->saddle_factor);
+  if (!(p->peak_factor >= 1.0 && isfinite(p->peak_factor * p->outer)))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                     "the peak factor must be at least 1 (got %g): a proper group's peak lies above the outer threshold",
+                     p->peak_factor);
+  if (p->n_hop < 1 || p->n_hop > 4096 || p->n_merge < 0 || p->n_merge > 4096)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                     "HOP needs 1 to 4096 hop neighbours and 0 to 4096 merge neighbours (got %d and %d)", p->n_hop,
+                     p->n_merge);
+  if (p->min_members < 1)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the minimum number of members must be at least 1 (got %lld)",
+                     (long long)p->min_members);
+  return PHEW_OK;
+}
+
+/* Per padding particle among the first `depth` of an own particle's list: 1. */
+static uint8_t *padding_in_lists(const particle_set *s, const hop_lists *lists, int depth)
+{
+  uint8_t *wanted = calloc((size_t)(s->n - s->n_own) + 1, 1);
+  for (int64_t i = 0; wanted && i < s->n_own; ++i)
+    for (int k = 0; k < depth; ++k) {
+      const int32_t j = lists->nearest[(size_t)i * (size_t)lists->n_keep + (size_t)k];
+      if (j >= s->n_own)
+        wanted[j - s->n_own] = 1;
+    }
+  return wanted;
+}
+
+static void reply_density(const void *context, int64_t i, void *out) { memcpy(out, (const double *)context + i, sizeof(double)); }
+static void reply_key(const void *context, int64_t i, void *out) { memcpy(out, (const int64_t *)context + i, sizeof(int64_t)); }
+
+/* Collective: per padding particle among the first `depth` of a list, its owner's value
+ * (value_size bytes per own particle in `values`) into out (one per padding particle). */
+static phew_status padding_from_owners(const points_context *x, const particle_set *s, const id_map *own,
+                                       const hop_lists *lists, int depth, owner_reply reply, const void *values,
+                                       size_t value_size, void *out)
+{
+  comm *c = x->c;
+  const int64_t n_padding = s->n - s->n_own;
+  uint8_t *wanted = padding_in_lists(s, lists, depth);
+  int64_t n = 0;
+  for (int64_t j = 0; wanted && j < n_padding; ++j)
+    n += wanted[j];
+  int64_t *id = phew_malloc((size_t)n + 1, sizeof *id);
+  int32_t *rank = phew_malloc((size_t)n + 1, sizeof *rank);
+  unsigned char *answers = phew_malloc((size_t)n + 1, value_size);
+  phew_status status = PHEW_OK;
+  if (comm_max(c, !wanted || !id || !rank || !answers))
+    status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the padding"), x->result);
+  for (int64_t j = 0, k = 0; status == PHEW_OK && j < n_padding; ++j)
+    if (wanted[j]) {
+      id[k] = s->id[s->n_own + j];
+      rank[k++] = s->owner[j];
+    }
+  if (status == PHEW_OK)
+    status = ask_owners(x, own, rank, id, n, reply, values, value_size, answers);
+  for (int64_t j = 0, k = 0; status == PHEW_OK && j < n_padding; ++j)
+    if (wanted[j])
+      memcpy((unsigned char *)out + (size_t)j * value_size, answers + (size_t)k++ * value_size, value_size);
+  free(wanted);
+  free(id);
+  free(rank);
+  free(answers);
+  return status;
+}
+
+/* What goes back to where a particle was passed. */
+typedef struct hop_answer {
+  int64_t group_id;
+  double density;
+} hop_answer;
+
+phew_status phew_find_hop_groups(const phew_input *in, const phew_hop_params *params, int64_t *group_id,
+                                 double *density, phew_result *result)
+{
+  if (!result)
+    return PHEW_ERROR_ARGUMENT;
+  memset(result, 0, sizeof *result);
+  result->stats.n_ranks = 1;
+  points_run run;
+  memset(&run, 0, sizeof run);
+  id_map own;
+  memset(&own, 0, sizeof own);
+  double *rho_padding = NULL;
+  int64_t *key = NULL, *key_padding = NULL, *final_key = NULL, *label = NULL;
+  hop_answer *answers = NULL, *back = NULL;
+  const int64_t n_passed = in && in->mesh == PHEW_MESH_POINTS ? in->points.n : 0;
+  phew_status status = comm_init(&run.c, in, result);
+  if (status != PHEW_OK)
+    goto done;
+  if (!in || in->mesh != PHEW_MESH_POINTS)
+    status = phew_fail(result, PHEW_ERROR_ARGUMENT, "HOP needs particles (mesh PHEW_MESH_POINTS)");
+  else if (n_passed > 0 && !group_id)
+    status = phew_fail(result, PHEW_ERROR_ARGUMENT, "HOP needs a GroupId array");
+  else
+    status = check_hop(params, result);
+  status = comm_agree(&run.c, status, result);
+  if (status != PHEW_OK)
+    goto done;
+  /* the neighbours HOP needs: n_hop - 1 others to hop among, n_merge for the boundaries */
+  phew_input hop_in = *in;
+  const int n_keep = params->n_hop - 1 > params->n_merge ? params->n_hop - 1 : params->n_merge;
+  hop_in.points.n_neighbours = n_keep > 1 ? n_keep : 1;
+  status = points_prepare(&run, &hop_in, POINTS_HOP, result);
+  if (status != PHEW_OK)
+    goto done;
+
+  double t = phew_seconds();
+  const points_context *x = &run.x;
+  particle_set *s = &run.s;
+  const int64_t n_own = s->n_own, n_padding = s->n - s->n_own;
+  const hop_lists lists = {run.nr.nearest, run.nr.n_keep, params->n_hop, params->n_merge};
+  int ok = run.c.size == 1 || id_map_init(&own, n_own) == 0;
+  for (int64_t i = 0; ok && run.c.size > 1 && i < n_own; ++i) {
+    int64_t existing;
+    ok = id_map_insert(&own, s->id[i], i, &existing) == 0;
+  }
+  rho_padding = phew_malloc((size_t)n_padding + 1, sizeof *rho_padding);
+  key = phew_malloc((size_t)n_own + 1, sizeof *key);
+  key_padding = phew_malloc((size_t)n_padding + 1, sizeof *key_padding);
+  final_key = phew_malloc((size_t)n_own + 1, sizeof *final_key);
+  label = phew_malloc((size_t)n_own + 1, sizeof *label);
+  if (comm_max(&run.c, !ok || !rho_padding || !key || !key_padding || !final_key || !label)) {
+    status = comm_agree(&run.c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
+    goto done;
+  }
+  const int depth = lists.n_hop - 1 > lists.n_merge ? lists.n_hop - 1 : lists.n_merge;
+  status = padding_from_owners(x, s, &own, &lists, depth < lists.n_keep ? depth : lists.n_keep, reply_density, run.rho,
+                               sizeof(double), rho_padding);
+  if (status == PHEW_OK)
+    status = hop_chains(x, s, &own, &lists, run.rho, rho_padding, key);
+  result->stats.seconds[PHEW_STAGE_WATERSHED] += phew_seconds() - t;
+  t = phew_seconds();
+  if (status == PHEW_OK)
+    status = padding_from_owners(x, s, &own, &lists, lists.n_merge < lists.n_keep ? lists.n_merge : lists.n_keep,
+                                 reply_key, key, sizeof(int64_t), key_padding);
+  const hop_thresholds thresholds = {params->outer, params->saddle_factor * params->outer,
+                                     params->peak_factor * params->outer};
+  if (status == PHEW_OK)
+    status = hop_regroup(x, s, &lists, run.rho, rho_padding, key, key_padding, &thresholds, final_key);
+  result->stats.seconds[PHEW_STAGE_SADDLE_MERGING] += phew_seconds() - t;
+  if (status != PHEW_OK)
+    goto done;
+
+  t = phew_seconds();
+  s->n = n_own; /* the padding is no longer needed */
+  const group_keys g = {final_key, run.rho, params->min_members};
+  status = groups_build(x, s, &g, label);
+  answers = status == PHEW_OK ? phew_malloc((size_t)n_own + 1, sizeof *answers) : NULL;
+  if (status == PHEW_OK && comm_max(&run.c, !answers))
+    status = comm_agree(&run.c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
+  for (int64_t i = 0; status == PHEW_OK && i < n_own; ++i)
+    answers[i] = (hop_answer){label[i], run.rho[i]};
+  back = status == PHEW_OK ? phew_malloc((size_t)n_passed + 1, sizeof *back) : NULL;
+  if (status == PHEW_OK && comm_max(&run.c, !back))
+    status = comm_agree(&run.c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
+  if (status == PHEW_OK)
+    status = domain_return(x, s, answers, sizeof *answers, back, n_passed);
+  for (int64_t i = 0; status == PHEW_OK && i < n_passed; ++i) {
+    group_id[i] = back[i].group_id;
+    if (density)
+      density[i] = back[i].density;
+  }
+  result->stats.seconds[PHEW_STAGE_PROPERTIES] += phew_seconds() - t;
+done:
+  if (status != PHEW_OK) {
+    phew_result_free(result);
+    for (int64_t i = 0; i < n_passed; ++i) {
+      if (group_id)
+        group_id[i] = -1;
+      if (density)
+        density[i] = NAN;
+    }
+  }
+  points_run_stats(&run, result);
+  for (int k = 0; k < PHEW_STAGE_COUNT; ++k)
+    result->stats.seconds[k] = comm_max_double(&run.c, result->stats.seconds[k]);
+  result->stats.n_cells = run.x.n_total;
+  result->stats.n_ranks = run.c.size;
+  if (own.key)
+    id_map_free(&own);
+  free(rho_padding);
+  free(key);
+  free(key_padding);
+  free(final_key);
+  free(label);
+  free(answers);
+  free(back);
+  points_run_free(&run);
+  return status;
+}

@@ -5,13 +5,17 @@
  *   fof_cells.c      the sets of friends among a rank's particles, on a grid of cells
  *   fof.c            Friends-of-Friends: each particle's group, as the smallest global id in it,
  *                    over the ranks
+ *   ask_owners.c     questions about particles to the ranks owning them
+ *   hop.c            HOP's hops: each particle's group, as the global id of its maximum
+ *   hop_regroup.c    HOP's boundaries and regrouping by the density thresholds
  *   groups.c         from a group key per particle to GroupIds and the group catalogue
- *   find_groups.c    phew_find_fof_groups, end to end
+ *   find_groups.c    phew_find_fof_groups and phew_find_hop_groups, end to end
  *
  * Internal to the core. */
 #ifndef PHEW_HALOS_HALOS_H
 #define PHEW_HALOS_HALOS_H
 
+#include "../particles/id_map.h"
 #include "../particles/points.h"
 #include "union_find.h"
 
@@ -37,6 +41,39 @@ void friend_sets_free(friend_sets *f);
  * ranks keeps its key: the catalogue drops it). */
 phew_status fof_find(const points_context *x, const subvolume *parts, particle_set *s, double linking_length,
                      int64_t min_members, int64_t *key);
+
+/* An owner's answer about its own particle i: value_size bytes (at most 64) into out. */
+typedef void (*owner_reply)(const void *context, int64_t i, void *out);
+
+/* Collective: answers[k] (value_size bytes each) is what rank rank[k] replies about its own
+ * particle whose global id is id[k] (own: global id -> own index on every rank). */
+phew_status ask_owners(const points_context *x, const id_map *own, const int32_t *rank, const int64_t *id, int64_t n,
+                       owner_reply reply, const void *context, size_t value_size, void *answers);
+
+/* HOP's neighbours: n_keep nearest other particles per own particle (particle_set indices,
+ * by (distance, id)), of which a particle hops among the first n_hop - 1 (and itself) and
+ * makes boundaries with the first n_merge. */
+typedef struct hop_lists {
+  const int32_t *nearest;
+  int n_keep, n_hop, n_merge;
+} hop_lists;
+
+/* Collective: key[i] (per own particle) is the global id of the maximum its chain of hops
+ * ends at. rho: per own particle; rho_padding: per padding particle, where a list refers to it. */
+phew_status hop_chains(const points_context *x, const particle_set *s, const id_map *own, const hop_lists *lists,
+                       const double *rho, const double *rho_padding, int64_t *key);
+
+/* HOP's density thresholds, in the densities' units. */
+typedef struct hop_thresholds {
+  double outer, saddle, peak;
+} hop_thresholds;
+
+/* Collective: final_key[i] (per own particle) is the key of the group particle i ends in
+ * after the regrouping (the global id of the group's peak), or -1. key_padding: the HOP keys
+ * of the padding particles among the first n_merge of a list. */
+phew_status hop_regroup(const points_context *x, const particle_set *s, const hop_lists *lists, const double *rho,
+                        const double *rho_padding, const int64_t *key, const int64_t *key_padding,
+                        const hop_thresholds *t, int64_t *final_key);
 
 /* What a finder tells the catalogue about its groups. */
 typedef struct group_keys {

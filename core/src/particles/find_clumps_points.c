@@ -8,20 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What both entry points share: the particles of this rank's subvolume, their neighbours
- * and densities. */
-typedef struct points_run {
-  comm c;
-  points_context x;
-  particle_set s;
-  subvolume *parts;
-  neighbour_result nr;
-  particle_graph pg;
-  double *rho; /* per own particle, in the units PHEW uses */
-  double seconds[PHEW_PARTICLE_STAGE_COUNT];
-} points_run;
-
-static void points_run_free(points_run *run)
+void points_run_free(points_run *run)
 {
   particle_set_free(&run->s);
   free(run->parts);
@@ -54,15 +41,15 @@ phew_status points_distribute(points_context *x, const phew_input *in, points_us
   return use == POINTS_FOF ? PHEW_OK : spatial_order(x, s);
 }
 
-/* Collective: everything up to the densities (and, with_graph, the graph). */
-static phew_status points_prepare(points_run *run, const phew_input *in, int with_graph, phew_result *result)
+phew_status points_prepare(points_run *run, const phew_input *in, points_use use, phew_result *result)
 {
+  const int with_graph = use == POINTS_PHEW, keep_lists = use == POINTS_HOP;
   comm *c = &run->c;
   points_context *x = &run->x;
   x->c = c;
   x->result = result;
   double t = phew_seconds();
-  phew_status s = points_distribute(x, in, with_graph ? POINTS_PHEW : POINTS_DENSITY, &run->s, &run->parts);
+  phew_status s = points_distribute(x, in, use, &run->s, &run->parts);
   run->seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
   if (s != PHEW_OK)
     return s;
@@ -108,13 +95,15 @@ static phew_status points_prepare(points_run *run, const phew_input *in, int wit
     if (s != PHEW_OK)
       return s;
   }
+  if (keep_lists)
+    return PHEW_OK;
   free(run->nr.nearest);
   run->nr.nearest = NULL;
   run->s.n = n_own; /* the padding is no longer needed */
   return PHEW_OK;
 }
 
-static void particle_stats(points_run *run, phew_result *result)
+void points_run_stats(points_run *run, phew_result *result)
 {
   for (int k = 0; k < PHEW_PARTICLE_STAGE_COUNT; ++k)
     result->stats.particle_seconds[k] = comm_max_double(&run->c, run->seconds[k]);
@@ -139,7 +128,7 @@ phew_status phew_estimate_density(const phew_input *in, double *density, phew_re
                   "phew_estimate_density estimates the densities: input->density must be NULL");
   s = comm_agree(&run.c, s, result);
   if (s == PHEW_OK)
-    s = points_prepare(&run, in, 0, result);
+    s = points_prepare(&run, in, POINTS_DENSITY, result);
   if (s == PHEW_OK) {
     const double t = phew_seconds();
     s = domain_return(&run.x, &run.s, run.rho, sizeof(double), density, in->points.n);
@@ -148,7 +137,7 @@ phew_status phew_estimate_density(const phew_input *in, double *density, phew_re
   if (s != PHEW_OK && in && density)
     for (int64_t i = 0; i < in->points.n; ++i)
       density[i] = NAN;
-  particle_stats(&run, result);
+  points_run_stats(&run, result);
   result->stats.n_cells = run.x.n_total;
   result->stats.n_ranks = run.c.size;
   points_run_free(&run);
@@ -207,7 +196,7 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
     s = params_check(params, result);
   s = comm_agree(&run.c, s, result);
   if (s == PHEW_OK)
-    s = points_prepare(&run, in, 1, result);
+    s = points_prepare(&run, in, POINTS_PHEW, result);
   if (s != PHEW_OK)
     goto fail;
 
@@ -257,7 +246,7 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
     placing job = {run.s.origin_index, &local, run.rho, labels, n_own};
     particle_parallel(run.x.n_threads, (n_own + PLACE_BLOCK - 1) / PLACE_BLOCK, place_task, &job);
     run.seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
-    particle_stats(&run, result);
+    points_run_stats(&run, result);
     free(work);
     points_run_free(&run);
     return PHEW_OK;
@@ -281,7 +270,7 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
     phew_result_free(result);
     goto fail;
   }
-  particle_stats(&run, result);
+  points_run_stats(&run, result);
   free(work);
   free(answers);
   points_run_free(&run);
@@ -298,7 +287,7 @@ fail:
     if (labels->density)
       labels->density[i] = NAN;
   }
-  particle_stats(&run, result);
+  points_run_stats(&run, result);
   free(work);
   free(answers);
   points_run_free(&run);

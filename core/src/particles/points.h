@@ -56,7 +56,9 @@ typedef struct points_context {
 typedef enum points_use {
   POINTS_DENSITY, /* the density alone (estimated) */
   POINTS_PHEW,    /* PHEW: the density (given or estimated) and the neighbour graph */
-  POINTS_FOF      /* Friends-of-Friends: positions only (a given density is ignored) */
+  POINTS_FOF,     /* Friends-of-Friends: positions only (a given density is ignored) */
+  POINTS_HOP      /* HOP: the density (given or estimated) and the nearest lists, which keep
+                     their padding (input->points.n_neighbours others per particle) */
 } points_use;
 
 /* Collective: checks the caller's particles and makes this rank's particle_set of them (own
@@ -144,5 +146,25 @@ typedef struct particle_graph {
 phew_status particle_graph_build(const points_context *x, const particle_set *s, neighbour_result *r,
                                  particle_graph *pg);
 void particle_graph_free(particle_graph *pg);
+
+/* What the particle path makes on a rank, up to the densities (find_clumps_points.c). */
+typedef struct points_run {
+  comm c;
+  points_context x;
+  particle_set s;
+  subvolume *parts;
+  neighbour_result nr;
+  particle_graph pg;
+  double *rho; /* per own particle; in units of the mean density when estimated */
+  double seconds[PHEW_PARTICLE_STAGE_COUNT];
+} points_run;
+
+/* Collective (run zeroed, run->c initialised): the particles read and distributed, their
+ * neighbours and densities. POINTS_PHEW then builds the graph (and drops the lists and the
+ * padding); POINTS_HOP keeps the nearest lists (run->nr.nearest) and the padding they refer to. */
+phew_status points_prepare(points_run *run, const phew_input *in, points_use use, phew_result *result);
+/* The stage times (maximum over ranks) and threads into result->stats. Collective. */
+void points_run_stats(points_run *run, phew_result *result);
+void points_run_free(points_run *run);
 
 #endif

@@ -44,7 +44,7 @@ static phew_status check_parameters(const phew_input *in, points_use use, phew_r
 {
   const phew_points *p = &in->points;
   const int density = use != POINTS_FOF && in->density; /* FoF has no use for one */
-  if (use == POINTS_PHEW && p->n_neighbours < 1)
+  if ((use == POINTS_PHEW || use == POINTS_HOP) && p->n_neighbours < 1)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the number of neighbours must be at least 1 (got %d)",
                      p->n_neighbours);
   if (p->n < 0)
@@ -227,7 +227,7 @@ phew_status points_read(points_context *x, const phew_input *in, points_use use,
       s->density[i] = value_at(in->density, in->density_type, i);
   }
 
-  x->n_keep = use == POINTS_PHEW ? p->n_neighbours : 0;
+  x->n_keep = use == POINTS_PHEW || use == POINTS_HOP ? p->n_neighbours : 0;
   x->k_search = x->n_keep + 1;
   if (use != POINTS_FOF && !x->has_density && p->n_density_neighbours + 1 > x->k_search)
     x->k_search = p->n_density_neighbours + 1;

@@ -1,0 +1,170 @@
+/* HOP's first step (Eisenstein & Hut 1998): every particle hops to the densest of its n_hop
+ * nearest particles, and the chains of hops lead every particle to a maximum (halos.h).
+ *
+ * A particle looks at itself first, then at its nearest others in order of (distance, id),
+ * and a later one wins only when strictly denser: equal densities go to the closer particle,
+ * and a particle none of whose neighbours is denser is a maximum. Densities strictly rise
+ * along a chain, so chains end.
+ *
+ * Chains are followed on each rank as far as its own particles go; a chain that leaves for a
+ * padding particle continues on that particle's owner. Each round, every rank asks the owners
+ * of the padding particles its chains stopped at where their chains stand (at a maximum, or at
+ * another rank's particle), all answering from where they stood before the round: the
+ * distance left halves each round (pointer jumping). */
+#include "halos.h"
+#include "../particles/threads.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { HOP_BLOCK = 4096 }; /* particles per task of the hop step */
+
+typedef struct hop_step {
+  const particle_set *s;
+  const int32_t *nearest;
+  int n_keep, n_others;
+  const double *rho, *rho_padding;
+  int32_t *target;
+} hop_step;
+
+static void hop_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const hop_step *h = context;
+  const int64_t n_own = h->s->n_own;
+  const int64_t end = (task + 1) * HOP_BLOCK < n_own ? (task + 1) * HOP_BLOCK : n_own;
+  for (int64_t i = task * HOP_BLOCK; i < end; ++i) {
+    int32_t best = (int32_t)i;
+    double densest = h->rho[i];
+    const int32_t *list = &h->nearest[(size_t)i * (size_t)h->n_keep];
+    for (int k = 0; k < h->n_others; ++k) {
+      const int32_t j = list[k];
+      const double r = j < n_own ? h->rho[j] : h->rho_padding[j - n_own];
+      if (r > densest) {
+        densest = r;
+        best = j;
+      }
+    }
+    h->target[i] = best;
+  }
+}
+
+/* Where a chain stands: at a maximum (rank -1, id its global id) or at a particle of another
+ * rank, or of this one after a detour (its id and owner). */
+typedef struct chain_state {
+  int64_t id;
+  int32_t rank;
+  int32_t unused;
+} chain_state;
+
+/* What the owner of a particle says: its own chain's state. */
+typedef struct chain_view {
+  const particle_set *s;
+  const int32_t *end;        /* per own particle: where its chain leaves the own particles */
+  const int64_t *slot;       /* per padding particle: its state's place, or -1 */
+  const chain_state *state;  /* per padding particle the chains stop at */
+} chain_view;
+
+static chain_state chain_state_of(const chain_view *v, int64_t i)
+{
+  const int32_t e = v->end[i];
+  if (e < v->s->n_own)
+    return (chain_state){v->s->id[e], -1, 0};
+  return v->state[v->slot[e - v->s->n_own]];
+}
+
+static void chain_reply(const void *context, int64_t i, void *out)
+{
+  const chain_state st = chain_state_of(context, i);
+  memcpy(out, &st, sizeof st);
+}
+
+phew_status hop_chains(const points_context *x, const particle_set *s, const id_map *own, const hop_lists *lists,
+                       const double *rho, const double *rho_padding, int64_t *key)
+{
+  comm *c = x->c;
+  const int64_t n_own = s->n_own, n_padding = s->n - s->n_own;
+  int32_t *end = phew_malloc((size_t)n_own + 1, sizeof *end);
+  int64_t *slot = phew_malloc((size_t)n_padding + 1, sizeof *slot);
+  if (comm_max(c, !end || !slot)) {
+    free(end);
+    free(slot);
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the hops"), x->result);
+  }
+  /* the hops, then each chain followed through the own particles, remembering the ends */
+  const int n_others = lists->n_hop - 1 < lists->n_keep ? lists->n_hop - 1 : lists->n_keep;
+  hop_step step = {s, lists->nearest, lists->n_keep, n_others, rho, rho_padding, end};
+  particle_parallel(x->n_threads, (n_own + HOP_BLOCK - 1) / HOP_BLOCK, hop_task, &step);
+  uint8_t *done = calloc((size_t)n_own + 1, 1);
+  if (comm_max(c, !done)) {
+    free(end);
+    free(slot);
+    free(done);
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the hops"), x->result);
+  }
+  for (int64_t i = 0; i < n_own; ++i) {
+    int64_t j = i; /* walk to a maximum, a padding particle, or a particle whose end is known */
+    while (j < n_own && !done[j] && end[j] != j)
+      j = end[j];
+    const int32_t stop = j >= n_own ? (int32_t)j : done[j] ? end[j] : (int32_t)j;
+    for (int64_t k = i; k < n_own && !done[k];) { /* the walk again, writing its end */
+      const int64_t next = end[k];
+      end[k] = stop;
+      done[k] = 1;
+      if (k == j)
+        break;
+      k = next;
+    }
+  }
+  free(done);
+
+  /* the padding particles chains stop at, each with its state */
+  int64_t n_states = 0;
+  for (int64_t j = 0; j < n_padding; ++j)
+    slot[j] = -1;
+  for (int64_t i = 0; i < n_own; ++i)
+    if (end[i] >= n_own && slot[end[i] - n_own] < 0)
+      slot[end[i] - n_own] = n_states++;
+  chain_state *state = phew_malloc((size_t)n_states + 1, sizeof *state);
+  chain_state *answer = phew_malloc((size_t)n_states + 1, sizeof *answer);
+  int64_t *ask_id = phew_malloc((size_t)n_states + 1, sizeof *ask_id);
+  int32_t *ask_rank = phew_malloc((size_t)n_states + 1, sizeof *ask_rank);
+  int64_t *asking = phew_malloc((size_t)n_states + 1, sizeof *asking);
+  phew_status status = PHEW_OK;
+  if (comm_max(c, !state || !answer || !ask_id || !ask_rank || !asking))
+    status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the hops"), x->result);
+  for (int64_t j = 0; status == PHEW_OK && j < n_padding; ++j)
+    if (slot[j] >= 0)
+      state[slot[j]] = (chain_state){s->id[n_own + j], s->owner[j], 0};
+  const chain_view view = {s, end, slot, state};
+  /* a chain crosses ranks fewer than n_total times, and each round halves what is left */
+  for (int round = 0; status == PHEW_OK; ++round) {
+    int64_t n_ask = 0;
+    for (int64_t k = 0; k < n_states; ++k)
+      if (state[k].rank >= 0) {
+        ask_id[n_ask] = state[k].id;
+        ask_rank[n_ask] = state[k].rank;
+        asking[n_ask++] = k;
+      }
+    if (comm_max(c, n_ask) == 0)
+      break;
+    if (round > 64) {
+      status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_ARGUMENT, "internal error: HOP chains do not end"),
+                          x->result);
+      break;
+    }
+    status = ask_owners(x, own, ask_rank, ask_id, n_ask, chain_reply, &view, sizeof *answer, answer);
+    for (int64_t a = 0; status == PHEW_OK && a < n_ask; ++a)
+      state[asking[a]] = answer[a];
+  }
+  for (int64_t i = 0; status == PHEW_OK && i < n_own; ++i)
+    key[i] = chain_state_of(&view, i).id;
+  free(end);
+  free(slot);
+  free(state);
+  free(answer);
+  free(ask_id);
+  free(ask_rank);
+  free(asking);
+  return status;
+}
