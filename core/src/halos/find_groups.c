@@ -245,6 +245,7 @@ phew_status phew_find_hop_groups(const phew_input *in, const phew_hop_params *pa
   phew_input hop_in = *in;
   const int n_keep = params->n_hop - 1 > params->n_merge ? params->n_hop - 1 : params->n_merge;
   hop_in.points.n_neighbours = n_keep > 1 ? n_keep : 1;
+  run.n_ordered = params->n_merge > 0 ? params->n_merge : 1; /* the hops need only the set */
   status = points_prepare(&run, &hop_in, POINTS_HOP, result);
   if (status != PHEW_OK)
     goto done;

@@ -50,9 +50,10 @@ typedef void (*owner_reply)(const void *context, int64_t i, void *out);
 phew_status ask_owners(const points_context *x, const id_map *own, const int32_t *rank, const int64_t *id, int64_t n,
                        owner_reply reply, const void *context, size_t value_size, void *answers);
 
-/* HOP's neighbours: n_keep nearest other particles per own particle (particle_set indices,
- * by (distance, id)), of which a particle hops among the first n_hop - 1 (and itself) and
- * makes boundaries with the first n_merge. */
+/* HOP's neighbours: n_keep nearest other particles per own particle (particle_set indices),
+ * the first n_merge of them by (distance, id), the others as a set (all in order when
+ * n_merge >= n_keep). A particle hops among the first n_hop - 1 (and itself; all of them, or
+ * an ordered prefix) and makes boundaries with the first n_merge. */
 typedef struct hop_lists {
   const int32_t *nearest;
   int n_keep, n_hop, n_merge;

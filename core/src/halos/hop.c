@@ -1,10 +1,12 @@
 /* HOP's first step (Eisenstein & Hut 1998): every particle hops to the densest of its n_hop
  * nearest particles, and the chains of hops lead every particle to a maximum (halos.h).
  *
- * A particle looks at itself first, then at its nearest others in order of (distance, id),
- * and a later one wins only when strictly denser: equal densities go to the closer particle,
- * and a particle none of whose neighbours is denser is a maximum. Densities strictly rise
- * along a chain, so chains end.
+ * A particle hops to the densest of itself and its nearest others; of equally dense ones
+ * itself first, then the closer (smaller (distance, id)): the particle HOP finds looking at
+ * itself first and then at the others in order, a later one winning only when strictly
+ * denser. A particle none of whose neighbours is denser is a maximum. Densities strictly rise
+ * along a chain, so chains end. (The lists hold the nearest as a set: distances are computed
+ * for ties of density only.)
  *
  * Chains are followed on each rank as far as its own particles go; a chain that leaves for a
  * padding particle continues on that particle's owner. Each round, every rank asks the owners
@@ -21,6 +23,7 @@ enum { HOP_BLOCK = 4096 }; /* particles per task of the hop step */
 
 typedef struct hop_step {
   const particle_set *s;
+  const particle_box *box;
   const int32_t *nearest;
   int n_keep, n_others;
   const double *rho, *rho_padding;
@@ -33,6 +36,7 @@ static void hop_task(void *context, int thread, int64_t task)
   const hop_step *h = context;
   const int64_t n_own = h->s->n_own;
   const int64_t end = (task + 1) * HOP_BLOCK < n_own ? (task + 1) * HOP_BLOCK : n_own;
+  const particle_set *s = h->s;
   for (int64_t i = task * HOP_BLOCK; i < end; ++i) {
     int32_t best = (int32_t)i;
     double densest = h->rho[i];
@@ -40,10 +44,16 @@ static void hop_task(void *context, int thread, int64_t task)
     for (int k = 0; k < h->n_others; ++k) {
       const int32_t j = list[k];
       const double r = j < n_own ? h->rho[j] : h->rho_padding[j - n_own];
-      if (r > densest) {
-        densest = r;
-        best = j;
+      if (r < densest || (r == densest && best == i))
+        continue;
+      if (r == densest) { /* the closer of two equally dense others */
+        const double dj = particle_distance2(h->box, &s->position[3 * i], &s->position[3 * j]);
+        const double db = particle_distance2(h->box, &s->position[3 * i], &s->position[3 * best]);
+        if (dj > db || (dj == db && s->id[j] > s->id[best]))
+          continue;
       }
+      densest = r;
+      best = j;
     }
     h->target[i] = best;
   }
@@ -93,7 +103,7 @@ phew_status hop_chains(const points_context *x, const particle_set *s, const id_
   }
   /* the hops, then each chain followed through the own particles, remembering the ends */
   const int n_others = lists->n_hop - 1 < lists->n_keep ? lists->n_hop - 1 : lists->n_keep;
-  hop_step step = {s, lists->nearest, lists->n_keep, n_others, rho, rho_padding, end};
+  hop_step step = {s, &x->box, lists->nearest, lists->n_keep, n_others, rho, rho_padding, end};
   particle_parallel(x->n_threads, (n_own + HOP_BLOCK - 1) / HOP_BLOCK, hop_task, &step);
   uint8_t *done = calloc((size_t)n_own + 1, 1);
   if (comm_max(c, !done)) {

@@ -53,6 +53,7 @@ phew_status points_prepare(points_run *run, const phew_input *in, points_use use
   run->seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
   if (s != PHEW_OK)
     return s;
+  x->n_ordered = run->n_ordered;
 
   s = padding_neighbours(x, run->parts, &run->s, &run->nr);
   run->seconds[PHEW_PARTICLE_TREE] += run->nr.seconds_tree;

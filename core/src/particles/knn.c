@@ -79,7 +79,7 @@ static void select_entry(const kd_tree *t, knn_entry *e, int begin, int end, int
   }
 }
 
-static void sort_entries(const kd_tree *t, knn_entry *e, int count)
+static void insertion_sort(const kd_tree *t, knn_entry *e, int count)
 {
   for (int i = 1; i < count; ++i) {
     const knn_entry x = e[i];
@@ -90,6 +90,73 @@ static void sort_entries(const kd_tree *t, knn_entry *e, int count)
     }
     e[j] = x;
   }
+}
+
+/* Quicksort down to short runs, then insertion sort: HOP keeps 63 neighbours per query,
+ * where insertion sort alone would cost ~2000 comparisons. */
+static void sort_entries(const kd_tree *t, knn_entry *e, int count)
+{
+  while (count > 16) {
+    const int mid = count / 2;
+    select_entry(t, e, 0, count, mid); /* the median in place, smaller ones before it */
+    if (mid < count - mid - 1) {
+      sort_entries(t, e, mid);
+      e += mid + 1;
+      count -= mid + 1;
+    } else {
+      sort_entries(t, e + mid + 1, count - mid - 1);
+      count = mid;
+    }
+  }
+  insertion_sort(t, e, count);
+}
+
+/* The k smallest pairs of e[0, n) moved to e[0, k), in order (k small: one pass). */
+static void order_prefix(const kd_tree *t, knn_entry *e, int n, int k)
+{
+  insertion_sort(t, e, k);
+  for (int i = k; i < n; ++i) {
+    if (!entry_less(t, e[i], e[k - 1]))
+      continue;
+    const knn_entry x = e[i];
+    e[i] = e[k - 1];
+    int j = k - 1;
+    while (j > 0 && entry_less(t, x, e[j - 1])) {
+      e[j] = e[j - 1];
+      --j;
+    }
+    e[j] = x;
+  }
+}
+
+/* The `want` smallest pairs of e[0, n) (all of them at or below the want-th smallest
+ * distance) moved to e[0, want), in no particular order: the want-th distance by a selection
+ * on the values (scratch: n doubles), the pairs below it by a branch-free compaction, and of
+ * those tied with it the ones with the smallest ids. */
+static double select_value(double *d, int begin, int end, int k);
+static void nearest_set(const kd_tree *t, knn_entry *e, int n, int want, double *scratch)
+{
+  if (n <= want)
+    return;
+  for (int i = 0; i < n; ++i)
+    scratch[i] = e[i].d2;
+  const double edge = select_value(scratch, 0, n, want - 1);
+  int below = 0;
+  for (int i = 0; i < n; ++i) { /* the pairs below the edge to the front, in place */
+    const knn_entry x = e[i];
+    e[i] = e[below];
+    e[below] = x;
+    below += x.d2 < edge;
+  }
+  int tied = below;
+  for (int i = below; i < n; ++i) {
+    const knn_entry x = e[i];
+    e[i] = e[tied];
+    e[tied] = x;
+    tied += x.d2 == edge;
+  }
+  if (tied > want) /* the smallest ids of the tied pairs */
+    select_entry(t, e, below, tied, want - 1);
 }
 
 /* The k-th smallest of d[begin, end), moved to k, no larger value before it and no smaller
@@ -279,9 +346,14 @@ static int answer(const kd_tree *t, const knn_query *kq, int K, knn_scratch *w, 
     /* the pairs copied hold the n_keep + 1 nearest: select them, in order */
     knn_entry *e = w->near;
     const int want = kq->n_keep + 1;
-    if (found.n_pairs > want)
-      select_entry(t, e, 0, found.n_pairs, want - 1);
-    sort_entries(t, e, want);
+    if (kq->n_ordered > 0 && kq->n_ordered < kq->n_keep) {
+      nearest_set(t, e, found.n_pairs, want, w->value);
+      order_prefix(t, e, want, kq->n_ordered + 1);
+    } else {
+      if (found.n_pairs > want)
+        select_entry(t, e, 0, found.n_pairs, want - 1);
+      sort_entries(t, e, want);
+    }
     int32_t *out = kq->nearest + (int64_t)j * kq->n_keep;
     int k = 0;
     for (int i = 0; i < want && k < kq->n_keep; ++i)

@@ -74,6 +74,8 @@ typedef struct knn_query {
                          depends on no particle farther than this */
   int32_t *nearest;   /* out, if n_keep > 0: n_keep tree indices per query */
   int n_threads;      /* 0: all cores */
+  int n_ordered;      /* 0 (or >= n_keep): the n_keep are in order; else only the first
+                         n_ordered are, the others follow as a set, in no fixed order */
 } knn_query;
 
 /* Fails (PHEW_ERROR_ARGUMENT, message) when the tree holds fewer particles than a query needs. */

@@ -280,7 +280,7 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     t = phew_seconds();
     const int first = r->rounds == 0; /* all own particles, in order: straight into r */
     knn_query q = {n_dens, r->n_keep, n_pending, first ? NULL : pending, first ? r->h : h, reach,
-                   first ? r->nearest : nearest, x->n_threads};
+                   first ? r->nearest : nearest, x->n_threads, x->n_ordered};
     mine = too_few ? PHEW_OK : knn_search(tree, &q, x->result);
     status = comm_agree(c, mine, x->result);
     r->seconds_search += phew_seconds() - t;

@@ -43,7 +43,9 @@ typedef struct points_context {
   double lo[3], hi[3];  /* the domain: the box on periodic axes, else the particles' bounds */
   int64_t n_total;      /* particles on all ranks */
   int has_mass, has_velocity, has_density;
-  int n_keep;           /* neighbours of the graph per particle (0: no graph) */
+  int n_keep;           /* neighbours listed per particle (0: none) */
+  int n_ordered;        /* of which the first n_ordered are in order, the rest a set (0: all
+                           in order; HOP needs only its merge neighbours in order) */
   int k_search;         /* neighbours a search finds, itself counted */
   int n_threads;
   double mean_density;  /* total mass / box volume, or 1 without a box */
@@ -156,6 +158,7 @@ typedef struct points_run {
   neighbour_result nr;
   particle_graph pg;
   double *rho; /* per own particle; in units of the mean density when estimated */
+  int n_ordered; /* set before points_prepare: points_context.n_ordered */
   double seconds[PHEW_PARTICLE_STAGE_COUNT];
 } points_run;
 
