@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Benchmark of the halo finders on particles (issue 10): Friends-of-Friends against hfof and
-scipy (a benchmark, not a test).
+scipy, HOP against yt's HOP (a benchmark, not a test).
 
 For each set of positions (periodic unit box): `phew --points ... --finder fof` (b = 0.2, the
 tool's own reading and writing included, wall clock around the process) on one thread pinned to
@@ -15,6 +15,11 @@ Each peer's groups of at least 20 particles must be phew's (their sizes are comp
     /usr/bin/python3 bench/run_halo_benchmark.py --build build [--repeats 3] \\
         [--sets clustered,clustered4,cosmo] [--hfof /path/to/hfof] [--scipy-full] [--no-mpi]
 
+HOP (--finders hop): `phew --finder hop --outer 80` on one pinned core against yt's HOP C code
+(yt_astro_analysis, halo_finding/hop) run by a small driver, hop_bench, that reads the same
+float32 file (--yt-hop DIR; bench/README.md says how it is built), alternating; the target is
+phew at least 5x faster, density and I/O included; the partitions must be the same.
+
 hfof (github pec27/hfof) is fetched and built outside the repository; its build is
 `gcc -O2 -march=native -fPIC -shared -std=c99 -o build/libhfofSUFFIX src/*.c` with SUFFIX
 Python's EXT_SUFFIX (its own Makefile). Without --hfof the benchmark says so and skips it.
@@ -27,6 +32,8 @@ import sys
 import tempfile
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
@@ -35,6 +42,8 @@ COSMO = "/work/shared/data/cosmo64_z0_pos.f32"
 B = 0.2
 TARGET_THREADS = 1.7
 TARGET_RANKS = 1.5
+TARGET_HOP = 5.0
+OUTER_HOP = 80.0
 
 PEER = r"""
 import sys, time, resource
@@ -180,6 +189,55 @@ def bench_set(args, name, path, scratch):
     sys.stdout.flush()
 
 
+def hop_set(args, name, path, scratch):
+    """HOP, delta_outer OUTER_HOP: phew on one thread (pinned; density and reading and writing
+    included) against yt's HOP (--yt-hop: a driver of yt_astro_analysis' HOP C code that reads
+    the same file), alternating; medians, peak RSS, and whether the two partitions are equal."""
+    n = os.path.getsize(path) // 12
+    phew = os.path.join(args.build, "bin", "phew")
+    prefix = os.path.join(scratch, "hop")
+    cmd = [phew, "--points", path, "--type", "float32", "--box", "1", "1", "1", "--periodic", "--finder", "hop",
+           "--outer", str(OUTER_HOP), "--threads", "1", "--output", prefix]
+    runs = {"phew": [], "yt": []}
+    rss = {}
+    print("== HOP, delta_outer %g, %s: %s (%d particles)" % (OUTER_HOP, name, path, n), flush=True)
+    yt = os.path.join(args.yt_hop, "hop_bench") if args.yt_hop else None
+    yt_groups = os.path.join(scratch, "yt-groups.raw")
+    for rep in range(args.repeats):
+        wall, _, _ = run(cmd, True)
+        runs["phew"].append(wall)
+        if rep == 0:
+            rss["phew"] = measure_rss(cmd)
+        if yt:
+            yt_cmd = [yt, path, str(n), str(OUTER_HOP)] + ([yt_groups] if rep == 0 else [])
+            wall, out, _ = run(yt_cmd, True)
+            runs["yt"].append(wall)
+            if rep == 0:
+                rss["yt"] = float(out.split("peak_rss_kb=")[1].split()[0]) * 1024
+    med = {k: statistics.median(v) for k, v in runs.items() if v}
+    print("medians of %d runs, alternating, same run, one core, wall clock of each program (reading included)" %
+          args.repeats)
+    for k, v in runs.items():
+        if v:
+            print("  %-6s %8.3f s   runs %s" % (k, med[k], ", ".join("%.3f" % x for x in v)))
+    for k, v in rss.items():
+        print("  peak RSS %-6s %7.1f MiB (%.0f B/particle)" % (k, v / 2 ** 20, v / n))
+    if "yt" in med:
+        ours = np.fromfile(prefix + "-group.raw", dtype="<i8")
+        theirs = np.fromfile(yt_groups, dtype="<i8")
+        pairs = np.unique(np.stack([ours[ours >= 0], theirs[ours >= 0]], 1), axis=0)
+        same = np.array_equal(ours < 0, theirs < 0) and len(pairs) == len(np.unique(pairs[:, 0])) == \
+            len(np.unique(pairs[:, 1]))
+        print("  groups: phew %d, yt %d, %s" % (ours.max() + 1, theirs.max() + 1,
+                                               "the same partition" if same else "DIFFERENT partitions"))
+        r = med["yt"] / med["phew"]
+        print("  yt / phew (1 core)          %6.3f   target >= %.0f   %s" % (r, TARGET_HOP,
+                                                                           "met" if r >= TARGET_HOP else "MISSED"))
+    else:
+        print("  yt's HOP: not run (give --yt-hop PATH to a directory with its hop_bench driver)")
+    sys.stdout.flush()
+
+
 def measure_rss(cmd):
     """Peak RSS of one run of cmd, in bytes (its own /usr/bin/time-free measurement)."""
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -198,19 +256,25 @@ def main():
     ap.add_argument("--scipy-full", action="store_true", help="also scipy on the whole set (about 40 s for 1e6)")
     ap.add_argument("--repeats-scipy", action="store_true", help="scipy on 1e5 in every repeat (else once)")
     ap.add_argument("--no-mpi", action="store_true")
+    ap.add_argument("--finders", default="fof,hop", help="comma-separated: fof, hop")
+    ap.add_argument("--yt-hop", help="a directory with hop_bench, a driver of yt's HOP C code (bench/README.md)")
     args = ap.parse_args()
     args.data_dir = args.data_dir or os.path.join(args.build, "particle_bench")
     print("CPUs: %d; load average %s" % (os.cpu_count(), " ".join("%.2f" % x for x in os.getloadavg())), flush=True)
     with tempfile.TemporaryDirectory() as scratch:
         for s in [x for x in args.sets.split(",") if x]:
             if s == "clustered":
-                bench_set(args, "clustered 1e6", clustered_set(args, 1000000), scratch)
+                name, path = "clustered 1e6", clustered_set(args, 1000000)
             elif s == "clustered4":
-                bench_set(args, "clustered 4e6", clustered_set(args, 4000000), scratch)
+                name, path = "clustered 4e6", clustered_set(args, 4000000)
             elif s == "cosmo":
-                bench_set(args, "cosmo64", COSMO, scratch)
+                name, path = "cosmo64", COSMO
             else:
                 sys.exit("unknown set %r" % s)
+            if "fof" in args.finders:
+                bench_set(args, name, path, scratch)
+            if "hop" in args.finders:
+                hop_set(args, name, path, scratch)
 
 
 if __name__ == "__main__":
