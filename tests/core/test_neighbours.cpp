@@ -240,8 +240,19 @@ TEST(Neighbours, DensityAgainstBruteForce)
   std::vector<double> rho((size_t)s.n()), rho4((size_t)s.n());
   ASSERT_EQ(sph_density(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, rho.data(), 1, &result), PHEW_OK) << result.message;
   ASSERT_EQ(sph_density(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, rho4.data(), 4, &result), PHEW_OK);
+  // HOP's way: the balls from 63-nearest lists instead of the tree, on 1 and 3 threads, the
+  // first 1000 particles listed and the others scanning: the same bits
+  const Answer listed = search(s, 64, 63, 2, nullptr, 4);
+  const density_lists lists = {listed.nearest.data(), 63, 1000};
+  std::vector<double> rho_lists((size_t)s.n()), rho_lists3((size_t)s.n());
+  ASSERT_EQ(sph_density_listed(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, &lists, rho_lists.data(), 1, &result),
+            PHEW_OK);
+  ASSERT_EQ(sph_density_listed(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, &lists, rho_lists3.data(), 3, &result),
+            PHEW_OK);
   kd_tree_free(tree);
   EXPECT_EQ(0, std::memcmp(rho.data(), rho4.data(), rho.size() * sizeof(double))) << "threads change the density";
+  EXPECT_EQ(0, std::memcmp(rho.data(), rho_lists.data(), rho.size() * sizeof(double))) << "lists change the density";
+  EXPECT_EQ(0, std::memcmp(rho.data(), rho_lists3.data(), rho.size() * sizeof(double))) << "lists, 3 threads";
   double worst = 0;
   for (int64_t i = 0; i < s.n(); ++i) {
     long double sum = 0;

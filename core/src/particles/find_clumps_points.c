@@ -78,7 +78,10 @@ phew_status points_prepare(points_run *run, const phew_input *in, points_use use
     if (comm_max(c, !run->s.h || !run->rho))
       return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the densities"), result);
     double seconds = 0.0;
-    s = padding_density(x, run->parts, &run->s, &run->nr.tree, run->rho, &seconds);
+    /* lists holding every particle of a kernel (n_dens - 1 others) serve as the balls */
+    const density_lists lists = {run->nr.nearest, run->nr.n_keep, n_own};
+    const int listed = run->nr.n_keep >= in->points.n_density_neighbours - 1;
+    s = padding_density(x, run->parts, &run->s, &run->nr.tree, listed ? &lists : NULL, run->rho, &seconds);
     run->seconds[PHEW_PARTICLE_DENSITY] += seconds;
     if (s != PHEW_OK)
       return s;

@@ -92,6 +92,21 @@ phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result);
 phew_status sph_density(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
                         const int32_t *subset, double *rho, int n_threads, phew_result *result);
 
+/* Balls known from the neighbour search: for tree particles 0 .. n-1, the n_keep nearest
+ * other particles (tree indices, as knn_query gives them, in any order). With n_keep at least
+ * n_dens - 1 they hold every particle whose kernel term is not zero (r < 2h: fewer than n_dens
+ * others), so the density takes them instead of searching the tree, with the same terms. */
+typedef struct density_lists {
+  const int32_t *nearest;
+  int n_keep;
+  int64_t n;
+} density_lists;
+
+/* sph_density with lists (NULL: none): the same densities, bit for bit. */
+phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
+                               const int32_t *subset, const density_lists *lists, double *rho, int n_threads,
+                               phew_result *result);
+
 /* Number of threads "0: all cores" means, and the one place that asks OpenMP. */
 int particle_threads(int n_threads);
 

@@ -340,7 +340,7 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
 /* Padding for the density: the particles within the own kernels (2h), and those whose own
  * kernel reaches into this subvolume, with their smoothing lengths. */
 phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, kd_tree **reuse,
-                            double *rho, double *seconds)
+                            const density_lists *lists, double *rho, double *seconds)
 {
   comm *c = x->c;
   phew_status status = PHEW_OK;
@@ -378,8 +378,9 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
     status = comm_agree(
         c, tree ? PHEW_OK : kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result), x->result);
   if (status == PHEW_OK)
-    status = comm_agree(c, sph_density(tree, s->h, s->mass, mass_max, s->n_own, NULL, rho, x->n_threads, x->result),
-                        x->result);
+    status = comm_agree(
+        c, sph_density_listed(tree, s->h, s->mass, mass_max, s->n_own, NULL, lists, rho, x->n_threads, x->result),
+        x->result);
   kd_tree_free(tree);
   *seconds += phew_seconds() - t;
   return status;

@@ -123,9 +123,10 @@ phew_status padding_width(const points_context *x, const subvolume *parts, parti
  * neighbours' padding keeps its place (the graph refers to it), with h 0 where its kernel
  * reaches no own particle. *reuse: the neighbour search's tree (of s's particles before the
  * density's padding), or NULL; used if that padding adds no particle, else a tree is built;
- * taken either way. */
+ * taken either way. lists (or NULL): the own particles' nearest lists, when they hold their balls
+ * (sph_density_listed). */
 phew_status padding_density(const points_context *x, const subvolume *parts, particle_set *s, kd_tree **reuse,
-                            double *rho, double *seconds);
+                            const density_lists *lists, double *rho, double *seconds);
 
 /* The graph PHEW runs on: own particles first (in particle_set order), then ghosts. */
 typedef struct particle_graph {

@@ -211,6 +211,8 @@ typedef struct density_job {
   int32_t **ball;            /* and its tree slots */
   int *capacity;             /* of those three */
   int *no_memory;            /* per task */
+  const density_lists *lists; /* or NULL */
+  const int32_t *slot_of;     /* with lists: caller's index -> tree slot */
 } density_job;
 
 /* Room for n entries in a thread's ball; 0 if memory ran out. */
@@ -236,13 +238,15 @@ static int density_leaf(const density_job *job, int thread, int64_t leaf, int64_
   const kd_node *box = &t->node[kd_first_leaf(t) + leaf];
   int64_t begin, end;
   kd_node_range(t, kd_first_leaf(t) + leaf, t->depth, &begin, &end);
-  double h_leaf = 0;
+  const density_lists *lists = job->lists;
+  double h_leaf = 0; /* of the particles that scan */
   for (int64_t s = begin; s < end; ++s)
-    h_leaf = job->slot_h[s] > h_leaf ? job->slot_h[s] : h_leaf;
-  if (h_leaf == 0)
-    return 1;
-  if (!kd_tree_gather(t, box->lo, box->hi, (2.0 * h_leaf) * (2.0 * h_leaf) * SUPPORT_SLACK, c) ||
-      !reserve_ball(job, thread, kd_candidates_size(c)))
+    if (!lists || t->index[s] >= lists->n)
+      h_leaf = job->slot_h[s] > h_leaf ? job->slot_h[s] : h_leaf;
+  if (h_leaf > 0 && !kd_tree_gather(t, box->lo, box->hi, (2.0 * h_leaf) * (2.0 * h_leaf) * SUPPORT_SLACK, c))
+    return 0;
+  if (!reserve_ball(job, thread, h_leaf > 0 ? kd_candidates_size(c) : 0) ||
+      (lists && !reserve_ball(job, thread, lists->n_keep + 1)))
     return 0;
   double *restrict d2 = job->d2[thread], *restrict w = job->w[thread];
   int32_t *restrict ball = job->ball[thread];
@@ -252,7 +256,23 @@ static int density_leaf(const density_job *job, int thread, int64_t leaf, int64_
       continue;
     double x[3];
     kd_position(t, s, x);
-    const int n = kd_candidates_scan(t, c, x, (2.0 * h) * (2.0 * h) * SUPPORT_SLACK, d2, ball);
+    const int32_t i = t->index[s];
+    int n;
+    if (lists && i < lists->n) { /* its ball from its list: itself and its nearest */
+      const int32_t *list = &lists->nearest[(size_t)i * (size_t)lists->n_keep];
+      d2[0] = 0.0;
+      ball[0] = (int32_t)s;
+      for (int k = 0; k < lists->n_keep; ++k) {
+        const int32_t j = job->slot_of[list[k]];
+        double y[3];
+        kd_position(t, j, y);
+        d2[k + 1] = particle_distance2(&t->box, x, y);
+        ball[k + 1] = j;
+      }
+      n = lists->n_keep + 1;
+    } else {
+      n = kd_candidates_scan(t, c, x, (2.0 * h) * (2.0 * h) * SUPPORT_SLACK, d2, ball);
+    }
     ball_kernels(n, d2, h, w);
     const double m_s = job->slot_mass ? job->slot_mass[s] : 1.0;
     const int16_t base = job->slot_base[s];
@@ -300,6 +320,13 @@ static void density_task(void *context, int thread, int64_t task)
 
 phew_status sph_density(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
                         const int32_t *subset, double *rho, int n_threads, phew_result *result)
+{
+  return sph_density_listed(tree, h, mass, mass_max, n, subset, NULL, rho, n_threads, result);
+}
+
+phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
+                               const int32_t *subset, const density_lists *lists, double *rho, int n_threads,
+                               phew_result *result)
 {
   if (!tree || (n > 0 && (!h || !rho)))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "sph_density: missing tree, h or output");
@@ -350,12 +377,15 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
   double **d2 = calloc((size_t)threads, sizeof *d2), **w = calloc((size_t)threads, sizeof *w);
   int32_t **ball = calloc((size_t)threads, sizeof *ball);
   int *capacity = calloc((size_t)threads, sizeof *capacity);
-  int ok = slot_h && (!mass || slot_mass) && slot_base && (!subset || query_of) && sum && no_memory && foreign && candidates && d2 &&
+  int32_t *slot_of = lists ? phew_malloc((size_t)N, sizeof *slot_of) : NULL;
+  int ok = (!lists || slot_of) && slot_h && (!mass || slot_mass) && slot_base && (!subset || query_of) && sum && no_memory && foreign && candidates && d2 &&
            w && ball && capacity;
   for (int i = 0; ok && i < threads; ++i)
     ok = kd_candidates_init(&candidates[i], tree) == PHEW_OK;
   phew_status status = PHEW_OK;
   if (ok) {
+    for (int64_t s = 0; lists && s < N; ++s)
+      slot_of[tree->index[s]] = (int32_t)s;
     for (int64_t i = 0; subset && i < N; ++i)
       query_of[i] = -1;
     for (int64_t j = 0; subset && j < n; ++j)
@@ -380,7 +410,7 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
       ok = 0;
     }
     density_job job = {tree, slot_h, slot_mass, slot_base, sum, leaves_per_task, foreign, candidates, d2, w, ball,
-                       capacity, no_memory};
+                       capacity, no_memory, lists, slot_of};
     if (ok)
       particle_parallel(threads, n_tasks, density_task, &job);
     for (int64_t task = 0; task < n_tasks; ++task) {
@@ -433,6 +463,7 @@ phew_status sph_density(kd_tree *tree, const double *h, const double *mass, doub
   free(w);
   free(ball);
   free(capacity);
+  free(slot_of);
   free(no_memory);
   free(sum);
   free(query_of);
