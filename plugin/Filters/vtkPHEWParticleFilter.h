@@ -14,8 +14,8 @@
  *    array indices (SetPointArrayIndices), and the phew_adaptors::PointOptions of all of this
  *    (MakePointOptions).
  *
- * RequestData runs a filter that takes particles only (Particle Density, Friends-of-Friends):
- * it checks the input type, lets the points adaptor gather the particles
+ * RequestData runs a filter that takes particles only (Particle Density, Friends-of-Friends,
+ * HOP Halo Finder): it checks the input type, lets the points adaptor gather the particles
  * (ConfigurePointOptions sets what the subclass writes), calls RunParticles (the subclass runs
  * the core), writes the point arrays on port 0 and lets FillTables fill the table ports. A
  * problem found on any rank is reported once per rank with vtkErrorMacro and leaves every
