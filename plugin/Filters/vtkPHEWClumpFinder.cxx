@@ -14,10 +14,8 @@
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
 #include "vtkMultiProcessController.h"
-#include "vtkNew.h"
 #include "vtkObjectFactory.h"
 #include "vtkOverlappingAMR.h"
-#include "vtkSmartPointer.h"
 #include "vtkTable.h"
 
 #include "phew/phew.h"
@@ -56,7 +54,6 @@ void ClearTables(vtkInformationVector* outputVector)
 //------------------------------------------------------------------------------
 vtkPHEWClumpFinder::vtkPHEWClumpFinder()
 {
-  this->SetNumberOfInputPorts(1);
   this->SetNumberOfOutputPorts(4);
 
   // Defaults of the core (the density threshold has none: the core requires it).
@@ -67,31 +64,13 @@ vtkPHEWClumpFinder::vtkPHEWClumpFinder()
   this->SaddleThreshold = defaults.saddle_threshold;
   this->MassThreshold = defaults.mass_threshold;
 
+  // Input arrays 0-3: density, mass, velocity, id (particles: no mass, velocity or id array
+  // unless one is selected).
+  const int indices[phew_adaptors::POINT_ARRAY_COUNT] = { 0, 1, 2, 3 };
+  this->SetPointArrayIndices(indices);
   // Default density: the active point scalars (ParaView always sets the array explicitly).
   this->SetInputArrayToProcess(
     0, 0, 0, vtkDataObject::FIELD_ASSOCIATION_POINTS, vtkDataSetAttributes::SCALARS);
-  // Particles: no mass, velocity or id array unless one is selected.
-  for (int which = phew_adaptors::POINT_MASS; which < phew_adaptors::POINT_ARRAY_COUNT; ++which)
-  {
-    this->SetInputArrayToProcess(
-      which, 0, 0, vtkDataObject::FIELD_ASSOCIATION_POINTS, phew_adaptors::NoArrayName);
-  }
-}
-
-//------------------------------------------------------------------------------
-void vtkPHEWClumpFinder::SetPeriodicX(int on)
-{
-  this->SetPeriodicAxes(on, this->PeriodicAxes[1], this->PeriodicAxes[2]);
-}
-
-void vtkPHEWClumpFinder::SetPeriodicY(int on)
-{
-  this->SetPeriodicAxes(this->PeriodicAxes[0], on, this->PeriodicAxes[2]);
-}
-
-void vtkPHEWClumpFinder::SetPeriodicZ(int on)
-{
-  this->SetPeriodicAxes(this->PeriodicAxes[0], this->PeriodicAxes[1], on);
 }
 
 //------------------------------------------------------------------------------
@@ -107,63 +86,6 @@ void vtkPHEWClumpFinder::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "EstimateDensity: " << this->EstimateDensity << "\n";
   os << indent << "NumberOfNeighbours: " << this->NumberOfNeighbours << "\n";
   os << indent << "NumberOfDensityNeighbours: " << this->NumberOfDensityNeighbours << "\n";
-  os << indent << "NumberOfThreads: " << this->NumberOfThreads << "\n";
-  os << indent << "BoxFromDataBounds: " << this->BoxFromDataBounds << "\n";
-  os << indent << "BoxOrigin: " << this->BoxOrigin[0] << " " << this->BoxOrigin[1] << " "
-     << this->BoxOrigin[2] << "\n";
-  os << indent << "BoxSize: " << this->BoxSize[0] << " " << this->BoxSize[1] << " "
-     << this->BoxSize[2] << "\n";
-  os << indent << "PeriodicAxes: " << this->PeriodicAxes[0] << " " << this->PeriodicAxes[1] << " "
-     << this->PeriodicAxes[2] << "\n";
-}
-
-//------------------------------------------------------------------------------
-int vtkPHEWClumpFinder::FillInputPortInformation(int, vtkInformation* info)
-{
-  // Image data, overlapping AMR, point sets and composites of point sets; in fact any data
-  // object, so that vtkCompositeDataPipeline always hands the filter the whole composite input
-  // in one RequestData call (it would otherwise run the filter once per block of a composite
-  // it does not list, with collective calls that do not match across ranks), and so that an
-  // input of another type gets this filter's own message. RequestData rejects what it does
-  // not support, with one error on every rank.
-  info->Set(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkDataObject");
-  return 1;
-}
-
-//------------------------------------------------------------------------------
-int vtkPHEWClumpFinder::FillOutputPortInformation(int port, vtkInformation* info)
-{
-  // Port 0 has the type of the input (created in RequestDataObject); the others are tables.
-  info->Set(vtkDataObject::DATA_TYPE_NAME(), port == LABELS_PORT ? "vtkDataObject" : "vtkTable");
-  return 1;
-}
-
-//------------------------------------------------------------------------------
-int vtkPHEWClumpFinder::RequestDataObject(
-  vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
-{
-  vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
-  if (!input)
-  {
-    return 0;
-  }
-  vtkInformation* labelsInfo = outputVector->GetInformationObject(LABELS_PORT);
-  vtkDataObject* labels = vtkDataObject::GetData(labelsInfo);
-  if (!labels || !labels->IsA(input->GetClassName()))
-  {
-    auto fresh = vtkSmartPointer<vtkDataObject>::Take(input->NewInstance());
-    labelsInfo->Set(vtkDataObject::DATA_OBJECT(), fresh);
-  }
-  for (int port = CLUMPS_PORT; port <= HALOES_PORT; ++port)
-  {
-    vtkInformation* info = outputVector->GetInformationObject(port);
-    if (!vtkTable::GetData(info))
-    {
-      vtkNew<vtkTable> table;
-      info->Set(vtkDataObject::DATA_OBJECT(), table);
-    }
-  }
-  return 1;
 }
 
 //------------------------------------------------------------------------------
@@ -196,28 +118,11 @@ int vtkPHEWClumpFinder::RequestData(
       vtkWarningMacro("Periodic applies to images and AMR; particles use PeriodicX, PeriodicY "
                       "and PeriodicZ (with a box: BoxFromDataBounds off)");
     }
-    phew_adaptors::PointOptions options;
+    // The box, periodic axes, threads and arrays of the properties (vtkPHEWParticleFilter).
+    phew_adaptors::PointOptions options = this->MakePointOptions();
     options.EstimateDensity = this->EstimateDensity;
     options.NumberOfNeighbours = this->NumberOfNeighbours;
     options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
-    options.NumberOfThreads = this->NumberOfThreads;
-    options.BoxFromDataBounds = this->BoxFromDataBounds;
-    for (int d = 0; d < 3; ++d)
-    {
-      options.BoxOrigin[d] = this->BoxOrigin[d];
-      options.BoxSize[d] = this->BoxSize[d];
-      options.Periodic[d] = this->PeriodicAxes[d] != 0;
-    }
-    options.Array = [this](int which, vtkDataObject* data, int& association) {
-      association = -1;
-      return this->GetInputArrayToProcess(which, data, association);
-    };
-    options.SelectedName = [this](int which) {
-      vtkInformation* info = this->GetInputArrayInformation(which);
-      return std::string(info && info->Has(vtkDataObject::FIELD_NAME())
-          ? info->Get(vtkDataObject::FIELD_NAME())
-          : "");
-    };
     phew_adaptors::PointsInput adaptor(input, options);
     ok = this->RunCore(adaptor, inInfo, output, outputVector);
   }

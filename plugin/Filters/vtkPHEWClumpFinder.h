@@ -59,18 +59,18 @@
 #define vtkPHEWClumpFinder_h
 
 #include "PHEWFiltersModule.h" // for export macro
-#include "vtkDataObjectAlgorithm.h"
+#include "vtkPHEWParticleFilter.h"
 
 namespace phew_adaptors
 {
 class InputAdaptor;
 }
 
-class PHEWFILTERS_EXPORT vtkPHEWClumpFinder : public vtkDataObjectAlgorithm
+class PHEWFILTERS_EXPORT vtkPHEWClumpFinder : public vtkPHEWParticleFilter
 {
 public:
   static vtkPHEWClumpFinder* New();
-  vtkTypeMacro(vtkPHEWClumpFinder, vtkDataObjectAlgorithm);
+  vtkTypeMacro(vtkPHEWClumpFinder, vtkPHEWParticleFilter);
   void PrintSelf(ostream& os, vtkIndent indent) override;
 
   enum OutputPorts
@@ -116,7 +116,8 @@ public:
   vtkBooleanMacro(Periodic, bool);
   ///@}
 
-  /// Particles only (point sets): the parameters below.
+  /// Particles only (point sets): the parameters below, and the box, periodic axes and
+  /// threads of vtkPHEWParticleFilter.
   ///@{
   /// Estimate the density from the particles (default on); off: the Density array is used.
   vtkSetMacro(EstimateDensity, bool);
@@ -136,40 +137,13 @@ public:
   vtkGetMacro(NumberOfDensityNeighbours, int);
   ///@}
 
-  ///@{
-  /// Threads per process for the neighbour search and the density (default 0: all cores).
-  vtkSetMacro(NumberOfThreads, int);
-  vtkGetMacro(NumberOfThreads, int);
-  ///@}
-
-  ///@{
-  /// The box is the bounds of the points over all processes (default on); off: BoxOrigin
-  /// and BoxSize. Estimated densities are in units of the total mass over the box volume.
-  vtkSetMacro(BoxFromDataBounds, bool);
-  vtkGetMacro(BoxFromDataBounds, bool);
-  vtkBooleanMacro(BoxFromDataBounds, bool);
-  vtkSetVector3Macro(BoxOrigin, double);
-  vtkGetVector3Macro(BoxOrigin, double);
-  vtkSetVector3Macro(BoxSize, double);
-  vtkGetVector3Macro(BoxSize, double);
-  ///@}
-
-  ///@{
-  /// Periodic axes of the box (default none; they need BoxFromDataBounds off).
-  vtkSetVector3Macro(PeriodicAxes, int);
-  vtkGetVector3Macro(PeriodicAxes, int);
-  void SetPeriodicX(int on);
-  void SetPeriodicY(int on);
-  void SetPeriodicZ(int on);
-  ///@}
-
 protected:
   vtkPHEWClumpFinder();
   ~vtkPHEWClumpFinder() override = default;
 
-  int FillInputPortInformation(int port, vtkInformation* info) override;
-  int FillOutputPortInformation(int port, vtkInformation* info) override;
-  int RequestDataObject(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+  // The input port (any data object), the ports' types (0: the input's, 1-3: tables) and
+  // RequestDataObject are vtkPHEWParticleFilter's; RequestData is this filter's own (images
+  // and AMR besides particles).
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
   /// The shared path of every input kind: runs the core on what `adaptor` describes (its
@@ -188,11 +162,6 @@ protected:
   bool EstimateDensity = true;
   int NumberOfNeighbours = 16;
   int NumberOfDensityNeighbours = 64;
-  int NumberOfThreads = 0;
-  bool BoxFromDataBounds = true;
-  double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
-  double BoxSize[3] = { 1.0, 1.0, 1.0 };
-  int PeriodicAxes[3] = { 0, 0, 0 };
 
 private:
   vtkPHEWClumpFinder(const vtkPHEWClumpFinder&) = delete;

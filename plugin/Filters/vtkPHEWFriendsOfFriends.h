@@ -25,13 +25,13 @@
 #define vtkPHEWFriendsOfFriends_h
 
 #include "PHEWFiltersModule.h" // for export macro
-#include "vtkDataObjectAlgorithm.h"
+#include "vtkPHEWParticleFilter.h"
 
-class PHEWFILTERS_EXPORT vtkPHEWFriendsOfFriends : public vtkDataObjectAlgorithm
+class PHEWFILTERS_EXPORT vtkPHEWFriendsOfFriends : public vtkPHEWParticleFilter
 {
 public:
   static vtkPHEWFriendsOfFriends* New();
-  vtkTypeMacro(vtkPHEWFriendsOfFriends, vtkDataObjectAlgorithm);
+  vtkTypeMacro(vtkPHEWFriendsOfFriends, vtkPHEWParticleFilter);
   void PrintSelf(ostream& os, vtkIndent indent) override;
 
   ///@{
@@ -50,46 +50,21 @@ public:
   vtkGetMacro(MinimumMembers, int);
   ///@}
 
-  ///@{
-  /// Threads per process (default 0: all cores).
-  vtkSetMacro(NumberOfThreads, int);
-  vtkGetMacro(NumberOfThreads, int);
-  ///@}
-
-  ///@{
-  /// The box is the bounds of the points over all processes (default on); off: BoxOrigin
-  /// and BoxSize, needed for periodic axes. Its volume sets the mean spacing.
-  vtkSetMacro(BoxFromDataBounds, bool);
-  vtkGetMacro(BoxFromDataBounds, bool);
-  vtkBooleanMacro(BoxFromDataBounds, bool);
-  vtkSetVector3Macro(BoxOrigin, double);
-  vtkGetVector3Macro(BoxOrigin, double);
-  vtkSetVector3Macro(BoxSize, double);
-  vtkGetVector3Macro(BoxSize, double);
-  vtkSetVector3Macro(PeriodicAxes, int);
-  vtkGetVector3Macro(PeriodicAxes, int);
-  void SetPeriodicX(int on);
-  void SetPeriodicY(int on);
-  void SetPeriodicZ(int on);
-  ///@}
+  // The box, periodic axes and threads: vtkPHEWParticleFilter.
 
 protected:
   vtkPHEWFriendsOfFriends();
   ~vtkPHEWFriendsOfFriends() override = default;
 
-  int FillInputPortInformation(int port, vtkInformation* info) override;
-  int FillOutputPortInformation(int port, vtkInformation* info) override;
-  int RequestDataObject(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
-  int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+  const char* GetParticleFilterLabel() override { return "Friends-of-Friends"; }
+  void ConfigurePointOptions(phew_adaptors::PointOptions& options) override;
+  std::string RunParticles(phew_input& input, phew_labels& labels,
+    phew_adaptors::PointsInput& adaptor, phew_result& result) override;
+  void FillTables(vtkInformationVector* outputVector, const phew_result& result) override;
 
   double LinkingLength = 0.2;
   bool LinkingLengthIsAbsolute = false;
   int MinimumMembers = 20;
-  int NumberOfThreads = 0;
-  bool BoxFromDataBounds = true;
-  double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
-  double BoxSize[3] = { 1.0, 1.0, 1.0 };
-  int PeriodicAxes[3] = { 0, 0, 0 };
 
 private:
   vtkPHEWFriendsOfFriends(const vtkPHEWFriendsOfFriends&) = delete;

@@ -22,13 +22,13 @@
 #define vtkPHEWParticleDensity_h
 
 #include "PHEWFiltersModule.h" // for export macro
-#include "vtkDataObjectAlgorithm.h"
+#include "vtkPHEWParticleFilter.h"
 
-class PHEWFILTERS_EXPORT vtkPHEWParticleDensity : public vtkDataObjectAlgorithm
+class PHEWFILTERS_EXPORT vtkPHEWParticleDensity : public vtkPHEWParticleFilter
 {
 public:
   static vtkPHEWParticleDensity* New();
-  vtkTypeMacro(vtkPHEWParticleDensity, vtkDataObjectAlgorithm);
+  vtkTypeMacro(vtkPHEWParticleDensity, vtkPHEWParticleFilter);
   void PrintSelf(ostream& os, vtkIndent indent) override;
 
   ///@{
@@ -37,48 +37,19 @@ public:
   vtkGetMacro(NumberOfDensityNeighbours, int);
   ///@}
 
-  ///@{
-  /// Threads per process for the neighbour search and the density (default 0: all cores).
-  vtkSetMacro(NumberOfThreads, int);
-  vtkGetMacro(NumberOfThreads, int);
-  ///@}
-
-  ///@{
-  /// The box is the bounds of the points over all processes (default on); off: BoxOrigin
-  /// and BoxSize. Densities are in units of the total mass over the box volume.
-  vtkSetMacro(BoxFromDataBounds, bool);
-  vtkGetMacro(BoxFromDataBounds, bool);
-  vtkBooleanMacro(BoxFromDataBounds, bool);
-  vtkSetVector3Macro(BoxOrigin, double);
-  vtkGetVector3Macro(BoxOrigin, double);
-  vtkSetVector3Macro(BoxSize, double);
-  vtkGetVector3Macro(BoxSize, double);
-  ///@}
-
-  ///@{
-  /// Periodic axes of the box (default none; they need BoxFromDataBounds off).
-  vtkSetVector3Macro(PeriodicAxes, int);
-  vtkGetVector3Macro(PeriodicAxes, int);
-  void SetPeriodicX(int on);
-  void SetPeriodicY(int on);
-  void SetPeriodicZ(int on);
-  ///@}
+  // The box (densities are in units of the total mass over its volume), periodic axes and
+  // threads: vtkPHEWParticleFilter.
 
 protected:
   vtkPHEWParticleDensity();
   ~vtkPHEWParticleDensity() override = default;
 
-  int FillInputPortInformation(int port, vtkInformation* info) override;
-  int FillOutputPortInformation(int port, vtkInformation* info) override;
-  int RequestDataObject(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
-  int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+  const char* GetParticleFilterLabel() override { return "Particle Density"; }
+  void ConfigurePointOptions(phew_adaptors::PointOptions& options) override;
+  std::string RunParticles(phew_input& input, phew_labels& labels,
+    phew_adaptors::PointsInput& adaptor, phew_result& result) override;
 
   int NumberOfDensityNeighbours = 64;
-  int NumberOfThreads = 0;
-  bool BoxFromDataBounds = true;
-  double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
-  double BoxSize[3] = { 1.0, 1.0, 1.0 };
-  int PeriodicAxes[3] = { 0, 0, 0 };
 
 private:
   vtkPHEWParticleDensity(const vtkPHEWParticleDensity&) = delete;

@@ -421,7 +421,8 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
     const std::string name = o.SelectedName(which);
     used[which] = !name.empty() && name != NoArrayName;
   }
-  const bool clumps = o.Outputs == PointOutputs::ClumpLabels, groups = o.Outputs == PointOutputs::GroupIds;
+  const bool clumps = o.Outputs == PointOutputs::ClumpLabels, hop = o.Outputs == PointOutputs::HOPGroups;
+  const bool groups = o.Outputs == PointOutputs::GroupIds || hop;
   this->LabelNames.clear();
   if (clumps)
   {
@@ -431,8 +432,8 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
   {
     this->LabelNames = { PHEW_ARRAY_GROUP_ID };
   }
-  this->WithDensity = !groups;
-  const bool densityGiven = clumps && !o.EstimateDensity;
+  this->WithDensity = o.Outputs != PointOutputs::GroupIds;
+  const bool densityGiven = (clumps || hop) && !o.EstimateDensity;
   if (densityGiven && !used[POINT_DENSITY])
   {
     // No array selected but no estimate asked either: the same on every rank.
@@ -543,7 +544,9 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
 //------------------------------------------------------------------------------
 int64_t* PointsInput::GroupIds()
 {
-  return this->Options.Outputs == PointOutputs::GroupIds && !this->LabelTargets.empty()
+  const bool groups = this->Options.Outputs == PointOutputs::GroupIds ||
+    this->Options.Outputs == PointOutputs::HOPGroups;
+  return groups && !this->LabelTargets.empty()
     ? this->LabelTargets[0]
     : nullptr;
 }

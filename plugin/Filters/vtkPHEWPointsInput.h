@@ -1,4 +1,5 @@
-// Private helper of vtkPHEWClumpFinder and vtkPHEWParticleDensity: the input adaptor for
+// Private helper of the filters on particles (vtkPHEWClumpFinder, vtkPHEWParticleDensity,
+// vtkPHEWFriendsOfFriends, vtkPHEWHOPHaloFinder): the input adaptor for
 // particles (a vtkPointSet: vtkPolyData, vtkUnstructuredGrid, vtkStructuredGrid...; or a
 // composite dataset whose leaves are point sets: vtkMultiBlockDataSet, vtkPartitionedDataSet,
 // vtkPartitionedDataSetCollection).
@@ -58,14 +59,16 @@ enum class PointOutputs
 {
   Density,     // Density (Particle Density)
   ClumpLabels, // PeakPatchId, ClumpId, HaloId and Density (PHEW Clump Finder)
-  GroupIds     // GroupId (Friends-of-Friends)
+  GroupIds,    // GroupId (Friends-of-Friends)
+  HOPGroups    // GroupId and Density (HOP Halo Finder)
 };
 
 /// The particle options of a filter (its properties).
 struct PointOptions
 {
   PointOutputs Outputs = PointOutputs::ClumpLabels;
-  bool EstimateDensity = true; // false: the POINT_DENSITY array is the density
+  bool EstimateDensity = true; // false: the POINT_DENSITY array is the density (ClumpLabels,
+                               // HOPGroups)
   int NumberOfNeighbours = 16;
   int NumberOfDensityNeighbours = 64;
   int NumberOfThreads = 0;
@@ -90,7 +93,8 @@ public:
   /// `labels` (with ClumpLabels the three labels; the density unless GroupIds). Collective.
   std::string Prepare(Context& context, phew_input& input, phew_labels& labels) override;
 
-  /// After Prepare, with GroupIds: where the core writes the GroupIds of the particles passed.
+  /// After Prepare, with GroupIds or HOPGroups: where the core writes the GroupIds of the
+  /// particles passed.
   int64_t* GroupIds();
 
   /// A shallow copy of the input (same type; a composite gets a shallow copy of every leaf)

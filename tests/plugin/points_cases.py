@@ -57,8 +57,10 @@ def make_particles(seed=7):
     return pos, mass, vel, ids
 
 
-def save_particles(path, pos, mass, vel, ids):
-    np.savez(path, pos=pos, mass=mass, vel=vel, ids=ids)
+def save_particles(path, pos, mass, vel, ids, rho=None):
+    """The particles for share_source (with rho: also the point array "rho")."""
+    extra = {} if rho is None else dict(rho=rho)
+    np.savez(path, pos=pos, mass=mass, vel=vel, ids=ids, **extra)
     return path
 
 
@@ -258,8 +260,11 @@ def _phew_share(algorithm):
         points = vtkPoints()
         points.SetData(numpy_support.numpy_to_vtk(numpy.ascontiguousarray(data['pos'][which]), deep=1))
         out.SetPoints(points)
-        for name, values in (('mass', data['mass'][which]), ('vel', data['vel'][which]),
-                             ('ids', data['ids'][which]), ('InputIndex', which.astype(numpy.int64))):
+        arrays = [('mass', data['mass'][which]), ('vel', data['vel'][which]), ('ids', data['ids'][which]),
+                  ('InputIndex', which.astype(numpy.int64))]
+        if 'rho' in data.files:  # a given density (test_plugin_hop.py)
+            arrays.append(('rho', data['rho'][which]))
+        for name, values in arrays:
             array = numpy_support.numpy_to_vtk(numpy.ascontiguousarray(values), deep=1)
             array.SetName(name)
             out.GetPointData().AddArray(array)
