@@ -40,7 +40,7 @@ void vtkPHEWHOPHaloFinder::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "PeakFactor: " << this->PeakFactor << "\n";
   os << indent << "HopNeighbours: " << this->HopNeighbours << "\n";
   os << indent << "MergeNeighbours: " << this->MergeNeighbours << "\n";
-  os << indent << "DensityNeighbours: " << this->DensityNeighbours << "\n";
+  os << indent << "NumberOfDensityNeighbours: " << this->NumberOfDensityNeighbours << "\n";
   os << indent << "MinimumMembers: " << this->MinimumMembers << "\n";
 }
 
@@ -48,7 +48,7 @@ void vtkPHEWHOPHaloFinder::PrintSelf(ostream& os, vtkIndent indent)
 void vtkPHEWHOPHaloFinder::ConfigurePointOptions(phew_adaptors::PointOptions& options)
 {
   options.Outputs = phew_adaptors::PointOutputs::HOPGroups;
-  options.NumberOfDensityNeighbours = this->DensityNeighbours;
+  options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
   // A selected Density array is the density; none (the default): estimate it.
   const std::string density = options.SelectedName(phew_adaptors::POINT_DENSITY);
   options.EstimateDensity = density.empty() || density == phew_adaptors::NoArrayName;

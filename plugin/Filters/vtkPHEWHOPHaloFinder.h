@@ -15,7 +15,7 @@
  * OuterThreshold. Groups with at least MinimumMembers particles are numbered in catalogue
  * order (decreasing number of particles, equal counts by the smallest particle id).
  *
- * The density: the SPH estimate over DensityNeighbours particles (the Particle Density
+ * The density: the SPH estimate over NumberOfDensityNeighbours particles (the Particle Density
  * filter's), in units of the mean density; or the point array selected as Density (input
  * array 3), compared with the thresholds as it is (so it should be in units of the mean
  * density too).
@@ -83,8 +83,8 @@ public:
   ///@{
   /// Particles in the SPH density estimate, the particle itself counted (default 64; not
   /// used with a Density array).
-  vtkSetMacro(DensityNeighbours, int);
-  vtkGetMacro(DensityNeighbours, int);
+  vtkSetMacro(NumberOfDensityNeighbours, int);
+  vtkGetMacro(NumberOfDensityNeighbours, int);
   ///@}
 
   ///@{
@@ -111,7 +111,7 @@ protected:
   double PeakFactor = 3.0;
   int HopNeighbours = 64;
   int MergeNeighbours = 4;
-  int DensityNeighbours = 64;
+  int NumberOfDensityNeighbours = 64;
   int MinimumMembers = 10;
 
 private:

@@ -77,7 +77,7 @@ def run_cli(prefix, with_ids, periodic, options, density=None):
 probe_source = pc.share_source(ProgrammableSource, particles, "contiguous")
 probe = HOPHaloFinder(Input=probe_source)
 defaults = dict(OuterThreshold=160.0, SaddleFactor=2.5, PeakFactor=3.0, HopNeighbours=64, MergeNeighbours=4,
-                DensityNeighbours=64, MinimumMembers=10, NumberOfThreads=0, BoxFromDataBounds=1)
+                NumberOfDensityNeighbours=64, MinimumMembers=10, NumberOfThreads=0, BoxFromDataBounds=1)
 for name, value in defaults.items():
     check.check(getattr(probe, name) == value, "default %s is %r, expected %r" % (name, getattr(probe, name), value))
 for name in ("Mass", "Velocity", "Id", "Density"):
@@ -93,7 +93,7 @@ for name in probe.ListProperties():
     doc = probe.GetProperty(name).SMProperty.GetDocumentation()
     check.check(doc is not None and bool(doc.GetShortHelp()) and bool(doc.GetLongHelp()) and
                 len((doc.GetDescription() or "").strip()) > 40, "property %s is not documented" % name)
-for name in ("OuterThreshold", "SaddleFactor", "PeakFactor", "DensityNeighbours"):
+for name in ("OuterThreshold", "SaddleFactor", "PeakFactor", "NumberOfDensityNeighbours"):
     doc = probe.GetProperty(name).SMProperty.GetDocumentation()
     check.check("mean density" in " ".join(doc.GetDescription().split()),
                 "the documentation of %s does not give the unit (the mean density)" % name)
@@ -116,7 +116,7 @@ CASES = [  # label, share mode, partitions, ids, periodic, the tool's options, t
      dict(OuterThreshold=40.0, SaddleFactor=1.5, MinimumMembers=250), False),
     ("neighbours", "rank0_empty", 1, True, False,
      ["--outer", "40", "--hop-neighbours", "8", "--merge-neighbours", "2", "--density-neighbours", "48"],
-     dict(OuterThreshold=40.0, HopNeighbours=8, MergeNeighbours=2, DensityNeighbours=48), False),
+     dict(OuterThreshold=40.0, HopNeighbours=8, MergeNeighbours=2, NumberOfDensityNeighbours=48), False),
     ("given_density", "scattered", 2, True, True, ["--outer", "40"], dict(OuterThreshold=40.0), True),
 ]
 for label, mode, partitions, with_ids, periodic, options, properties, given in CASES:
