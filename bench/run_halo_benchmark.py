@@ -225,11 +225,18 @@ def hop_set(args, name, path, scratch):
     if "yt" in med:
         ours = np.fromfile(prefix + "-group.raw", dtype="<i8")
         theirs = np.fromfile(yt_groups, dtype="<i8")
-        pairs = np.unique(np.stack([ours[ours >= 0], theirs[ours >= 0]], 1), axis=0)
+        both = (ours >= 0) & (theirs >= 0)
+        pairs, count = np.unique(np.stack([ours[both], theirs[both]], 1), axis=0, return_counts=True)
         same = np.array_equal(ours < 0, theirs < 0) and len(pairs) == len(np.unique(pairs[:, 0])) == \
             len(np.unique(pairs[:, 1]))
-        print("  groups: phew %d, yt %d, %s" % (ours.max() + 1, theirs.max() + 1,
-                                               "the same partition" if same else "DIFFERENT partitions"))
+        # particles outside the largest overlap of their phew group with a yt group
+        largest = {}
+        for (a, _), c in zip(pairs, count):
+            largest[a] = max(largest.get(a, 0), c)
+        moved = int(both.sum() - sum(largest.values()) + (ours >= 0).sum() - both.sum() + (theirs >= 0).sum() -
+                    both.sum())
+        print("  groups: phew %d, yt %d, %s" % (ours.max() + 1, theirs.max() + 1, "the same partition" if same else
+                                               "DIFFERENT partitions: %d particle(s) in another group" % moved))
         r = med["yt"] / med["phew"]
         print("  yt / phew (1 core)          %6.3f   target >= %.0f   %s" % (r, TARGET_HOP,
                                                                            "met" if r >= TARGET_HOP else "MISSED"))
