@@ -199,3 +199,18 @@ TEST(Hop, BadParametersAreRefused)
 }
 
 } // namespace
+
+namespace {
+
+// A NaN in a given density would let hops cycle: refused with a message, labels -1.
+TEST(Hop, NonFiniteGivenDensityIsRefused)
+{
+  Line l;
+  run_line(l, {0.5, 2, 5, 10, NAN, 2, 1.2, 0.6, 1.2, 3, 12, 3, 1.5, 0.5});
+  EXPECT_EQ(l.status, PHEW_ERROR_DATA);
+  EXPECT_NE(std::string(l.result.message).find("particle 4 has density"), std::string::npos) << l.result.message;
+  for (int64_t g : l.group)
+    EXPECT_EQ(g, -1);
+}
+
+} // namespace

@@ -47,8 +47,8 @@ static void hop_task(void *context, int thread, int64_t task)
       if (r < densest || (r == densest && best == i))
         continue;
       if (r == densest) { /* the closer of two equally dense others */
-        const double dj = particle_distance2(h->box, &s->position[3 * i], &s->position[3 * j]);
-        const double db = particle_distance2(h->box, &s->position[3 * i], &s->position[3 * best]);
+        const double dj = particle_distance2(h->box, &s->position[3 * i], &s->position[3 * (int64_t)j]);
+        const double db = particle_distance2(h->box, &s->position[3 * i], &s->position[3 * (int64_t)best]);
         if (dj > db || (dj == db && s->id[j] > s->id[best]))
           continue;
       }

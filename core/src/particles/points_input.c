@@ -226,6 +226,15 @@ phew_status points_read(points_context *x, const phew_input *in, points_use use,
     if (s->density)
       s->density[i] = value_at(in->density, in->density_type, i);
   }
+  /* HOP's hops need densities that order: a NaN would let chains cycle (PHEW's graph path
+   * checks its densities itself) */
+  phew_status bad = PHEW_OK;
+  for (int64_t i = 0; use == POINTS_HOP && s->density && bad == PHEW_OK && i < p->n; ++i)
+    if (!(isfinite(s->density[i]) && s->density[i] >= 0.0))
+      bad = phew_fail(result, PHEW_ERROR_DATA, "particle %lld has density %g: densities must be finite and >= 0",
+                      (long long)s->id[i], s->density[i]);
+  if (comm_agree(c, bad, result) != PHEW_OK)
+    return PHEW_ERROR_DATA;
 
   x->n_keep = use == POINTS_PHEW || use == POINTS_HOP ? p->n_neighbours : 0;
   x->k_search = x->n_keep + 1;
