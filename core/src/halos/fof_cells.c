@@ -6,13 +6,15 @@
  * all once the cells are in one set. In dense regions that is about one join per particle,
  * instead of every pair within the length.
  *
- * The particles are sorted by cell (x slowest, z fastest); a hash table finds a cell from its
- * coordinates. Cells are cut into ranges, one task each, joining concurrently
+ * The particles are sorted by cell (x slowest, z fastest); a cell's neighbours are found by
+ * cursors walking the sorted cell keys, or by binary search across periodic faces. Cells are
+ * cut into ranges, one task each, joining concurrently
  * (union_find.h). Distances are particle_distance2's, compared with <= the length squared, so
  * that the sets are those of every pair compared; cells are whole only with a margin far above
  * the rounding of the distances. */
 #include "halos.h"
 #include "union_find.h"
+#include "../particles/radix_sort.h"
 #include "../particles/threads.h"
 
 #include <math.h>
@@ -32,12 +34,6 @@ typedef struct cell_grid {
   int whole;                  /* every cell's particles are all friends of one another */
   int reach;                  /* along each axis, friends are at most this many cells apart */
 } cell_grid;
-
-typedef struct cell_table {
-  uint64_t mask;
-  uint64_t *key; /* UINT64_MAX: empty */
-  int64_t *cell;
-} cell_table;
 
 /* Cells in x-major order, z fastest: the cells (x, y, z0 .. z1) have consecutive keys. */
 static uint64_t cell_key(const cell_grid *g, const int64_t c[3])
@@ -67,8 +63,11 @@ static int reach_of(double length, double width) { return (int)floor(length / wi
 
 /* The grid over [lo, hi] (periodic axes: the box). Cells are whole where they can be; where
  * that would take more than 2^20 cells or a reach beyond MAX_REACH (an axis a few lengths
- * long), the axis gets cells at least one length wide instead, and no cell is whole. */
-static void grid_init(cell_grid *g, const particle_box *box, const double *lo, const double *hi, double length)
+ * long), the axis gets cells at least one length wide instead, and no cell is whole. The cell
+ * keys must fit in key_bits: where they would not (a length tiny against the extent), the
+ * longest axes get fewer, wider cells (no cell whole, friends in neighbouring cells). */
+static void grid_init(cell_grid *g, const particle_box *box, const double *lo, const double *hi, double length,
+                      int key_bits)
 {
   const double side = length / sqrt(3.0) * (1.0 - 1e-9); /* a cell's diagonal stays below the length */
   g->whole = 1;
@@ -84,95 +83,27 @@ static void grid_init(cell_grid *g, const particle_box *box, const double *lo, c
       g->whole = 0;
     }
     g->dims[d] = (int64_t)n;
-    g->width[d] = extent > 0.0 ? extent / n : 1.0;
+  }
+  while ((uint64_t)g->dims[0] * (uint64_t)g->dims[1] * (uint64_t)g->dims[2] > (uint64_t)1 << key_bits) {
+    const int d = g->dims[0] >= g->dims[1] ? (g->dims[0] >= g->dims[2] ? 0 : 2) : (g->dims[1] >= g->dims[2] ? 1 : 2);
+    g->dims[d] = (g->dims[d] + 1) / 2;
+    g->whole = 0;
+  }
+  for (int d = 0; d < 3; ++d) {
+    const double extent = box->periodic[d] ? box->size[d] : hi[d] - lo[d];
+    g->width[d] = extent > 0.0 ? extent / (double)g->dims[d] : 1.0;
     /* one cell along the axis: no neighbour along it, whatever the length */
     const int reach = extent > 0.0 && g->dims[d] > 1 ? reach_of(length, g->width[d]) : 1;
     g->reach = reach > g->reach ? reach : g->reach;
   }
 }
 
-/* ---- sorting particles by cell ------------------------------------------------------------ */
-
-typedef struct keyed {
-  uint64_t key;
-  int32_t index;
-} keyed;
-
-/* LSD radix sort by key, 11 bits at a time over the key's `bits` low bits (stable). */
-static int sort_keyed(keyed *a, int64_t n, int bits)
+/* The cell holding `key` in key[0, n), or -1. */
+static int64_t lower_bound(const uint64_t *key, int64_t from, int64_t n, uint64_t target);
+static int64_t find_cell(const uint64_t *key, int64_t n, uint64_t target)
 {
-  keyed *b = phew_malloc((size_t)n + 1, sizeof *b);
-  if (!b)
-    return -1;
-  keyed *const mine = a;
-  int64_t count[2048];
-  for (int shift = 0; shift < bits; shift += 11) {
-    memset(count, 0, sizeof count);
-    for (int64_t i = 0; i < n; ++i)
-      count[(a[i].key >> shift) & 2047]++;
-    if (n == 0 || count[(a[0].key >> shift) & 2047] == n)
-      continue;
-    int64_t sum = 0;
-    for (int k = 0; k < 2048; ++k) {
-      const int64_t c = count[k];
-      count[k] = sum;
-      sum += c;
-    }
-    for (int64_t i = 0; i < n; ++i)
-      b[count[(a[i].key >> shift) & 2047]++] = a[i];
-    keyed *t = a;
-    a = b;
-    b = t;
-  }
-  if (a != mine) {
-    memcpy(mine, a, (size_t)n * sizeof *a);
-    b = a;
-  }
-  free(b);
-  return 0;
-}
-
-/* ---- the cells ---------------------------------------------------------------------------- */
-
-static int table_init(cell_table *t, int64_t n_cells)
-{
-  uint64_t size = 16;
-  while (size < 2 * (uint64_t)n_cells)
-    size <<= 1;
-  t->mask = size - 1;
-  t->key = phew_malloc((size_t)size, sizeof *t->key);
-  t->cell = phew_malloc((size_t)size, sizeof *t->cell);
-  if (!t->key || !t->cell)
-    return -1;
-  for (uint64_t k = 0; k < size; ++k)
-    t->key[k] = UINT64_MAX;
-  return 0;
-}
-
-static void table_free(cell_table *t)
-{
-  free(t->key);
-  free(t->cell);
-}
-
-static void table_put(cell_table *t, uint64_t key, int64_t cell)
-{
-  uint64_t at = hash_id((int64_t)key) & t->mask;
-  while (t->key[at] != UINT64_MAX)
-    at = (at + 1) & t->mask;
-  t->key[at] = key;
-  t->cell[at] = cell;
-}
-
-static int64_t table_find(const cell_table *t, uint64_t key)
-{
-  uint64_t at = hash_id((int64_t)key) & t->mask;
-  while (t->key[at] != UINT64_MAX) {
-    if (t->key[at] == key)
-      return t->cell[at];
-    at = (at + 1) & t->mask;
-  }
-  return -1;
+  const int64_t at = lower_bound(key, 0, n, target);
+  return at < n && key[at] == target ? at : -1;
 }
 
 /* ---- joining ------------------------------------------------------------------------------ */
@@ -186,7 +117,6 @@ typedef struct stencil_column {
 typedef struct link_job {
   const cell_grid *g;
   const particle_box *box;
-  const cell_table *table;
   const int64_t *start;    /* per cell: its first particle in sorted order (n_cells + 1) */
   const uint64_t *key;     /* per cell */
   const double *position;  /* in sorted order, 3 per particle */
@@ -195,10 +125,11 @@ typedef struct link_job {
   const stencil_column *column; /* the half stencil, by column */
   int n_columns;
   int shifts;              /* every pair of neighbouring cells has one nearest-image shift */
-  union_find *sets;        /* by sorted order */
+  union_find *sets;        /* whole cells: by cell; else by sorted place */
 } link_job;
 
-/* Joins the friends between cells a and b (a != b); with both whole, up to the first pair.
+/* Joins the friends between cells a and b (a != b); with whole cells, the two cells at the
+ * first pair.
  * When the grid has room (job->shifts), every pair of the two cells takes the same branch of
  * particle_delta per axis, found from their first particles: (x_i - x_j) + shift, with the
  * shift -size, 0 or +size, is then bitwise its difference ((x - y) + (-L) is x - y - L), and
@@ -208,16 +139,18 @@ static void link_two(const link_job *job, int64_t a, int64_t b)
   union_find *u = job->sets;
   const int64_t a0 = job->start[a], a1 = job->start[a + 1], b0 = job->start[b], b1 = job->start[b + 1];
   const int whole = job->g->whole;
-  if (whole && union_find_root(u, (int32_t)a0) == union_find_root(u, (int32_t)b0))
+  if (whole && union_find_root(u, (int32_t)a) == union_find_root(u, (int32_t)b))
     return;
   const double *restrict p = job->position;
   if (!job->shifts) {
     for (int64_t i = a0; i < a1; ++i)
       for (int64_t j = b0; j < b1; ++j)
         if (particle_distance2(job->box, &p[3 * i], &p[3 * j]) <= job->r2) {
-          union_find_join(u, (int32_t)i, (int32_t)j);
-          if (whole)
+          if (whole) {
+            union_find_join(u, (int32_t)a, (int32_t)b);
             return;
+          }
+          union_find_join(u, (int32_t)i, (int32_t)j);
         }
     return;
   }
@@ -233,15 +166,17 @@ static void link_two(const link_job *job, int64_t a, int64_t b)
       const double dx = (xi - p[3 * j]) + shift[0], dy = (yi - p[3 * j + 1]) + shift[1],
                    dz = (zi - p[3 * j + 2]) + shift[2];
       if ((dx * dx + dy * dy) + dz * dz <= r2) {
-        union_find_join(u, (int32_t)i, (int32_t)j);
-        if (whole)
+        if (whole) {
+          union_find_join(u, (int32_t)a, (int32_t)b);
           return;
+        }
+        union_find_join(u, (int32_t)i, (int32_t)j);
       }
     }
   }
 }
 
-/* The first cell whose key is not below `key`, in key[from, n). */
+/* The first cell whose key is not below `target`, in key[from, n). */
 static int64_t lower_bound(const uint64_t *key, int64_t from, int64_t n, uint64_t target)
 {
   int64_t lo = from, hi = n;
@@ -273,10 +208,7 @@ static void link_task(void *context, int thread, int64_t task)
     cursor[o] = -1; /* not placed yet */
   for (int64_t a = first; a < last; ++a) {
     const int64_t a0 = job->start[a], a1 = job->start[a + 1];
-    if (g->whole) {
-      for (int64_t i = a0 + 1; i < a1; ++i)
-        union_find_join(u, (int32_t)a0, (int32_t)i);
-    } else {
+    if (!g->whole) { /* (a whole cell is one element of the sets) */
       for (int64_t i = a0; i < a1; ++i)
         for (int64_t j = i + 1; j < a1; ++j)
           if (particle_distance2(job->box, &job->position[3 * i], &job->position[3 * j]) <= job->r2)
@@ -308,7 +240,7 @@ static void link_task(void *context, int thread, int64_t task)
       const uint64_t base = cell_key(g, column_key);
       if (wrapped) {
         for (int64_t z = in_lo; z <= in_hi; ++z) {
-          const int64_t b = table_find(job->table, base + (uint64_t)z);
+          const int64_t b = find_cell(job->key, job->n_cells, base + (uint64_t)z);
           if (b >= 0 && b != a)
             link_two(job, a, b);
         }
@@ -329,7 +261,7 @@ static void link_task(void *context, int thread, int64_t task)
         for (int64_t z = z_lo; z <= z_hi; ++z)
           if (z < 0 || z >= g->dims[2]) {
             const int64_t zz = ((z % g->dims[2]) + g->dims[2]) % g->dims[2];
-            const int64_t b = table_find(job->table, base + (uint64_t)zz);
+            const int64_t b = find_cell(job->key, job->n_cells, base + (uint64_t)zz);
             if (b >= 0 && b != a)
               link_two(job, a, b);
           }
@@ -368,35 +300,86 @@ static int half_stencil(const cell_grid *g, double length, stencil_column *colum
   return n;
 }
 
-enum { KEY_BLOCK = 65536 }; /* particles per task of the keys and the copies */
+enum {
+  KEY_BLOCK = 65536, /* particles per task of the keys, the copies and the cells' starts */
+  PREFETCH_AHEAD = 16 /* particles: the copies read positions in sorted order, scattered */
+};
 
-/* The particles' cells, then (after the sort) their positions in sorted order. */
+/* The particles' packed words (cell key above the index), then (after the sort) their
+ * positions in sorted order and the starts of the cells. */
 typedef struct key_job {
   const cell_grid *g;
   const double *position;
-  keyed *order;
+  uint64_t *order;
+  int index_bits;
   double *sorted;
-  int32_t *place; /* sorted place -> particle */
+  int32_t *place;   /* sorted place -> particle */
   int64_t n;
-  int copy;       /* 0: keys; 1: copies */
+  int step;         /* 0: words; 1: copies and the count of cells each block starts; 2: starts */
+  int64_t *first;   /* per block: the cells started before it (step 2) or in it (step 1) */
+  int64_t *start;   /* per cell: its first sorted place */
+  uint64_t *key;    /* per cell */
 } key_job;
 
 static void key_task(void *context, int thread, int64_t task)
 {
   (void)thread;
   const key_job *job = context;
-  const int64_t end = (task + 1) * KEY_BLOCK < job->n ? (task + 1) * KEY_BLOCK : job->n;
-  for (int64_t i = task * KEY_BLOCK; i < end; ++i) {
-    if (job->copy) {
-      const int32_t k = job->order[i].index;
-      job->place[i] = k;
-      memcpy(&job->sorted[3 * i], &job->position[3 * (int64_t)k], 3 * sizeof *job->sorted);
-    } else {
+  const int64_t begin = task * KEY_BLOCK, end = begin + KEY_BLOCK < job->n ? begin + KEY_BLOCK : job->n;
+  const uint64_t mask = ((uint64_t)1 << job->index_bits) - 1;
+  const uint64_t *order = job->order;
+  if (job->step == 0) {
+    for (int64_t i = begin; i < end; ++i) {
       int64_t c[3];
       cell_of(job->g, &job->position[3 * i], c);
-      job->order[i] = (keyed){cell_key(job->g, c), (int32_t)i};
+      job->order[i] = cell_key(job->g, c) << job->index_bits | (uint64_t)i;
     }
+  } else if (job->step == 1) {
+    int64_t starts = 0;
+    for (int64_t i = begin; i < end; ++i) {
+      if (i + PREFETCH_AHEAD < job->n)
+        __builtin_prefetch(&job->position[3 * (order[i + PREFETCH_AHEAD] & mask)]);
+      const int32_t k = (int32_t)(order[i] & mask);
+      job->place[i] = k;
+      memcpy(&job->sorted[3 * i], &job->position[3 * (int64_t)k], 3 * sizeof *job->sorted);
+      starts += i == 0 || (order[i] >> job->index_bits) != (order[i - 1] >> job->index_bits);
+    }
+    job->first[task] = starts;
+  } else {
+    int64_t c = job->first[task];
+    for (int64_t i = begin; i < end; ++i)
+      if (i == 0 || (order[i] >> job->index_bits) != (order[i - 1] >> job->index_bits)) {
+        job->start[c] = i;
+        job->key[c++] = order[i] >> job->index_bits;
+      }
   }
+}
+
+/* The sets by sorted place, each place's parent its root (the smallest place of its set). */
+typedef struct flatten_job {
+  union_find *places;
+  union_find *cells; /* whole cells: the sets by cell, whose root is the set's smallest cell */
+  const int64_t *start;
+  int64_t n_cells;
+} flatten_job;
+
+static void flatten_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const flatten_job *job = context;
+  union_find *u = job->places;
+  if (job->cells) {
+    const int64_t end = (task + 1) * KEY_BLOCK < job->n_cells ? (task + 1) * KEY_BLOCK : job->n_cells;
+    for (int64_t c = task * KEY_BLOCK; c < end; ++c) {
+      const int32_t root = (int32_t)job->start[union_find_root(job->cells, (int32_t)c)];
+      for (int64_t t = job->start[c]; t < job->start[c + 1]; ++t)
+        atomic_store_explicit(&u->parent[t], root, memory_order_relaxed);
+    }
+    return;
+  }
+  const int64_t end = (task + 1) * KEY_BLOCK < u->n ? (task + 1) * KEY_BLOCK : u->n;
+  for (int64_t t = task * KEY_BLOCK; t < end; ++t)
+    atomic_store_explicit(&u->parent[t], union_find_root(u, (int32_t)t), memory_order_relaxed);
 }
 
 phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, const particle_box *box,
@@ -406,41 +389,44 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   f->n = n;
   if (n > INT32_MAX)
     return PHEW_ERROR_ARGUMENT;
+  const int index_bits = radix_index_bits(n);
   cell_grid g;
-  grid_init(&g, box, lo, hi, length);
-  keyed *order = phew_malloc((size_t)n + 1, sizeof *order);
+  grid_init(&g, box, lo, hi, length, 64 - index_bits);
+  int key_bits = 1;
+  while (key_bits < 63 && ((uint64_t)1 << key_bits) < (uint64_t)g.dims[0] * (uint64_t)g.dims[1] * (uint64_t)g.dims[2])
+    ++key_bits;
+  const int64_t n_blocks = (n + KEY_BLOCK - 1) / KEY_BLOCK;
+  uint64_t *order = phew_malloc((size_t)n + 1, sizeof *order);
   double *sorted = phew_malloc((size_t)n + 1, 3 * sizeof *sorted);
+  int64_t *first = phew_malloc((size_t)n_blocks + 1, sizeof *first);
   f->order = phew_malloc((size_t)n + 1, sizeof *f->order);
-  int ok = order && sorted && f->order && union_find_init(&f->sets, n) == 0;
+  int ok = order && sorted && first && f->order && union_find_init(&f->sets, n) == 0;
   const int threads = particle_threads(n_threads);
-  key_job keys = {&g, position, order, sorted, f->order, n, 0};
+  key_job keys = {&g, position, order, index_bits, sorted, f->order, n, 0, first, NULL, NULL};
   if (ok)
-    particle_parallel(threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
-  int bits = 1;
-  while (bits < 63 && ((uint64_t)1 << bits) < (uint64_t)g.dims[0] * (uint64_t)g.dims[1] * (uint64_t)g.dims[2])
-    ++bits;
-  ok = ok && sort_keyed(order, n, bits) == 0;
-  keys.copy = 1;
+    particle_parallel(threads, n_blocks, key_task, &keys);
+  ok = ok && radix_sort_words(order, n, index_bits, index_bits + key_bits, threads) == 0;
+  keys.step = 1;
   if (ok)
-    particle_parallel(threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
+    particle_parallel(threads, n_blocks, key_task, &keys);
   int64_t n_cells = 0;
-  for (int64_t i = 0; ok && i < n; ++i)
-    n_cells += i == 0 || order[i].key != order[i - 1].key;
+  for (int64_t b = 0; ok && b < n_blocks; ++b) {
+    const int64_t in_block = first[b];
+    first[b] = n_cells;
+    n_cells += in_block;
+  }
   int64_t *start = ok ? phew_malloc((size_t)n_cells + 1, sizeof *start) : NULL;
   uint64_t *key = ok ? phew_malloc((size_t)n_cells + 1, sizeof *key) : NULL;
-  cell_table table;
-  memset(&table, 0, sizeof table);
-  ok = ok && start && key && table_init(&table, n_cells) == 0;
-  for (int64_t i = 0, c = 0; ok && i < n; ++i)
-    if (i == 0 || order[i].key != order[i - 1].key) {
-      start[c] = i;
-      key[c] = order[i].key;
-      table_put(&table, key[c], c);
-      ++c;
-    }
-  if (ok)
+  ok = ok && start && key;
+  keys.step = 2;
+  keys.start = start;
+  keys.key = key;
+  if (ok) {
+    particle_parallel(threads, n_blocks, key_task, &keys);
     start[n_cells] = n;
+  }
   free(order);
+  free(first);
   stencil_column column[(2 * MAX_REACH + 1) * (2 * MAX_REACH + 1)];
   if (ok && n_cells > 0) {
     const int n_columns = half_stencil(&g, length, column);
@@ -449,10 +435,19 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
     int shifts = 1;
     for (int d = 0; d < 3; ++d)
       shifts = shifts && (!g.periodic[d] || g.dims[d] >= 4 * (g.reach + 1));
-    link_job job = {&g, box, &table, start, key, sorted, n_cells, length * length, column, n_columns, shifts, &f->sets};
-    particle_parallel(threads, (n_cells + CELLS_PER_TASK - 1) / CELLS_PER_TASK, link_task, &job);
+    /* whole cells are the elements of the sets: a cell's particles are one from the start */
+    union_find cells;
+    memset(&cells, 0, sizeof cells);
+    ok = !g.whole || union_find_init(&cells, n_cells) == 0;
+    link_job job = {&g, box, start, key, sorted, n_cells, length * length, column, n_columns, shifts,
+                    g.whole ? &cells : &f->sets};
+    if (ok)
+      particle_parallel(threads, (n_cells + CELLS_PER_TASK - 1) / CELLS_PER_TASK, link_task, &job);
+    flatten_job flat = {&f->sets, g.whole ? &cells : NULL, start, n_cells};
+    if (ok)
+      particle_parallel(threads, ((g.whole ? n_cells : n) + KEY_BLOCK - 1) / KEY_BLOCK, flatten_task, &flat);
+    union_find_free(&cells);
   }
-  table_free(&table);
   free(start);
   free(key);
   free(sorted);

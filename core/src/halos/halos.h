@@ -20,7 +20,8 @@
 #include "union_find.h"
 
 /* The sets of friends among n particles (fof_cells.c): order[t] is the particle at sorted
- * place t, and the sets are over sorted places (the root of a set is its smallest place). */
+ * place t, and the sets are over sorted places (the root of a set is its smallest place; on
+ * return every place's parent is its root). */
 typedef struct friend_sets {
   int64_t n;
   int32_t *order;

@@ -5,6 +5,7 @@
  * answers still go back to each particle's place (origin_index). Nothing depends on this
  * order: ties anywhere are broken by global ids, and the sums are exact. */
 #include "points.h"
+#include "radix_sort.h"
 #include "threads.h"
 
 #include <math.h>
@@ -23,53 +24,12 @@ static uint64_t spread3(uint64_t v)
   return v;
 }
 
-typedef struct keyed {
-  uint64_t key;
-  int64_t index;
-} keyed;
-
 enum {
-  RADIX_BITS = 11, /* the counts stay in the L1 cache */
-  RADIX_BUCKETS = 1 << RADIX_BITS,
-  ORDER_FIRST_BIT = 30 /* the key's bits below it only order particles inside a cell of 2^-11 of
-                          the domain per axis, which gains memory locality nothing */
+  ORDER_KEY_TOP = 63, /* the Morton key's bits: 21 per axis */
+  ORDER_SORTED_BITS = 33 /* its top 11 bits per axis are sorted: the lower ones only order
+                            particles inside a cell of 2^-11 of the domain per axis, which
+                            gains memory locality nothing */
 };
-
-/* LSD radix sort of (key, index) by the key's bits from ORDER_FIRST_BIT up, RADIX_BITS at a
- * time (stable: equal keys keep their order); a pass whose digit is the same for every key is
- * skipped. */
-static int radix_sort(keyed *a, int64_t n)
-{
-  keyed *b = phew_malloc((size_t)n + 1, sizeof *b);
-  if (!b)
-    return -1;
-  keyed *const mine = a;
-  int64_t count[RADIX_BUCKETS];
-  for (int shift = ORDER_FIRST_BIT; shift < 63; shift += RADIX_BITS) {
-    memset(count, 0, sizeof count);
-    for (int64_t i = 0; i < n; ++i)
-      count[(a[i].key >> shift) & (RADIX_BUCKETS - 1)]++;
-    if (n == 0 || count[(a[0].key >> shift) & (RADIX_BUCKETS - 1)] == n)
-      continue;
-    int64_t sum = 0;
-    for (int d = 0; d < RADIX_BUCKETS; ++d) {
-      const int64_t c = count[d];
-      count[d] = sum;
-      sum += c;
-    }
-    for (int64_t i = 0; i < n; ++i)
-      b[count[(a[i].key >> shift) & (RADIX_BUCKETS - 1)]++] = a[i];
-    keyed *t = a;
-    a = b;
-    b = t;
-  }
-  if (a != mine) { /* the sorted keys back in the caller's array */
-    memcpy(mine, a, (size_t)n * sizeof *a);
-    b = a;
-  }
-  free(b);
-  return 0;
-}
 
 /* One array of the particle set to reorder: item k takes old item order[k]. */
 typedef struct permutation {
@@ -79,7 +39,8 @@ typedef struct permutation {
 
 typedef struct permute_job {
   permutation *arrays;
-  const keyed *order;
+  const uint64_t *order; /* sorted words: the particle's old place in the low index_bits */
+  uint64_t index_mask;
   int64_t n;
   int *failed; /* per array */
 } permute_job;
@@ -100,7 +61,8 @@ static void permute_task(void *context, int thread, int64_t task)
   }
   memcpy(copy, p->values, (size_t)job->n * p->size);
   for (int64_t k = 0; k < job->n; ++k)
-    memcpy((unsigned char *)p->values + (size_t)k * p->size, copy + (size_t)job->order[k].index * p->size, p->size);
+    memcpy((unsigned char *)p->values + (size_t)k * p->size, copy + (size_t)(job->order[k] & job->index_mask) * p->size,
+           p->size);
   free(copy);
 }
 
@@ -110,8 +72,9 @@ typedef struct key_job {
   const points_context *x;
   const double *position;
   double scale[3];
-  keyed *order;
+  uint64_t *order;
   int64_t n;
+  int index_bits; /* below the key's top bits, the particle's place */
 } key_job;
 
 /* Task: the Morton keys of one block of particles. */
@@ -127,14 +90,16 @@ static void key_task(void *context, int thread, int64_t task)
       c = c < 0.0 ? 0.0 : (c > 2097151.0 ? 2097151.0 : c);
       key |= spread3((uint64_t)c) << d;
     }
-    job->order[i] = (keyed){key, i};
+    /* the key's top bits above the index */
+    job->order[i] = (key >> job->index_bits) << job->index_bits | (uint64_t)i;
   }
 }
 
 phew_status spatial_order(const points_context *x, particle_set *s)
 {
   const int64_t n = s->n_own;
-  keyed *order = phew_malloc((size_t)n + 1, sizeof *order);
+  uint64_t *order = phew_malloc((size_t)n + 1, sizeof *order);
+  const int index_bits = radix_index_bits(n);
   int failed = !order;
   if (!failed && !s->origin_index) { /* the particles are where they were passed */
     s->origin_index = phew_malloc((size_t)n + 1, sizeof *s->origin_index);
@@ -142,14 +107,15 @@ phew_status spatial_order(const points_context *x, particle_set *s)
     for (int64_t i = 0; !failed && i < n; ++i)
       s->origin_index[i] = i;
   }
-  key_job keys = {x, s->position, {0, 0, 0}, order, n};
+  key_job keys = {x, s->position, {0, 0, 0}, order, n, index_bits};
   for (int d = 0; d < 3; ++d) {
     const double extent = x->hi[d] - x->lo[d];
     keys.scale[d] = extent > 0.0 ? 2097151.0 / extent : 0.0;
   }
   if (!failed)
     particle_parallel(x->n_threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
-  failed = failed || radix_sort(order, n) != 0;
+  failed = failed || radix_sort_words(order, n, index_bits > ORDER_KEY_TOP - ORDER_SORTED_BITS ? index_bits : ORDER_KEY_TOP - ORDER_SORTED_BITS,
+                                      ORDER_KEY_TOP, x->n_threads) != 0;
   if (!failed) { /* the arrays in parallel, one task each */
     permutation arrays[] = {{s->position, 3 * sizeof(double)}, {s->velocity, 3 * sizeof(double)},
                             {s->id, sizeof(int64_t)},           {s->origin_index, sizeof(int64_t)},
@@ -157,7 +123,7 @@ phew_status spatial_order(const points_context *x, particle_set *s)
                             {s->origin_rank, sizeof(int32_t)}};
     enum { N_ARRAYS = sizeof arrays / sizeof arrays[0] };
     int array_failed[N_ARRAYS];
-    permute_job job = {arrays, order, n, array_failed};
+    permute_job job = {arrays, order, ((uint64_t)1 << index_bits) - 1, n, array_failed};
     particle_parallel(x->n_threads, N_ARRAYS, permute_task, &job);
     for (int k = 0; k < N_ARRAYS; ++k)
       failed = failed || array_failed[k];
