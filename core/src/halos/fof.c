@@ -15,6 +15,7 @@
 #include "halos.h"
 #include "union_find.h"
 #include "../particles/id_map.h"
+#include "../particles/threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -78,9 +79,10 @@ static int64_t unique_edges(key_edge *e, int64_t n)
 
 /* The edges between this rank's keys and the keys of the sets that its padding particles
  * belong to on their owners (own_key: per own particle; padding_key: per padding particle,
- * the key of its set here, or -1 if that set holds no own particle). */
+ * the key of its set here, or -1 if that set holds no own particle; sent: per own particle,
+ * whether other ranks hold it, the only ones they can name). */
 static phew_status cross_edges(const points_context *x, const particle_set *s, const int64_t *own_key,
-                               const int64_t *padding_key, key_edge **edges, int64_t *n_edges)
+                               const int64_t *padding_key, const uint8_t *sent, key_edge **edges, int64_t *n_edges)
 {
   comm *c = x->c;
   *edges = NULL;
@@ -98,10 +100,14 @@ static phew_status cross_edges(const points_context *x, const particle_set *s, c
   id_map own;
   memset(&own, 0, sizeof own);
   key_edge *e = status == PHEW_OK ? phew_malloc((size_t)in.n + 1, sizeof *e) : NULL;
-  int ok = status == PHEW_OK && e && id_map_init(&own, s->n_own) == 0;
+  int64_t n_sent = 0;
+  for (int64_t i = 0; i < s->n_own; ++i)
+    n_sent += sent[i];
+  int ok = status == PHEW_OK && e && id_map_init(&own, n_sent) == 0;
   for (int64_t i = 0; ok && i < s->n_own; ++i) {
     int64_t ignored;
-    ok = id_map_insert(&own, s->id[i], i, &ignored) == 0;
+    if (sent[i])
+      ok = id_map_insert(&own, s->id[i], i, &ignored) == 0;
   }
   int64_t n = 0;
   for (int64_t k = 0; ok && k < in.n; ++k) {
@@ -198,6 +204,65 @@ static phew_status join_keys(const key_edge *edges, int64_t n_edges, int64_t *ke
   return ok ? PHEW_OK : PHEW_ERROR_MEMORY;
 }
 
+/* ---- the sets' keys ------------------------------------------------------------------------- */
+
+enum { SET_BLOCK = 65536 }; /* sorted places per task */
+#define SEEN_ELSEWHERE ((int64_t)1 << 62) /* a set's size bit: padding in it, or some of it sent */
+
+/* From the sets to keys, on all threads (the sets' roots are every place's parent): step 0
+ * clears the summaries, step 1 gathers per root the smallest own id (an atomic minimum) and
+ * the own particles (an atomic sum, or the bit SEEN_ELSEWHERE), step 2 gives each particle
+ * its set's key. Minimum and sum do not depend on the order of the threads' updates. */
+typedef struct set_job {
+  const friend_sets *sets;
+  const particle_set *s;
+  const uint8_t *sent;       /* own particles other ranks hold */
+  _Atomic int64_t *smallest; /* by root place */
+  _Atomic int64_t *size;     /* by root place */
+  int64_t *key, *padding_key;
+  int64_t min_members;
+  int step;
+} set_job;
+
+static void set_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const set_job *job = context;
+  const particle_set *s = job->s;
+  const int64_t n = s->n, n_own = s->n_own;
+  const int64_t end = (task + 1) * SET_BLOCK < n ? (task + 1) * SET_BLOCK : n;
+  for (int64_t t = task * SET_BLOCK; t < end; ++t) {
+    if (job->step == 0) {
+      atomic_init(&job->smallest[t], INT64_MAX);
+      atomic_init(&job->size[t], 0);
+      continue;
+    }
+    const int32_t i = job->sets->order[t];
+    const int32_t root = atomic_load_explicit(&job->sets->sets.parent[t], memory_order_relaxed);
+    if (job->step == 1) {
+      if (i < n_own) {
+        int64_t now = atomic_load_explicit(&job->smallest[root], memory_order_relaxed);
+        while (s->id[i] < now && !atomic_compare_exchange_weak_explicit(&job->smallest[root], &now, s->id[i],
+                                                                         memory_order_relaxed, memory_order_relaxed))
+          ;
+      }
+      if (i >= n_own || job->sent[i])
+        atomic_fetch_or_explicit(&job->size[root], SEEN_ELSEWHERE, memory_order_relaxed);
+      else
+        atomic_fetch_add_explicit(&job->size[root], 1, memory_order_relaxed);
+      continue;
+    }
+    /* a set that no other rank sees (no padding in it, none of it sent) is a whole group: too
+     * small, it is no group at all */
+    const int64_t k = atomic_load_explicit(&job->smallest[root], memory_order_relaxed);
+    const int64_t size = atomic_load_explicit(&job->size[root], memory_order_relaxed);
+    if (i < n_own)
+      job->key[i] = !(size & SEEN_ELSEWHERE) && size < job->min_members ? -1 : k;
+    else
+      job->padding_key[i - n_own] = k == INT64_MAX ? -1 : k;
+  }
+}
+
 /* ---- the whole ----------------------------------------------------------------------------- */
 
 phew_status fof_find(const points_context *x, const subvolume *parts, particle_set *s, double linking_length,
@@ -224,52 +289,28 @@ phew_status fof_find(const points_context *x, const subvolume *parts, particle_s
     free(sent);
     return status;
   }
-  union_find *u = &sets.sets;
-  int64_t *smallest = phew_malloc((size_t)n + 1, sizeof *smallest); /* by root place: smallest own id */
-  int64_t *size = phew_malloc((size_t)n + 1, sizeof *size); /* by root place: own particles, -1: seen elsewhere */
+  _Atomic int64_t *smallest = phew_malloc((size_t)n + 1, sizeof *smallest);
+  _Atomic int64_t *size = phew_malloc((size_t)n + 1, sizeof *size);
   int64_t *padding_key = phew_malloc((size_t)(n - n_own) + 1, sizeof *padding_key);
   int ok = smallest && size && padding_key;
-  if (ok) {
-    for (int64_t t = 0; t < n; ++t) {
-      smallest[t] = INT64_MAX;
-      size[t] = 0;
-    }
-    for (int64_t t = 0; t < n; ++t) {
-      const int32_t i = sets.order[t];
-      const int32_t root = union_find_root(u, (int32_t)t);
-      if (i < n_own && s->id[i] < smallest[root])
-        smallest[root] = s->id[i];
-      if (i >= n_own || sent[i])
-        size[root] = -1;
-      else if (size[root] >= 0)
-        size[root]++;
-    }
-    /* a set that no other rank sees (no padding in it, none of it sent) is a whole group: too
-     * small, it is no group at all */
-    for (int64_t t = 0; t < n; ++t) {
-      const int32_t i = sets.order[t];
-      const int32_t root = union_find_root(u, (int32_t)t);
-      const int64_t k = smallest[root];
-      if (i < n_own)
-        key[i] = size[root] >= 0 && size[root] < min_members ? -1 : k;
-      else
-        padding_key[i - n_own] = k == INT64_MAX ? -1 : k;
-    }
-  }
+  set_job job = {&sets, s, sent, smallest, size, key, padding_key, min_members, 0};
+  for (job.step = 0; ok && job.step < 3; ++job.step)
+    particle_parallel(x->n_threads, (n + SET_BLOCK - 1) / SET_BLOCK, set_task, &job);
   friend_sets_free(&sets);
-  free(smallest);
-  free(size);
-  free(sent);
+  free((void *)smallest);
+  free((void *)size);
   status = comm_agree(c, ok ? PHEW_OK : phew_fail(x->result, PHEW_ERROR_MEMORY, "Friends-of-Friends: out of memory"),
                       x->result);
   if (status != PHEW_OK || c->size == 1) {
     free(padding_key);
+    free(sent);
     return status;
   }
   key_edge *mine = NULL, *all = NULL;
   int64_t n_mine = 0, n_all = 0;
-  status = cross_edges(x, s, key, padding_key, &mine, &n_mine);
+  status = cross_edges(x, s, key, padding_key, sent, &mine, &n_mine);
   free(padding_key);
+  free(sent);
   status = comm_agree(c, status == PHEW_OK ? PHEW_OK
                                            : phew_fail(x->result, status, "Friends-of-Friends: the groups across ranks failed"),
                       x->result);

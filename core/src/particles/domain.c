@@ -9,6 +9,7 @@
 #include "points.h"
 
 #include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,11 +212,29 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
 {
   comm *c = x->c;
   const packing k = packing_of(x);
-  outbox o;
-  outbox_init(&o, c, k.size);
-  unsigned char *item = phew_malloc(1, k.size);
-  int failed = !item;
-  for (int64_t i = 0; !failed && i < s->n_own; ++i) {
+  /* packed straight into one buffer grouped by owner: the particles are the bulk of the
+   * memory, so no growing outbox and no second copy sorted by destination */
+  int32_t *owner = phew_malloc((size_t)s->n_own + 1, sizeof *owner);
+  int *count = calloc((size_t)c->size, sizeof *count);
+  int64_t *at = phew_malloc((size_t)c->size + 1, sizeof *at);
+  unsigned char *items = phew_malloc((size_t)s->n_own + 1, k.size);
+  if (comm_max(c, !owner || !count || !at || !items || s->n_own > INT_MAX)) {
+    free(owner);
+    free(count);
+    free(at);
+    free(items);
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while sending the particles to their subvolumes"),
+                      x->result);
+  }
+  for (int64_t i = 0; i < s->n_own; ++i) {
+    owner[i] = owner_of(x, parts, &s->position[3 * i]);
+    count[owner[i]]++;
+  }
+  at[0] = 0;
+  for (int r = 0; r < c->size; ++r)
+    at[r + 1] = at[r] + count[r];
+  for (int64_t i = 0; i < s->n_own; ++i) {
+    unsigned char *item = items + (size_t)at[owner[i]]++ * k.size;
     const int64_t origin[2] = {i, c->rank};
     memset(item, 0, k.size);
     memcpy(item, &s->position[3 * i], 3 * sizeof(double));
@@ -227,16 +246,15 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
       memcpy(item + k.at_velocity, &s->velocity[3 * i], 24);
     if (x->has_density)
       memcpy(item + k.at_density, &s->density[i], 8);
-    failed = outbox_put(&o, owner_of(x, parts, &s->position[3 * i]), item) != PHEW_OK;
   }
-  free(item);
+  free(owner);
+  free(at);
   /* the caller's copies go before the exchange: both never need to be held at once */
   particle_set_free(s);
-  if (failed)
-    o.failed = 1; /* the exchange then fails on every rank */
   inbox in;
-  phew_status status = outbox_send(&o, c, &in);
-  outbox_free(&o);
+  phew_status status = comm_exchange_grouped(c, items, count, k.size, &in);
+  free(items);
+  free(count);
   if (status == PHEW_OK) {
     const int64_t n = in.n;
     s->origin_rank = phew_malloc((size_t)n + 1, sizeof *s->origin_rank);
