@@ -358,6 +358,30 @@ TEST(FriendsOfFriends, GridsWithoutWholeCells)
   expect_reference(fine, length, tiny, 1);
 }
 
+// Whole cells, but fewer than three blocks of 4^3 cells across the periodic box (lengths of a
+// quarter box and more): the cells are joined column by column, not by blocks, across every
+// face; and lengths of a tenth (three blocks exactly) and a twentieth, by blocks.
+TEST(FriendsOfFriends, WholeCellsWithAndWithoutBlocks)
+{
+  for (double length : {0.3, 0.25, 0.1, 0.05}) {
+    Particles p = blobs(47, true, 300);
+    if (length > 0.2) { // a few particles, so that the long lengths leave several groups
+      Particles sparse;
+      Random r(53);
+      for (int k = 0; k < 12; ++k) {
+        sparse.pos.insert(sparse.pos.end(), {r.uniform(), r.uniform(), r.uniform()});
+        sparse.vel.insert(sparse.vel.end(), {r.normal(), r.normal(), r.normal()});
+        sparse.mass.push_back(1.0);
+      }
+      p = sparse;
+    }
+    FofRun run;
+    run_fof(p, absolute(length, 1), run);
+    expect_reference(p, length, run, 1);
+    EXPECT_GT(run.result.n_groups, 1) << "length " << length;
+  }
+}
+
 TEST(FriendsOfFriends, ThreadsAndStorageOrderChangeNothing)
 {
   Particles p = blobs(13, true, 1500);

@@ -6,40 +6,21 @@
  * all once the cells are in one set. In dense regions that is about one join per particle,
  * instead of every pair within the length.
  *
- * The particles are sorted by cell (x slowest, z fastest); a cell's neighbours are found by
- * cursors walking the sorted cell keys, or by binary search across periodic faces. Cells are
- * cut into ranges, one task each, joining concurrently
+ * The particles are sorted by cell. Where the cells are whole and the periodic axes hold at
+ * least three blocks of 4^3 cells, cells are keyed by block and joined block by block
+ * (fof_blocks.c); else cells are keyed x slowest, z fastest, and a cell's neighbours are found
+ * column by column, by cursors walking the sorted cell keys, or by binary search across
+ * periodic faces. Cells (or blocks) are cut into ranges, one task each, joining concurrently
  * (union_find.h). Distances are particle_distance2's, compared with <= the length squared, so
  * that the sets are those of every pair compared; cells are whole only with a margin far above
  * the rounding of the distances. */
-#include "halos.h"
-#include "union_find.h"
+#include "fof_cells.h"
 #include "../particles/radix_sort.h"
 #include "../particles/threads.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum {
-  CELL_BITS = 20,          /* cells per axis at most 2^20: keys of 60 bits */
-  CELLS_PER_TASK = 4096,
-  MAX_REACH = 3            /* cells a friend can be away along an axis */
-};
-
-typedef struct cell_grid {
-  int64_t dims[3];
-  double origin[3], width[3]; /* cell (i, j, k) is origin + [i, i + 1) width along x ... */
-  int periodic[3];
-  int whole;                  /* every cell's particles are all friends of one another */
-  int reach;                  /* along each axis, friends are at most this many cells apart */
-} cell_grid;
-
-/* Cells in x-major order, z fastest: the cells (x, y, z0 .. z1) have consecutive keys. */
-static uint64_t cell_key(const cell_grid *g, const int64_t c[3])
-{
-  return ((uint64_t)c[0] * (uint64_t)g->dims[1] + (uint64_t)c[1]) * (uint64_t)g->dims[2] + (uint64_t)c[2];
-}
 
 static void cell_coordinates(const cell_grid *g, uint64_t key, int64_t c[3])
 {
@@ -77,6 +58,8 @@ static void grid_init(cell_grid *g, const particle_box *box, const double *lo, c
     g->origin[d] = lo[d];
     const double extent = box->periodic[d] ? box->size[d] : hi[d] - lo[d];
     double n = extent > 0.0 ? ceil(extent / side) : 1.0;
+    if (box->periodic[d]) /* whole blocks of 4 cells across the period (smaller cells stay whole) */
+      n = 4.0 * ceil(n / 4.0);
     if (!(n <= (double)((int64_t)1 << CELL_BITS)) || (extent > 0.0 && reach_of(length, extent / n) > MAX_REACH)) {
       n = floor(extent / (length * (1.0 + 1e-9)));
       n = n < 1.0 ? 1.0 : (n > (double)((int64_t)1 << CELL_BITS) ? (double)((int64_t)1 << CELL_BITS) : n);
@@ -96,6 +79,19 @@ static void grid_init(cell_grid *g, const particle_box *box, const double *lo, c
     const int reach = extent > 0.0 && g->dims[d] > 1 ? reach_of(length, g->width[d]) : 1;
     g->reach = reach > g->reach ? reach : g->reach;
   }
+  /* blocks: whole cells (friends within MAX_REACH < 4 cells: in the same or a neighbouring
+   * block), at least three blocks across each periodic axis (a block's neighbours on either
+   * side are two other blocks), and keys that fit */
+  g->blocked = g->whole;
+  double keys = 64.0;
+  for (int d = 0; d < 3; ++d) {
+    g->blocks[d] = (g->dims[d] + 3) / 4;
+    keys *= (double)g->blocks[d];
+    if (g->periodic[d] && g->dims[d] < 12)
+      g->blocked = 0;
+  }
+  if (!(keys <= ldexp(1.0, key_bits)))
+    g->blocked = 0;
 }
 
 /* The cell holding `key` in key[0, n), or -1. */
@@ -106,89 +102,7 @@ static int64_t find_cell(const uint64_t *key, int64_t n, uint64_t target)
   return at < n && key[at] == target ? at : -1;
 }
 
-/* ---- joining ------------------------------------------------------------------------------ */
-
-/* The cells (x + dx, y + dy, z + dz) of the half stencil with dz in [dz_lo, dz_hi]: a run of
- * consecutive keys when no axis wraps. */
-typedef struct stencil_column {
-  int dx, dy, dz_lo, dz_hi;
-} stencil_column;
-
-typedef struct link_job {
-  const cell_grid *g;
-  const particle_box *box;
-  const int64_t *start;    /* per cell: its first particle in sorted order (n_cells + 1) */
-  const uint64_t *key;     /* per cell */
-  const double *position;  /* in sorted order, 3 per particle */
-  int64_t n_cells;
-  double r2;
-  const stencil_column *column; /* the half stencil, by column */
-  int n_columns;
-  int shifts;              /* every pair of neighbouring cells has one nearest-image shift */
-  union_find *sets;        /* whole cells: by cell; else by sorted place */
-} link_job;
-
-/* Joins the friends between cells a and b (a != b); with whole cells, the two cells at the
- * first pair.
- * When the grid has room (job->shifts), every pair of the two cells takes the same branch of
- * particle_delta per axis, found from their first particles: (x_i - x_j) + shift, with the
- * shift -size, 0 or +size, is then bitwise its difference ((x - y) + (-L) is x - y - L), and
- * the loop needs no branch per axis. */
-static void link_two(const link_job *job, int64_t a, int64_t b)
-{
-  union_find *u = job->sets;
-  const int64_t a0 = job->start[a], a1 = job->start[a + 1], b0 = job->start[b], b1 = job->start[b + 1];
-  const int whole = job->g->whole;
-  if (whole && union_find_root(u, (int32_t)a) == union_find_root(u, (int32_t)b))
-    return;
-  const double *restrict p = job->position;
-  if (!job->shifts) {
-    for (int64_t i = a0; i < a1; ++i)
-      for (int64_t j = b0; j < b1; ++j)
-        if (particle_distance2(job->box, &p[3 * i], &p[3 * j]) <= job->r2) {
-          if (whole) {
-            union_find_join(u, (int32_t)a, (int32_t)b);
-            return;
-          }
-          union_find_join(u, (int32_t)i, (int32_t)j);
-        }
-    return;
-  }
-  double shift[3]; /* particle_delta's branch for the first two particles: -size, 0 or +size */
-  for (int d = 0; d < 3; ++d) {
-    const double diff = p[3 * a0 + d] - p[3 * b0 + d], period = job->box->size[d];
-    shift[d] = !job->box->periodic[d] ? 0.0 : 2.0 * diff > period ? -period : (2.0 * diff < -period ? period : 0.0);
-  }
-  const double r2 = job->r2;
-  for (int64_t i = a0; i < a1; ++i) {
-    const double xi = p[3 * i], yi = p[3 * i + 1], zi = p[3 * i + 2];
-    for (int64_t j = b0; j < b1; ++j) {
-      const double dx = (xi - p[3 * j]) + shift[0], dy = (yi - p[3 * j + 1]) + shift[1],
-                   dz = (zi - p[3 * j + 2]) + shift[2];
-      if ((dx * dx + dy * dy) + dz * dz <= r2) {
-        if (whole) {
-          union_find_join(u, (int32_t)a, (int32_t)b);
-          return;
-        }
-        union_find_join(u, (int32_t)i, (int32_t)j);
-      }
-    }
-  }
-}
-
-/* The first cell whose key is not below `target`, in key[from, n). */
-static int64_t lower_bound(const uint64_t *key, int64_t from, int64_t n, uint64_t target)
-{
-  int64_t lo = from, hi = n;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (key[mid] < target)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
+/* ---- joining by columns ------------------------------------------------------------------ */
 
 /* Task: a range of cells, each with its neighbours of the half stencil, column by column.
  * Where no axis wraps, a column's cells have the keys of the cell plus a constant range: as the
@@ -279,16 +193,8 @@ static int half_stencil(const cell_grid *g, double length, stencil_column *colum
     for (int dy = dx == 0 ? 0 : -r; dy <= r; ++dy) {
       stencil_column col = {dx, dy, 1, 0}; /* empty */
       for (int dz = dx == 0 && dy == 0 ? 1 : -r; dz <= r; ++dz) {
-        /* the smallest distance between particles of the two cells: |e| - 1 cells along each
-         * axis, less a margin for the rounding of the cell indices */
         const int e[3] = {dx, dy, dz};
-        double gap2 = 0.0;
-        for (int d = 0; d < 3; ++d) {
-          const int cells = abs(e[d]) - 1;
-          const double gap = cells > 0 ? cells * g->width[d] * (1.0 - 1e-9) : 0.0;
-          gap2 += gap * gap;
-        }
-        if (gap2 > length * length)
+        if (!in_stencil(g, length, e))
           continue;
         if (col.dz_lo > col.dz_hi)
           col.dz_lo = dz;
@@ -392,8 +298,10 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   const int index_bits = radix_index_bits(n);
   cell_grid g;
   grid_init(&g, box, lo, hi, length, 64 - index_bits);
+  const uint64_t n_keys = g.blocked ? ((uint64_t)g.blocks[0] * (uint64_t)g.blocks[1] * (uint64_t)g.blocks[2]) << 6
+                                    : (uint64_t)g.dims[0] * (uint64_t)g.dims[1] * (uint64_t)g.dims[2];
   int key_bits = 1;
-  while (key_bits < 63 && ((uint64_t)1 << key_bits) < (uint64_t)g.dims[0] * (uint64_t)g.dims[1] * (uint64_t)g.dims[2])
+  while (key_bits < 63 && ((uint64_t)1 << key_bits) < n_keys)
     ++key_bits;
   const int64_t n_blocks = (n + KEY_BLOCK - 1) / KEY_BLOCK;
   uint64_t *order = phew_malloc((size_t)n + 1, sizeof *order);
@@ -439,9 +347,11 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
     union_find cells;
     memset(&cells, 0, sizeof cells);
     ok = !g.whole || union_find_init(&cells, n_cells) == 0;
-    link_job job = {&g, box, start, key, sorted, n_cells, length * length, column, n_columns, shifts,
+    link_job job = {&g, box, start, key, sorted, n_cells, length, length * length, column, n_columns, shifts,
                     g.whole ? &cells : &f->sets};
-    if (ok)
+    if (ok && g.blocked)
+      ok = link_blocks(&job, threads) == 0;
+    else if (ok)
       particle_parallel(threads, (n_cells + CELLS_PER_TASK - 1) / CELLS_PER_TASK, link_task, &job);
     flatten_job flat = {&f->sets, g.whole ? &cells : NULL, start, n_cells};
     if (ok)
