@@ -222,6 +222,7 @@ typedef struct set_job {
   int64_t *key, *padding_key;
   int64_t min_members;
   int step;
+  int threads; /* 1: plain loads and stores do (no locked instructions) */
 } set_job;
 
 static void set_task(void *context, int thread, int64_t task)
@@ -240,13 +241,22 @@ static void set_task(void *context, int thread, int64_t task)
     const int32_t i = job->sets->order[t];
     const int32_t root = atomic_load_explicit(&job->sets->sets.parent[t], memory_order_relaxed);
     if (job->step == 1) {
+      const int64_t add = i >= n_own || job->sent[i] ? SEEN_ELSEWHERE : 1;
+      if (job->threads == 1) {
+        const int64_t now = atomic_load_explicit(&job->smallest[root], memory_order_relaxed);
+        if (i < n_own && s->id[i] < now)
+          atomic_store_explicit(&job->smallest[root], s->id[i], memory_order_relaxed);
+        const int64_t size = atomic_load_explicit(&job->size[root], memory_order_relaxed);
+        atomic_store_explicit(&job->size[root], add == SEEN_ELSEWHERE ? size | add : size + add, memory_order_relaxed);
+        continue;
+      }
       if (i < n_own) {
         int64_t now = atomic_load_explicit(&job->smallest[root], memory_order_relaxed);
         while (s->id[i] < now && !atomic_compare_exchange_weak_explicit(&job->smallest[root], &now, s->id[i],
                                                                          memory_order_relaxed, memory_order_relaxed))
           ;
       }
-      if (i >= n_own || job->sent[i])
+      if (add == SEEN_ELSEWHERE)
         atomic_fetch_or_explicit(&job->size[root], SEEN_ELSEWHERE, memory_order_relaxed);
       else
         atomic_fetch_add_explicit(&job->size[root], 1, memory_order_relaxed);
@@ -293,7 +303,7 @@ phew_status fof_find(const points_context *x, const subvolume *parts, particle_s
   _Atomic int64_t *size = phew_malloc((size_t)n + 1, sizeof *size);
   int64_t *padding_key = phew_malloc((size_t)(n - n_own) + 1, sizeof *padding_key);
   int ok = smallest && size && padding_key;
-  set_job job = {&sets, s, sent, smallest, size, key, padding_key, min_members, 0};
+  set_job job = {&sets, s, sent, smallest, size, key, padding_key, min_members, 0, x->n_threads};
   for (job.step = 0; ok && job.step < 3; ++job.step)
     particle_parallel(x->n_threads, (n + SET_BLOCK - 1) / SET_BLOCK, set_task, &job);
   friend_sets_free(&sets);

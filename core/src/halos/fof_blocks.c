@@ -85,13 +85,23 @@ static int64_t find_block(const block_list *b, uint64_t target, int64_t *cursor)
   return at < b->n && b->key[at] == target ? at : -1;
 }
 
+/* Bits set in v (without the processor's popcount instruction, which the portable build lacks:
+ * the compiler's builtin would be a library call). */
+static inline int count_bits(uint64_t v)
+{
+  v = v - ((v >> 1) & 0x5555555555555555ull);
+  v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+  v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (int)((v * 0x0101010101010101ull) >> 56);
+}
+
 /* Joins cell a to the cells of block k that `mask` selects. */
 static inline void link_masked(const link_job *job, const block_list *b, int64_t a, int64_t k, uint64_t mask)
 {
   const uint64_t present = b->occupied[k];
   for (uint64_t m = mask & present; m; m &= m - 1) {
     const int place = __builtin_ctzll(m);
-    link_two(job, a, b->first[k] + __builtin_popcountll(present & (((uint64_t)1 << place) - 1)));
+    link_two(job, a, b->first[k] + count_bits(present & (((uint64_t)1 << place) - 1)));
   }
 }
 
