@@ -206,7 +206,10 @@ static phew_status join_keys(const key_edge *edges, int64_t n_edges, int64_t *ke
 
 /* ---- the sets' keys ------------------------------------------------------------------------- */
 
-enum { SET_BLOCK = 65536 }; /* sorted places per task */
+enum {
+  SET_BLOCK = 65536, /* sorted places per task */
+  SET_AHEAD = 16     /* places: how far ahead the particles' arrays are fetched */
+};
 #define SEEN_ELSEWHERE ((int64_t)1 << 62) /* a set's size bit: padding in it, or some of it sent */
 
 /* From the sets to keys, on all threads (the sets' roots are every place's parent): step 0
@@ -240,6 +243,14 @@ static void set_task(void *context, int thread, int64_t task)
     }
     const int32_t i = job->sets->order[t];
     const int32_t root = atomic_load_explicit(&job->sets->sets.parent[t], memory_order_relaxed);
+    if (t + SET_AHEAD < end) { /* the particles' own arrays are read in sorted order: scattered */
+      const int32_t ahead = job->sets->order[t + SET_AHEAD];
+      if (ahead < n_own) {
+        __builtin_prefetch(&s->id[ahead]);
+        __builtin_prefetch(&job->sent[ahead]);
+        __builtin_prefetch(&job->key[ahead], 1);
+      }
+    }
     if (job->step == 1) {
       const int64_t add = i >= n_own || job->sent[i] ? SEEN_ELSEWHERE : 1;
       if (job->threads == 1) {
