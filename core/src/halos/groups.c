@@ -13,6 +13,7 @@
  *    velocity deviations, merged on rank 0 the same way. */
 #include "halos.h"
 #include "../particles/id_map.h"
+#include "../particles/threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -229,6 +230,85 @@ static double wrap(const points_context *x, int axis, double v)
   return x->lo[axis] + r;
 }
 
+/* ---- the per-particle passes, on the threads -------------------------------------------- */
+
+enum { GROUP_TASK = 65536 }; /* particles per task */
+enum { STEP_LABELS, STEP_SUMS, STEP_SPREAD };
+
+typedef struct particle_job {
+  const points_context *x;
+  const particle_set *s;
+  const group_keys *g;
+  int64_t *group_id;
+  const id_map *of_key;
+  const group_count *list;
+  const int64_t *slot;  /* per group: its place in this rank's partial sums, or -1 */
+  group_sums *sums;     /* per thread: n_here partial sums */
+  group_spread *spread; /* per thread: n_here */
+  const double *centre; /* per group: centre of mass and mean velocity */
+  int64_t n_here;
+  int step;
+} particle_job;
+
+/* Task: the labels, or one thread's partial sums (exact: their merge does not depend on which
+ * thread took which particles), of one range of particles. */
+static void particle_task(void *context, int thread, int64_t task)
+{
+  const particle_job *job = context;
+  const particle_set *s = job->s;
+  const points_context *x = job->x;
+  const int64_t end = (task + 1) * GROUP_TASK < s->n_own ? (task + 1) * GROUP_TASK : s->n_own;
+  for (int64_t i = task * GROUP_TASK; i < end; ++i) {
+    if (job->step == STEP_LABELS) {
+      job->group_id[i] = job->g->key[i] >= 0 ? id_map_find(job->of_key, job->g->key[i]) : -1;
+      continue;
+    }
+    const int64_t id = job->group_id[i];
+    if (id < 0)
+      continue;
+    const size_t at = (size_t)thread * (size_t)job->n_here + (size_t)job->slot[id];
+    const double m = s->mass ? s->mass[i] : 1.0;
+    if (job->step == STEP_SUMS) {
+      group_sums *t = &job->sums[at];
+      exact_sum_add(&t->mass, m);
+      for (int d = 0; d < 3; ++d) {
+        exact_sum_add_product(&t->moment[d], m,
+                              particle_delta(&x->box, d, s->position[3 * i + d], job->list[id].reference[d]));
+        if (s->velocity)
+          exact_sum_add_product(&t->momentum[d], m, s->velocity[3 * i + d]);
+      }
+      continue;
+    }
+    group_spread *t = &job->spread[at];
+    const double *centre = &job->centre[6 * id];
+    const double r2 = particle_distance2(&x->box, &s->position[3 * i], centre);
+    t->max_distance2 = r2 > t->max_distance2 ? r2 : t->max_distance2;
+    if (s->velocity) {
+      double v2 = 0.0;
+      for (int d = 0; d < 3; ++d) {
+        const double dv = s->velocity[3 * i + d] - centre[3 + d];
+        v2 += dv * dv;
+      }
+      exact_sum_add_product(&t->dispersion, m, v2);
+    }
+  }
+}
+
+/* Runs a step of partial sums on the threads and merges the threads' partials into the first
+ * thread's (exactly). */
+static void per_thread(particle_job *job, int threads, int64_t n_tasks)
+{
+  particle_parallel(threads, n_tasks, particle_task, job);
+  for (int t = 1; t < threads; ++t)
+    for (int64_t k = 0; k < job->n_here; ++k) {
+      const size_t at = (size_t)t * (size_t)job->n_here + (size_t)k;
+      if (job->step == STEP_SUMS)
+        sums_merge_into(&job->sums[k], &job->sums[at]);
+      else
+        spread_merge_into(&job->spread[k], &job->spread[at]);
+    }
+}
+
 phew_status groups_build(const points_context *x, const particle_set *s, const group_keys *g, int64_t *group_id)
 {
   comm *c = x->c;
@@ -247,37 +327,35 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
   for (int64_t k = 0; ok && k < n_groups; ++k) {
     int64_t ignored;
     ok = id_map_insert(&of_key, list[k].key, k, &ignored) == 0;
-    slot[k] = -1;
+    slot[k] = -1; /* not here, until a particle says so */
   }
-  int64_t n_here = 0;
-  for (int64_t i = 0; ok && i < s->n_own; ++i) {
-    const int64_t id = g->key[i] >= 0 ? id_map_find(&of_key, g->key[i]) : -1;
-    group_id[i] = id;
-    if (id >= 0 && slot[id] < 0)
-      slot[id] = n_here++;
-  }
+  particle_job job = {x, s, g, group_id, &of_key, list, slot, NULL, NULL, NULL, 0, STEP_LABELS};
+  const int threads = x->n_threads > 0 ? x->n_threads : 1;
+  const int64_t n_tasks = (s->n_own + GROUP_TASK - 1) / GROUP_TASK;
+  if (ok)
+    particle_parallel(threads, n_tasks, particle_task, &job);
+  int64_t n_here = 0; /* the groups present here, in catalogue order */
+  for (int64_t i = 0; ok && i < s->n_own; ++i)
+    if (group_id[i] >= 0)
+      slot[group_id[i]] = 0;
+  for (int64_t k = 0; ok && k < n_groups; ++k)
+    if (slot[k] == 0)
+      slot[k] = n_here++;
   if (of_key.key)
     id_map_free(&of_key);
 
   /* sums, relative to each group's reference particle */
-  group_sums *sums = ok ? phew_malloc((size_t)n_here + 1, sizeof *sums) : NULL;
+  group_sums *sums = ok ? phew_malloc((size_t)threads * (size_t)n_here + 1, sizeof *sums) : NULL;
   ok = ok && sums;
-  for (int64_t k = 0; ok && k < n_groups; ++k)
-    if (slot[k] >= 0)
-      sums_clear_group(&sums[slot[k]], k);
-  for (int64_t i = 0; ok && i < s->n_own; ++i) {
-    const int64_t id = group_id[i];
-    if (id < 0)
-      continue;
-    group_sums *t = &sums[slot[id]];
-    const double m = s->mass ? s->mass[i] : 1.0;
-    exact_sum_add(&t->mass, m);
-    for (int d = 0; d < 3; ++d) {
-      exact_sum_add_product(&t->moment[d], m, particle_delta(&x->box, d, s->position[3 * i + d], list[id].reference[d]));
-      if (s->velocity)
-        exact_sum_add_product(&t->momentum[d], m, s->velocity[3 * i + d]);
-    }
-  }
+  for (int t = 0; ok && t < threads; ++t)
+    for (int64_t k = 0; k < n_groups; ++k)
+      if (slot[k] >= 0)
+        sums_clear_group(&sums[(size_t)t * (size_t)n_here + (size_t)slot[k]], k);
+  job.sums = sums;
+  job.n_here = n_here;
+  job.step = STEP_SUMS;
+  if (ok)
+    per_thread(&job, threads, n_tasks);
   group_sums *total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *total) : NULL;
   ok = ok && (c->rank != 0 || total);
   for (int64_t k = 0; ok && total && k < n_groups; ++k)
@@ -304,27 +382,18 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
     status = comm_broadcast(c, (void **)&centre, &n_centre, 6 * sizeof *centre);
 
   /* spread about them */
-  group_spread *spread = status == PHEW_OK ? phew_malloc((size_t)n_here + 1, sizeof *spread) : NULL;
+  group_spread *spread =
+      status == PHEW_OK ? phew_malloc((size_t)threads * (size_t)n_here + 1, sizeof *spread) : NULL;
   ok = spread != NULL;
-  for (int64_t k = 0; ok && k < n_groups; ++k)
-    if (slot[k] >= 0)
-      spread_clear_group(&spread[slot[k]], k);
-  for (int64_t i = 0; ok && i < s->n_own; ++i) {
-    const int64_t id = group_id[i];
-    if (id < 0)
-      continue;
-    group_spread *t = &spread[slot[id]];
-    const double r2 = particle_distance2(&x->box, &s->position[3 * i], &centre[6 * id]);
-    t->max_distance2 = r2 > t->max_distance2 ? r2 : t->max_distance2;
-    if (s->velocity) {
-      double v2 = 0.0;
-      for (int d = 0; d < 3; ++d) {
-        const double dv = s->velocity[3 * i + d] - centre[6 * id + 3 + d];
-        v2 += dv * dv;
-      }
-      exact_sum_add_product(&t->dispersion, s->mass ? s->mass[i] : 1.0, v2);
-    }
-  }
+  for (int t = 0; ok && t < threads; ++t)
+    for (int64_t k = 0; k < n_groups; ++k)
+      if (slot[k] >= 0)
+        spread_clear_group(&spread[(size_t)t * (size_t)n_here + (size_t)slot[k]], k);
+  job.spread = spread;
+  job.centre = centre;
+  job.step = STEP_SPREAD;
+  if (ok)
+    per_thread(&job, threads, n_tasks);
   group_spread *spread_total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *spread_total) : NULL;
   for (int64_t k = 0; spread_total && k < n_groups; ++k)
     spread_clear_group(&spread_total[k], k);
