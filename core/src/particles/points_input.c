@@ -1,6 +1,7 @@
 /* The caller's particles: checks (one bad particle on one rank stops every rank, with a
  * message naming it), global ids, and this rank's particle_set in float64. */
 #include "points.h"
+#include "threads.h"
 #include "id_map.h"
 
 #include <float.h>
@@ -73,10 +74,13 @@ static phew_status check_parameters(const phew_input *in, points_use use, phew_r
 }
 
 /* Each particle once: positions inside the box, masses positive, velocities finite. */
-static phew_status check_particles(const phew_points *p, const int64_t *id, phew_result *result)
+/* Checks particles [begin, end): the first bad one fails (with its message if result is
+ * given). */
+static phew_status check_particles(const phew_points *p, const int64_t *id, int64_t begin, int64_t end,
+                                   phew_result *result)
 {
   static const char axis[] = "xyz";
-  for (int64_t i = 0; i < p->n; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     for (int d = 0; d < 3; ++d) {
       const double x = value_at(p->position, p->type, 3 * i + d);
       if (!isfinite(x))
@@ -163,6 +167,62 @@ static double total_mass(const points_context *x, const particle_set *s)
   return wide_to_double(exact_sum_value(&total), &out) == WIDE_FITS ? out : NAN;
 }
 
+enum { READ_BLOCK = 65536 }; /* particles per task of the checks and copies */
+
+/* The passes over the caller's particles, on the threads: step 0 gives the ids and finds each
+ * block's first bad particle; step 1 copies the values into the set (float64) and finds each
+ * block's bounds. */
+typedef struct read_job {
+  const phew_points *p;
+  const phew_input *in;
+  particle_set *s;
+  int64_t first_id; /* ids when none are given: first_id + index */
+  int64_t *bad;     /* per block: its first bad particle, or -1 */
+  double *bounds;   /* per block: lo[3], hi[3] */
+  int step;
+} read_job;
+
+static void read_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const read_job *job = context;
+  const phew_points *p = job->p;
+  particle_set *s = job->s;
+  const int64_t begin = task * READ_BLOCK, end = begin + READ_BLOCK < p->n ? begin + READ_BLOCK : p->n;
+  if (job->step == 0) {
+    for (int64_t i = begin; i < end; ++i)
+      s->id[i] = p->id ? p->id[i] : job->first_id + i;
+    job->bad[task] = -1;
+    for (int64_t i = begin; i < end && job->bad[task] < 0; i += 256) { /* the block's first bad particle */
+      const int64_t stop = i + 256 < end ? i + 256 : end;
+      if (check_particles(p, s->id, i, stop, NULL) != PHEW_OK)
+        for (int64_t k = i; k < stop && job->bad[task] < 0; ++k)
+          if (check_particles(p, s->id, k, k + 1, NULL) != PHEW_OK)
+            job->bad[task] = k;
+    }
+    return;
+  }
+  double *lo = &job->bounds[6 * task], *hi = lo + 3;
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = INFINITY;
+    hi[d] = -INFINITY;
+  }
+  for (int64_t i = begin; i < end; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      const double v = value_at(p->position, p->type, 3 * i + d);
+      s->position[3 * i + d] = v;
+      lo[d] = v < lo[d] ? v : lo[d];
+      hi[d] = v > hi[d] ? v : hi[d];
+      if (s->velocity)
+        s->velocity[3 * i + d] = value_at(p->velocity, p->type, 3 * i + d);
+    }
+    if (s->mass)
+      s->mass[i] = value_at(p->mass, p->type, i);
+    if (s->density)
+      s->density[i] = value_at(job->in->density, job->in->density_type, i);
+  }
+}
+
 phew_status points_read(points_context *x, const phew_input *in, points_use use, particle_set *s)
 {
   const phew_points *p = &in->points;
@@ -207,33 +267,45 @@ phew_status points_read(points_context *x, const phew_input *in, points_use use,
     x->n_total += counts[r];
   }
   free(counts);
-  for (int64_t i = 0; i < p->n; ++i)
-    s->id[i] = p->id ? p->id[i] : first + i;
-  status = comm_agree(c, check_particles(p, s->id, result), result);
+  const int threads = particle_threads(p->n_threads);
+  const int64_t n_blocks = (p->n + READ_BLOCK - 1) / READ_BLOCK;
+  int64_t *bad = phew_malloc((size_t)n_blocks + 1, sizeof *bad);
+  double *bounds = phew_malloc((size_t)n_blocks + 1, 6 * sizeof *bounds);
+  if (comm_max(c, !bad || !bounds)) {
+    free(bad);
+    free(bounds);
+    return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the particles"), result);
+  }
+  read_job job = {p, in, s, first, bad, bounds, 0};
+  particle_parallel(threads, n_blocks, read_task, &job);
+  int64_t first_bad = -1;
+  for (int64_t b = 0; b < n_blocks && first_bad < 0; ++b)
+    first_bad = bad[b];
+  status = comm_agree(c, first_bad < 0 ? PHEW_OK : check_particles(p, s->id, first_bad, first_bad + 1, result), result);
   if (status == PHEW_OK && (any & 8))
     status = check_unique_ids(x, s);
+  if (status == PHEW_OK) {
+    job.step = 1;
+    particle_parallel(threads, n_blocks, read_task, &job);
+  }
+  free(bad);
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}; /* this rank's */
+  for (int64_t b = 0; status == PHEW_OK && b < n_blocks; ++b)
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = bounds[6 * b + d] < lo[d] ? bounds[6 * b + d] : lo[d];
+      hi[d] = bounds[6 * b + 3 + d] > hi[d] ? bounds[6 * b + 3 + d] : hi[d];
+    }
+  free(bounds);
   if (status != PHEW_OK)
     return status;
-
-  for (int64_t i = 0; i < p->n; ++i) {
-    for (int d = 0; d < 3; ++d) {
-      s->position[3 * i + d] = value_at(p->position, p->type, 3 * i + d);
-      if (s->velocity)
-        s->velocity[3 * i + d] = value_at(p->velocity, p->type, 3 * i + d);
-    }
-    if (s->mass)
-      s->mass[i] = value_at(p->mass, p->type, i);
-    if (s->density)
-      s->density[i] = value_at(in->density, in->density_type, i);
-  }
   /* HOP's hops need densities that order: a NaN would let chains cycle (PHEW's graph path
    * checks its densities itself) */
-  phew_status bad = PHEW_OK;
-  for (int64_t i = 0; use == POINTS_HOP && s->density && bad == PHEW_OK && i < p->n; ++i)
+  phew_status density_ok = PHEW_OK;
+  for (int64_t i = 0; use == POINTS_HOP && s->density && density_ok == PHEW_OK && i < p->n; ++i)
     if (!(isfinite(s->density[i]) && s->density[i] >= 0.0))
-      bad = phew_fail(result, PHEW_ERROR_DATA, "particle %lld has density %g: densities must be finite and >= 0",
-                      (long long)s->id[i], s->density[i]);
-  if (comm_agree(c, bad, result) != PHEW_OK)
+      density_ok = phew_fail(result, PHEW_ERROR_DATA, "particle %lld has density %g: densities must be finite and >= 0",
+                             (long long)s->id[i], s->density[i]);
+  if (comm_agree(c, density_ok, result) != PHEW_OK)
     return PHEW_ERROR_DATA;
 
   x->n_keep = use == POINTS_PHEW || use == POINTS_HOP ? p->n_neighbours : 0;
@@ -251,14 +323,8 @@ phew_status points_read(points_context *x, const phew_input *in, points_use use,
   for (int d = 0; d < 3; ++d) {
     x->box.periodic[d] = p->periodic[d];
     x->box.size[d] = p->has_box ? p->box_size[d] : 0.0;
-    double lo = INFINITY, hi = -INFINITY;
-    for (int64_t i = 0; i < s->n_own; ++i) {
-      const double v = s->position[3 * i + d];
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
-    }
-    x->lo[d] = p->periodic[d] ? p->box_origin[d] : -comm_max_double(c, -lo);
-    x->hi[d] = p->periodic[d] ? p->box_origin[d] + p->box_size[d] : comm_max_double(c, hi);
+    x->lo[d] = p->periodic[d] ? p->box_origin[d] : -comm_max_double(c, -lo[d]);
+    x->hi[d] = p->periodic[d] ? p->box_origin[d] + p->box_size[d] : comm_max_double(c, hi[d]);
   }
 
   x->mean_density = 1.0;
