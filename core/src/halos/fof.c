@@ -228,6 +228,29 @@ typedef struct set_job {
   int threads; /* 1: plain loads and stores do (no locked instructions) */
 } set_job;
 
+/* A run of places with one root, summarised, into the root's summary. */
+static void set_flush(const set_job *job, int32_t root, int64_t smallest, int64_t size)
+{
+  if (root < 0)
+    return;
+  if (job->threads == 1) { /* plain loads and stores */
+    if (smallest < atomic_load_explicit(&job->smallest[root], memory_order_relaxed))
+      atomic_store_explicit(&job->smallest[root], smallest, memory_order_relaxed);
+    const int64_t now = atomic_load_explicit(&job->size[root], memory_order_relaxed);
+    atomic_store_explicit(&job->size[root], (now + (size & ~SEEN_ELSEWHERE)) | (size & SEEN_ELSEWHERE),
+                          memory_order_relaxed);
+    return;
+  }
+  int64_t now = atomic_load_explicit(&job->smallest[root], memory_order_relaxed);
+  while (smallest < now && !atomic_compare_exchange_weak_explicit(&job->smallest[root], &now, smallest,
+                                                                   memory_order_relaxed, memory_order_relaxed))
+    ;
+  if (size & SEEN_ELSEWHERE)
+    atomic_fetch_or_explicit(&job->size[root], SEEN_ELSEWHERE, memory_order_relaxed);
+  if (size & ~SEEN_ELSEWHERE)
+    atomic_fetch_add_explicit(&job->size[root], size & ~SEEN_ELSEWHERE, memory_order_relaxed);
+}
+
 static void set_task(void *context, int thread, int64_t task)
 {
   (void)thread;
@@ -235,6 +258,9 @@ static void set_task(void *context, int thread, int64_t task)
   const particle_set *s = job->s;
   const int64_t n = s->n, n_own = s->n_own;
   const int64_t end = (task + 1) * SET_BLOCK < n ? (task + 1) * SET_BLOCK : n;
+  int32_t run_root = -1; /* step 1: consecutive places of one root (a cell's, often a set's
+                            neighbouring cells') are summed here, then into the root's summary */
+  int64_t run_smallest = INT64_MAX, run_size = 0;
   for (int64_t t = task * SET_BLOCK; t < end; ++t) {
     if (job->step == 0) {
       atomic_init(&job->smallest[t], INT64_MAX);
@@ -252,25 +278,18 @@ static void set_task(void *context, int thread, int64_t task)
       }
     }
     if (job->step == 1) {
-      const int64_t add = i >= n_own || job->sent[i] ? SEEN_ELSEWHERE : 1;
-      if (job->threads == 1) {
-        const int64_t now = atomic_load_explicit(&job->smallest[root], memory_order_relaxed);
-        if (i < n_own && s->id[i] < now)
-          atomic_store_explicit(&job->smallest[root], s->id[i], memory_order_relaxed);
-        const int64_t size = atomic_load_explicit(&job->size[root], memory_order_relaxed);
-        atomic_store_explicit(&job->size[root], add == SEEN_ELSEWHERE ? size | add : size + add, memory_order_relaxed);
-        continue;
+      if (root != run_root) {
+        set_flush(job, run_root, run_smallest, run_size);
+        run_root = root;
+        run_smallest = INT64_MAX;
+        run_size = 0;
       }
-      if (i < n_own) {
-        int64_t now = atomic_load_explicit(&job->smallest[root], memory_order_relaxed);
-        while (s->id[i] < now && !atomic_compare_exchange_weak_explicit(&job->smallest[root], &now, s->id[i],
-                                                                         memory_order_relaxed, memory_order_relaxed))
-          ;
-      }
-      if (add == SEEN_ELSEWHERE)
-        atomic_fetch_or_explicit(&job->size[root], SEEN_ELSEWHERE, memory_order_relaxed);
+      if (i < n_own && s->id[i] < run_smallest)
+        run_smallest = s->id[i];
+      if (i >= n_own || job->sent[i])
+        run_size |= SEEN_ELSEWHERE;
       else
-        atomic_fetch_add_explicit(&job->size[root], 1, memory_order_relaxed);
+        run_size++;
       continue;
     }
     /* a set that no other rank sees (no padding in it, none of it sent) is a whole group: too
@@ -282,6 +301,8 @@ static void set_task(void *context, int thread, int64_t task)
     else
       job->padding_key[i - n_own] = k == INT64_MAX ? -1 : k;
   }
+  if (job->step == 1)
+    set_flush(job, run_root, run_smallest, run_size);
 }
 
 /* ---- the whole ----------------------------------------------------------------------------- */
