@@ -172,7 +172,9 @@ static unsigned char *sorted_by_destination(const outbox *o, int *count, int *of
 }
 
 /* The exchange itself: items already grouped by destination, send_count[r] for rank r (a
- * count of -1 everywhere says that this rank failed, and makes the exchange fail everywhere). */
+ * count of -1 everywhere says that this rank failed, and makes the exchange fail everywhere).
+ * Every rank reaches the same collectives: a rank that cannot allocate says so in an
+ * agreement before each of them. */
 static phew_status exchange_grouped(comm *c, const unsigned char *sorted, int *send_count, size_t item_size,
                                     inbox *in)
 {
@@ -181,43 +183,35 @@ static phew_status exchange_grouped(comm *c, const unsigned char *sorted, int *s
   int *send_offset = phew_malloc((size_t)size + 1, sizeof *send_offset);
   in->count = phew_malloc((size_t)size, sizeof *in->count);
   in->offset = phew_malloc((size_t)size + 1, sizeof *in->offset);
-  int failed = !send_offset || !in->count || !in->offset;
-  if (failed)
-    for (int r = 0; r < size; ++r)
-      send_count[r] = -1;
-  phew_status status = PHEW_OK;
-  if (!in->count) {
-    status = PHEW_ERROR_MEMORY; /* cannot even say so: the caller agrees on it later */
+  phew_status status = PHEW_ERROR_MEMORY;
+  if (comm_max(c, !send_offset || !in->count || !in->offset))
     goto done;
-  }
 #ifdef PHEW_WITH_MPI
   if (size > 1)
     MPI_Alltoall(send_count, 1, MPI_INT, in->count, 1, MPI_INT, c->mpi);
   else
 #endif
     in->count[0] = send_count[0];
+  int failed = 0;
   int64_t total = 0;
   for (int r = 0; r < size; ++r) {
     if (in->count[r] < 0 || send_count[r] < 0)
       failed = 1;
     total += in->count[r];
   }
-  if (failed || total > INT_MAX) {
-    status = PHEW_ERROR_MEMORY;
+  if (!failed && total <= INT_MAX) {
+    send_offset[0] = in->offset[0] = 0;
+    for (int r = 0; r < size; ++r) {
+      send_offset[r + 1] = send_offset[r] + send_count[r];
+      in->offset[r + 1] = in->offset[r] + in->count[r];
+    }
+    in->n = total;
+    in->item_size = item_size;
+    in->items = phew_malloc((size_t)(total > 0 ? total : 1), item_size);
+  }
+  if (comm_max(c, failed || total > INT_MAX || !in->items))
     goto done;
-  }
-  send_offset[0] = in->offset[0] = 0;
-  for (int r = 0; r < size; ++r) {
-    send_offset[r + 1] = send_offset[r] + send_count[r];
-    in->offset[r + 1] = in->offset[r] + in->count[r];
-  }
-  in->n = total;
-  in->item_size = item_size;
-  in->items = phew_malloc((size_t)(total > 0 ? total : 1), item_size);
-  if (!in->items) {
-    status = PHEW_ERROR_MEMORY; /* the others received our counts: they go on, we agree later */
-    goto done;
-  }
+  status = PHEW_OK;
 #ifdef PHEW_WITH_MPI
   if (size > 1) {
     MPI_Datatype item;
@@ -238,13 +232,14 @@ done:
 
 phew_status outbox_send(outbox *o, comm *c, inbox *in)
 {
+  memset(in, 0, sizeof *in);
   int *send_count = phew_malloc((size_t)c->size, sizeof *send_count);
   int *send_offset = phew_malloc((size_t)c->size + 1, sizeof *send_offset);
   unsigned char *sorted = NULL;
   if (!o->failed && send_count && send_offset && o->n <= INT_MAX)
     sorted = sorted_by_destination(o, send_count, send_offset);
   phew_status status = PHEW_ERROR_MEMORY;
-  if (send_count) {
+  if (!comm_max(c, !send_count)) { /* every rank goes on to the exchange, or none */
     if (!sorted)
       for (int r = 0; r < c->size; ++r)
         send_count[r] = -1;
@@ -260,9 +255,12 @@ phew_status outbox_send(outbox *o, comm *c, inbox *in)
 
 phew_status comm_exchange_grouped(comm *c, const void *items, const int *counts, size_t item_size, inbox *in)
 {
+  memset(in, 0, sizeof *in);
   int *send_count = phew_malloc((size_t)c->size, sizeof *send_count);
-  if (!send_count)
+  if (comm_max(c, !send_count)) { /* every rank returns here, or none */
+    free(send_count);
     return PHEW_ERROR_MEMORY;
+  }
   memcpy(send_count, counts, (size_t)c->size * sizeof *send_count);
   phew_status s = exchange_grouped(c, items, send_count, item_size, in);
   free(send_count);

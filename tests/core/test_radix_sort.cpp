@@ -1,6 +1,7 @@
 // The particles' radix sort (core/src/particles/radix_sort.c) against std::stable_sort on the
-// same key bits: words with many equal keys (so that stability shows), keys in part of the
-// word only, several block counts (threads) and sizes around the block size.
+// same key bits: keys with many ties (so that stability shows), indices packed into the keys'
+// low bits or in a payload array, keys in part of the word only, several block counts
+// (threads) and sizes around the block size.
 #include <gtest/gtest.h>
 
 extern "C" {
@@ -35,8 +36,20 @@ TEST(RadixSort, EqualsStableSortForAnyThreadCount)
       const auto expected = stable_reference(words, index_bits, index_bits + key_bits);
       for (int threads : {1, 2, 3, 8}) {
         auto sorted = words;
-        ASSERT_EQ(0, radix_sort_words(sorted.data(), n, index_bits, index_bits + key_bits, threads));
+        ASSERT_EQ(0, radix_sort(sorted.data(), nullptr, n, index_bits, index_bits + key_bits, threads));
         ASSERT_EQ(sorted, expected) << "n " << n << ", key bits " << key_bits << ", threads " << threads;
+        // the same keys without the index, which comes along in the payload instead
+        std::vector<uint64_t> keys((size_t)n);
+        std::vector<int32_t> payload((size_t)n);
+        for (int64_t i = 0; i < n; ++i) {
+          keys[(size_t)i] = words[(size_t)i] >> index_bits;
+          payload[(size_t)i] = (int32_t)i;
+        }
+        ASSERT_EQ(0, radix_sort(keys.data(), payload.data(), n, 0, key_bits, threads));
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(keys[(size_t)i], expected[(size_t)i] >> index_bits);
+          ASSERT_EQ((uint64_t)payload[(size_t)i], expected[(size_t)i] & ((1ull << index_bits) - 1));
+        }
       }
     }
   }
@@ -51,7 +64,7 @@ TEST(RadixSort, SortsOnlyTheGivenBits)
     w = random();
   const auto expected = stable_reference(words, 20, 64);
   auto sorted = words;
-  ASSERT_EQ(0, radix_sort_words(sorted.data(), (int64_t)sorted.size(), 20, 64, 2));
+  ASSERT_EQ(0, radix_sort(sorted.data(), nullptr, (int64_t)sorted.size(), 20, 64, 2));
   EXPECT_EQ(sorted, expected);
   EXPECT_EQ(radix_index_bits(1), 1);
   EXPECT_EQ(radix_index_bits(2), 1);

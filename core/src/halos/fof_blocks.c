@@ -7,11 +7,14 @@
 /* With whole cells keyed by blocks of 4^3 (the layout of hfof): a cell's friends are in its own
  * block or in the blocks next to it, and which cells of those it can reach depends only on its
  * place in its block. Per place, a table lists the cells of its own block that come before it
- * in the stencil, and the earlier blocks (of the 13 whose key comes before, x-major) its
- * stencil reaches, each with the mask of the cells there. Every pair of cells is then visited
- * once, from the later of the two; a block's neighbours are found once per block, by a cursor
- * per direction through the sorted block keys (binary search across periodic faces). In
- * sparse regions a cell asks for about four blocks, where the columns ask for thirteen. */
+ * in the stencil, and the "earlier" neighbouring blocks its stencil reaches (the 13 directions
+ * of the 26 whose offset is negative in x-major order: one of each opposite pair), each with
+ * the mask of the cells there. Every pair of cells is then visited once: within a block from
+ * its later cell, between blocks from the block the other lies in an earlier direction of (the
+ * one with the larger key, unless the pair crosses a periodic face). A block's neighbours are
+ * found once per block, by a cursor per direction through the sorted block keys (binary
+ * search across periodic faces). In sparse regions a cell asks for about four blocks, where
+ * the columns ask for thirteen. */
 
 enum { BLOCKS_PER_TASK = 2048, EARLIER_BLOCKS = 13 };
 

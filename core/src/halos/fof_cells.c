@@ -44,11 +44,9 @@ static int reach_of(double length, double width) { return (int)floor(length / wi
 
 /* The grid over [lo, hi] (periodic axes: the box). Cells are whole where they can be; where
  * that would take more than 2^20 cells or a reach beyond MAX_REACH (an axis a few lengths
- * long), the axis gets cells at least one length wide instead, and no cell is whole. The cell
- * keys must fit in key_bits: where they would not (a length tiny against the extent), the
- * longest axes get fewer, wider cells (no cell whole, friends in neighbouring cells). */
-static void grid_init(cell_grid *g, const particle_box *box, const double *lo, const double *hi, double length,
-                      int key_bits)
+ * long), the axis gets cells at least one length wide instead, and no cell is whole. Keys
+ * stay below 2^60 (blocked: 2^18 blocks per axis, times 64). */
+static void grid_init(cell_grid *g, const particle_box *box, const double *lo, const double *hi, double length)
 {
   const double side = length / sqrt(3.0) * (1.0 - 1e-9); /* a cell's diagonal stays below the length */
   g->whole = 1;
@@ -67,11 +65,6 @@ static void grid_init(cell_grid *g, const particle_box *box, const double *lo, c
     }
     g->dims[d] = (int64_t)n;
   }
-  while ((uint64_t)g->dims[0] * (uint64_t)g->dims[1] * (uint64_t)g->dims[2] > (uint64_t)1 << key_bits) {
-    const int d = g->dims[0] >= g->dims[1] ? (g->dims[0] >= g->dims[2] ? 0 : 2) : (g->dims[1] >= g->dims[2] ? 1 : 2);
-    g->dims[d] = (g->dims[d] + 1) / 2;
-    g->whole = 0;
-  }
   for (int d = 0; d < 3; ++d) {
     const double extent = box->periodic[d] ? box->size[d] : hi[d] - lo[d];
     g->width[d] = extent > 0.0 ? extent / (double)g->dims[d] : 1.0;
@@ -80,22 +73,17 @@ static void grid_init(cell_grid *g, const particle_box *box, const double *lo, c
     g->reach = reach > g->reach ? reach : g->reach;
   }
   /* blocks: whole cells (friends within MAX_REACH < 4 cells: in the same or a neighbouring
-   * block), at least three blocks across each periodic axis (a block's neighbours on either
-   * side are two other blocks), and keys that fit */
+   * block) and at least three blocks across each periodic axis (a block's neighbours on
+   * either side are two other blocks) */
   g->blocked = g->whole;
-  double keys = 64.0;
   for (int d = 0; d < 3; ++d) {
     g->blocks[d] = (g->dims[d] + 3) / 4;
-    keys *= (double)g->blocks[d];
     if (g->periodic[d] && g->dims[d] < 12)
       g->blocked = 0;
   }
-  if (!(keys <= ldexp(1.0, key_bits)))
-    g->blocked = 0;
 }
 
-/* The cell holding `key` in key[0, n), or -1. */
-static int64_t lower_bound(const uint64_t *key, int64_t from, int64_t n, uint64_t target);
+/* The cell holding `target` in key[0, n), or -1. */
 static int64_t find_cell(const uint64_t *key, int64_t n, uint64_t target)
 {
   const int64_t at = lower_bound(key, 0, n, target);
@@ -211,15 +199,14 @@ enum {
   PREFETCH_AHEAD = 16 /* particles: the copies read positions in sorted order, scattered */
 };
 
-/* The particles' packed words (cell key above the index), then (after the sort) their
- * positions in sorted order and the starts of the cells. */
+/* The particles' cell keys, then (after the sort) their positions in sorted order and the
+ * starts of the cells. */
 typedef struct key_job {
   const cell_grid *g;
   const double *position;
-  uint64_t *order;
-  int index_bits;
+  uint64_t *cell;   /* per particle, then per sorted place: its cell's key */
   double *sorted;
-  int32_t *place;   /* sorted place -> particle */
+  int32_t *place;   /* per particle its index, then per sorted place the particle there */
   int64_t n;
   int step;         /* 0: words; 1: copies and the count of cells each block starts; 2: starts */
   int64_t *first;   /* per block: the cells started before it (step 2) or in it (step 1) */
@@ -232,31 +219,29 @@ static void key_task(void *context, int thread, int64_t task)
   (void)thread;
   const key_job *job = context;
   const int64_t begin = task * KEY_BLOCK, end = begin + KEY_BLOCK < job->n ? begin + KEY_BLOCK : job->n;
-  const uint64_t mask = ((uint64_t)1 << job->index_bits) - 1;
-  const uint64_t *order = job->order;
+  const uint64_t *cell = job->cell;
   if (job->step == 0) {
     for (int64_t i = begin; i < end; ++i) {
       int64_t c[3];
       cell_of(job->g, &job->position[3 * i], c);
-      job->order[i] = cell_key(job->g, c) << job->index_bits | (uint64_t)i;
+      job->cell[i] = cell_key(job->g, c);
+      job->place[i] = (int32_t)i;
     }
   } else if (job->step == 1) {
     int64_t starts = 0;
     for (int64_t i = begin; i < end; ++i) {
       if (i + PREFETCH_AHEAD < job->n)
-        __builtin_prefetch(&job->position[3 * (order[i + PREFETCH_AHEAD] & mask)]);
-      const int32_t k = (int32_t)(order[i] & mask);
-      job->place[i] = k;
-      memcpy(&job->sorted[3 * i], &job->position[3 * (int64_t)k], 3 * sizeof *job->sorted);
-      starts += i == 0 || (order[i] >> job->index_bits) != (order[i - 1] >> job->index_bits);
+        __builtin_prefetch(&job->position[3 * (int64_t)job->place[i + PREFETCH_AHEAD]]);
+      memcpy(&job->sorted[3 * i], &job->position[3 * (int64_t)job->place[i]], 3 * sizeof *job->sorted);
+      starts += i == 0 || cell[i] != cell[i - 1];
     }
     job->first[task] = starts;
   } else {
     int64_t c = job->first[task];
     for (int64_t i = begin; i < end; ++i)
-      if (i == 0 || (order[i] >> job->index_bits) != (order[i - 1] >> job->index_bits)) {
+      if (i == 0 || cell[i] != cell[i - 1]) {
         job->start[c] = i;
-        job->key[c++] = order[i] >> job->index_bits;
+        job->key[c++] = cell[i];
       }
   }
 }
@@ -295,25 +280,24 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   f->n = n;
   if (n > INT32_MAX)
     return PHEW_ERROR_ARGUMENT;
-  const int index_bits = radix_index_bits(n);
   cell_grid g;
-  grid_init(&g, box, lo, hi, length, 64 - index_bits);
+  grid_init(&g, box, lo, hi, length);
   const uint64_t n_keys = g.blocked ? ((uint64_t)g.blocks[0] * (uint64_t)g.blocks[1] * (uint64_t)g.blocks[2]) << 6
                                     : (uint64_t)g.dims[0] * (uint64_t)g.dims[1] * (uint64_t)g.dims[2];
   int key_bits = 1;
   while (key_bits < 63 && ((uint64_t)1 << key_bits) < n_keys)
     ++key_bits;
   const int64_t n_blocks = (n + KEY_BLOCK - 1) / KEY_BLOCK;
-  uint64_t *order = phew_malloc((size_t)n + 1, sizeof *order);
+  uint64_t *cell = phew_malloc((size_t)n + 1, sizeof *cell);
   double *sorted = phew_malloc((size_t)n + 1, 3 * sizeof *sorted);
   int64_t *first = phew_malloc((size_t)n_blocks + 1, sizeof *first);
   f->order = phew_malloc((size_t)n + 1, sizeof *f->order);
-  int ok = order && sorted && first && f->order && union_find_init(&f->sets, n) == 0;
+  int ok = cell && sorted && first && f->order && union_find_init(&f->sets, n) == 0;
   const int threads = particle_threads(n_threads);
-  key_job keys = {&g, position, order, index_bits, sorted, f->order, n, 0, first, NULL, NULL};
+  key_job keys = {&g, position, cell, sorted, f->order, n, 0, first, NULL, NULL};
   if (ok)
     particle_parallel(threads, n_blocks, key_task, &keys);
-  ok = ok && radix_sort_words(order, n, index_bits, index_bits + key_bits, threads) == 0;
+  ok = ok && radix_sort(cell, f->order, n, 0, key_bits, threads) == 0;
   keys.step = 1;
   if (ok)
     particle_parallel(threads, n_blocks, key_task, &keys);
@@ -333,7 +317,7 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
     particle_parallel(threads, n_blocks, key_task, &keys);
     start[n_cells] = n;
   }
-  free(order);
+  free(cell);
   free(first);
   stencil_column column[(2 * MAX_REACH + 1) * (2 * MAX_REACH + 1)];
   if (ok && n_cells > 0) {

@@ -251,7 +251,7 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
   free(at);
   /* the caller's copies go before the exchange: both never need to be held at once */
   particle_set_free(s);
-  inbox in;
+  inbox in = {0};
   phew_status status = comm_exchange_grouped(c, items, count, k.size, &in);
   free(items);
   free(count);
@@ -316,7 +316,7 @@ phew_status domain_return(const points_context *x, const particle_set *s, const 
   free(item);
   if (failed)
     o.failed = 1;
-  inbox in;
+  inbox in = {0};
   phew_status status = outbox_send(&o, c, &in);
   outbox_free(&o);
   if (status == PHEW_OK && in.n != n_passed)

@@ -1,8 +1,8 @@
-/* LSD radix sort of 64-bit words (radix_sort.h). Each pass cuts the words into blocks, one task
+/* LSD radix sort of 64-bit keys (radix_sort.h). Each pass cuts the keys into blocks, one task
  * each: the blocks count their digits, the offsets of (digit, block) come from those counts
- * in digit-major order, and each block scatters its words to its offsets. Within a digit the
- * blocks keep their order and each block its own, so the pass is stable whatever the number
- * of blocks. */
+ * in digit-major order, and each block scatters its keys (and payloads) to its offsets. Within
+ * a digit the blocks keep their order and each block its own, so the pass is stable whatever
+ * the number of blocks. */
 #include "radix_sort.h"
 #include "threads.h"
 #include "neighbours.h"
@@ -27,7 +27,9 @@ int radix_index_bits(int64_t n)
 typedef struct radix_pass {
   const uint64_t *from;
   uint64_t *to;
-  int64_t n, block; /* words, words per block */
+  const int32_t *payload_from; /* or NULL */
+  int32_t *payload_to;
+  int64_t n, block; /* keys, keys per block */
   int shift, width; /* the digit: bits [shift, shift + width) */
   int64_t *count;   /* per block: RADIX_BUCKETS counts, then offsets */
   int scatter;      /* 0: count; 1: scatter */
@@ -49,30 +51,43 @@ static void pass_task(void *context, int thread, int64_t task)
     return;
   }
   uint64_t *restrict to = p->to;
-  for (int64_t i = begin; i < end; ++i)
-    to[count[(from[i] >> shift) & mask]++] = from[i];
+  if (!p->payload_from) {
+    for (int64_t i = begin; i < end; ++i)
+      to[count[(from[i] >> shift) & mask]++] = from[i];
+    return;
+  }
+  const int32_t *restrict payload_from = p->payload_from;
+  int32_t *restrict payload_to = p->payload_to;
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t at = count[(from[i] >> shift) & mask]++;
+    to[at] = from[i];
+    payload_to[at] = payload_from[i];
+  }
 }
 
-int radix_sort_words(uint64_t *a, int64_t n, int low, int high, int n_threads)
+int radix_sort(uint64_t *key, int32_t *payload, int64_t n, int low, int high, int n_threads)
 {
   if (n < 2 || low >= high)
     return 0;
   const int threads = particle_threads(n_threads);
   int64_t blocks = (n + RADIX_MIN_BLOCK - 1) / RADIX_MIN_BLOCK;
   blocks = blocks > threads ? threads : blocks;
-  uint64_t *b = phew_malloc((size_t)n, sizeof *b);
+  uint64_t *other = phew_malloc((size_t)n, sizeof *other);
+  int32_t *other_payload = payload ? phew_malloc((size_t)n, sizeof *other_payload) : NULL;
   int64_t *count = phew_malloc((size_t)blocks * RADIX_BUCKETS, sizeof *count);
-  if (!b || !count) {
-    free(b);
+  if (!other || (payload && !other_payload) || !count) {
+    free(other);
+    free(other_payload);
     free(count);
     return -1;
   }
-  uint64_t *from = a, *to = b;
+  uint64_t *from = key, *to = other;
+  int32_t *payload_from = payload, *payload_to = other_payload;
   for (int shift = low; shift < high; shift += RADIX_BITS) {
     const int width = high - shift < RADIX_BITS ? high - shift : RADIX_BITS;
-    radix_pass p = {from, to, n, (n + blocks - 1) / blocks, shift, width, count, 0};
+    radix_pass p = {from, to, payload_from, payload_to, n, (n + blocks - 1) / blocks, shift, width, count, 0};
     particle_parallel(threads, blocks, pass_task, &p);
-    /* the offsets, digit-major; a digit that holds every word leaves the order as it is */
+    /* the offsets, digit-major; a digit that holds every key leaves the order as it is */
     int64_t sum = 0, largest = 0;
     for (int d = 0; d < RADIX_BUCKETS; ++d) {
       int64_t in_digit = 0;
@@ -90,10 +105,16 @@ int radix_sort_words(uint64_t *a, int64_t n, int low, int high, int n_threads)
     particle_parallel(threads, blocks, pass_task, &p);
     to = from;
     from = p.to;
+    payload_to = payload_from;
+    payload_from = p.payload_to;
   }
-  if (from != a)
-    memcpy(a, from, (size_t)n * sizeof *a);
-  free(b);
+  if (from != key) {
+    memcpy(key, from, (size_t)n * sizeof *key);
+    if (payload)
+      memcpy(payload, payload_from, (size_t)n * sizeof *payload);
+  }
+  free(other);
+  free(other_payload);
   free(count);
   return 0;
 }

@@ -1,6 +1,6 @@
-/* Sorting particles by a key: 64-bit words that hold the key in their high bits and the
- * particle's index in their low bits, so that a pass moves 8 bytes per particle and the
- * order is total (equal keys keep increasing indices). Internal to the core. */
+/* Sorting particles by a key: 64-bit keys, with the particles' indices either packed into
+ * their low bits (an order that is total, 8 bytes a particle moved) or in a payload array that
+ * moves with them (keys of up to 64 bits). Internal to the core. */
 #ifndef PHEW_PARTICLES_RADIX_SORT_H
 #define PHEW_PARTICLES_RADIX_SORT_H
 
@@ -9,10 +9,10 @@
 /* Bits that hold the indices 0 .. n - 1 (at least 1). */
 int radix_index_bits(int64_t n);
 
-/* Stable LSD radix sort of a[0, n) by the bits [low, high) of each word (high <= 64), 11 bits
- * per pass on up to n_threads threads; a pass whose digit is the same in every word is
- * skipped. The result does not depend on the thread count. 0, or -1 if memory ran out (a is
- * then unchanged). */
-int radix_sort_words(uint64_t *a, int64_t n, int low, int high, int n_threads);
+/* Stable LSD radix sort of key[0, n) by the bits [low, high) of each key (high <= 64), 11 bits
+ * per pass on up to n_threads threads, payload[k] (if not NULL) moving with key[k]; a pass
+ * whose digit is the same in every key is skipped. The result does not depend on the thread
+ * count. 0, or -1 if memory ran out (the arrays are then unchanged). */
+int radix_sort(uint64_t *key, int32_t *payload, int64_t n, int low, int high, int n_threads);
 
 #endif

@@ -114,7 +114,7 @@ phew_status spatial_order(const points_context *x, particle_set *s)
   }
   if (!failed)
     particle_parallel(x->n_threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
-  failed = failed || radix_sort_words(order, n, index_bits > ORDER_KEY_TOP - ORDER_SORTED_BITS ? index_bits : ORDER_KEY_TOP - ORDER_SORTED_BITS,
+  failed = failed || radix_sort(order, NULL, n, index_bits > ORDER_KEY_TOP - ORDER_SORTED_BITS ? index_bits : ORDER_KEY_TOP - ORDER_SORTED_BITS,
                                       ORDER_KEY_TOP, x->n_threads) != 0;
   if (!failed) { /* the arrays in parallel, one task each */
     permutation arrays[] = {{s->position, 3 * sizeof(double)}, {s->velocity, 3 * sizeof(double)},
