@@ -360,11 +360,28 @@ TEST(FriendsOfFriends, GridsWithoutWholeCells)
 
 // Whole cells, but fewer than three blocks of 4^3 cells across the periodic box (lengths of a
 // quarter box and more): the cells are joined column by column, not by blocks, across every
-// face; and lengths of a tenth (three blocks exactly) and a twentieth, by blocks.
+// face; lengths of a tenth (three blocks exactly) and a twentieth, by blocks; and 2e-6, whose
+// cell keys (about 2^18 blocks per axis) leave no room for the particle index in one 64-bit
+// word (the sort then carries the index beside the key), in tight clumps across the corner.
 TEST(FriendsOfFriends, WholeCellsWithAndWithoutBlocks)
 {
-  for (double length : {0.3, 0.25, 0.1, 0.05}) {
+  for (double length : {0.3, 0.25, 0.1, 0.05, 2e-6}) {
     Particles p = blobs(47, true, 300);
+    if (length < 1e-5) {
+      Particles clumps;
+      Random r(59);
+      const double centre[4][3] = {{0.3, 0.6, 0.2}, {0.7, 0.1, 0.9}, {1e-7, 1e-7, 1e-7}, {0.5, 0.5, 0.5}};
+      for (int k = 0; k < 800; ++k)
+        for (int d = 0; d < 3; ++d) {
+          double x = centre[k % 4][d] + 1.5 * length * r.normal();
+          x = x < 0.0 ? x + 1.0 : (x >= 1.0 ? x - 1.0 : x);
+          clumps.pos.push_back(x);
+          clumps.vel.push_back(r.normal());
+          if (d == 0)
+            clumps.mass.push_back(1.0);
+        }
+      p = clumps;
+    }
     if (length > 0.2) { // a few particles, so that the long lengths leave several groups
       Particles sparse;
       Random r(53);

@@ -207,9 +207,12 @@ typedef struct key_job {
   uint64_t *cell;   /* per particle, then per sorted place: its cell's key */
   double *sorted;
   int32_t *place;   /* per particle its index, then per sorted place the particle there */
+  int packed;       /* > 0: the sort moves 8 bytes a particle, the index in the key's low
+                       `packed` bits (split again after it); 0: the index as a payload */
   int64_t n;
-  int step;         /* 0: words; 1: copies and the count of cells each block starts; 2: starts */
-  int64_t *first;   /* per block: the cells started before it (step 2) or in it (step 1) */
+  int step;         /* 0: keys; 1: packed keys split; 2: copies and the count of cells each block
+                       starts; 3: starts */
+  int64_t *first;   /* per block: the cells started before it (step 3) or in it (step 2) */
   int64_t *start;   /* per cell: its first sorted place */
   uint64_t *key;    /* per cell */
 } key_job;
@@ -224,10 +227,15 @@ static void key_task(void *context, int thread, int64_t task)
     for (int64_t i = begin; i < end; ++i) {
       int64_t c[3];
       cell_of(job->g, &job->position[3 * i], c);
-      job->cell[i] = cell_key(job->g, c);
+      job->cell[i] = job->packed ? cell_key(job->g, c) << job->packed | (uint64_t)i : cell_key(job->g, c);
       job->place[i] = (int32_t)i;
     }
-  } else if (job->step == 1) {
+  } else if (job->step == 1) { /* a step of its own: step 2 reads places of the next block ahead */
+    for (int64_t i = begin; job->packed && i < end; ++i) {
+      job->place[i] = (int32_t)(job->cell[i] & (((uint64_t)1 << job->packed) - 1));
+      job->cell[i] >>= job->packed;
+    }
+  } else if (job->step == 2) {
     int64_t starts = 0;
     for (int64_t i = begin; i < end; ++i) {
       if (i + PREFETCH_AHEAD < job->n)
@@ -294,12 +302,12 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   f->order = phew_malloc((size_t)n + 1, sizeof *f->order);
   int ok = cell && sorted && first && f->order && union_find_init(&f->sets, n) == 0;
   const int threads = particle_threads(n_threads);
-  key_job keys = {&g, position, cell, sorted, f->order, n, 0, first, NULL, NULL};
+  const int index_bits = radix_index_bits(n), packed = key_bits + index_bits <= 64 ? index_bits : 0;
+  key_job keys = {&g, position, cell, sorted, f->order, packed, n, 0, first, NULL, NULL};
   if (ok)
     particle_parallel(threads, n_blocks, key_task, &keys);
-  ok = ok && radix_sort(cell, f->order, n, 0, key_bits, threads) == 0;
-  keys.step = 1;
-  if (ok)
+  ok = ok && radix_sort(cell, packed ? NULL : f->order, n, packed, packed + key_bits, threads) == 0;
+  for (keys.step = 1; ok && keys.step <= 2; ++keys.step)
     particle_parallel(threads, n_blocks, key_task, &keys);
   int64_t n_cells = 0;
   for (int64_t b = 0; ok && b < n_blocks; ++b) {
@@ -310,7 +318,7 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   int64_t *start = ok ? phew_malloc((size_t)n_cells + 1, sizeof *start) : NULL;
   uint64_t *key = ok ? phew_malloc((size_t)n_cells + 1, sizeof *key) : NULL;
   ok = ok && start && key;
-  keys.step = 2;
+  keys.step = 3;
   keys.start = start;
   keys.key = key;
   if (ok) {

@@ -235,9 +235,6 @@ static double wrap(const points_context *x, int axis, double v)
 enum { GROUP_TASK = 65536 }; /* particles per task */
 enum { STEP_LABELS, STEP_SUMS, STEP_SPREAD };
 
-/* The labels are found by ranges of particles; the sums by ranges of whole groups, from each
- * group's list of particles (members), so that every group's sums are made by one task and
- * need no merge. Exact sums: the order of the particles changes nothing. */
 typedef struct particle_job {
   const points_context *x;
   const particle_set *s;
@@ -245,96 +242,71 @@ typedef struct particle_job {
   int64_t *group_id;
   const id_map *of_key;
   const group_count *list;
-  const int64_t *member;     /* the particles of the groups present here, group by group */
-  const int64_t *offset;     /* per slot: its first member (n_here + 1) */
-  const int64_t *task_slot;  /* per task of the sums: its first slot (n_tasks + 1) */
-  group_sums *sums;          /* per slot */
-  group_spread *spread;      /* per slot */
-  const double *centre;      /* per group: centre of mass and mean velocity */
+  const int64_t *slot;  /* per group: its place in this rank's partial sums, or -1 */
+  group_sums *sums;     /* per thread: n_here partial sums */
+  group_spread *spread; /* per thread: n_here */
+  const double *centre; /* per group: centre of mass and mean velocity */
+  int64_t n_here;
   int step;
 } particle_job;
 
-static void sums_add(const particle_job *job, group_sums *t, int64_t i)
-{
-  const particle_set *s = job->s;
-  const int64_t id = job->group_id[i];
-  const double m = s->mass ? s->mass[i] : 1.0;
-  exact_sum_add(&t->mass, m);
-  for (int d = 0; d < 3; ++d) {
-    exact_sum_add_product(&t->moment[d], m,
-                          particle_delta(&job->x->box, d, s->position[3 * i + d], job->list[id].reference[d]));
-    if (s->velocity)
-      exact_sum_add_product(&t->momentum[d], m, s->velocity[3 * i + d]);
-  }
-}
-
-static void spread_add(const particle_job *job, group_spread *t, int64_t i)
-{
-  const particle_set *s = job->s;
-  const double *centre = &job->centre[6 * job->group_id[i]];
-  const double r2 = particle_distance2(&job->x->box, &s->position[3 * i], centre);
-  t->max_distance2 = r2 > t->max_distance2 ? r2 : t->max_distance2;
-  if (s->velocity) {
-    double v2 = 0.0;
-    for (int d = 0; d < 3; ++d) {
-      const double dv = s->velocity[3 * i + d] - centre[3 + d];
-      v2 += dv * dv;
-    }
-    exact_sum_add_product(&t->dispersion, s->mass ? s->mass[i] : 1.0, v2);
-  }
-}
-
+/* Task: the labels, or one thread's partial sums (exact: their merge does not depend on which
+ * thread took which particles), of one range of particles. */
 static void particle_task(void *context, int thread, int64_t task)
 {
-  (void)thread;
   const particle_job *job = context;
-  if (job->step == STEP_LABELS) {
-    const int64_t n = job->s->n_own, end = (task + 1) * GROUP_TASK < n ? (task + 1) * GROUP_TASK : n;
-    for (int64_t i = task * GROUP_TASK; i < end; ++i)
+  const particle_set *s = job->s;
+  const points_context *x = job->x;
+  const int64_t end = (task + 1) * GROUP_TASK < s->n_own ? (task + 1) * GROUP_TASK : s->n_own;
+  for (int64_t i = task * GROUP_TASK; i < end; ++i) {
+    if (job->step == STEP_LABELS) {
       job->group_id[i] = job->g->key[i] >= 0 ? id_map_find(job->of_key, job->g->key[i]) : -1;
-    return;
-  }
-  for (int64_t k = job->task_slot[task]; k < job->task_slot[task + 1]; ++k)
-    for (int64_t m = job->offset[k]; m < job->offset[k + 1]; ++m) {
-      if (job->step == STEP_SUMS)
-        sums_add(job, &job->sums[k], job->member[m]);
-      else
-        spread_add(job, &job->spread[k], job->member[m]);
+      continue;
     }
+    const int64_t id = job->group_id[i];
+    if (id < 0)
+      continue;
+    const size_t at = (size_t)thread * (size_t)job->n_here + (size_t)job->slot[id];
+    const double m = s->mass ? s->mass[i] : 1.0;
+    if (job->step == STEP_SUMS) {
+      group_sums *t = &job->sums[at];
+      exact_sum_add(&t->mass, m);
+      for (int d = 0; d < 3; ++d) {
+        exact_sum_add_product(&t->moment[d], m,
+                              particle_delta(&x->box, d, s->position[3 * i + d], job->list[id].reference[d]));
+        if (s->velocity)
+          exact_sum_add_product(&t->momentum[d], m, s->velocity[3 * i + d]);
+      }
+      continue;
+    }
+    group_spread *t = &job->spread[at];
+    const double *centre = &job->centre[6 * id];
+    const double r2 = particle_distance2(&x->box, &s->position[3 * i], centre);
+    t->max_distance2 = r2 > t->max_distance2 ? r2 : t->max_distance2;
+    if (s->velocity) {
+      double v2 = 0.0;
+      for (int d = 0; d < 3; ++d) {
+        const double dv = s->velocity[3 * i + d] - centre[3 + d];
+        v2 += dv * dv;
+      }
+      exact_sum_add_product(&t->dispersion, m, v2);
+    }
+  }
 }
 
-/* Each group's members (slot[id] >= 0 for the n_here groups present), and tasks of whole
- * groups of about GROUP_TASK particles; 0, or -1 if memory ran out. */
-static int list_members(const particle_set *s, const int64_t *group_id, const int64_t *slot, int64_t n_here,
-                        int64_t **member, int64_t **offset, int64_t **task_slot, int64_t *n_tasks)
+/* Runs a step of partial sums on the threads and merges the threads' partials into the first
+ * thread's (exactly). */
+static void per_thread(particle_job *job, int threads, int64_t n_tasks)
 {
-  *offset = calloc((size_t)n_here + 2, sizeof **offset);
-  *task_slot = phew_malloc((size_t)n_here + 2, sizeof **task_slot);
-  int64_t n_members = 0;
-  for (int64_t i = 0; i < s->n_own; ++i)
-    n_members += group_id[i] >= 0;
-  *member = phew_malloc((size_t)n_members + 1, sizeof **member);
-  if (!*offset || !*task_slot || !*member)
-    return -1;
-  int64_t *o = *offset;
-  for (int64_t i = 0; i < s->n_own; ++i) /* counts, then starts */
-    if (group_id[i] >= 0)
-      o[slot[group_id[i]] + 1]++;
-  for (int64_t k = 0; k < n_here; ++k)
-    o[k + 1] += o[k];
-  for (int64_t i = 0; i < s->n_own; ++i) /* each start moves to the next group's */
-    if (group_id[i] >= 0)
-      (*member)[o[slot[group_id[i]]]++] = i;
-  for (int64_t k = n_here; k > 0; --k)
-    o[k] = o[k - 1];
-  o[0] = 0;
-  int64_t t = 0;
-  (*task_slot)[0] = 0;
-  for (int64_t k = 0; k < n_here; ++k)
-    if (o[k + 1] - o[(*task_slot)[t]] >= GROUP_TASK || k + 1 == n_here)
-      (*task_slot)[++t] = k + 1;
-  *n_tasks = t;
-  return 0;
+  particle_parallel(threads, n_tasks, particle_task, job);
+  for (int t = 1; t < threads; ++t)
+    for (int64_t k = 0; k < job->n_here; ++k) {
+      const size_t at = (size_t)t * (size_t)job->n_here + (size_t)k;
+      if (job->step == STEP_SUMS)
+        sums_merge_into(&job->sums[k], &job->sums[at]);
+      else
+        spread_merge_into(&job->spread[k], &job->spread[at]);
+    }
 }
 
 phew_status groups_build(const points_context *x, const particle_set *s, const group_keys *g, int64_t *group_id)
@@ -357,10 +329,11 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
     ok = id_map_insert(&of_key, list[k].key, k, &ignored) == 0;
     slot[k] = -1; /* not here, until a particle says so */
   }
-  particle_job job = {x, s, g, group_id, &of_key, list, NULL, NULL, NULL, NULL, NULL, NULL, STEP_LABELS};
+  particle_job job = {x, s, g, group_id, &of_key, list, slot, NULL, NULL, NULL, 0, STEP_LABELS};
   const int threads = x->n_threads > 0 ? x->n_threads : 1;
+  const int64_t n_tasks = (s->n_own + GROUP_TASK - 1) / GROUP_TASK;
   if (ok)
-    particle_parallel(threads, (s->n_own + GROUP_TASK - 1) / GROUP_TASK, particle_task, &job);
+    particle_parallel(threads, n_tasks, particle_task, &job);
   int64_t n_here = 0; /* the groups present here, in catalogue order */
   for (int64_t i = 0; ok && i < s->n_own; ++i)
     if (group_id[i] >= 0)
@@ -370,22 +343,24 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
       slot[k] = n_here++;
   if (of_key.key)
     id_map_free(&of_key);
-  int64_t *member = NULL, *offset = NULL, *task_slot = NULL, n_tasks = 0;
-  ok = ok && list_members(s, group_id, slot, n_here, &member, &offset, &task_slot, &n_tasks) == 0;
-  job.member = member;
-  job.offset = offset;
-  job.task_slot = task_slot;
+  /* the threads' partial sums: as many copies as threads run, while they stay small against
+   * the particles (many tiny groups: one thread, reading the particles in order) */
+  int partials = threads < n_tasks ? threads : (int)(n_tasks > 0 ? n_tasks : 1);
+  if ((double)partials * (double)n_here * (double)sizeof(group_sums) > 32.0 * (double)s->n_own + 65536.0)
+    partials = 1;
 
   /* sums, relative to each group's reference particle */
-  group_sums *sums = ok ? phew_malloc((size_t)n_here + 1, sizeof *sums) : NULL;
+  group_sums *sums = ok ? phew_malloc((size_t)partials * (size_t)n_here + 1, sizeof *sums) : NULL;
   ok = ok && sums;
-  for (int64_t k = 0; ok && k < n_groups; ++k)
-    if (slot[k] >= 0)
-      sums_clear_group(&sums[slot[k]], k);
+  for (int t = 0; ok && t < partials; ++t)
+    for (int64_t k = 0; k < n_groups; ++k)
+      if (slot[k] >= 0)
+        sums_clear_group(&sums[(size_t)t * (size_t)n_here + (size_t)slot[k]], k);
   job.sums = sums;
+  job.n_here = n_here;
   job.step = STEP_SUMS;
   if (ok)
-    particle_parallel(threads, n_tasks, particle_task, &job);
+    per_thread(&job, partials, n_tasks);
   group_sums *total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *total) : NULL;
   ok = ok && (c->rank != 0 || total);
   for (int64_t k = 0; ok && total && k < n_groups; ++k)
@@ -412,16 +387,18 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
     status = comm_broadcast(c, (void **)&centre, &n_centre, 6 * sizeof *centre);
 
   /* spread about them */
-  group_spread *spread = status == PHEW_OK && ok ? phew_malloc((size_t)n_here + 1, sizeof *spread) : NULL;
+  group_spread *spread =
+      status == PHEW_OK ? phew_malloc((size_t)partials * (size_t)n_here + 1, sizeof *spread) : NULL;
   ok = spread != NULL;
-  for (int64_t k = 0; ok && k < n_groups; ++k)
-    if (slot[k] >= 0)
-      spread_clear_group(&spread[slot[k]], k);
+  for (int t = 0; ok && t < partials; ++t)
+    for (int64_t k = 0; k < n_groups; ++k)
+      if (slot[k] >= 0)
+        spread_clear_group(&spread[(size_t)t * (size_t)n_here + (size_t)slot[k]], k);
   job.spread = spread;
   job.centre = centre;
   job.step = STEP_SPREAD;
   if (ok)
-    particle_parallel(threads, n_tasks, particle_task, &job);
+    per_thread(&job, partials, n_tasks);
   group_spread *spread_total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *spread_total) : NULL;
   for (int64_t k = 0; spread_total && k < n_groups; ++k)
     spread_clear_group(&spread_total[k], k);
@@ -431,9 +408,6 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
     status = merge_on_rank0(c, spread, n_here, sizeof *spread, spread_total, n_groups, spread_merge_into);
   free(spread);
   free(slot);
-  free(member);
-  free(offset);
-  free(task_slot);
 
   /* the catalogue */
   phew_status mine = PHEW_OK;
