@@ -225,7 +225,6 @@ typedef struct set_job {
   int64_t *key, *padding_key;
   int64_t min_members;
   int step;
-  int threads; /* 1: plain loads and stores do (no locked instructions) */
 } set_job;
 
 /* A run of places with one root, summarised, into the root's summary. */
@@ -233,14 +232,6 @@ static void set_flush(const set_job *job, int32_t root, int64_t smallest, int64_
 {
   if (root < 0)
     return;
-  if (job->threads == 1) { /* plain loads and stores */
-    if (smallest < atomic_load_explicit(&job->smallest[root], memory_order_relaxed))
-      atomic_store_explicit(&job->smallest[root], smallest, memory_order_relaxed);
-    const int64_t now = atomic_load_explicit(&job->size[root], memory_order_relaxed);
-    atomic_store_explicit(&job->size[root], (now + (size & ~SEEN_ELSEWHERE)) | (size & SEEN_ELSEWHERE),
-                          memory_order_relaxed);
-    return;
-  }
   int64_t now = atomic_load_explicit(&job->smallest[root], memory_order_relaxed);
   while (smallest < now && !atomic_compare_exchange_weak_explicit(&job->smallest[root], &now, smallest,
                                                                    memory_order_relaxed, memory_order_relaxed))
@@ -335,7 +326,7 @@ phew_status fof_find(const points_context *x, const subvolume *parts, particle_s
   _Atomic int64_t *size = phew_malloc((size_t)n + 1, sizeof *size);
   int64_t *padding_key = phew_malloc((size_t)(n - n_own) + 1, sizeof *padding_key);
   int ok = smallest && size && padding_key;
-  set_job job = {&sets, s, sent, smallest, size, key, padding_key, min_members, 0, x->n_threads};
+  set_job job = {&sets, s, sent, smallest, size, key, padding_key, min_members, 0};
   for (job.step = 0; ok && job.step < 3; ++job.step)
     particle_parallel(x->n_threads, (n + SET_BLOCK - 1) / SET_BLOCK, set_task, &job);
   friend_sets_free(&sets);

@@ -294,6 +294,21 @@ static void particle_task(void *context, int thread, int64_t task)
   }
 }
 
+/* Clears the `partials` copies (one per thread) of the step's sums of the groups present here. */
+static void clear_partials(const particle_job *job, int partials, int64_t n_groups)
+{
+  for (int t = 0; t < partials; ++t)
+    for (int64_t k = 0; k < n_groups; ++k) {
+      if (job->slot[k] < 0)
+        continue;
+      const size_t at = (size_t)t * (size_t)job->n_here + (size_t)job->slot[k];
+      if (job->step == STEP_SUMS)
+        sums_clear_group(&job->sums[at], k);
+      else
+        spread_clear_group(&job->spread[at], k);
+    }
+}
+
 /* Runs a step of partial sums on the threads and merges the threads' partials into the first
  * thread's (exactly). */
 static void per_thread(particle_job *job, int threads, int64_t n_tasks)
@@ -352,15 +367,13 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
   /* sums, relative to each group's reference particle */
   group_sums *sums = ok ? phew_malloc((size_t)partials * (size_t)n_here + 1, sizeof *sums) : NULL;
   ok = ok && sums;
-  for (int t = 0; ok && t < partials; ++t)
-    for (int64_t k = 0; k < n_groups; ++k)
-      if (slot[k] >= 0)
-        sums_clear_group(&sums[(size_t)t * (size_t)n_here + (size_t)slot[k]], k);
   job.sums = sums;
   job.n_here = n_here;
   job.step = STEP_SUMS;
-  if (ok)
+  if (ok) {
+    clear_partials(&job, partials, n_groups);
     per_thread(&job, partials, n_tasks);
+  }
   group_sums *total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *total) : NULL;
   ok = ok && (c->rank != 0 || total);
   for (int64_t k = 0; ok && total && k < n_groups; ++k)
@@ -390,15 +403,13 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
   group_spread *spread =
       status == PHEW_OK ? phew_malloc((size_t)partials * (size_t)n_here + 1, sizeof *spread) : NULL;
   ok = spread != NULL;
-  for (int t = 0; ok && t < partials; ++t)
-    for (int64_t k = 0; k < n_groups; ++k)
-      if (slot[k] >= 0)
-        spread_clear_group(&spread[(size_t)t * (size_t)n_here + (size_t)slot[k]], k);
   job.spread = spread;
   job.centre = centre;
   job.step = STEP_SPREAD;
-  if (ok)
+  if (ok) {
+    clear_partials(&job, partials, n_groups);
     per_thread(&job, partials, n_tasks);
+  }
   group_spread *spread_total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *spread_total) : NULL;
   for (int64_t k = 0; spread_total && k < n_groups; ++k)
     spread_clear_group(&spread_total[k], k);

@@ -73,14 +73,15 @@ static phew_status check_parameters(const phew_input *in, points_use use, phew_r
   return PHEW_OK;
 }
 
-/* Each particle once: positions inside the box, masses positive, velocities finite. */
-/* Checks particles [begin, end): the first bad one fails (with its message if result is
- * given). */
+/* Each particle of [begin, end) once: positions inside the box, masses positive, velocities
+ * finite. The first bad one fails, its index in *bad (else -1), with its message if result is
+ * given. */
 static phew_status check_particles(const phew_points *p, const int64_t *id, int64_t begin, int64_t end,
-                                   phew_result *result)
+                                   int64_t *bad, phew_result *result)
 {
   static const char axis[] = "xyz";
   for (int64_t i = begin; i < end; ++i) {
+    *bad = i;
     for (int d = 0; d < 3; ++d) {
       const double x = value_at(p->position, p->type, 3 * i + d);
       if (!isfinite(x))
@@ -104,6 +105,7 @@ static phew_status check_particles(const phew_points *p, const int64_t *id, int6
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "particle %lld (passed at %lld) has a negative id", (long long)id[i],
                        (long long)i);
   }
+  *bad = -1;
   return PHEW_OK;
 }
 
@@ -192,14 +194,7 @@ static void read_task(void *context, int thread, int64_t task)
   if (job->step == 0) {
     for (int64_t i = begin; i < end; ++i)
       s->id[i] = p->id ? p->id[i] : job->first_id + i;
-    job->bad[task] = -1;
-    for (int64_t i = begin; i < end && job->bad[task] < 0; i += 256) { /* the block's first bad particle */
-      const int64_t stop = i + 256 < end ? i + 256 : end;
-      if (check_particles(p, s->id, i, stop, NULL) != PHEW_OK)
-        for (int64_t k = i; k < stop && job->bad[task] < 0; ++k)
-          if (check_particles(p, s->id, k, k + 1, NULL) != PHEW_OK)
-            job->bad[task] = k;
-    }
+    check_particles(p, s->id, begin, end, &job->bad[task], NULL);
     return;
   }
   double *lo = &job->bounds[6 * task], *hi = lo + 3;
@@ -281,7 +276,9 @@ phew_status points_read(points_context *x, const phew_input *in, points_use use,
   int64_t first_bad = -1;
   for (int64_t b = 0; b < n_blocks && first_bad < 0; ++b)
     first_bad = bad[b];
-  status = comm_agree(c, first_bad < 0 ? PHEW_OK : check_particles(p, s->id, first_bad, first_bad + 1, result), result);
+  int64_t named; /* the message of the first bad particle */
+  status = comm_agree(
+      c, first_bad < 0 ? PHEW_OK : check_particles(p, s->id, first_bad, first_bad + 1, &named, result), result);
   if (status == PHEW_OK && (any & 8))
     status = check_unique_ids(x, s);
   if (status == PHEW_OK) {
