@@ -170,7 +170,8 @@ phew_status domain_split(const points_context *x, const particle_set *s, subvolu
   return PHEW_OK;
 }
 
-/* A particle on its way to its owner: the fields the set has, packed. */
+/* A particle on its way to its owner: the fields the set has, packed (its origin rank is the
+ * rank it comes from). */
 typedef struct packing {
   size_t size, at_mass, at_velocity, at_density;
 } packing;
@@ -178,7 +179,7 @@ typedef struct packing {
 static packing packing_of(const points_context *x)
 {
   packing k;
-  k.size = 3 * sizeof(double) + 2 * sizeof(int64_t) + sizeof(int64_t); /* position, id, origin index, origin rank */
+  k.size = 3 * sizeof(double) + 2 * sizeof(int64_t); /* position, id, origin index */
   k.at_mass = k.size;
   k.size += x->has_mass ? sizeof(double) : 0;
   k.at_velocity = k.size;
@@ -208,83 +209,122 @@ static int owner_of(const points_context *x, const subvolume *parts, const doubl
   return best; /* rounding at a face: the nearest subvolume */
 }
 
+/* Particle i of the set moved to place `to` (to <= i) of the same arrays. */
+static void move_particle(const points_context *x, particle_set *s, int64_t i, int64_t to)
+{
+  memmove(&s->position[3 * to], &s->position[3 * i], 3 * sizeof(double));
+  s->id[to] = s->id[i];
+  if (x->has_mass)
+    s->mass[to] = s->mass[i];
+  if (x->has_velocity)
+    memmove(&s->velocity[3 * to], &s->velocity[3 * i], 3 * sizeof(double));
+  if (x->has_density)
+    s->density[to] = s->density[i];
+}
+
+static void pack_particle(const points_context *x, const packing *k, const particle_set *s, int64_t i,
+                          unsigned char *item)
+{
+  memset(item, 0, k->size);
+  memcpy(item, &s->position[3 * i], 3 * sizeof(double));
+  memcpy(item + 24, &s->id[i], 8);
+  memcpy(item + 32, &i, 8);
+  if (x->has_mass)
+    memcpy(item + k->at_mass, &s->mass[i], 8);
+  if (x->has_velocity)
+    memcpy(item + k->at_velocity, &s->velocity[3 * i], 24);
+  if (x->has_density)
+    memcpy(item + k->at_density, &s->density[i], 8);
+}
+
+static void unpack_particle(const points_context *x, const packing *k, const unsigned char *item, particle_set *s,
+                            int64_t to)
+{
+  memcpy(&s->position[3 * to], item, 24);
+  memcpy(&s->id[to], item + 24, 8);
+  memcpy(&s->origin_index[to], item + 32, 8);
+  if (x->has_mass)
+    memcpy(&s->mass[to], item + k->at_mass, 8);
+  if (x->has_velocity)
+    memcpy(&s->velocity[3 * to], item + k->at_velocity, 24);
+  if (x->has_density)
+    memcpy(&s->density[to], item + k->at_density, 8);
+}
+
+/* Room for n own particles in every array of a set that has just been read (which has no
+ * padding arrays yet). 0 if memory ran out. */
+static int reserve_own(const points_context *x, particle_set *s, int64_t n)
+{
+  return particle_set_reserve(s, n) == PHEW_OK && !phew_grow(&s->origin_index, (size_t)n + 1, sizeof *s->origin_index) &&
+         (s->origin_rank = phew_malloc((size_t)n + 1, sizeof *s->origin_rank)) &&
+         (!x->has_velocity || !phew_grow(&s->velocity, (size_t)n + 1, 3 * sizeof *s->velocity)) &&
+         (!x->has_density || !phew_grow(&s->density, (size_t)n + 1, sizeof *s->density));
+}
+
 phew_status domain_redistribute(const points_context *x, const subvolume *parts, particle_set *s)
 {
   comm *c = x->c;
   const packing k = packing_of(x);
-  /* packed straight into one buffer grouped by owner: the particles are the bulk of the
-   * memory, so no growing outbox and no second copy sorted by destination */
-  int32_t *owner = phew_malloc((size_t)s->n_own + 1, sizeof *owner);
+  const int64_t n_own = s->n_own;
+  /* the particles that stay keep their arrays (moved down in place); only those that leave
+   * are packed, straight into one buffer grouped by owner */
+  int32_t *owner = phew_malloc((size_t)n_own + 1, sizeof *owner);
   int *count = calloc((size_t)c->size, sizeof *count);
   int64_t *at = phew_malloc((size_t)c->size + 1, sizeof *at);
-  unsigned char *items = phew_malloc((size_t)s->n_own + 1, k.size);
-  if (comm_max(c, !owner || !count || !at || !items || s->n_own > INT_MAX)) {
+  int failed = !owner || !count || !at || n_own > INT_MAX;
+  for (int64_t i = 0; !failed && i < n_own; ++i) {
+    owner[i] = owner_of(x, parts, &s->position[3 * i]);
+    count[owner[i]]++;
+  }
+  const int64_t n_stay = failed ? 0 : count[c->rank];
+  if (!failed)
+    count[c->rank] = 0;
+  unsigned char *items = failed ? NULL : phew_malloc((size_t)(n_own - n_stay) + 1, k.size);
+  int64_t *stay_index = failed ? NULL : phew_malloc((size_t)n_stay + 1, sizeof *stay_index);
+  if (comm_max(c, failed || !items || !stay_index)) {
     free(owner);
     free(count);
     free(at);
     free(items);
+    free(stay_index);
     return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while sending the particles to their subvolumes"),
                       x->result);
-  }
-  for (int64_t i = 0; i < s->n_own; ++i) {
-    owner[i] = owner_of(x, parts, &s->position[3 * i]);
-    count[owner[i]]++;
   }
   at[0] = 0;
   for (int r = 0; r < c->size; ++r)
     at[r + 1] = at[r] + count[r];
-  for (int64_t i = 0; i < s->n_own; ++i) {
-    unsigned char *item = items + (size_t)at[owner[i]]++ * k.size;
-    const int64_t origin[2] = {i, c->rank};
-    memset(item, 0, k.size);
-    memcpy(item, &s->position[3 * i], 3 * sizeof(double));
-    memcpy(item + 24, &s->id[i], 8);
-    memcpy(item + 32, origin, 16);
-    if (x->has_mass)
-      memcpy(item + k.at_mass, &s->mass[i], 8);
-    if (x->has_velocity)
-      memcpy(item + k.at_velocity, &s->velocity[3 * i], 24);
-    if (x->has_density)
-      memcpy(item + k.at_density, &s->density[i], 8);
+  int64_t kept = 0;
+  for (int64_t i = 0; i < n_own; ++i) {
+    if (owner[i] == c->rank) {
+      move_particle(x, s, i, kept);
+      stay_index[kept++] = i;
+    } else {
+      pack_particle(x, &k, s, i, items + (size_t)at[owner[i]]++ * k.size);
+    }
   }
   free(owner);
   free(at);
-  /* the caller's copies go before the exchange: both never need to be held at once */
-  particle_set_free(s);
   inbox in = {0};
   phew_status status = comm_exchange_grouped(c, items, count, k.size, &in);
   free(items);
   free(count);
   if (status == PHEW_OK) {
-    const int64_t n = in.n;
-    s->origin_rank = phew_malloc((size_t)n + 1, sizeof *s->origin_rank);
-    s->origin_index = phew_malloc((size_t)n + 1, sizeof *s->origin_index);
-    if (x->has_mass)
-      s->mass = phew_malloc((size_t)n + 1, sizeof *s->mass);
-    if (x->has_velocity)
-      s->velocity = phew_malloc((size_t)n + 1, 3 * sizeof *s->velocity);
-    if (x->has_density)
-      s->density = phew_malloc((size_t)n + 1, sizeof *s->density);
-    if (!s->origin_rank || !s->origin_index || (x->has_mass && !s->mass) || (x->has_velocity && !s->velocity) ||
-        (x->has_density && !s->density) || particle_set_reserve(s, n) != PHEW_OK)
+    const int64_t n = n_stay + in.n;
+    free(s->origin_index);
+    s->origin_index = stay_index; /* grows to n */
+    stay_index = NULL;
+    if (!reserve_own(x, s, n))
       status = PHEW_ERROR_MEMORY;
-    for (int64_t i = 0; status == PHEW_OK && i < n; ++i) {
-      const unsigned char *it = in.items + (size_t)i * k.size;
-      int64_t origin[2];
-      memcpy(&s->position[3 * i], it, 24);
-      memcpy(&s->id[i], it + 24, 8);
-      memcpy(origin, it + 32, 16);
-      s->origin_index[i] = origin[0];
-      s->origin_rank[i] = (int32_t)origin[1];
-      if (x->has_mass)
-        memcpy(&s->mass[i], it + k.at_mass, 8);
-      if (x->has_velocity)
-        memcpy(&s->velocity[3 * i], it + k.at_velocity, 24);
-      if (x->has_density)
-        memcpy(&s->density[i], it + k.at_density, 8);
-    }
+    for (int64_t i = 0; status == PHEW_OK && i < n_stay; ++i)
+      s->origin_rank[i] = c->rank;
+    for (int r = 0; status == PHEW_OK && r < c->size; ++r)
+      for (int64_t j = in.offset[r]; j < in.offset[r] + in.count[r]; ++j) {
+        unpack_particle(x, &k, in.items + (size_t)j * k.size, s, n_stay + j);
+        s->origin_rank[n_stay + j] = r;
+      }
     s->n_own = s->n = n;
   }
+  free(stay_index);
   inbox_free(&in);
   status = comm_agree(c, status == PHEW_OK ? status
                                             : phew_fail(x->result, PHEW_ERROR_MEMORY,
@@ -293,33 +333,63 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
   return status;
 }
 
+/* An answer on its way back: the particle's index where it was passed, then its value. */
 phew_status domain_return(const points_context *x, const particle_set *s, const void *values, size_t value_size,
                           void *out, int64_t n_passed)
 {
   comm *c = x->c;
+  unsigned char *into = out;
+  const unsigned char *from = values;
   if (!s->origin_rank) { /* never left this rank: each to its place */
     for (int64_t i = 0; i < s->n_own; ++i)
-      memcpy((unsigned char *)out + (size_t)(s->origin_index ? s->origin_index[i] : i) * value_size,
-             (const unsigned char *)values + (size_t)i * value_size, value_size);
+      memcpy(into + (size_t)(s->origin_index ? s->origin_index[i] : i) * value_size, from + (size_t)i * value_size,
+             value_size);
     return PHEW_OK;
   }
+  /* the answers of particles passed here go to their places; the others are packed grouped by
+   * the rank they came from */
   const size_t size = sizeof(int64_t) + value_size;
-  outbox o;
-  outbox_init(&o, c, size);
-  unsigned char *item = phew_malloc(1, size);
-  int failed = !item;
-  for (int64_t i = 0; !failed && i < s->n_own; ++i) {
-    memcpy(item, &s->origin_index[i], sizeof(int64_t));
-    memcpy(item + sizeof(int64_t), (const unsigned char *)values + (size_t)i * value_size, value_size);
-    failed = outbox_put(&o, s->origin_rank[i], item) != PHEW_OK;
+  int *count = calloc((size_t)c->size, sizeof *count);
+  int64_t *at = phew_malloc((size_t)c->size + 1, sizeof *at);
+  int failed = !count || !at;
+  int64_t n_here = 0;
+  for (int64_t i = 0; !failed && i < s->n_own; ++i)
+    if (s->origin_rank[i] != c->rank)
+      count[s->origin_rank[i]]++;
+    else
+      ++n_here;
+  unsigned char *items = failed ? NULL : phew_malloc((size_t)(s->n_own - n_here) + 1, size);
+  phew_status status = PHEW_OK;
+  if (comm_max(c, failed || !items))
+    status = PHEW_ERROR_MEMORY;
+  if (status == PHEW_OK) {
+    at[0] = 0;
+    for (int r = 0; r < c->size; ++r)
+      at[r + 1] = at[r] + count[r];
   }
-  free(item);
-  if (failed)
-    o.failed = 1;
+  for (int64_t i = 0; status == PHEW_OK && i < s->n_own; ++i) {
+    const int64_t index = s->origin_index[i];
+    const unsigned char *value = from + (size_t)i * value_size;
+    if (s->origin_rank[i] == c->rank) {
+      if (index < 0 || index >= n_passed) {
+        status = PHEW_ERROR_MPI;
+        break;
+      }
+      memcpy(into + (size_t)index * value_size, value, value_size);
+      continue;
+    }
+    unsigned char *item = items + (size_t)at[s->origin_rank[i]]++ * size;
+    memcpy(item, &index, sizeof index);
+    memcpy(item + sizeof index, value, value_size);
+  }
   inbox in = {0};
-  phew_status status = outbox_send(&o, c, &in);
-  outbox_free(&o);
-  if (status == PHEW_OK && in.n != n_passed)
+  status = comm_agree(c, status, x->result);
+  if (status == PHEW_OK)
+    status = comm_exchange_grouped(c, items, count, size, &in);
+  free(items);
+  free(count);
+  free(at);
+  if (status == PHEW_OK && in.n + n_here != n_passed)
     status = PHEW_ERROR_MPI;
   for (int64_t k = 0; status == PHEW_OK && k < in.n; ++k) {
     int64_t index;
@@ -328,7 +398,7 @@ phew_status domain_return(const points_context *x, const particle_set *s, const 
       status = PHEW_ERROR_MPI;
       break;
     }
-    memcpy((unsigned char *)out + (size_t)index * value_size, in.items + (size_t)k * size + sizeof(int64_t), value_size);
+    memcpy(into + (size_t)index * value_size, in.items + (size_t)k * size + sizeof(int64_t), value_size);
   }
   inbox_free(&in);
   return comm_agree(c, status == PHEW_OK ? status
