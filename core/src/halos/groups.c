@@ -270,10 +270,20 @@ static void particle_task(void *context, int thread, int64_t task)
     const double m = s->mass ? s->mass[i] : 1.0;
     if (job->step == STEP_SUMS) {
       group_sums *t = &job->sums[at];
+      double delta[3];
+      for (int d = 0; d < 3; ++d)
+        delta[d] = particle_delta(&x->box, d, s->position[3 * i + d], job->list[id].reference[d]);
+      if (!s->mass) { /* unit masses: the terms themselves (the mass is the count, set once) */
+        for (int d = 0; d < 3; ++d) {
+          exact_sum_add(&t->moment[d], delta[d]);
+          if (s->velocity)
+            exact_sum_add(&t->momentum[d], s->velocity[3 * i + d]);
+        }
+        continue;
+      }
       exact_sum_add(&t->mass, m);
       for (int d = 0; d < 3; ++d) {
-        exact_sum_add_product(&t->moment[d], m,
-                              particle_delta(&x->box, d, s->position[3 * i + d], job->list[id].reference[d]));
+        exact_sum_add_product(&t->moment[d], m, delta[d]);
         if (s->velocity)
           exact_sum_add_product(&t->momentum[d], m, s->velocity[3 * i + d]);
       }
@@ -390,6 +400,8 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
   if (status == PHEW_OK && comm_max(c, c->rank == 0 && !centre))
     status = PHEW_ERROR_MEMORY;
   for (int64_t k = 0; status == PHEW_OK && c->rank == 0 && k < n_groups; ++k) {
+    if (!s->mass) /* unit masses: the same exact sum as one per particle */
+      exact_sum_add_times_int(&total[k].mass, 1.0, list[k].count);
     const wide_float mass = exact_sum_value(&total[k].mass);
     for (int d = 0; d < 3; ++d) {
       centre[6 * k + d] = wrap(x, d, list[k].reference[d] + wide_ratio(exact_sum_value(&total[k].moment[d]), mass));
