@@ -495,7 +495,10 @@ static inline uint64_t hash_id(int64_t id)
 }
 
 double phew_seconds(void);
+/* malloc, calloc and realloc of count items (at least one) of size bytes; NULL if the product
+ * overflows. Arrays of several MiB are advised onto transparent huge pages (status.c). */
 void *phew_malloc(size_t count, size_t size);
+void *phew_calloc(size_t count, size_t size);
 void *phew_realloc(void *p, size_t count, size_t size);
 /* *p resized to count items of size bytes (at least one); 0, or -1 without memory (*p then
  * unchanged). Arrays that grow together call it once each. */

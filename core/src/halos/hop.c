@@ -105,7 +105,7 @@ phew_status hop_chains(const points_context *x, const particle_set *s, const id_
   const int n_others = lists->n_hop - 1 < lists->n_keep ? lists->n_hop - 1 : lists->n_keep;
   hop_step step = {s, &x->box, lists->nearest, lists->n_keep, n_others, rho, rho_padding, end};
   particle_parallel(x->n_threads, (n_own + HOP_BLOCK - 1) / HOP_BLOCK, hop_task, &step);
-  uint8_t *done = calloc((size_t)n_own + 1, 1);
+  uint8_t *done = phew_calloc((size_t)n_own + 1, 1);
   if (comm_max(c, !done)) {
     free(end);
     free(slot);

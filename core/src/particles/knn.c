@@ -484,7 +484,7 @@ phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result)
     threads = (int)n_tasks;
   knn_scratch *scratch = calloc((size_t)threads, sizeof *scratch);
   int64_t *task_query = phew_malloc((size_t)n_tasks + 1, sizeof *task_query);
-  uint8_t *done = calloc((size_t)q->n, sizeof *done);
+  uint8_t *done = phew_calloc((size_t)q->n, sizeof *done);
   int *no_memory = calloc((size_t)n_tasks, sizeof *no_memory);
   int ok = scratch && task_query && done && no_memory;
   for (int i = 0; ok && i < threads; ++i)

@@ -189,7 +189,7 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
     }
   }
   /* own entries that are not mutual: found once, in parallel, then counted */
-  uint64_t *one_way_bits = calloc(((size_t)n_own * (size_t)k_keep + 63) / 64 + 1, sizeof *one_way_bits);
+  uint64_t *one_way_bits = phew_calloc(((size_t)n_own * (size_t)k_keep + 63) / 64 + 1, sizeof *one_way_bits);
   failed = failed || !one_way_bits;
   if (!failed) {
     one_way_job job = {r, n_own, one_way_bits};

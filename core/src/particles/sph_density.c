@@ -370,7 +370,7 @@ phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mas
   int16_t *slot_base = phew_malloc((size_t)N, sizeof *slot_base);
   /* by caller's index: the query it is (only for a subset; else query i is particle i) */
   int32_t *query_of = subset ? phew_malloc((size_t)N, sizeof *query_of) : NULL;
-  uint64_t *sum = calloc((size_t)(2 * N), sizeof *sum);
+  uint64_t *sum = phew_calloc((size_t)(2 * N), sizeof *sum);
   int *no_memory = phew_malloc((size_t)n_tasks, sizeof *no_memory);
   foreign_sums *foreign = calloc((size_t)n_tasks, sizeof *foreign);
   kd_candidates *candidates = calloc((size_t)threads, sizeof *candidates);
