@@ -273,7 +273,8 @@ static void particle_task(void *context, int thread, int64_t task)
       double delta[3];
       for (int d = 0; d < 3; ++d)
         delta[d] = particle_delta(&x->box, d, s->position[3 * i + d], job->list[id].reference[d]);
-      if (!s->mass) { /* unit masses: the terms themselves (the mass is the count, set once) */
+      if (!s->mass) { /* unit masses: the terms themselves, no products (the mass is the count,
+                         set once on rank 0) */
         for (int d = 0; d < 3; ++d) {
           exact_sum_add(&t->moment[d], delta[d]);
           if (s->velocity)
@@ -304,30 +305,26 @@ static void particle_task(void *context, int thread, int64_t task)
   }
 }
 
-/* Clears the `partials` copies (one per thread) of the step's sums of the groups present here. */
-static void clear_partials(const particle_job *job, int partials, int64_t n_groups)
+/* A step of partial sums: the `partials` copies (one per thread) of the groups present here
+ * cleared, summed on the threads, and merged into the first copy (exactly). */
+static void partial_sums(particle_job *job, int step, int partials, int64_t n_tasks, int64_t n_groups)
 {
+  job->step = step;
   for (int t = 0; t < partials; ++t)
     for (int64_t k = 0; k < n_groups; ++k) {
       if (job->slot[k] < 0)
         continue;
       const size_t at = (size_t)t * (size_t)job->n_here + (size_t)job->slot[k];
-      if (job->step == STEP_SUMS)
+      if (step == STEP_SUMS)
         sums_clear_group(&job->sums[at], k);
       else
         spread_clear_group(&job->spread[at], k);
     }
-}
-
-/* Runs a step of partial sums on the threads and merges the threads' partials into the first
- * thread's (exactly). */
-static void per_thread(particle_job *job, int threads, int64_t n_tasks)
-{
-  particle_parallel(threads, n_tasks, particle_task, job);
-  for (int t = 1; t < threads; ++t)
+  particle_parallel(partials, n_tasks, particle_task, job);
+  for (int t = 1; t < partials; ++t)
     for (int64_t k = 0; k < job->n_here; ++k) {
       const size_t at = (size_t)t * (size_t)job->n_here + (size_t)k;
-      if (job->step == STEP_SUMS)
+      if (step == STEP_SUMS)
         sums_merge_into(&job->sums[k], &job->sums[at]);
       else
         spread_merge_into(&job->spread[k], &job->spread[at]);
@@ -379,11 +376,8 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
   ok = ok && sums;
   job.sums = sums;
   job.n_here = n_here;
-  job.step = STEP_SUMS;
-  if (ok) {
-    clear_partials(&job, partials, n_groups);
-    per_thread(&job, partials, n_tasks);
-  }
+  if (ok)
+    partial_sums(&job, STEP_SUMS, partials, n_tasks, n_groups);
   group_sums *total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *total) : NULL;
   ok = ok && (c->rank != 0 || total);
   for (int64_t k = 0; ok && total && k < n_groups; ++k)
@@ -417,11 +411,8 @@ phew_status groups_build(const points_context *x, const particle_set *s, const g
   ok = spread != NULL;
   job.spread = spread;
   job.centre = centre;
-  job.step = STEP_SPREAD;
-  if (ok) {
-    clear_partials(&job, partials, n_groups);
-    per_thread(&job, partials, n_tasks);
-  }
+  if (ok)
+    partial_sums(&job, STEP_SPREAD, partials, n_tasks, n_groups);
   group_spread *spread_total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *spread_total) : NULL;
   for (int64_t k = 0; spread_total && k < n_groups; ++k)
     spread_clear_group(&spread_total[k], k);

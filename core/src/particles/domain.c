@@ -225,8 +225,7 @@ static void move_particle(const points_context *x, particle_set *s, int64_t i, i
 static void pack_particle(const points_context *x, const packing *k, const particle_set *s, int64_t i,
                           unsigned char *item)
 {
-  memset(item, 0, k->size);
-  memcpy(item, &s->position[3 * i], 3 * sizeof(double));
+  memcpy(item, &s->position[3 * i], 3 * sizeof(double)); /* every byte of the item is written */
   memcpy(item + 24, &s->id[i], 8);
   memcpy(item + 32, &i, 8);
   if (x->has_mass)

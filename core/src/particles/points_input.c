@@ -154,8 +154,9 @@ static double total_mass(const points_context *x, const particle_set *s)
   exact_sum_clear(&mine);
   if (!s->mass) /* unit masses: their count */
     exact_sum_add_times_int(&mine, 1.0, s->n_own);
-  for (int64_t i = 0; s->mass && i < s->n_own; ++i)
-    exact_sum_add(&mine, s->mass[i]);
+  else
+    for (int64_t i = 0; i < s->n_own; ++i)
+      exact_sum_add(&mine, s->mass[i]);
   exact_sum *all = phew_malloc((size_t)x->c->size, sizeof *all);
   if (comm_max(x->c, !all)) { /* every rank stops here, or none */
     free(all);
