@@ -1,0 +1,33 @@
+// While one of these lives, the errors VTK and ParaView report (vtkErrorMacro, Python
+// tracebacks of Catalyst scripts) are recorded, and still shown as before.
+#ifndef PHEW_CATALYST_ERROR_CAPTURE_H
+#define PHEW_CATALYST_ERROR_CAPTURE_H
+
+#include <vtkOutputWindow.h>
+#include <vtkSmartPointer.h>
+
+#include <string>
+
+namespace phew_catalyst_detail
+{
+class RecordingWindow;
+
+class ErrorCapture
+{
+public:
+  ErrorCapture();
+  ~ErrorCapture();
+  ErrorCapture(const ErrorCapture&) = delete;
+  ErrorCapture& operator=(const ErrorCapture&) = delete;
+
+  bool HasErrors() const;
+  // The errors recorded, shortened to their first lines.
+  std::string Errors() const;
+
+private:
+  vtkSmartPointer<vtkOutputWindow> Previous;
+  vtkSmartPointer<RecordingWindow> Recorder;
+};
+}
+
+#endif

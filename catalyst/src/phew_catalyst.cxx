@@ -1,0 +1,480 @@
+// The Catalyst adaptor: the simulation's arrays wrapped (not copied) as VTK data, handed to
+// legacy Catalyst (vtkCPProcessor) and its Python pipelines, every failure agreed on by all
+// ranks.
+#include "phew_catalyst.h"
+
+#include "error_capture.h"
+
+#include <mpi.h>
+
+#include <vtkAOSDataArrayTemplate.h>
+#include <vtkCPDataDescription.h>
+#include <vtkCPInputDataDescription.h>
+#include <vtkCPProcessor.h>
+#include <vtkCPPythonPipeline.h>
+#include <vtkCellData.h>
+#include <vtkDoubleArray.h>
+#include <vtkFieldData.h>
+#include <vtkImageData.h>
+#include <vtkMPI.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkSmartPointer.h>
+#include <vtkTypeInt64Array.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace
+{
+const char* const kGridChannel = "grid";
+const char* const kParticleChannel = "particles";
+
+double Now()
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A VTK array over the caller's memory: VTK never frees it (save = 1) and the adaptor never
+// writes to it.
+template <typename T>
+vtkSmartPointer<vtkDataArray> Wrap(const void* data, int64_t tuples, int components, const char* name)
+{
+  auto array = vtkSmartPointer<vtkAOSDataArrayTemplate<T>>::New();
+  array->SetName(name);
+  array->SetNumberOfComponents(components);
+  array->SetArray(static_cast<T*>(const_cast<void*>(data)), static_cast<vtkIdType>(tuples * components), 1);
+  return array;
+}
+
+vtkSmartPointer<vtkDataArray> WrapReal(int type, const void* data, int64_t tuples, int components, const char* name)
+{
+  return type == PHEW_CATALYST_FLOAT32 ? Wrap<float>(data, tuples, components, name)
+                                       : Wrap<double>(data, tuples, components, name);
+}
+
+vtkSmartPointer<vtkDoubleArray> PeriodicBox(const double origin[3], const double size[3], const int periodic[3])
+{
+  auto box = vtkSmartPointer<vtkDoubleArray>::New();
+  box->SetName("PeriodicBox");
+  box->SetNumberOfTuples(6);
+  for (int d = 0; d < 3; ++d)
+  {
+    box->SetValue(d, origin[d]);
+    box->SetValue(3 + d, periodic[d] ? size[d] : 0.0);
+  }
+  return box;
+}
+}
+
+struct phew_catalyst
+{
+  MPI_Comm Comm = MPI_COMM_NULL;
+  int Rank = 0;
+  int Size = 1;
+  vtkSmartPointer<vtkCPProcessor> Processor;
+  std::string Message;
+  double TotalSeconds = 0.0;
+  double PipelineSeconds = 0.0;
+
+  // Every rank's status agreed: the worst one, with the message of the lowest failing rank.
+  int Agree(int status, const std::string& message)
+  {
+    if (this->Comm == MPI_COMM_NULL)
+    {
+      this->Message = message;
+      return status;
+    }
+    int worst = 0;
+    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, this->Comm);
+    if (worst == PHEW_CATALYST_OK)
+    {
+      this->Message.clear();
+      return PHEW_CATALYST_OK;
+    }
+    int mine = status != PHEW_CATALYST_OK ? this->Rank : this->Size, first = this->Size;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, this->Comm);
+    std::string text = message;
+    int length = static_cast<int>(text.size());
+    MPI_Bcast(&length, 1, MPI_INT, first, this->Comm);
+    text.resize(static_cast<size_t>(length));
+    MPI_Bcast(&text[0], length, MPI_CHAR, first, this->Comm);
+    this->Message = first == this->Rank || this->Size == 1 ? text : "rank " + std::to_string(first) + ": " + text;
+    return worst;
+  }
+};
+
+namespace
+{
+std::string CheckGrid(const phew_catalyst_grid* g)
+{
+  for (int d = 0; d < 3; ++d)
+  {
+    if (g->global_dims[d] < 1 || g->offset[d] < 0 || g->dims[d] < 0 ||
+      g->offset[d] + g->dims[d] > g->global_dims[d])
+    {
+      return "the grid block (offset " + std::to_string(g->offset[d]) + ", " + std::to_string(g->dims[d]) +
+        " cells along axis " + std::to_string(d) + ") does not lie inside the mesh of " +
+        std::to_string(g->global_dims[d]) + " cells";
+    }
+    if (!(g->spacing[d] > 0.0))
+    {
+      return "the grid spacing must be positive along every axis";
+    }
+  }
+  if (g->type != PHEW_CATALYST_FLOAT32 && g->type != PHEW_CATALYST_FLOAT64)
+  {
+    return "the grid's type must be PHEW_CATALYST_FLOAT32 or PHEW_CATALYST_FLOAT64";
+  }
+  if (g->dims[0] * g->dims[1] * g->dims[2] > 0 && !g->density)
+  {
+    return "the grid block has cells but no density array";
+  }
+  return std::string();
+}
+
+std::string CheckParticles(const phew_catalyst_particles* p)
+{
+  if (p->n < 0)
+  {
+    return "a negative number of particles";
+  }
+  if (p->type != PHEW_CATALYST_FLOAT32 && p->type != PHEW_CATALYST_FLOAT64)
+  {
+    return "the particles' type must be PHEW_CATALYST_FLOAT32 or PHEW_CATALYST_FLOAT64";
+  }
+  if (p->n > 0 && !p->position)
+  {
+    return "particles without positions";
+  }
+  for (int d = 0; d < 3; ++d)
+  {
+    if (p->periodic[d] && !(p->box_size[d] > 0.0))
+    {
+      return "a periodic axis needs a positive box size";
+    }
+  }
+  return std::string();
+}
+
+// The rank's block of cells as image data over the caller's density.
+vtkSmartPointer<vtkImageData> GridOf(const phew_catalyst_grid* g)
+{
+  auto image = vtkSmartPointer<vtkImageData>::New();
+  const int64_t n = g->dims[0] * g->dims[1] * g->dims[2];
+  if (n > 0)
+  {
+    image->SetExtent(static_cast<int>(g->offset[0]), static_cast<int>(g->offset[0] + g->dims[0]),
+      static_cast<int>(g->offset[1]), static_cast<int>(g->offset[1] + g->dims[1]),
+      static_cast<int>(g->offset[2]), static_cast<int>(g->offset[2] + g->dims[2]));
+  }
+  else
+  {
+    image->SetExtent(0, -1, 0, -1, 0, -1);
+  }
+  image->SetOrigin(g->origin[0], g->origin[1], g->origin[2]);
+  image->SetSpacing(g->spacing[0], g->spacing[1], g->spacing[2]);
+  const char* name = g->name ? g->name : "density";
+  image->GetCellData()->AddArray(WrapReal(g->type, g->density, n, 1, name));
+  image->GetCellData()->SetActiveScalars(name);
+  double size[3];
+  for (int d = 0; d < 3; ++d)
+  {
+    size[d] = g->spacing[d] * static_cast<double>(g->global_dims[d]);
+  }
+  image->GetFieldData()->AddArray(PeriodicBox(g->origin, size, g->periodic));
+  return image;
+}
+
+// The rank's particles as points over the caller's arrays (no vertex cells).
+vtkSmartPointer<vtkPolyData> ParticlesOf(const phew_catalyst_particles* p)
+{
+  auto poly = vtkSmartPointer<vtkPolyData>::New();
+  vtkNew<vtkPoints> points;
+  points->SetData(WrapReal(p->type, p->position, p->n, 3, "Points"));
+  poly->SetPoints(points);
+  if (p->mass)
+  {
+    poly->GetPointData()->AddArray(WrapReal(p->type, p->mass, p->n, 1, "Mass"));
+  }
+  if (p->velocity)
+  {
+    poly->GetPointData()->AddArray(WrapReal(p->type, p->velocity, p->n, 3, "Velocity"));
+  }
+  if (p->id)
+  {
+    auto ids = vtkSmartPointer<vtkTypeInt64Array>::New();
+    ids->SetName("ParticleId");
+    ids->SetArray(reinterpret_cast<vtkTypeInt64*>(const_cast<int64_t*>(p->id)), static_cast<vtkIdType>(p->n), 1);
+    poly->GetPointData()->AddArray(ids);
+  }
+  poly->GetFieldData()->AddArray(PeriodicBox(p->box_origin, p->box_size, p->periodic));
+  return poly;
+}
+
+bool Readable(const char* path)
+{
+  FILE* f = path ? std::fopen(path, "r") : nullptr;
+  if (f)
+  {
+    std::fclose(f);
+  }
+  return f != nullptr;
+}
+
+int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts, MPI_Comm comm)
+{
+  *adaptor = new (std::nothrow) phew_catalyst;
+  phew_catalyst* a = *adaptor;
+  if (!a)
+  {
+    return PHEW_CATALYST_ERROR_ARGUMENT;
+  }
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized)
+  {
+    a->Message = "MPI must be initialised (and not finalised) before phew_catalyst_initialize";
+    return PHEW_CATALYST_ERROR_MPI;
+  }
+  if (MPI_Comm_dup(comm, &a->Comm) != MPI_SUCCESS)
+  {
+    a->Comm = MPI_COMM_NULL;
+    a->Message = "the MPI communicator passed to phew_catalyst_initialize is not usable";
+    return PHEW_CATALYST_ERROR_MPI;
+  }
+  MPI_Comm_rank(a->Comm, &a->Rank);
+  MPI_Comm_size(a->Comm, &a->Size);
+#ifdef PHEW_CATALYST_PLUGIN
+  setenv("PHEW_PLUGIN", PHEW_CATALYST_PLUGIN, 0); // the scripts' LoadPlugin; a user's choice wins
+#endif
+
+  std::string problem = scripts.empty() ? "no Catalyst script given" : "";
+  for (const std::string& script : scripts)
+  {
+    if (problem.empty() && !Readable(script.c_str()))
+    {
+      problem = "the Catalyst script '" + script + "' cannot be read (missing, or not readable)";
+    }
+  }
+  int status = a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_SCRIPT, problem);
+  if (status != PHEW_CATALYST_OK)
+  {
+    return status;
+  }
+
+  phew_catalyst_detail::ErrorCapture capture;
+  a->Processor = vtkSmartPointer<vtkCPProcessor>::New();
+  vtkMPICommunicatorOpaqueComm opaque(&a->Comm);
+  if (!a->Processor->Initialize(opaque))
+  {
+    problem = "Catalyst (vtkCPProcessor) did not start";
+  }
+  for (const std::string& script : scripts)
+  {
+    if (!problem.empty())
+    {
+      break;
+    }
+    auto pipeline = vtkCPPythonPipeline::CreateAndInitializePipeline(script.c_str(), 2);
+    if (!pipeline || capture.HasErrors())
+    {
+      problem = "the Catalyst script '" + script + "' did not load" +
+        (capture.HasErrors() ? ": " + capture.Errors() : std::string());
+    }
+    else
+    {
+      a->Processor->AddPipeline(pipeline);
+    }
+  }
+  status = a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_SCRIPT, problem);
+  if (status != PHEW_CATALYST_OK)
+  {
+    a->Processor->RemoveAllPipelines(); // a half-loaded script must never run
+  }
+  return status;
+}
+}
+
+extern "C"
+{
+  void phew_catalyst_grid_init(phew_catalyst_grid* grid)
+  {
+    std::memset(grid, 0, sizeof *grid);
+    grid->type = PHEW_CATALYST_FLOAT64;
+    for (int d = 0; d < 3; ++d)
+    {
+      grid->spacing[d] = 1.0;
+    }
+  }
+
+  void phew_catalyst_particles_init(phew_catalyst_particles* particles)
+  {
+    std::memset(particles, 0, sizeof *particles);
+    particles->type = PHEW_CATALYST_FLOAT64;
+  }
+
+  int phew_catalyst_initialize(phew_catalyst** adaptor, int n_scripts, const char* const* scripts, const void* mpi_comm)
+  {
+    if (!adaptor)
+    {
+      return PHEW_CATALYST_ERROR_ARGUMENT;
+    }
+    std::vector<std::string> list;
+    for (int k = 0; scripts && k < n_scripts; ++k)
+    {
+      list.emplace_back(scripts[k] ? scripts[k] : "");
+    }
+    return Initialize(adaptor, list, mpi_comm ? *static_cast<const MPI_Comm*>(mpi_comm) : MPI_COMM_WORLD);
+  }
+
+  int phew_catalyst_initialize_f(phew_catalyst** adaptor, int n_scripts, const char* scripts, int fortran_comm)
+  {
+    if (!adaptor)
+    {
+      return PHEW_CATALYST_ERROR_ARGUMENT;
+    }
+    std::vector<std::string> list;
+    for (int k = 0; scripts && k < n_scripts; ++k)
+    {
+      list.emplace_back(scripts);
+      scripts += list.back().size() + 1;
+    }
+    return Initialize(adaptor, list, MPI_Comm_f2c(fortran_comm));
+  }
+
+  int phew_catalyst_wants(phew_catalyst* a, int64_t step, double time)
+  {
+    if (!a || !a->Processor || a->Processor->GetNumberOfPipelines() == 0)
+    {
+      return 0;
+    }
+    vtkNew<vtkCPDataDescription> description;
+    description->AddInput(kGridChannel);
+    description->AddInput(kParticleChannel);
+    description->SetTimeData(time, static_cast<vtkIdType>(step));
+    return a->Processor->RequestDataDescription(description) != 0;
+  }
+
+  int phew_catalyst_execute(phew_catalyst* a, int64_t step, double time, const phew_catalyst_grid* grid,
+    const phew_catalyst_particles* particles)
+  {
+    if (!a)
+    {
+      return PHEW_CATALYST_ERROR_ARGUMENT;
+    }
+    const double start = Now();
+    a->PipelineSeconds = 0.0;
+    if (!a->Processor || a->Processor->GetNumberOfPipelines() == 0)
+    {
+      return a->Agree(PHEW_CATALYST_ERROR_SCRIPT, "Catalyst has no pipeline (initialisation failed)");
+    }
+    std::string problem = grid ? CheckGrid(grid) : "";
+    if (problem.empty() && particles)
+    {
+      problem = CheckParticles(particles);
+    }
+    // the same channels on every rank, or the pipelines would wait for each other
+    int channels = (grid ? 1 : 0) | (particles ? 2 : 0), any = 0, all = 0;
+    MPI_Allreduce(&channels, &any, 1, MPI_INT, MPI_BOR, a->Comm);
+    MPI_Allreduce(&channels, &all, 1, MPI_INT, MPI_BAND, a->Comm);
+    if (problem.empty() && any != all)
+    {
+      problem = "every rank must pass the same channels (a grid, particles, or both; empty ones on ranks with none)";
+    }
+    int status = a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_ARGUMENT, problem);
+    if (status != PHEW_CATALYST_OK)
+    {
+      return status;
+    }
+
+    vtkNew<vtkCPDataDescription> description;
+    if (grid)
+    {
+      description->AddInput(kGridChannel);
+    }
+    if (particles)
+    {
+      description->AddInput(kParticleChannel);
+    }
+    description->SetTimeData(time, static_cast<vtkIdType>(step));
+    if (!a->Processor->RequestDataDescription(description))
+    {
+      a->TotalSeconds = Now() - start;
+      return a->Agree(PHEW_CATALYST_OK, "");
+    }
+    if (grid)
+    {
+      vtkCPInputDataDescription* input = description->GetInputDescriptionByName(kGridChannel);
+      input->SetGrid(GridOf(grid));
+      input->SetWholeExtent(0, static_cast<int>(grid->global_dims[0]), 0, static_cast<int>(grid->global_dims[1]), 0,
+        static_cast<int>(grid->global_dims[2]));
+    }
+    if (particles)
+    {
+      description->GetInputDescriptionByName(kParticleChannel)->SetGrid(ParticlesOf(particles));
+    }
+    phew_catalyst_detail::ErrorCapture capture;
+    const double before = Now();
+    const int ok = a->Processor->CoProcess(description);
+    a->PipelineSeconds = Now() - before;
+    if (!ok || capture.HasErrors())
+    {
+      problem = "a Catalyst pipeline failed at step " + std::to_string(step) +
+        (capture.HasErrors() ? ": " + capture.Errors() : std::string(" (no message)"));
+    }
+    // drop the references to the caller's arrays held by the description
+    for (const char* channel : { kGridChannel, kParticleChannel })
+    {
+      if (vtkCPInputDataDescription* input = description->GetInputDescriptionByName(channel))
+      {
+        input->SetGrid(nullptr);
+      }
+    }
+    status = a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_PIPELINE, problem);
+    a->TotalSeconds = Now() - start;
+    return status;
+  }
+
+  const char* phew_catalyst_message(const phew_catalyst* a)
+  {
+    return a ? a->Message.c_str() : "out of memory for the Catalyst adaptor";
+  }
+
+  void phew_catalyst_timing(const phew_catalyst* a, double* total, double* pipelines)
+  {
+    if (total)
+    {
+      *total = a ? a->TotalSeconds : 0.0;
+    }
+    if (pipelines)
+    {
+      *pipelines = a ? a->PipelineSeconds : 0.0;
+    }
+  }
+
+  void phew_catalyst_finalize(phew_catalyst* a)
+  {
+    if (!a)
+    {
+      return;
+    }
+    if (a->Processor)
+    {
+      a->Processor->Finalize();
+      a->Processor = nullptr;
+    }
+    if (a->Comm != MPI_COMM_NULL)
+    {
+      MPI_Comm_free(&a->Comm);
+    }
+    delete a;
+  }
+}
