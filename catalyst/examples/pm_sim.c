@@ -44,7 +44,8 @@ static void usage(FILE *out)
           "  --direct        call libphew directly on the density grid (no Catalyst, no Python):\n"
           "                  DIR/direct_clumps_STEP.csv, thresholds in units of the mean density\n"
           "                  (defaults 10, 3, 30)\n"
-          "  --stop-on-error stop at the first failed in-situ call (default: say why, go on)\n");
+          "  --stop-on-error stop at the first failed in-situ call (default: say why, go on, and\n"
+          "                  exit with status 3 at the end)\n");
 }
 
 static int parse(int argc, char **argv, options *o)
@@ -146,11 +147,14 @@ int main(int argc, char **argv)
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   int status = all_ok ? 0 : 1;
   double time = 0.0, step_seconds = 0.0;
+  int failed_calls = 0;
   for (int step = 0; status == 0 && step <= o.steps; ++step) {
     if (step % o.every == 0 || step == o.steps) {
       const insitu_state state = {&mesh, &particles, step, time, step_seconds};
-      if (insitu_step(&in, &state) != 0 && o.insitu.stop_on_error)
-        status = 1;
+      if (insitu_step(&in, &state) != 0) {
+        failed_calls++;
+        status = o.insitu.stop_on_error ? 1 : 0;
+      }
     }
     if (step == o.steps || status != 0)
       break;
@@ -169,8 +173,10 @@ int main(int argc, char **argv)
     }
   }
   insitu_stop(&in);
+  if (failed_calls > 0 && rank == 0)
+    fprintf(stderr, "phew_pm: %d in-situ call(s) failed (see above)\n", failed_calls);
   pm_particles_free(&particles);
   pm_mesh_free(&mesh);
   MPI_Finalize();
-  return status;
+  return status != 0 ? 1 : (failed_calls > 0 ? 3 : 0);
 }

@@ -17,8 +17,7 @@ public:
   {
     if (text)
     {
-      this->Recorded += this->Recorded.empty() ? "" : "\n";
-      this->Recorded += text;
+      this->Recorded += text; // Python writes a traceback in pieces, each with its own newlines
     }
     if (this->Forward)
     {
@@ -74,11 +73,39 @@ bool ErrorCapture::HasErrors() const
   return !this->Recorder->Recorded.empty();
 }
 
-std::string ErrorCapture::Errors() const
+std::string ErrorCapture::Errors(const std::vector<std::string>& files) const
 {
-  // the last lines say most (a traceback ends with the exception; VTK's lines end with the text)
+  // the last lines say most: a traceback ends with the exception, a VTK error with its text
   const std::string& all = this->Recorder->Recorded;
-  const size_t limit = 2000;
-  return all.size() <= limit ? all : "..." + all.substr(all.size() - limit);
+  std::vector<std::string> lines;
+  size_t begin = 0;
+  while (begin < all.size())
+  {
+    size_t end = all.find('\n', begin);
+    end = end == std::string::npos ? all.size() : end;
+    const std::string line = all.substr(begin, end - begin);
+    if (line.find_first_not_of(" \t\r") != std::string::npos)
+    {
+      lines.push_back(line);
+    }
+    begin = end + 1;
+  }
+  const size_t keep = 2, first = lines.size() > keep ? lines.size() - keep : 0;
+  std::string text;
+  for (size_t k = first; k-- > 0;)
+  {
+    for (const std::string& file : files)
+    {
+      if (text.empty() && !file.empty() && lines[k].find(file) != std::string::npos)
+      {
+        text = lines[k] + "\n";
+      }
+    }
+  }
+  for (size_t k = first; k < lines.size(); ++k)
+  {
+    text += lines[k] + (k + 1 < lines.size() ? "\n" : "");
+  }
+  return text.empty() ? "(no message)" : text;
 }
 }

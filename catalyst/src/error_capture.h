@@ -7,6 +7,7 @@
 #include <vtkSmartPointer.h>
 
 #include <string>
+#include <vector>
 
 namespace phew_catalyst_detail
 {
@@ -21,8 +22,9 @@ public:
   ErrorCapture& operator=(const ErrorCapture&) = delete;
 
   bool HasErrors() const;
-  // The errors recorded, shortened to their first lines.
-  std::string Errors() const;
+  // The errors recorded, shortened: their last lines, and the last line that names one of
+  // these files (in a traceback, where the script went wrong). "(no message)" if none.
+  std::string Errors(const std::vector<std::string>& files) const;
 
 private:
   vtkSmartPointer<vtkOutputWindow> Previous;

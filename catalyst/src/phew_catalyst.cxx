@@ -82,6 +82,8 @@ struct phew_catalyst
   std::string Message;
   double TotalSeconds = 0.0;
   double PipelineSeconds = 0.0;
+  std::vector<std::string> Scripts;
+  bool Ran = false; // a version 2 script is imported at its first run: until then it may not load
 
   // Every rank's status agreed: the worst one, with the message of the lowest failing rank.
   int Agree(int status, const std::string& message)
@@ -250,6 +252,7 @@ int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts,
     a->Message = "the MPI communicator passed to phew_catalyst_initialize is not usable";
     return PHEW_CATALYST_ERROR_MPI;
   }
+  a->Scripts = scripts;
   MPI_Comm_rank(a->Comm, &a->Rank);
   MPI_Comm_size(a->Comm, &a->Size);
 #ifdef PHEW_CATALYST_PLUGIN
@@ -287,7 +290,7 @@ int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts,
     if (!pipeline || capture.HasErrors())
     {
       problem = "the Catalyst script '" + script + "' did not load" +
-        (capture.HasErrors() ? ": " + capture.Errors() : std::string());
+        (capture.HasErrors() ? ": " + capture.Errors(scripts) : std::string());
     }
     else
     {
@@ -374,7 +377,7 @@ extern "C"
     a->PipelineSeconds = 0.0;
     if (!a->Processor || a->Processor->GetNumberOfPipelines() == 0)
     {
-      return a->Agree(PHEW_CATALYST_ERROR_SCRIPT, "Catalyst has no pipeline (initialisation failed)");
+      return a->Agree(PHEW_CATALYST_ERROR_SCRIPT, "Catalyst has no pipeline: a script did not load");
     }
     std::string problem = grid ? CheckGrid(grid) : "";
     if (problem.empty() && particles)
@@ -425,10 +428,17 @@ extern "C"
     const double before = Now();
     const int ok = a->Processor->CoProcess(description);
     a->PipelineSeconds = Now() - before;
-    if (!ok || capture.HasErrors())
+    int failure = PHEW_CATALYST_OK;
+    if (!ok && !a->Ran)
     {
-      problem = "a Catalyst pipeline failed at step " + std::to_string(step) +
-        (capture.HasErrors() ? ": " + capture.Errors() : std::string(" (no message)"));
+      failure = PHEW_CATALYST_ERROR_SCRIPT;
+      problem = "a Catalyst script did not load (it runs first at the first step it wants): " +
+        capture.Errors(a->Scripts);
+    }
+    else if (!ok || capture.HasErrors())
+    {
+      failure = PHEW_CATALYST_ERROR_PIPELINE;
+      problem = "a Catalyst pipeline failed at step " + std::to_string(step) + ": " + capture.Errors(a->Scripts);
     }
     // drop the references to the caller's arrays held by the description
     for (const char* channel : { kGridChannel, kParticleChannel })
@@ -438,7 +448,12 @@ extern "C"
         input->SetGrid(nullptr);
       }
     }
-    status = a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_PIPELINE, problem);
+    status = a->Agree(failure, problem);
+    if (status == PHEW_CATALYST_ERROR_SCRIPT)
+    {
+      a->Processor->RemoveAllPipelines(); // a script that did not load must not run again
+    }
+    a->Ran = a->Ran || status != PHEW_CATALYST_ERROR_SCRIPT;
     a->TotalSeconds = Now() - start;
     return status;
   }
