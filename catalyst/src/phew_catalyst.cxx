@@ -21,6 +21,7 @@
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
+#include <vtkPythonInterpreter.h>
 #include <vtkSmartPointer.h>
 #include <vtkTypeInt64Array.h>
 
@@ -279,6 +280,13 @@ int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts,
   if (!a->Processor->Initialize(opaque))
   {
     problem = "Catalyst (vtkCPProcessor) did not start";
+  }
+  // ParaView 5.11's Python log handler fails on messages below warnings (it names a
+  // vtkLogger level that does not exist), and Python then prints "--- Logging error ---"
+  // with a traceback on some ranks: logging's own switch keeps such failures silent.
+  if (problem.empty() && vtkPythonInterpreter::Initialize())
+  {
+    vtkPythonInterpreter::RunSimpleString("import logging\nlogging.raiseExceptions = False\n");
   }
   for (const std::string& script : scripts)
   {
