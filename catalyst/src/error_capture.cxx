@@ -2,6 +2,8 @@
 
 #include <vtkObjectFactory.h>
 
+#include <cstring>
+
 namespace phew_catalyst_detail
 {
 class RecordingWindow : public vtkOutputWindow
@@ -15,9 +17,11 @@ public:
 
   void DisplayErrorText(const char* text) override
   {
-    if (text)
+    // Python writes a traceback in pieces, each with its own newlines; the executive's
+    // "returned failure for request" dump after a filter's own error says nothing more
+    if (text && !std::strstr(text, "returned failure for request"))
     {
-      this->Recorded += text; // Python writes a traceback in pieces, each with its own newlines
+      this->Recorded += text;
     }
     if (this->Forward)
     {

@@ -108,7 +108,7 @@ struct phew_catalyst
     MPI_Bcast(&length, 1, MPI_INT, first, this->Comm);
     text.resize(static_cast<size_t>(length));
     MPI_Bcast(&text[0], length, MPI_CHAR, first, this->Comm);
-    this->Message = first == this->Rank || this->Size == 1 ? text : "rank " + std::to_string(first) + ": " + text;
+    this->Message = this->Size == 1 ? text : "(rank " + std::to_string(first) + ") " + text;
     return worst;
   }
 };
