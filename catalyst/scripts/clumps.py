@@ -7,9 +7,10 @@ insitu_output):
     clumps_STEP.csv, haloes_STEP.csv   the catalogues (rank 0; columns in the filter's order,
                                        integers as integers, doubles with %.17g, as the
                                        command-line tool and scripts/demo.py write them)
-    grid_STEP.vti                      the labelled grid (density, PeakPatchId, ClumpId,
-                                       HaloId), every $PHEW_GRID_EVERY steps (default 50);
-                                       in parallel an index of one piece per rank
+    grid_STEP.pvti                     the labelled grid (density, PeakPatchId, ClumpId,
+                                       HaloId), every $PHEW_GRID_EVERY steps (default 50),
+                                       Binary data mode: an index of one .vti piece per rank
+                                       (in grid_STEP/)
     clumps_STEP.png                    the clumps coloured by ClumpId, with the step and time
                                        (needs a display: xvfb-run on a headless machine;
                                        PHEW_PICTURES=0 turns it off)
@@ -28,6 +29,37 @@ SADDLE = float(os.environ.get("PHEW_SADDLE", "30"))
 GRID_EVERY = int(os.environ.get("PHEW_GRID_EVERY", "50"))
 PICTURES = os.environ.get("PHEW_PICTURES", "1") != "0"
 
+
+def display_on_every_rank():
+    """Whether every rank can open the X display: VTK aborts the process when it cannot, and
+    ranks must all render or none (the picture is composited over them)."""
+    import ctypes
+    import ctypes.util
+    from vtkmodules.vtkCommonCore import vtkIntArray
+    from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController
+    mine = 0
+    library = ctypes.util.find_library("X11")
+    if library and os.environ.get("DISPLAY"):
+        x11 = ctypes.CDLL(library)
+        x11.XOpenDisplay.restype = ctypes.c_void_p
+        x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+        x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+        display = x11.XOpenDisplay(None)
+        if display:
+            x11.XCloseDisplay(display)
+            mine = 1
+    flag, every = vtkIntArray(), vtkIntArray()
+    flag.InsertNextValue(mine)
+    every.SetNumberOfTuples(1)
+    vtkMultiProcessController.GetGlobalController().AllReduce(flag, every, vtkCommunicator.MIN_OP)
+    return every.GetValue(0) == 1
+
+
+if PICTURES and not display_on_every_rank():
+    PICTURES = False
+    print("clumps.py: no X display on every rank (run under xvfb-run on a headless machine): no pictures",
+          flush=True)
+
 LoadPlugin(os.environ["PHEW_PLUGIN"], remote=False, ns=globals())
 
 grid = TrivialProducer(registrationName="grid")
@@ -40,7 +72,8 @@ finder.SaddleThreshold = SADDLE
 finder.Periodic = 1
 
 labelled = CreateExtractor("VTI", finder, registrationName="labelled_grid")
-labelled.Writer.FileName = "grid_{timestep:06d}.vti"
+# (the extractor writes an index of pieces, one per rank, even on one rank: a .pvti)
+labelled.Writer.FileName = "grid_{timestep:06d}.pvti"
 labelled.Writer.DataMode = "Binary"
 labelled.Trigger = "TimeStep"
 labelled.Trigger.Frequency = GRID_EVERY
@@ -95,7 +128,6 @@ def write_table(table, path):
 
 def catalyst_execute(info):
     finder.UpdatePipeline(info.time)
-    from paraview import servermanager
     rank = servermanager.vtkProcessModule.GetProcessModule().GetPartitionId()
     algorithm = finder.GetClientSideObject()
     clumps = algorithm.GetOutputDataObject(1)  # complete on rank 0, empty on the others

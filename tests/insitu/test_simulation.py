@@ -1,0 +1,157 @@
+"""The example simulation phew_pm with the clumps.py Catalyst script, under mpiexec (run with
+pvpython: the offline check runs the filter in this process).
+
+- Replicated mode (fields independent of the rank count) on 1, 2 and 4 ranks: the same
+  catalogues (in situ and direct), the same merger tables and the same labelled grids.
+- In situ = direct libphew call = offline filter (this process) on the grid written at a step.
+- Split mode (the simulation itself over 2 ranks): runs; in situ = direct at every step.
+- A picture per call when a display is available (xvfb-run).
+
+    pvpython test_simulation.py --sim phew_pm --plugin PHEW.so --mpiexec mpiexec --source-dir SRC
+                                --work-dir DIR [--xvfb-run xvfb-run]
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+FAILURES = []
+STEPS, EVERY, DT, MESH, GRID_EVERY = 60, 20, 0.08, 32, 20
+THRESHOLD, RELEVANCE, SADDLE = 10.0, 3.0, 30.0
+
+
+def check(condition, what):
+    print(("ok    " if condition else "FAIL  ") + what, flush=True)
+    if not condition:
+        FAILURES.append(what)
+
+
+def simulate(args, name, ranks, extra=(), pictures=False):
+    out_dir = os.path.join(args.work_dir, name)
+    # (pvpython is an MPI singleton: its Open MPI variables would confuse mpiexec)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               PHEW_PICTURES="1" if pictures else "0", PHEW_GRID_EVERY=str(GRID_EVERY),
+               PHEW_THRESHOLD=str(THRESHOLD), PHEW_RELEVANCE=str(RELEVANCE), PHEW_SADDLE=str(SADDLE))
+    command = [args.mpiexec, "--oversubscribe", "--mca", "pml", "ob1", "-np", str(ranks), args.sim,
+               "--mesh", str(MESH), "--steps", str(STEPS), "--every", str(EVERY), "--dt", str(DT),
+               "--threshold", str(THRESHOLD), "--relevance", str(RELEVANCE), "--saddle", str(SADDLE),
+               "--catalyst", os.path.join(args.source_dir, "catalyst", "scripts", "clumps.py"),
+               "--direct", "--output", out_dir] + list(extra)
+    if pictures:
+        command = [args.xvfb_run, "-a", "-s", "-screen 0 1280x1024x24"] + command
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    check(done.returncode == 0, "phew_pm %s on %d rank(s) %s(exit %d)" % (name, ranks, " ".join(extra) + " ", done.returncode))
+    if done.returncode != 0:
+        print(done.stdout[-3000:], done.stderr[-5000:])
+    return out_dir
+
+
+def read(path):
+    return open(path).read() if os.path.exists(path) else None
+
+
+def labels_of(path):
+    """ClumpId and HaloId of a labelled grid written in situ, as lists (whole grid)."""
+    from paraview import simple
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    reader = simple.OpenDataFile(path)
+    data = simple.servermanager.Fetch(reader)
+    cells = data.GetCellData()
+    return {name: vtk_to_numpy(cells.GetArray(name)).tolist() for name in ("ClumpId", "HaloId", "density")}
+
+
+def offline_catalogue(args, path):
+    """The PHEW filter on a grid written in situ, here, as CSV in clumps.py's format."""
+    from paraview import simple
+    reader = simple.OpenDataFile(path)
+    finder = simple.PHEWClumpFinder(Input=reader)
+    finder.Density = ["CELLS", "density"]
+    finder.DensityThreshold = THRESHOLD
+    finder.RelevanceThreshold = RELEVANCE
+    finder.SaddleMerging = 1
+    finder.SaddleThreshold = SADDLE
+    finder.Periodic = 1
+    finder.UpdatePipeline()
+    table = finder.GetClientSideObject().GetOutputDataObject(1)
+    target = os.path.join(args.work_dir, "offline.csv")
+    columns = [table.GetColumn(c) for c in range(table.GetNumberOfColumns())]
+    is_double = [column.GetDataType() in (10, 11) for column in columns]
+    with open(target, "w") as out:
+        out.write(",".join(table.GetColumnName(c) for c in range(len(columns))) + "\n")
+        for row in range(table.GetNumberOfRows()):
+            out.write(",".join(("%.17g" if dbl else "%d") % column.GetValue(row)
+                               for column, dbl in zip(columns, is_double)) + "\n")
+    simple.Delete(finder)
+    simple.Delete(reader)
+    return read(target)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sim", required=True)
+    parser.add_argument("--plugin", required=True)
+    parser.add_argument("--mpiexec", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--work-dir", required=True)
+    parser.add_argument("--xvfb-run")
+    args = parser.parse_args()
+    shutil.rmtree(args.work_dir, ignore_errors=True)
+    os.makedirs(args.work_dir)
+    from paraview import simple
+    simple.LoadPlugin(args.plugin, remote=False, ns=vars(simple))
+    steps = ["%06d" % s for s in range(0, STEPS + 1, EVERY)]
+
+    runs = {r: simulate(args, "replicated%d" % r, r, ["--replicated"], pictures=(r == 1 and bool(args.xvfb_run)))
+            for r in (1, 2, 4)}
+    last = steps[-1]
+    n_clumps = len((read(os.path.join(runs[1], "clumps_%s.csv" % last)) or "").strip().splitlines()) - 1
+    check(n_clumps >= 5, "clumps form: %d at the last step" % n_clumps)
+    for kind in ("clumps", "haloes", "direct_clumps"):
+        for s in steps:
+            texts = [read(os.path.join(runs[r], "%s_%s.csv" % (kind, s))) for r in (1, 2, 4)]
+            check(texts[0] is not None and texts[0] == texts[1] == texts[2],
+                  "%s at step %s: the same bytes on 1, 2 and 4 ranks" % (kind, s))
+    for r in (1, 2, 4):
+        check(all(read(os.path.join(runs[r], "clumps_%s.csv" % s)) == read(os.path.join(runs[r], "direct_clumps_%s.csv" % s))
+                  for s in steps), "%d rank(s): the Catalyst catalogue equals the direct libphew one at every step" % r)
+
+    # labelled grids: the same labels and densities whatever the rank count
+    grid_step = "%06d" % (GRID_EVERY * (STEPS // GRID_EVERY))
+    paths = {r: os.path.join(runs[r], "grid_%s.pvti" % grid_step) for r in (1, 2, 4)}
+    present = all(os.path.exists(p) for p in paths.values())
+    check(present, "labelled grids written at step %s" % grid_step)
+    check(not glob.glob(os.path.join(runs[1], "grid_%06d.pvti" % (GRID_EVERY // 2 * 3))),
+          "... and only every %d steps" % GRID_EVERY)
+    if present:
+        grids = {r: labels_of(p) for r, p in paths.items()}
+        check(grids[1] == grids[2] == grids[4], "the labelled grids hold the same ClumpId, HaloId and density on 1, 2, 4 ranks")
+        check(max(grids[1]["ClumpId"]) == n_clumps - 1, "... and their ClumpIds match the catalogue (0..%d)" % (n_clumps - 1))
+        # offline: the filter here on the grid written in situ gives the in-situ catalogue
+        for r in (1, 2):
+            offline = offline_catalogue(args, paths[r])
+            insitu = read(os.path.join(runs[r], "clumps_%s.csv" % grid_step))
+            check(offline is not None and offline == insitu,
+                  "%d rank(s): the filter offline on grid_%s gives the in-situ catalogue, byte for byte" % (r, grid_step))
+
+    if args.xvfb_run:
+        pictures = sorted(glob.glob(os.path.join(runs[1], "clumps_*.png")))
+        check(len(pictures) == len(steps) and all(os.path.getsize(p) > 5000 for p in pictures),
+              "a picture per call (%d PNG files)" % len(pictures))
+
+    # the simulation itself split over 2 ranks (its fields differ from one rank's in the last bits)
+    split = simulate(args, "split2", 2)
+    check(all(read(os.path.join(split, "clumps_%s.csv" % s)) is not None
+              and read(os.path.join(split, "clumps_%s.csv" % s)) == read(os.path.join(split, "direct_clumps_%s.csv" % s))
+              for s in steps), "split over 2 ranks: in situ = direct at every step")
+
+    if FAILURES:
+        print("%d check(s) failed" % len(FAILURES))
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()
