@@ -22,6 +22,9 @@ packages=(
   # headless rendering, numerics for tests and benchmarks; nanoflann (header only) for the
   # particle benchmark's peer, bench/knn_peer_nanoflann.cpp
   xvfb xauth python3-numpy python3-scipy libnanoflann-dev
+  # in situ (catalyst/): FFTW with MPI for the example simulation, gfortran for the adaptor's
+  # Fortran module
+  libfftw3-dev libfftw3-mpi-dev gfortran
 )
 if [ "$with_tests" = 1 ]; then
   packages+=(

@@ -133,9 +133,13 @@ def catalyst_execute(info):
     clumps = algorithm.GetOutputDataObject(1)  # complete on rank 0, empty on the others
     haloes = algorithm.GetOutputDataObject(3)
     if rank == 0:
+        import time
+        start = time.perf_counter()
         os.makedirs(OUTPUT, exist_ok=True)
         write_table(clumps, os.path.join(OUTPUT, "clumps_%06d.csv" % info.timestep))
         write_table(haloes, os.path.join(OUTPUT, "haloes_%06d.csv" % info.timestep))
+        with open(os.path.join(OUTPUT, "script_timing.csv"), "a") as out:  # for the benchmark
+            out.write("%d,%.6f\n" % (info.timestep, time.perf_counter() - start))
         # (print_info of this ParaView fails in its log handler; a plain print is enough)
         print("phew in situ: step %d, t = %.3f: %d clumps, %d haloes" % (info.timestep, info.time,
               clumps.GetNumberOfRows(), haloes.GetNumberOfRows()), flush=True)
