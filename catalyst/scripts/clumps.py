@@ -127,11 +127,14 @@ def write_table(table, path):
 
 
 def catalyst_execute(info):
-    finder.UpdatePipeline(info.time)
-    rank = servermanager.vtkProcessModule.GetProcessModule().GetPartitionId()
+    # the filter itself, not its proxy: a proxy's UpdatePipeline also gathers the ranges of
+    # every output array over the ranks (ParaView's data information), which the catalogues
+    # do not need and which took longer than the clump finding
     algorithm = finder.GetClientSideObject()
+    algorithm.UpdateTimeStep(info.time)
     clumps = algorithm.GetOutputDataObject(1)  # complete on rank 0, empty on the others
     haloes = algorithm.GetOutputDataObject(3)
+    rank = servermanager.vtkProcessModule.GetProcessModule().GetPartitionId()
     if rank == 0:
         import time
         start = time.perf_counter()
