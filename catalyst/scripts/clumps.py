@@ -116,7 +116,8 @@ options.ExtractsOutputDirectory = OUTPUT
 
 
 def write_table(table, path):
-    """The table as CSV in its own column order."""
+    """The table as CSV in its own column order (scripts/demo.py's writer, repeated here so that
+    this script can be copied anywhere)."""
     columns = [table.GetColumn(c) for c in range(table.GetNumberOfColumns())]
     is_double = [column.GetDataType() in (10, 11) for column in columns]  # VTK_FLOAT, VTK_DOUBLE
     with open(path, "w") as out:

@@ -77,13 +77,9 @@ def offline_catalogue(args, path):
     finder.UpdatePipeline()
     table = finder.GetClientSideObject().GetOutputDataObject(1)
     target = os.path.join(args.work_dir, "offline.csv")
-    columns = [table.GetColumn(c) for c in range(table.GetNumberOfColumns())]
-    is_double = [column.GetDataType() in (10, 11) for column in columns]
-    with open(target, "w") as out:
-        out.write(",".join(table.GetColumnName(c) for c in range(len(columns))) + "\n")
-        for row in range(table.GetNumberOfRows()):
-            out.write(",".join(("%.17g" if dbl else "%d") % column.GetValue(row)
-                               for column, dbl in zip(columns, is_double)) + "\n")
+    sys.path.insert(0, os.path.join(args.source_dir, "scripts"))
+    import demo  # its CSV writer: the format of the command-line tool, as clumps.py writes
+    demo.write_csv(table, target)
     simple.Delete(finder)
     simple.Delete(reader)
     return read(target)
