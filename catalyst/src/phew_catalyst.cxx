@@ -26,6 +26,7 @@
 #include <vtkTypeInt64Array.h>
 
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -119,6 +120,11 @@ std::string CheckGrid(const phew_catalyst_grid* g)
 {
   for (int d = 0; d < 3; ++d)
   {
+    if (g->global_dims[d] >= INT_MAX)
+    {
+      return "the mesh has " + std::to_string(g->global_dims[d]) + " cells along axis " + std::to_string(d) +
+        ": VTK's extents hold at most 2^31 - 2";
+    }
     if (g->global_dims[d] < 1 || g->offset[d] < 0 || g->dims[d] < 0 ||
       g->offset[d] + g->dims[d] > g->global_dims[d])
     {
