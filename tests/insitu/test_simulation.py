@@ -1,8 +1,8 @@
-"""The example simulation phew_pm with the clumps.py Catalyst script, under mpiexec (run with
-pvpython: the offline check runs the filter in this process).
+"""The example simulation phew_pm with the clumps.py and haloes.py Catalyst scripts, under
+mpiexec (run with pvpython: the offline check runs the filter in this process).
 
 - Replicated mode (fields independent of the rank count) on 1, 2 and 4 ranks: the same
-  catalogues (in situ and direct), the same merger tables and the same labelled grids.
+  catalogues (clumps in situ and direct, FoF groups of the particles) and labelled grids.
 - In situ = direct libphew call = offline filter (this process) on the grid written at a step.
 - Split mode (the simulation itself over 2 ranks): runs; in situ = direct at every step.
 - A picture per call when a display is available (xvfb-run).
@@ -39,6 +39,7 @@ def simulate(args, name, ranks, extra=(), pictures=False):
                "--mesh", str(MESH), "--steps", str(STEPS), "--every", str(EVERY), "--dt", str(DT),
                "--threshold", str(THRESHOLD), "--relevance", str(RELEVANCE), "--saddle", str(SADDLE),
                "--catalyst", os.path.join(args.source_dir, "catalyst", "scripts", "clumps.py"),
+               "--catalyst", os.path.join(args.source_dir, "catalyst", "scripts", "haloes.py"),
                "--direct", "--output", out_dir] + list(extra)
     if pictures:
         command = [args.xvfb_run, "-a", "-s", "-screen 0 1280x1024x24"] + command
@@ -105,7 +106,9 @@ def main():
     last = steps[-1]
     n_clumps = len((read(os.path.join(runs[1], "clumps_%s.csv" % last)) or "").strip().splitlines()) - 1
     check(n_clumps >= 5, "clumps form: %d at the last step" % n_clumps)
-    for kind in ("clumps", "haloes", "direct_clumps"):
+    n_groups = len((read(os.path.join(runs[1], "fof_%s.csv" % last)) or "").strip().splitlines()) - 1
+    check(n_groups >= 5, "FoF haloes of the particles (haloes.py): %d at the last step" % n_groups)
+    for kind in ("clumps", "haloes", "direct_clumps", "fof"):
         for s in steps:
             texts = [read(os.path.join(runs[r], "%s_%s.csv" % (kind, s))) for r in (1, 2, 4)]
             check(texts[0] is not None and texts[0] == texts[1] == texts[2],
