@@ -36,7 +36,7 @@ typedef struct pm_particles {
 int pm_mesh_init(pm_mesh *m, MPI_Comm comm, int n);
 void pm_mesh_free(pm_mesh *m);
 /* The density of the particles (cloud in cell), then the accelerations on the mesh. */
-int pm_mesh_solve(pm_mesh *m, const pm_particles *p);
+void pm_mesh_solve(pm_mesh *m, const pm_particles *p);
 /* Each particle's acceleration, interpolated from the mesh (cloud in cell), times dt, added
  * to its velocity. */
 void pm_kick(const pm_mesh *m, pm_particles *p, double dt);

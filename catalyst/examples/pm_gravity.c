@@ -16,6 +16,7 @@ typedef struct pm_fft {
   fftw_plan forward, backward;
   double *deposit;       /* (nz + 2) planes of n * n: the slab and one plane beyond each side */
   double *potential;     /* (nz + 4) planes: the slab and two planes beyond each side */
+  double *exchange;      /* 2 planes: the deposit's planes beyond the slab from the neighbours */
 } pm_fft;
 
 static size_t plane_size(const pm_mesh *m) { return (size_t)m->n * (size_t)m->n; }
@@ -45,9 +46,10 @@ int pm_mesh_init(pm_mesh *m, MPI_Comm comm, int n)
   f->complex = (fftw_complex *)f->real;
   f->deposit = malloc((size_t)(m->nz + 2) * plane_size(m) * sizeof *f->deposit);
   f->potential = malloc((size_t)(m->nz + 4) * plane_size(m) * sizeof *f->potential);
+  f->exchange = malloc(2 * plane_size(m) * sizeof *f->exchange);
   m->density = malloc((size_t)m->nz * plane_size(m) * sizeof *m->density);
   m->accel = malloc((size_t)(m->nz + 2) * plane_size(m) * 3 * sizeof *m->accel);
-  if (!f->real || !f->deposit || !f->potential || !m->density || !m->accel)
+  if (!f->real || !f->deposit || !f->potential || !f->exchange || !m->density || !m->accel)
     return -1;
   f->forward = fftw_mpi_plan_dft_r2c_3d(n, n, n, f->real, f->complex, comm, FFTW_ESTIMATE);
   f->backward = fftw_mpi_plan_dft_c2r_3d(n, n, n, f->complex, f->real, comm, FFTW_ESTIMATE);
@@ -65,6 +67,7 @@ void pm_mesh_free(pm_mesh *m)
     fftw_free(f->real);
     free(f->deposit);
     free(f->potential);
+    free(f->exchange);
     free(f);
   }
   free(m->density);
@@ -72,26 +75,43 @@ void pm_mesh_free(pm_mesh *m)
   memset(m, 0, sizeof *m);
 }
 
-/* Cloud in cell: the cell below the particle's position (in cells, less half a cell) and the
- * weights towards the next cell, per axis. */
+static int64_t wrap(int64_t i, int n) { return ((i % n) + n) % n; }
+
+/* Cloud in cell: the 8 cells a particle touches, as indices into a buffer of the planes
+ * z0 - 1 .. z0 + nz (x fastest; the particle's own plane is in the slab), and their weights,
+ * z slowest. The deposit and the interpolation use the same cells and weights. */
 typedef struct cic {
-  int64_t i[3];
-  double w[3];
+  size_t cell[8];
+  double weight[8];
 } cic;
 
-static cic cic_of(const double *p, int n)
+static cic cic_of(const pm_mesh *m, const double *p)
 {
-  cic c;
+  const int n = m->n;
+  int64_t i[3];
+  double w[3];
   for (int d = 0; d < 3; ++d) {
-    const double u = p[d] * n - 0.5;
+    const double u = p[d] * n - 0.5; /* in cells, less half a cell: the cell below, the weight above */
     const double f = floor(u);
-    c.i[d] = (int64_t)f;
-    c.w[d] = u - f;
+    i[d] = (int64_t)f;
+    w[d] = u - f;
+  }
+  cic c;
+  int k = 0;
+  for (int dz = 0; dz < 2; ++dz) {
+    const int64_t z = i[2] + dz - (m->z0 - 1);
+    const double wz = dz ? w[2] : 1.0 - w[2];
+    for (int dy = 0; dy < 2; ++dy) {
+      const size_t row = ((size_t)z * (size_t)n + (size_t)wrap(i[1] + dy, n)) * (size_t)n;
+      const double wyz = wz * (dy ? w[1] : 1.0 - w[1]);
+      for (int dx = 0; dx < 2; ++dx, ++k) {
+        c.cell[k] = row + (size_t)wrap(i[0] + dx, n);
+        c.weight[k] = wyz * (dx ? w[0] : 1.0 - w[0]);
+      }
+    }
   }
   return c;
 }
-
-static int64_t wrap(int64_t i, int n) { return ((i % n) + n) % n; }
 
 /* Planes to the neighbouring ranks along the ring (the rank itself when alone): `count`
  * values from `send_down` go to rank - 1 and arrive in its `receive_up`, and the other way. */
@@ -112,29 +132,16 @@ static void deposit(pm_mesh *m, const pm_particles *p)
   const size_t plane = plane_size(m);
   memset(f->deposit, 0, (size_t)(m->nz + 2) * plane * sizeof *f->deposit);
   for (int64_t k = 0; k < p->n; ++k) {
-    const cic c = cic_of(&p->position[3 * k], n);
-    for (int dz = 0; dz < 2; ++dz) {
-      /* planes z0 - 1 .. z0 + nz: the particle's plane is in the slab */
-      const int64_t z = c.i[2] + dz - (m->z0 - 1);
-      const double wz = dz ? c.w[2] : 1.0 - c.w[2];
-      for (int dy = 0; dy < 2; ++dy) {
-        const int64_t y = wrap(c.i[1] + dy, n);
-        const double wyz = wz * (dy ? c.w[1] : 1.0 - c.w[1]);
-        double *row = &f->deposit[(size_t)z * plane + (size_t)y * (size_t)n];
-        row[wrap(c.i[0], n)] += wyz * (1.0 - c.w[0]);
-        row[wrap(c.i[0] + 1, n)] += wyz * c.w[0];
-      }
-    }
+    const cic c = cic_of(m, &p->position[3 * k]);
+    for (int j = 0; j < 8; ++j)
+      f->deposit[c.cell[j]] += c.weight[j];
   }
   /* the plane below the slab belongs to the rank below, the one above to the rank above */
-  double *below = malloc(2 * plane * sizeof *below), *above = below ? below + plane : NULL;
-  if (below) {
-    swap_planes(m, f->deposit, above, &f->deposit[(size_t)(m->nz + 1) * plane], below, plane);
-    for (size_t c = 0; c < plane; ++c) {
-      f->deposit[plane * (size_t)m->nz + c] += above[c]; /* the top plane of the slab */
-      f->deposit[plane + c] += below[c];                   /* the bottom plane */
-    }
-    free(below);
+  double *below = f->exchange, *above = f->exchange + plane;
+  swap_planes(m, f->deposit, above, &f->deposit[(size_t)(m->nz + 1) * plane], below, plane);
+  for (size_t c = 0; c < plane; ++c) {
+    f->deposit[plane * (size_t)m->nz + c] += above[c]; /* the top plane of the slab */
+    f->deposit[plane + c] += below[c];                   /* the bottom plane */
   }
   const double to_density = p->mass * (double)n * (double)n * (double)n; /* mean density 1 */
   for (size_t c = 0; c < (size_t)m->nz * plane; ++c)
@@ -200,35 +207,21 @@ static void accelerations(pm_mesh *m)
   }
 }
 
-int pm_mesh_solve(pm_mesh *m, const pm_particles *p)
+void pm_mesh_solve(pm_mesh *m, const pm_particles *p)
 {
   deposit(m, p);
   potential(m);
   accelerations(m);
-  return 0;
 }
 
 void pm_kick(const pm_mesh *m, pm_particles *p, double dt)
 {
-  const int n = m->n;
-  const size_t plane = plane_size(m);
   for (int64_t k = 0; k < p->n; ++k) {
-    const cic c = cic_of(&p->position[3 * k], n);
+    const cic c = cic_of(m, &p->position[3 * k]);
     double g[3] = {0.0, 0.0, 0.0};
-    for (int dz = 0; dz < 2; ++dz) {
-      const int64_t z = c.i[2] + dz - (m->z0 - 1);
-      const double wz = dz ? c.w[2] : 1.0 - c.w[2];
-      for (int dy = 0; dy < 2; ++dy) {
-        const int64_t y = wrap(c.i[1] + dy, n);
-        const double wyz = wz * (dy ? c.w[1] : 1.0 - c.w[1]);
-        for (int dx = 0; dx < 2; ++dx) {
-          const double w = wyz * (dx ? c.w[0] : 1.0 - c.w[0]);
-          const double *a = &m->accel[3 * ((size_t)z * plane + (size_t)y * (size_t)n + (size_t)wrap(c.i[0] + dx, n))];
-          for (int d = 0; d < 3; ++d)
-            g[d] += w * a[d];
-        }
-      }
-    }
+    for (int j = 0; j < 8; ++j)
+      for (int d = 0; d < 3; ++d)
+        g[d] += c.weight[j] * m->accel[3 * c.cell[j] + (size_t)d];
     for (int d = 0; d < 3; ++d)
       p->velocity[3 * k + d] += g[d] * dt;
   }

@@ -141,7 +141,9 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 2;
   }
-  ok = pm_particles_init(&particles, &mesh, o.side, o.amplitude, o.seed) == 0 && pm_mesh_solve(&mesh, &particles) == 0;
+  ok = pm_particles_init(&particles, &mesh, o.side, o.amplitude, o.seed) == 0;
+  if (ok)
+    pm_mesh_solve(&mesh, &particles);
   insitu in;
   ok = insitu_start(&in, &o.insitu, o.output, MPI_COMM_WORLD) == 0 && ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -161,7 +163,9 @@ int main(int argc, char **argv)
     const double t0 = MPI_Wtime();
     pm_kick(&mesh, &particles, 0.5 * o.dt);
     pm_drift(&particles, o.dt);
-    ok = pm_exchange(&particles, &mesh) == 0 && pm_mesh_solve(&mesh, &particles) == 0;
+    ok = pm_exchange(&particles, &mesh) == 0;
+    if (ok)
+      pm_mesh_solve(&mesh, &particles);
     pm_kick(&mesh, &particles, 0.5 * o.dt);
     time += o.dt;
     step_seconds = MPI_Wtime() - t0;
