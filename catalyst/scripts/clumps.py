@@ -6,7 +6,7 @@ the mean density, field data "PeriodicBox"). Writes into $PHEW_INSITU_OUTPUT (de
 insitu_output):
     clumps_STEP.csv, haloes_STEP.csv   the catalogues (rank 0; columns in the filter's order,
                                        integers as integers, doubles with %.17g, as the
-                                       command-line tool and scripts/demo.py write them)
+                                       command-line tool writes them: phew_insitu.py)
     grid_STEP.pvti                     the labelled grid (density, PeakPatchId, ClumpId,
                                        HaloId), every $PHEW_GRID_EVERY steps (default 50),
                                        Binary data mode: an index of one .vti piece per rank
@@ -18,11 +18,13 @@ Parameters, in units of the mean density: PHEW_THRESHOLD (10), PHEW_RELEVANCE (3
 PHEW_SADDLE (30; 0 turns saddle merging off).
 """
 import os
+import sys
 
 from paraview import catalyst
 from paraview.simple import *  # noqa: F401,F403
 
-OUTPUT = os.environ.get("PHEW_INSITU_OUTPUT", "insitu_output")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from phew_insitu import OUTPUT, rank, write_tables  # noqa: E402
 THRESHOLD = float(os.environ.get("PHEW_THRESHOLD", "10"))
 RELEVANCE = float(os.environ.get("PHEW_RELEVANCE", "3"))
 SADDLE = float(os.environ.get("PHEW_SADDLE", "30"))
@@ -115,18 +117,6 @@ options = catalyst.Options()
 options.ExtractsOutputDirectory = OUTPUT
 
 
-def write_table(table, path):
-    """The table as CSV in its own column order (scripts/demo.py's writer, repeated here so that
-    this script can be copied anywhere)."""
-    columns = [table.GetColumn(c) for c in range(table.GetNumberOfColumns())]
-    is_double = [column.GetDataType() in (10, 11) for column in columns]  # VTK_FLOAT, VTK_DOUBLE
-    with open(path, "w") as out:
-        out.write(",".join(table.GetColumnName(c) for c in range(len(columns))) + "\n")
-        for row in range(table.GetNumberOfRows()):
-            out.write(",".join(("%.17g" if dbl else "%d") % column.GetValue(row)
-                               for column, dbl in zip(columns, is_double)) + "\n")
-
-
 def catalyst_execute(info):
     # the filter itself, not its proxy: a proxy's UpdatePipeline also gathers the ranges of
     # every output array over the ranks (ParaView's data information), which the catalogues
@@ -135,13 +125,10 @@ def catalyst_execute(info):
     algorithm.UpdateTimeStep(info.time)
     clumps = algorithm.GetOutputDataObject(1)  # complete on rank 0, empty on the others
     haloes = algorithm.GetOutputDataObject(3)
-    rank = servermanager.vtkProcessModule.GetProcessModule().GetPartitionId()
-    if rank == 0:
-        import time
-        start = time.perf_counter()
-        os.makedirs(OUTPUT, exist_ok=True)
-        write_table(clumps, os.path.join(OUTPUT, "clumps_%06d.csv" % info.timestep))
-        write_table(haloes, os.path.join(OUTPUT, "haloes_%06d.csv" % info.timestep))
+    import time
+    start = time.perf_counter()
+    write_tables(info.timestep, [("clumps", clumps), ("haloes", haloes)])
+    if rank() == 0:
         with open(os.path.join(OUTPUT, "script_timing.csv"), "a") as out:  # for the benchmark
             out.write("%d,%.6f\n" % (info.timestep, time.perf_counter() - start))
         # (print_info of this ParaView fails in its log handler; a plain print is enough)
@@ -152,7 +139,7 @@ def catalyst_execute(info):
         from vtkmodules.vtkParallelCore import vtkMultiProcessController
         count = vtkIntArray()
         count.SetNumberOfTuples(1)
-        count.SetValue(0, clumps.GetNumberOfRows() if rank == 0 else 0)
+        count.SetValue(0, clumps.GetNumberOfRows() if rank() == 0 else 0)
         vtkMultiProcessController.GetGlobalController().Broadcast(count, 0)
         n = count.GetValue(0)
         lut.RescaleTransferFunction(0.0, float(max(n - 1, 1)))

@@ -10,11 +10,13 @@ Parameters: PHEW_LINKING_LENGTH (0.2, times the mean interparticle spacing),
 PHEW_MIN_MEMBERS (20).
 """
 import os
+import sys
 
 from paraview import catalyst
 from paraview.simple import *  # noqa: F401,F403
 
-OUTPUT = os.environ.get("PHEW_INSITU_OUTPUT", "insitu_output")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from phew_insitu import OUTPUT, rank, write_tables  # noqa: E402
 LINKING_LENGTH = float(os.environ.get("PHEW_LINKING_LENGTH", "0.2"))
 MIN_MEMBERS = int(os.environ.get("PHEW_MIN_MEMBERS", "20"))
 
@@ -31,18 +33,6 @@ options = catalyst.Options()
 options.ExtractsOutputDirectory = OUTPUT
 
 
-def write_table(table, path):
-    """The table as CSV in its own column order (scripts/demo.py's writer, repeated here so that
-    this script can be copied anywhere)."""
-    columns = [table.GetColumn(c) for c in range(table.GetNumberOfColumns())]
-    is_double = [column.GetDataType() in (10, 11) for column in columns]  # VTK_FLOAT, VTK_DOUBLE
-    with open(path, "w") as out:
-        out.write(",".join(table.GetColumnName(c) for c in range(len(columns))) + "\n")
-        for row in range(table.GetNumberOfRows()):
-            out.write(",".join(("%.17g" if dbl else "%d") % column.GetValue(row)
-                               for column, dbl in zip(columns, is_double)) + "\n")
-
-
 def catalyst_execute(info):
     # the box and periodicity the simulation passed (origin x y z, sizes; 0: not periodic)
     data = particles.GetClientSideObject().GetOutputDataObject(0)
@@ -57,8 +47,7 @@ def catalyst_execute(info):
     algorithm = fof.GetClientSideObject()  # the filter itself: see clumps.py
     algorithm.UpdateTimeStep(info.time)
     groups = algorithm.GetOutputDataObject(1)  # complete on rank 0, empty on the others
-    if servermanager.vtkProcessModule.GetProcessModule().GetPartitionId() == 0:
-        os.makedirs(OUTPUT, exist_ok=True)
-        write_table(groups, os.path.join(OUTPUT, "fof_%06d.csv" % info.timestep))
+    write_tables(info.timestep, [("fof", groups)])
+    if rank() == 0:
         print("phew in situ: step %d, t = %.3f: %d FoF groups" % (info.timestep, info.time, groups.GetNumberOfRows()),
               flush=True)
