@@ -5,6 +5,8 @@
  *
  * Per step and rank it prints "rank R step S status N message M", so that a test can check that
  * every rank got the same answer. Environment:
+ *   PROBE_LOG=PREFIX    those lines also go to PREFIX.R, one file per rank (mpiexec may cut a
+ *                       rank's output into pieces and interleave them with another rank's)
  *   PROBE_NAN_STEP=S    a NaN in the density at step S (on the last rank)
  *   PROBE_COMM=split    run on a communicator of its own (MPI_Comm_split), not MPI_COMM_WORLD
  * The addresses of the arrays go to the scripts as PROBE_ADDRESS_DENSITY, _POSITION, _VELOCITY
@@ -14,6 +16,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,24 @@ static double checksum(const void *data, size_t bytes)
   for (size_t k = 0; k < bytes; ++k)
     s = fmod(s * 131.0 + b[k], 1e15);
   return s;
+}
+
+static FILE *rank_log; /* PROBE_LOG's file for this rank, or NULL */
+
+/* One line of the probe's report, on stdout and in the rank's log. */
+static void report(const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  vprintf(format, args);
+  va_end(args);
+  fflush(stdout);
+  if (rank_log) {
+    va_start(args, format);
+    vfprintf(rank_log, format, args);
+    va_end(args);
+    fflush(rank_log);
+  }
 }
 
 /* The message on one line ("-" if empty), its line breaks as " | ". */
@@ -62,6 +83,11 @@ int main(int argc, char **argv)
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  if (getenv("PROBE_LOG")) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%d", getenv("PROBE_LOG"), rank);
+    rank_log = fopen(path, "w");
+  }
   const int steps = argc > 1 ? atoi(argv[1]) : 1;
   const int n_scripts = argc > 2 && strcmp(argv[2], "-") ? argc - 2 : 0;
   const int nan_step = getenv("PROBE_NAN_STEP") ? atoi(getenv("PROBE_NAN_STEP")) : -1;
@@ -97,8 +123,7 @@ int main(int argc, char **argv)
   phew_catalyst *adaptor = NULL;
   const int started = phew_catalyst_initialize(&adaptor, n_scripts, (const char *const *)argv + 2,
                                                comm == MPI_COMM_WORLD ? NULL : &comm);
-  printf("rank %d init status %d message %s\n", rank, started, one_line(phew_catalyst_message(adaptor)));
-  fflush(stdout);
+  report("rank %d init status %d message %s\n", rank, started, one_line(phew_catalyst_message(adaptor)));
   int changed = 0;
   for (int step = 0; started == 0 && step < steps; ++step) {
     if (step == nan_step && rank == size - 1 && cells > 0)
@@ -128,17 +153,18 @@ int main(int argc, char **argv)
     const double after = checksum(density, cells * sizeof *density) + checksum(position, (size_t)n * 24) +
                          checksum(id, (size_t)n * 8);
     changed |= before != after;
-    printf("rank %d step %d status %d message %s\n", rank, step, status, one_line(phew_catalyst_message(adaptor)));
-    fflush(stdout);
+    report("rank %d step %d status %d message %s\n", rank, step, status, one_line(phew_catalyst_message(adaptor)));
     if (step == nan_step && rank == size - 1 && cells > 0)
       density[cells / 2] = 1.0;
   }
-  printf("rank %d arrays %s\n", rank, changed ? "CHANGED" : "unchanged");
+  report("rank %d arrays %s\n", rank, changed ? "CHANGED" : "unchanged");
   phew_catalyst_finalize(adaptor);
   free(density);
   free(position);
   free(velocity);
   free(id);
+  if (rank_log)
+    fclose(rank_log);
   if (comm != MPI_COMM_WORLD)
     MPI_Comm_free(&comm);
   MPI_Finalize();

@@ -14,28 +14,44 @@ import subprocess
 import sys
 
 FAILURES = []
+RUNS = []  # one entry per run, to name its logs
 
 
-def check(condition, what):
+def check(condition, what, evidence=None):
+    """Prints the check; a failed one also prints the evidence (the run's output) it was read from."""
     print(("ok    " if condition else "FAIL  ") + what, flush=True)
     if not condition:
         FAILURES.append(what)
+        if evidence:
+            print("      what the run printed:\n      " + "\n      ".join(evidence.splitlines()[-60:]), flush=True)
 
 
 def run(args, ranks, command, env_extra=None, timeout=300):
     env = dict(os.environ)
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "PHEW_PICTURES": "0"})
     env.update(env_extra or {})
+    # the probe's report lines are read from its per-rank logs: mpiexec may cut one rank's
+    # output into pieces and interleave them with another's
+    RUNS.append(len(RUNS))
+    log = os.path.join(args.work_dir, "probe_log_%d" % len(RUNS))
+    env["PROBE_LOG"] = log
     full = [args.mpiexec, "--oversubscribe", "--mca", "pml", "ob1", "-np", str(ranks)] + command
     done = subprocess.run(full, cwd=args.work_dir, env=env, capture_output=True, text=True, timeout=timeout)
-    return done.returncode, done.stdout, done.stderr
+    reports = ""
+    for rank in range(ranks):
+        if os.path.exists("%s.%d" % (log, rank)):
+            with open("%s.%d" % (log, rank)) as f:
+                reports += f.read()
+            os.remove("%s.%d" % (log, rank))
+    return done.returncode, reports or done.stdout, done.stderr  # the Fortran probe keeps no logs
 
 
 def statuses(stdout):
     """{(rank, step): (status, message)}; step -1 is the initialisation."""
     found = {}
     for line in stdout.splitlines():
-        m = re.match(r"rank (\d+) (?:step (\d+)|init) status (-?\d+) message (.*)", line)
+        # search, not match: another process's output may share the line's start
+        m = re.search(r"rank (\d+) (?:step (\d+)|init) status (-?\d+) message (.*)", line)
         if m:
             step = int(m.group(2)) if m.group(2) is not None else -1
             found[(int(m.group(1)), step)] = (int(m.group(3)), m.group(4))
@@ -167,7 +183,8 @@ def main():
     found = statuses(out)
     answers = [same_on_every_rank(found, 2, s) for s in range(3)]
     check(code == 0 and all(a[0] for a in answers) and [a[1][0] for a in answers] == [0, 3, 0],
-          "a NaN density: status 3 at that step on every rank, the others fine (%s)" % ([a[1] for a in answers],))
+          "a NaN density: status 3 at that step on every rank, the others fine (%s)" % ([a[1] for a in answers],),
+          "stdout:\n" + out + "\nstderr:\n" + err)
     check(answers[1][0] and ("NaN" in answers[1][1][1] or "nan" in answers[1][1][1]),
           "... and the message names the NaN (%s)" % (answers[1][1][1] if answers[1][0] else None,))
     good = os.path.join(out_dir, "clumps_000002.csv")
