@@ -104,6 +104,25 @@ const phew_column *phew_group_columns(int columns, int *count)
   PICK(group_columns);
 }
 
+static const phew_column link_columns[] = {
+    I64("ProgenitorId", phew_link, progenitor_id),
+    I64("DescendantId", phew_link, descendant_id),
+    DBL("ProgenitorMass", phew_link, progenitor_mass),
+    DBL("DescendantMass", phew_link, descendant_mass),
+    DBL("SharedMassEarlier", phew_link, shared_mass_earlier),
+    DBL("SharedMassLater", phew_link, shared_mass_later),
+    DBL("ProgenitorFraction", phew_link, progenitor_fraction),
+    DBL("DescendantFraction", phew_link, descendant_fraction),
+    I32("MainProgenitor", phew_link, main_progenitor),
+    I32("MainDescendant", phew_link, main_descendant),
+    I64("NumberOfProgenitors", phew_link, n_progenitors),
+    I64("NumberOfDescendants", phew_link, n_descendants)};
+
+const phew_column *phew_link_columns(int *count)
+{
+  PICK(link_columns);
+}
+
 double phew_column_as_double(const phew_column *column, const void *row)
 {
   const char *p = (const char *)row + column->offset;

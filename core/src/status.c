@@ -75,6 +75,9 @@ void phew_result_free(phew_result *result)
   free(result->haloes);
   free(result->nodes);
   free(result->groups);
+  free(result->links);
+  result->links = NULL;
+  result->n_links = 0;
   result->clumps = result->haloes = NULL;
   result->nodes = NULL;
   result->groups = NULL;

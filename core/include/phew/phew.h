@@ -329,6 +329,31 @@ typedef struct phew_group {
   double peak_position[3];
 } phew_group;
 
+/* One link of the merger tree between two steps (phew_link_steps): a structure of the earlier
+ * step (the progenitor) and one of the later step (the descendant) that share elements (cells
+ * or particles), or a structure alone (the other id -1) when it shares none. */
+typedef struct phew_link {
+  int64_t progenitor_id;      /* label in the earlier step; -1: the descendant is new */
+  int64_t descendant_id;      /* label in the later step; -1: the progenitor left no descendant */
+  double progenitor_mass;     /* the progenitor's mass (its elements' masses, earlier step) */
+  double descendant_mass;     /* the descendant's mass (later step) */
+  double shared_mass_earlier; /* the shared elements' mass in the earlier step */
+  double shared_mass_later;   /* the shared elements' mass in the later step (the same as
+                                 shared_mass_earlier for particles of constant mass) */
+  double progenitor_fraction; /* shared_mass_earlier / progenitor_mass: the part of the
+                                 progenitor that went into the descendant (0 if no mass) */
+  double descendant_fraction; /* shared_mass_later / descendant_mass: the part of the descendant
+                                 that came from the progenitor */
+  int32_t main_progenitor;    /* 1: of the descendant's progenitors this one gave it the most
+                                 (shared_mass_later; equal shares: the smaller id) */
+  int32_t main_descendant;    /* 1: of the progenitor's descendants this one got the most of it
+                                 (shared_mass_earlier; equal shares: the smaller id) */
+  int64_t n_progenitors;      /* progenitors whose main descendant is this descendant: 2 or
+                                 more is a merger */
+  int64_t n_descendants;      /* descendants whose main progenitor is this progenitor: 2 or more
+                                 is a split */
+} phew_link;
+
 typedef struct phew_result {
   int columns; /* phew_column_set flags of this catalogue */
   int64_t n_clumps;
@@ -339,6 +364,9 @@ typedef struct phew_result {
   phew_node *nodes;
   int64_t n_groups;    /* the halo finders on particles (FoF, HOP): their group catalogue */
   phew_group *groups;
+  int64_t n_links;     /* phew_link_steps: the links, ordered by descendant id (-1 last), then
+                          progenitor id */
+  phew_link *links;
   phew_stats stats;
   char message[512]; /* why the call failed, empty on success */
 } phew_result;
@@ -434,6 +462,28 @@ PHEW_API void phew_hop_params_init(phew_hop_params *params);
 PHEW_API phew_status phew_find_hop_groups(const phew_input *input, const phew_hop_params *params, int64_t *group_id,
                                           double *density, phew_result *result);
 
+/* ---- clumps followed in time ---------------------------------------------------------------
+ * The labels of one step, as each rank holds them: element i (a cell or a particle) has the
+ * global id id[i] and lies in structure label[i] (a ClumpId, HaloId or GroupId; -1: in none).
+ * Over all ranks an id appears at most once per step; the elements may lie on other ranks in
+ * the other step (particles move between ranks). */
+typedef struct phew_step_labels {
+  int64_t n;
+  const int64_t *id;    /* >= 0: grids use the global cell id, particles their own ids */
+  const int64_t *label; /* >= -1 */
+  const double *mass;   /* finite and >= 0 (cells: density * volume); NULL: 1 per element */
+} phew_step_labels;
+
+/* The merger tree from one step to the next: every pair of structures, one of each step, that
+ * share elements, with the shared mass both ways; structures sharing none appear alone. The
+ * links are complete on rank 0 of mpi_comm (address of an MPI_Comm, or NULL: this process
+ * alone) and empty elsewhere, and the same, bit for bit, for any number of ranks (masses are
+ * exact sums). Collective; on error every rank returns the same status and result->message
+ * says why (an id passed twice in a step, a negative id or label, a mass that is not finite
+ * and non-negative). Only result->n_links, links and message are written. */
+PHEW_API phew_status phew_link_steps(const phew_step_labels *earlier, const phew_step_labels *later, void *mpi_comm,
+                                     phew_result *result);
+
 PHEW_API const char *phew_status_string(phew_status status);
 PHEW_API const char *phew_stage_name(int stage);
 
@@ -458,6 +508,9 @@ PHEW_API const phew_column *phew_halo_columns(int columns, int *count);
 PHEW_API const phew_column *phew_node_columns(int columns, int *count);
 /* The group catalogue of the halo finders (PHEW_COLUMNS_VELOCITY, PHEW_COLUMNS_PEAK). */
 PHEW_API const phew_column *phew_group_columns(int columns, int *count);
+
+/* The merger tree's columns (phew_link). */
+PHEW_API const phew_column *phew_link_columns(int *count);
 
 /* Value of a column in a row (a phew_object or a phew_node), as a double or as an integer. */
 PHEW_API double phew_column_as_double(const phew_column *column, const void *row);

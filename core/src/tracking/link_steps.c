@@ -1,0 +1,373 @@
+/* Clumps followed in time: the merger tree between the labels of two steps (phew_link_steps).
+ *
+ * Every labelled element of both steps goes to the rank that owns its id (a hash of the id),
+ * so that the two labels of one element meet wherever the element lay in each step. Each owner
+ * adds up the mass its elements share per pair of labels, and each label's whole mass, in
+ * exact sums; rank 0 merges those partial sums (exact sums give the same bits however the
+ * terms were split over ranks) and picks the main links. */
+#include "../internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One labelled element of one step, on its way to the owner of its id. */
+typedef struct element_record {
+  int64_t id, label;
+  double mass;
+  int64_t later; /* 0: earlier step, 1: later step */
+} element_record;
+
+/* The mass a pair of labels shares (progenitor or descendant -1: a structure's whole mass). */
+typedef struct pair_mass {
+  int64_t progenitor, descendant;
+  exact_sum earlier, later;
+} pair_mass;
+
+static int owner_of(int64_t id, int size)
+{
+  uint64_t h = (uint64_t)id + UINT64_C(0x9e3779b97f4a7c15); /* splitmix64: ids in runs spread evenly */
+  h = (h ^ (h >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  h = (h ^ (h >> 27)) * UINT64_C(0x94d049bb133111eb);
+  h ^= h >> 31;
+  return (int)(h % (uint64_t)size);
+}
+
+static int by_id_then_step(const void *a, const void *b)
+{
+  const element_record *x = a, *y = b;
+  if (x->id != y->id)
+    return x->id < y->id ? -1 : 1;
+  return (x->later > y->later) - (x->later < y->later);
+}
+
+static int by_pair(const void *a, const void *b)
+{
+  const pair_mass *x = a, *y = b;
+  if (x->progenitor != y->progenitor)
+    return x->progenitor < y->progenitor ? -1 : 1;
+  return (x->descendant > y->descendant) - (x->descendant < y->descendant);
+}
+
+static phew_status check_step(const phew_step_labels *s, const char *which, phew_result *result)
+{
+  if (!s || s->n < 0 || (s->n > 0 && (!s->id || !s->label)))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the %s step's labels are missing (n < 0, or no id or label array)",
+                     which);
+  for (int64_t i = 0; i < s->n; ++i) {
+    if (s->id[i] < 0 || s->label[i] < -1)
+      return phew_fail(result, PHEW_ERROR_DATA, "the %s step has element id %lld with label %lld: ids must be >= 0 "
+                       "and labels >= -1", which, (long long)s->id[i], (long long)s->label[i]);
+    if (s->mass && !(s->mass[i] >= 0.0 && isfinite(s->mass[i])))
+      return phew_fail(result, PHEW_ERROR_DATA, "the %s step's element %lld has mass %g: masses must be finite and "
+                       ">= 0", which, (long long)s->id[i], s->mass[i]);
+  }
+  return PHEW_OK;
+}
+
+static phew_status send_to_owners(const phew_step_labels *s, int64_t later, comm *c, outbox *o)
+{
+  for (int64_t i = 0; i < s->n; ++i) {
+    if (s->label[i] < 0)
+      continue;
+    const element_record r = {s->id[i], s->label[i], s->mass ? s->mass[i] : 1.0, later};
+    if (outbox_put(o, owner_of(r.id, c->size), &r) != PHEW_OK)
+      return PHEW_ERROR_MEMORY;
+  }
+  return PHEW_OK;
+}
+
+/* Adds m (a mass of step `later`) to the sum of the pair (p, d), appending the pair to *pairs. */
+static phew_status add_pair(pair_mass **pairs, int64_t *n, int64_t *capacity, int64_t p, int64_t d, const double *m)
+{
+  if (*n == *capacity) {
+    const int64_t c = *capacity < 64 ? 64 : 2 * *capacity;
+    pair_mass *grown = phew_realloc(*pairs, (size_t)c, sizeof *grown);
+    if (!grown)
+      return PHEW_ERROR_MEMORY;
+    *pairs = grown;
+    *capacity = c;
+  }
+  pair_mass *q = &(*pairs)[(*n)++];
+  q->progenitor = p;
+  q->descendant = d;
+  exact_sum_clear(&q->earlier);
+  exact_sum_clear(&q->later);
+  if (m[0] >= 0.0)
+    exact_sum_add(&q->earlier, m[0]);
+  if (m[1] >= 0.0)
+    exact_sum_add(&q->later, m[1]);
+  return PHEW_OK;
+}
+
+/* Sorts pairs and merges equal ones; returns the count left. */
+static int64_t merge_equal_pairs(pair_mass *pairs, int64_t n)
+{
+  if (n == 0)
+    return 0;
+  qsort(pairs, (size_t)n, sizeof *pairs, by_pair);
+  int64_t k = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    if (by_pair(&pairs[k], &pairs[i]) == 0) {
+      exact_sum_merge(&pairs[k].earlier, &pairs[i].earlier);
+      exact_sum_merge(&pairs[k].later, &pairs[i].later);
+    } else {
+      pairs[++k] = pairs[i];
+    }
+  }
+  return k + 1;
+}
+
+/* The owner's part: from the records of its ids, the shared mass of every pair of labels that
+ * share an element, and each label's whole mass as the pair (label, -1) for the earlier step
+ * and (-1, label) for the later one. */
+static phew_status sum_owned(element_record *r, int64_t n, pair_mass **pairs, int64_t *n_pairs, phew_result *result)
+{
+  qsort(r, (size_t)n, sizeof *r, by_id_then_step);
+  int64_t capacity = 0;
+  *n_pairs = 0;
+  for (int64_t i = 0; i + 1 < n; ++i)
+    if (by_id_then_step(&r[i], &r[i + 1]) == 0)
+      return phew_fail(result, PHEW_ERROR_DATA, "element id %lld is passed twice in the %s step (ids must be unique "
+                       "over all ranks: ghost cells left in?)", (long long)r[i].id, r[i].later ? "later" : "earlier");
+  for (int64_t i = 0; i < n;) {
+    const int both = i + 1 < n && r[i + 1].id == r[i].id;
+    const element_record *e = r[i].later ? NULL : &r[i], *l = r[i].later ? &r[i] : both ? &r[i + 1] : NULL;
+    const double m_e[2] = {e ? e->mass : -1.0, -1.0}, m_l[2] = {-1.0, l ? l->mass : -1.0};
+    const double shared[2] = {e && l ? e->mass : -1.0, e && l ? l->mass : -1.0};
+    if ((e && add_pair(pairs, n_pairs, &capacity, e->label, -1, m_e) != PHEW_OK) ||
+        (l && add_pair(pairs, n_pairs, &capacity, -1, l->label, m_l) != PHEW_OK) ||
+        (e && l && add_pair(pairs, n_pairs, &capacity, e->label, l->label, shared) != PHEW_OK))
+      return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while adding up the shared masses");
+    i += both ? 2 : 1;
+    /* merge as we go so that memory stays at the number of distinct pairs, not of elements */
+    if (*n_pairs == capacity && capacity >= 4096)
+      *n_pairs = merge_equal_pairs(*pairs, *n_pairs);
+  }
+  *n_pairs = merge_equal_pairs(*pairs, *n_pairs);
+  return PHEW_OK;
+}
+
+static phew_status to_double(const exact_sum *s, double *out, phew_result *result)
+{
+  if (s->top == EXACT_SUM_EMPTY) {
+    *out = 0.0;
+    return PHEW_OK;
+  }
+  if (wide_to_double(exact_sum_value(s), out) != WIDE_FITS)
+    return phew_fail(result, PHEW_ERROR_DATA, "a shared or whole mass lies outside the normal double range");
+  return PHEW_OK;
+}
+
+static double fraction(const exact_sum *part, const exact_sum *whole)
+{
+  if (part->top == EXACT_SUM_EMPTY || whole->top == EXACT_SUM_EMPTY)
+    return 0.0;
+  const wide_float w = exact_sum_value(whole);
+  return w.mantissa ? wide_ratio(exact_sum_value(part), w) : 0.0;
+}
+
+/* a's shared mass beats b's (larger; equal: smaller id). */
+static int better(const exact_sum *a, int64_t id_a, const exact_sum *b, int64_t id_b)
+{
+  const wide_float x = a->top == EXACT_SUM_EMPTY ? wide_from_int(0) : exact_sum_value(a);
+  const wide_float y = b->top == EXACT_SUM_EMPTY ? wide_from_int(0) : exact_sum_value(b);
+  const int order = wide_compare(x, y);
+  return order > 0 || (order == 0 && id_a < id_b);
+}
+
+static int by_descendant_then_progenitor(const void *a, const void *b)
+{
+  const phew_link *x = a, *y = b;
+  const uint64_t dx = (uint64_t)x->descendant_id, dy = (uint64_t)y->descendant_id; /* -1 last */
+  if (dx != dy)
+    return dx < dy ? -1 : 1;
+  return (x->progenitor_id > y->progenitor_id) - (x->progenitor_id < y->progenitor_id);
+}
+
+static int64_t find_label(const int64_t *labels, int64_t n, int64_t label)
+{
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (labels[mid] < label)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && labels[lo] == label ? lo : -1;
+}
+
+static int by_int64(const void *a, const void *b)
+{
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Rank 0: the links from the merged pairs (sorted by progenitor, then descendant). */
+static phew_status build_links(const pair_mass *pairs, int64_t n, phew_result *result)
+{
+  int64_t n_p = 0, n_d = 0, n_shared = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    n_p += pairs[k].descendant < 0;
+    n_d += pairs[k].progenitor < 0;
+    n_shared += pairs[k].progenitor >= 0 && pairs[k].descendant >= 0;
+  }
+  /* per structure: its whole mass (pair index), its main partner's pair index, the count of
+   * partners for which it is the main one */
+  int64_t *p_label = phew_malloc((size_t)n_p + 1, sizeof *p_label), *d_label = phew_malloc((size_t)n_d + 1, sizeof *d_label);
+  int64_t *p_whole = phew_malloc((size_t)n_p + 1, sizeof *p_whole), *d_whole = phew_malloc((size_t)n_d + 1, sizeof *d_whole);
+  int64_t *p_main = phew_malloc((size_t)n_p + 1, sizeof *p_main), *d_main = phew_malloc((size_t)n_d + 1, sizeof *d_main);
+  int64_t *p_count = calloc((size_t)n_p + 1, sizeof *p_count), *d_count = calloc((size_t)n_d + 1, sizeof *d_count);
+  phew_link *links = phew_malloc((size_t)(n_shared + n_p + n_d) + 1, sizeof *links);
+  phew_status status = PHEW_OK;
+  if (!p_label || !d_label || !p_whole || !d_whole || !p_main || !d_main || !p_count || !d_count || !links) {
+    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the merger tree");
+    goto done;
+  }
+  n_p = n_d = 0;
+  for (int64_t k = 0; k < n; ++k) { /* whole masses: progenitors in order, descendants sorted below */
+    if (pairs[k].descendant < 0)
+      p_label[n_p++] = pairs[k].progenitor;
+    if (pairs[k].progenitor < 0)
+      d_label[n_d++] = pairs[k].descendant;
+  }
+  qsort(d_label, (size_t)n_d, sizeof *d_label, by_int64);
+  for (int64_t i = 0; i < n_p; ++i)
+    p_main[i] = -1;
+  for (int64_t i = 0; i < n_d; ++i)
+    d_main[i] = -1;
+  for (int64_t k = 0; k < n; ++k) {
+    const pair_mass *q = &pairs[k];
+    if (q->descendant < 0)
+      p_whole[find_label(p_label, n_p, q->progenitor)] = k;
+    else if (q->progenitor < 0)
+      d_whole[find_label(d_label, n_d, q->descendant)] = k;
+  }
+  for (int64_t k = 0; k < n; ++k) { /* main partners */
+    const pair_mass *q = &pairs[k];
+    if (q->progenitor < 0 || q->descendant < 0)
+      continue;
+    const int64_t ip = find_label(p_label, n_p, q->progenitor), id = find_label(d_label, n_d, q->descendant);
+    if (ip < 0 || id < 0) { /* every shared element counted in both wholes: cannot happen */
+      status = phew_fail(result, PHEW_ERROR_DATA, "internal error: a shared pair without its structures");
+      goto done;
+    }
+    if (p_main[ip] < 0 || better(&q->earlier, q->descendant, &pairs[p_main[ip]].earlier, pairs[p_main[ip]].descendant))
+      p_main[ip] = k;
+    if (d_main[id] < 0 || better(&q->later, q->progenitor, &pairs[d_main[id]].later, pairs[d_main[id]].progenitor))
+      d_main[id] = k;
+  }
+  for (int64_t i = 0; i < n_p; ++i)
+    if (p_main[i] >= 0)
+      d_count[find_label(d_label, n_d, pairs[p_main[i]].descendant)]++;
+  for (int64_t i = 0; i < n_d; ++i)
+    if (d_main[i] >= 0)
+      p_count[find_label(p_label, n_p, pairs[d_main[i]].progenitor)]++;
+
+  int64_t m = 0;
+  for (int64_t k = 0; k < n && status == PHEW_OK; ++k) {
+    const pair_mass *q = &pairs[k];
+    const int64_t ip = q->progenitor >= 0 ? find_label(p_label, n_p, q->progenitor) : -1;
+    const int64_t id = q->descendant >= 0 ? find_label(d_label, n_d, q->descendant) : -1;
+    /* a whole mass is a link of its own only for a structure with no partner */
+    if ((q->descendant < 0 && p_main[ip] >= 0) || (q->progenitor < 0 && d_main[id] >= 0))
+      continue;
+    phew_link *l = &links[m++];
+    memset(l, 0, sizeof *l);
+    l->progenitor_id = q->progenitor;
+    l->descendant_id = q->descendant;
+    const exact_sum *pw = ip >= 0 ? &pairs[p_whole[ip]].earlier : NULL, *dw = id >= 0 ? &pairs[d_whole[id]].later : NULL;
+    if ((pw && to_double(pw, &l->progenitor_mass, result) != PHEW_OK) ||
+        (dw && to_double(dw, &l->descendant_mass, result) != PHEW_OK) ||
+        to_double(&q->earlier, &l->shared_mass_earlier, result) != PHEW_OK ||
+        to_double(&q->later, &l->shared_mass_later, result) != PHEW_OK) {
+      status = PHEW_ERROR_DATA;
+      break;
+    }
+    if (ip >= 0 && id >= 0) {
+      l->progenitor_fraction = fraction(&q->earlier, pw);
+      l->descendant_fraction = fraction(&q->later, dw);
+    } else { /* alone: all of it is unshared */
+      l->shared_mass_earlier = l->shared_mass_later = 0.0;
+    }
+    l->main_progenitor = ip >= 0 && id >= 0 ? d_main[id] == k : 0;
+    l->main_descendant = ip >= 0 && id >= 0 ? p_main[ip] == k : 0;
+    l->n_progenitors = id >= 0 ? d_count[id] : 0;
+    l->n_descendants = ip >= 0 ? p_count[ip] : 0;
+  }
+  if (status == PHEW_OK) {
+    qsort(links, (size_t)m, sizeof *links, by_descendant_then_progenitor);
+    result->links = links;
+    result->n_links = m;
+    links = NULL;
+  }
+done:
+  free(p_label);
+  free(d_label);
+  free(p_whole);
+  free(d_whole);
+  free(p_main);
+  free(d_main);
+  free(p_count);
+  free(d_count);
+  free(links);
+  return status;
+}
+
+phew_status phew_link_steps(const phew_step_labels *earlier, const phew_step_labels *later, void *mpi_comm,
+                            phew_result *result)
+{
+  if (!result)
+    return PHEW_ERROR_ARGUMENT;
+  free(result->links);
+  result->links = NULL;
+  result->n_links = 0;
+  result->message[0] = '\0';
+  phew_input input;
+  memset(&input, 0, sizeof input);
+  input.mpi_comm = mpi_comm;
+  comm c;
+  phew_status status = comm_init(&c, &input, result);
+  if (status != PHEW_OK)
+    return status; /* no communicator to agree over */
+
+  status = check_step(earlier, "earlier", result);
+  if (status == PHEW_OK)
+    status = check_step(later, "later", result);
+  status = comm_agree(&c, status, result);
+  if (status != PHEW_OK)
+    return status;
+
+  outbox o;
+  outbox_init(&o, &c, sizeof(element_record));
+  if (send_to_owners(earlier, 0, &c, &o) != PHEW_OK || send_to_owners(later, 1, &c, &o) != PHEW_OK)
+    o.failed = 1; /* the exchange then fails on every rank */
+  inbox in;
+  memset(&in, 0, sizeof in);
+  status = outbox_send(&o, &c, &in);
+  outbox_free(&o);
+  if (status != PHEW_OK) {
+    inbox_free(&in);
+    phew_fail(result, status, "could not send the labels to their owners (out of memory)");
+    return comm_agree(&c, status, result);
+  }
+
+  pair_mass *pairs = NULL, *all = NULL;
+  int64_t n_pairs = 0, n_all = 0;
+  int *counts = NULL;
+  status = sum_owned((element_record *)in.items, in.n, &pairs, &n_pairs, result);
+  inbox_free(&in);
+  status = comm_agree(&c, status, result);
+  if (status == PHEW_OK) {
+    status = comm_gather(&c, pairs, n_pairs, sizeof *pairs, (void **)&all, &n_all, &counts);
+    if (status != PHEW_OK)
+      phew_fail(result, status, "could not gather the shared masses on rank 0 (out of memory)");
+  }
+  free(pairs);
+  free(counts);
+  if (status == PHEW_OK && c.rank == 0)
+    status = build_links(all, merge_equal_pairs(all, n_all), result);
+  free(all);
+  return comm_agree(&c, status, result);
+}
