@@ -3,6 +3,8 @@
  * copy when it is replicated. The arrays passed are the simulation's own (no copies). */
 #include "pm_insitu.h"
 
+#include "pm_csv.h"
+
 #include <phew/phew.h>
 
 #include <stdlib.h>
@@ -14,6 +16,8 @@ int insitu_start(insitu *in, const insitu_options *o, const char *output, MPI_Co
   in->comm = comm;
   in->o = *o;
   in->output = output;
+  pm_tree_init(&in->clump_tree, output, "direct_clump");
+  pm_tree_init(&in->halo_tree, output, "direct_halo");
   MPI_Comm_rank(comm, &in->rank);
   MPI_Comm_size(comm, &in->size);
   setenv("PHEW_INSITU_OUTPUT", output, 1); /* where the scripts write */
@@ -85,19 +89,59 @@ static int write_catalogue(const insitu *in, const phew_result *r, int step)
     return -1;
   int n_columns = 0;
   const phew_column *columns = phew_clump_columns(r->columns, &n_columns);
-  for (int c = 0; c < n_columns; ++c)
-    fprintf(f, "%s%s", c ? "," : "", columns[c].name);
-  fprintf(f, "\n");
-  for (int64_t k = 0; k < r->n_clumps; ++k) {
-    for (int c = 0; c < n_columns; ++c) {
-      if (columns[c].type == PHEW_COLUMN_DOUBLE)
-        fprintf(f, "%s%.17g", c ? "," : "", phew_column_as_double(&columns[c], &r->clumps[k]));
-      else
-        fprintf(f, "%s%lld", c ? "," : "", (long long)phew_column_as_int64(&columns[c], &r->clumps[k]));
-    }
-    fprintf(f, "\n");
-  }
+  pm_csv_header(f, "", columns, n_columns);
+  for (int64_t k = 0; k < r->n_clumps; ++k)
+    pm_csv_row(f, "", columns, n_columns, &r->clumps[k]);
   return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Both merger trees after a successful clump finding: this rank's active cells in a clump (or
+ * a halo), named by their global cell id, weighing density * cell volume. */
+static int follow_clumps(insitu *in, const insitu_state *s, const phew_grid *g, const double *density,
+                         const phew_labels *l)
+{
+  const int64_t n = g->global_dims[0], nz = g->active_dims[2];
+  const double volume = 1.0 * g->spacing[0] * g->spacing[1] * g->spacing[2]; /* as the filter computes it */
+  pm_tree *trees[2] = {&in->clump_tree, &in->halo_tree};
+  const int64_t *labels[2] = {l->clump_id, l->halo_id};
+  int status = 0;
+  for (int t = 0; t < 2; ++t) {
+    int64_t count = 0;
+    for (int pass = 0; pass < 2; ++pass) { /* count, then fill */
+      int64_t *id = NULL, *label = NULL;
+      double *mass = NULL;
+      if (pass == 1) {
+        id = malloc((size_t)(count + 1) * sizeof *id);
+        label = malloc((size_t)(count + 1) * sizeof *label);
+        mass = malloc((size_t)(count + 1) * sizeof *mass);
+        if (!id || !label || !mass) { /* an empty step instead: the tree goes on */
+          free(id), free(label), free(mass);
+          id = label = NULL, mass = NULL;
+          count = 0;
+          status = -1;
+        }
+      }
+      int64_t k = 0;
+      for (int64_t z = 0; z < nz && (pass == 0 || id); ++z)
+        for (int64_t y = 0; y < n; ++y)
+          for (int64_t x = 0; x < n; ++x) {
+            const size_t c = ((size_t)(z + 1) * (size_t)(n + 2) + (size_t)(y + 1)) * (size_t)(n + 2) + (size_t)(x + 1);
+            if (labels[t][c] < 0)
+              continue;
+            if (pass == 1) {
+              id[k] = x + n * (y + n * (z + g->active_offset[2]));
+              label[k] = labels[t][c];
+              mass[k] = density[c] * volume;
+            }
+            k++;
+          }
+      if (pass == 0)
+        count = k;
+      else if (pm_tree_step(trees[t], in->comm, s->step, s->time, count, id, label, mass) != 0)
+        status = -1;
+    }
+  }
+  return status;
 }
 
 /* The lightest path: libphew on this rank's planes, with one ghost layer around them filled by
@@ -140,6 +184,7 @@ static int direct_step(insitu *in, const insitu_state *s, double *finder_seconds
     status = phew_exchange_ghosts(g, density, sizeof *density, &in->comm, message, sizeof message);
   phew_result result;
   memset(&result, 0, sizeof result);
+  int tracked = 1;
   if (status == PHEW_OK) {
     input.density = density;
     input.density_type = PHEW_FLOAT64;
@@ -155,6 +200,8 @@ static int direct_step(insitu *in, const insitu_state *s, double *finder_seconds
     status = phew_find_clumps(&input, &params, &l, &result);
     *finder_seconds = MPI_Wtime() - t0;
     snprintf(message, sizeof message, "%s", result.message);
+    if (status == PHEW_OK && follow_clumps(in, s, g, density, &l) != 0)
+      tracked = 0;
   }
   int written = status != PHEW_OK || in->rank != 0 || write_catalogue(in, &result, s->step) == 0;
   MPI_Bcast(&written, 1, MPI_INT, 0, in->comm);
@@ -170,7 +217,7 @@ static int direct_step(insitu *in, const insitu_state *s, double *finder_seconds
   phew_result_free(&result);
   free(density);
   free(labels);
-  return status == PHEW_OK && written ? 0 : -1;
+  return status == PHEW_OK && written && tracked ? 0 : -1;
 }
 
 int insitu_step(insitu *in, const insitu_state *s)
@@ -203,4 +250,6 @@ void insitu_stop(insitu *in)
   if (in->timing)
     fclose(in->timing);
   in->timing = NULL;
+  pm_tree_free(&in->clump_tree);
+  pm_tree_free(&in->halo_tree);
 }

@@ -1,9 +1,11 @@
 /* What phew_pm does in situ every few steps: hand the density grid and the particles to the
- * Catalyst scripts (phew_catalyst), and/or find the clumps of the grid with libphew directly. */
+ * Catalyst scripts (phew_catalyst), and/or find the clumps of the grid with libphew directly
+ * and follow them from call to call (merger trees of the clumps and of the haloes). */
 #ifndef PM_INSITU_H
 #define PM_INSITU_H
 
 #include "pm.h"
+#include "pm_tree.h"
 #include "phew_catalyst.h"
 
 #include <stdio.h>
@@ -25,6 +27,7 @@ typedef struct insitu {
   const char *output;
   phew_catalyst *catalyst;
   FILE *timing; /* rank 0: OUTPUT/timing.csv */
+  pm_tree clump_tree, halo_tree; /* the direct path's merger trees (direct_clump_, direct_halo_) */
 } insitu;
 
 typedef struct insitu_state {

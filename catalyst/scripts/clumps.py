@@ -14,6 +14,10 @@ insitu_output):
     clumps_STEP.png                    the clumps coloured by ClumpId, with the step and time
                                        (needs a display: xvfb-run on a headless machine;
                                        PHEW_PICTURES=0 turns it off)
+    clump_links_STEP.csv,              the merger trees (PHEW Merger Tree): each clump (halo)
+    halo_links_STEP.csv                linked to those of the call before that share its
+                                       cells, with the shared masses (rank 0)
+    clump_tree.csv, halo_tree.csv      every call's links in one table, at the end
 Parameters, in units of the mean density: PHEW_THRESHOLD (10), PHEW_RELEVANCE (3),
 PHEW_SADDLE (30; 0 turns saddle merging off).
 """
@@ -24,7 +28,7 @@ from paraview import catalyst
 from paraview.simple import *  # noqa: F401,F403
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from phew_insitu import OUTPUT, rank, write_tables  # noqa: E402
+from phew_insitu import OUTPUT, rank, write_links, write_tables, write_trees  # noqa: E402
 THRESHOLD = float(os.environ.get("PHEW_THRESHOLD", "10"))
 RELEVANCE = float(os.environ.get("PHEW_RELEVANCE", "3"))
 SADDLE = float(os.environ.get("PHEW_SADDLE", "30"))
@@ -72,6 +76,14 @@ finder.RelevanceThreshold = RELEVANCE
 finder.SaddleMerging = 1 if SADDLE > 0 else 0
 finder.SaddleThreshold = SADDLE
 finder.Periodic = 1
+
+# the clumps and the haloes followed from call to call, by the cells they share
+clump_tree = PHEWMergerTree(registrationName="clump_tree", Input=finder)
+clump_tree.Labels = ["CELLS", "ClumpId"]
+clump_tree.Mass = ["CELLS", "density"]
+halo_tree = PHEWMergerTree(registrationName="halo_tree", Input=finder)
+halo_tree.Labels = ["CELLS", "HaloId"]
+halo_tree.Mass = ["CELLS", "density"]
 
 labelled = CreateExtractor("VTI", finder, registrationName="labelled_grid")
 # (the extractor writes an index of pieces, one per rank, even on one rank: a .pvti)
@@ -128,6 +140,10 @@ def catalyst_execute(info):
     import time
     start = time.perf_counter()
     write_tables(info.timestep, [("clumps", clumps), ("haloes", haloes)])
+    for name, tree in (("clump", clump_tree), ("halo", halo_tree)):
+        tracker = tree.GetClientSideObject()
+        tracker.UpdateTimeStep(info.time)
+        write_links(name, info.timestep, tracker.GetOutputDataObject(0))
     if rank() == 0:
         with open(os.path.join(OUTPUT, "script_timing.csv"), "a") as out:  # for the benchmark
             out.write("%d,%.6f\n" % (info.timestep, time.perf_counter() - start))
@@ -144,3 +160,7 @@ def catalyst_execute(info):
         n = count.GetValue(0)
         lut.RescaleTransferFunction(0.0, float(max(n - 1, 1)))
         caption.Text = "step %d   t = %.2f   %d clumps" % (info.timestep, info.time, n)
+
+
+def catalyst_finalize():
+    write_trees()

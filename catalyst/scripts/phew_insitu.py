@@ -1,7 +1,7 @@
 """What the Catalyst scripts of this folder share (imported by them; not a Catalyst script):
-where they write, which rank this is, and the catalogues as CSV in the command-line tool's
-format (scripts/demo.py's writer: the scripts run from the source tree, beside the plugin
-they load)."""
+where they write, which rank this is, the catalogues as CSV in the command-line tool's format
+(scripts/demo.py's writer: the scripts run from the source tree, beside the plugin they load),
+and the merger trees' links per step and as one table."""
 import os
 import sys
 
@@ -26,3 +26,29 @@ def write_tables(step, tables):
     os.makedirs(OUTPUT, exist_ok=True)
     for name, table in tables:
         write_csv(table, os.path.join(OUTPUT, "%s_%06d.csv" % (name, step)))
+
+
+_trees = {}  # tree name -> [header, rows...] of every step so far (rank 0)
+
+
+def write_links(name, step, table):
+    """Rank 0: the PHEW Merger Tree's links of this step as OUTPUT/name_links_STEP.csv, with the
+    simulation's step as the first column, TimeStep; kept for write_trees."""
+    if rank() != 0:
+        return
+    os.makedirs(OUTPUT, exist_ok=True)
+    path = os.path.join(OUTPUT, "%s_links_%06d.csv" % (name, step))
+    write_csv(table, path)
+    with open(path) as f:
+        header, *rows = f.read().splitlines()
+    lines = ["TimeStep," + header] + ["%d,%s" % (step, row) for row in rows]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    _trees.setdefault(name, lines[:1]).extend(lines[1:])
+
+
+def write_trees():
+    """Rank 0: each tree's links of every step as one table, OUTPUT/name_tree.csv."""
+    for name, lines in _trees.items():
+        with open(os.path.join(OUTPUT, "%s_tree.csv" % name), "w") as f:
+            f.write("\n".join(lines) + "\n")

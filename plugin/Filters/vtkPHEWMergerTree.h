@@ -1,0 +1,84 @@
+/**
+ * @class vtkPHEWMergerTree
+ * @brief Clumps followed in time: links each structure of a step to those of the step before
+ * that hold the same cells or particles (phew_link_steps).
+ *
+ * Input: labelled data from the PHEW filters of this plugin, one time step per run:
+ * - a vtkImageData with a cell label array (ClumpId or HaloId of the PHEW Clump Finder):
+ *   elements are cells, named by their global cell id ix + nx (iy + ny iz) over the whole
+ *   extent; the optional Mass array is then a cell density, times the cell volume;
+ * - a vtkPointSet with a point label array (GroupId of Friends-of-Friends or HOP, ClumpId of
+ *   the clump finder on particles) and an Id array (particle ids that stay the same over the
+ *   steps; required): the optional Mass array is the particle mass.
+ * Without a Mass array every element weighs 1. Cells or points flagged as ghosts are left out.
+ *
+ * The filter remembers the step it ran on before. Each run at a later time links the new
+ * labels to those; a run at the same time again (a property changed) links it to the same
+ * earlier step; a run at an earlier time, or with other arrays, starts a new history (so does
+ * ResetHistory). In situ (Catalyst) or in a script, update it once per step in time order; in
+ * the GUI, play the animation forwards.
+ *
+ * Output 0, Links: the links between the step just run and the one before (its columns are
+ * phew_link_columns(): ProgenitorId, DescendantId, masses and shares both ways, main flags,
+ * NumberOfProgenitors (2 or more: a merger) and NumberOfDescendants (2 or more: a split)),
+ * after Step (0 for the first step of the history), Time and PreviousTime (NaN at the first
+ * step, whose structures all appear as new, ProgenitorId -1). Output 1, History: the links of
+ * every step of the history so far, in order. Both are complete on rank 0 and empty on the
+ * other ranks; the same, bit for bit, for any number of processes.
+ */
+#ifndef vtkPHEWMergerTree_h
+#define vtkPHEWMergerTree_h
+
+#include "PHEWFiltersModule.h" // for export macro
+#include "vtkSmartPointer.h"   // for the history
+#include "vtkTableAlgorithm.h"
+
+#include <cstdint> // for int64_t
+#include <string>  // for the arrays' names
+#include <vector>  // for the remembered steps
+
+class vtkDataSet;
+class vtkTable;
+
+class PHEWFILTERS_EXPORT vtkPHEWMergerTree : public vtkTableAlgorithm
+{
+public:
+  static vtkPHEWMergerTree* New();
+  vtkTypeMacro(vtkPHEWMergerTree, vtkTableAlgorithm);
+  void PrintSelf(ostream& os, vtkIndent indent) override;
+
+  /// Forgets the steps seen so far: the next run starts a new history.
+  void ResetHistory();
+
+  /// Steps in the history (the last run's step included).
+  int GetNumberOfSteps() const { return static_cast<int>(this->History.size()); }
+
+protected:
+  vtkPHEWMergerTree();
+  ~vtkPHEWMergerTree() override;
+
+  int FillInputPortInformation(int port, vtkInformation* info) override;
+  int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+
+private:
+  /// This rank's labelled elements of one step.
+  struct Step
+  {
+    bool Valid = false;
+    double Time = 0.0;
+    std::vector<int64_t> Id, Label;
+    std::vector<double> Mass;
+  };
+
+  /// Reads the labelled elements of `input` into `step`; returns a problem or "".
+  std::string ReadStep(vtkDataSet* input, vtkInformation* inputInfo, Step& step);
+
+  Step Previous, Current;
+  std::string Arrays; // the arrays the remembered steps were read with
+  std::vector<vtkSmartPointer<vtkTable>> History;
+
+  vtkPHEWMergerTree(const vtkPHEWMergerTree&) = delete;
+  void operator=(const vtkPHEWMergerTree&) = delete;
+};
+
+#endif
