@@ -99,6 +99,11 @@ int vtkPHEWMergerTree::FillInputPortInformation(int, vtkInformation* info)
 //------------------------------------------------------------------------------
 std::string vtkPHEWMergerTree::ReadStep(vtkDataSet* input, vtkInformation* inputInfo, Step& step)
 {
+  if (input->GetNumberOfPoints() == 0 && input->GetNumberOfCells() == 0)
+  {
+    step.Valid = true; // an empty piece (this rank holds no part of the data)
+    return "";
+  }
   int association = -1;
   vtkDataArray* labels = this->GetInputArrayToProcess(LABELS, input, association);
   const std::string labelName = NameOf(this->GetInputArrayInformation(LABELS));

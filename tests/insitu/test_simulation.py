@@ -4,6 +4,9 @@ mpiexec (run with pvpython: the offline check runs the filter in this process).
 - Replicated mode (fields independent of the rank count) on 1, 2 and 4 ranks: the same
   catalogues (clumps in situ and direct, FoF groups of the particles) and labelled grids.
 - In situ = direct libphew call = offline filter (this process) on the grid written at a step.
+- Merger trees (clumps and haloes by their cells, FoF groups by their particles): the same on 1,
+  2 and 4 ranks, in situ = direct, and the last step's clump links equal a reference computed
+  here with numpy from the two labelled grids written at the last two calls.
 - Split mode (the simulation itself over 2 ranks): runs; in situ = direct at every step.
 - A picture per call when a display is available (xvfb-run).
 
@@ -18,7 +21,7 @@ import subprocess
 import sys
 
 FAILURES = []
-STEPS, EVERY, DT, MESH, GRID_EVERY = 60, 20, 0.08, 32, 20
+STEPS, EVERY, DT, MESH, GRID_EVERY = 80, 20, 0.08, 32, 20
 THRESHOLD, RELEVANCE, SADDLE = 10.0, 3.0, 30.0
 
 
@@ -86,6 +89,83 @@ def offline_catalogue(args, path):
     return read(target)
 
 
+def reference_links(args, earlier, later):
+    """The clump links between two labelled grids, computed here: {(progenitor, descendant):
+    (shared mass earlier, shared mass later)} and each clump's whole mass, masses = density *
+    cell volume; (a structure that shares nothing appears with -1)."""
+    import numpy as np
+    a, b = labels_of(earlier), labels_of(later)
+    volume = (1.0 / MESH) ** 3
+    la, lb = np.array(a["ClumpId"]), np.array(b["ClumpId"])
+    ma, mb = np.array(a["density"]) * volume, np.array(b["density"]) * volume
+    whole_a = {int(c): float(ma[la == c].sum()) for c in np.unique(la[la >= 0])}
+    whole_b = {int(c): float(mb[lb == c].sum()) for c in np.unique(lb[lb >= 0])}
+    both = (la >= 0) & (lb >= 0)
+    shared = {}
+    for p, d in set(zip(la[both].tolist(), lb[both].tolist())):
+        cells = both & (la == p) & (lb == d)
+        shared[(p, d)] = (float(ma[cells].sum()), float(mb[cells].sum()))
+    for p in whole_a:
+        if not any(k[0] == p for k in shared):
+            shared[(p, -1)] = (0.0, 0.0)
+    for d in whole_b:
+        if not any(k[1] == d for k in shared):
+            shared[(-1, d)] = (0.0, 0.0)
+    return shared, whole_a, whole_b
+
+
+def close(x, y):
+    return abs(x - y) <= 1e-12 * max(abs(x), abs(y), 1e-300)
+
+
+def check_trees(args, runs, steps):
+    import csv
+    trees = ("clump_tree", "halo_tree", "fof_tree", "direct_clump_tree", "direct_halo_tree")
+    for tree in trees:
+        texts = [read(os.path.join(runs[r], "%s.csv" % tree)) for r in (1, 2, 4)]
+        check(texts[0] is not None and texts[0] == texts[1] == texts[2],
+              "merger tree %s.csv: the same bytes on 1, 2 and 4 ranks" % tree)
+    for kind in ("clump_links", "halo_links", "fof_links"):
+        check(all(read(os.path.join(runs[r], "%s_%s.csv" % (kind, s))) is not None
+                  and read(os.path.join(runs[r], "%s_%s.csv" % (kind, s))) == read(os.path.join(runs[1], "%s_%s.csv" % (kind, s)))
+                  for r in (2, 4) for s in steps), "%s per call: the same bytes on 1, 2 and 4 ranks" % kind)
+    for r in (1, 2, 4):
+        check(all(read(os.path.join(runs[r], "%s_tree.csv" % t)) == read(os.path.join(runs[r], "direct_%s_tree.csv" % t))
+                  for t in ("clump", "halo")), "%d rank(s): the merger trees in situ = direct libphew" % r)
+    rows = list(csv.DictReader(open(os.path.join(runs[1], "fof_tree.csv"))))
+    check(any(int(row["NumberOfProgenitors"]) >= 2 for row in rows) and any(int(row["NumberOfDescendants"]) >= 2 for row in rows),
+          "the FoF tree holds mergers and splits")
+
+    # the last call's clump links against numpy on the grids of the last two calls
+    earlier, later = [os.path.join(runs[1], "grid_%s.pvti" % s) for s in steps[-2:]]
+    if not (os.path.exists(earlier) and os.path.exists(later)):
+        check(False, "grids of the last two calls written (%s, %s)" % (earlier, later))
+        return
+    shared, whole_a, whole_b = reference_links(args, earlier, later)
+    rows = list(csv.DictReader(open(os.path.join(runs[1], "clump_links_%s.csv" % steps[-1]))))
+    found = {(int(row["ProgenitorId"]), int(row["DescendantId"])): row for row in rows}
+    check(set(found) == set(shared), "clump links at step %s: the pairs of the numpy reference (%d links, %d with a "
+          "progenitor)" % (steps[-1], len(shared), sum(1 for p, d in shared if p >= 0 and d >= 0)))
+    good = True
+    for (p, d), (se, sl) in shared.items():
+        row = found.get((p, d))
+        if row is None:
+            good = False
+            continue
+        linked = p >= 0 and d >= 0
+        good &= close(float(row["SharedMassEarlier"]), se if linked else 0.0)
+        good &= close(float(row["SharedMassLater"]), sl if linked else 0.0)
+        good &= close(float(row["ProgenitorMass"]), whole_a.get(p, 0.0))
+        good &= close(float(row["DescendantMass"]), whole_b.get(d, 0.0))
+        if linked:
+            main_d = max((k for k in shared if k[0] == p and k[1] >= 0), key=lambda k: (shared[k][0], -k[1]))
+            main_p = max((k for k in shared if k[1] == d and k[0] >= 0), key=lambda k: (shared[k][1], -k[0]))
+            good &= int(row["MainDescendant"]) == int(main_d == (p, d))
+            good &= int(row["MainProgenitor"]) == int(main_p == (p, d))
+    merged = sum(1 for row in rows if int(row["NumberOfProgenitors"]) >= 2 and row["MainProgenitor"] == "1")
+    check(good, "... with the reference's masses (1e-12) and main links (%d merger(s) at that step)" % merged)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sim", required=True)
@@ -135,6 +215,8 @@ def main():
             check(offline is not None and offline == insitu,
                   "%d rank(s): the filter offline on grid_%s gives the in-situ catalogue, byte for byte" % (r, grid_step))
 
+    check_trees(args, runs, steps)
+
     if args.xvfb_run:
         pictures = sorted(glob.glob(os.path.join(runs[1], "clumps_*.png")))
         check(len(pictures) == len(steps) and all(os.path.getsize(p) > 5000 for p in pictures),
@@ -145,6 +227,9 @@ def main():
     check(all(read(os.path.join(split, "clumps_%s.csv" % s)) is not None
               and read(os.path.join(split, "clumps_%s.csv" % s)) == read(os.path.join(split, "direct_clumps_%s.csv" % s))
               for s in steps), "split over 2 ranks: in situ = direct at every step")
+    check(all(read(os.path.join(split, "%s_tree.csv" % t)) is not None
+              and read(os.path.join(split, "%s_tree.csv" % t)) == read(os.path.join(split, "direct_%s_tree.csv" % t))
+              for t in ("clump", "halo")), "split over 2 ranks: the merger trees in situ = direct")
 
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES))

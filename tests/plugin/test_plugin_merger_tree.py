@@ -1,0 +1,213 @@
+"""PHEW Merger Tree on time series, against a numpy reference (under mpiexec with 1 or 2 ranks:
+the image reader then gives each rank a piece, and the cells must still be named by their
+global id):
+
+- an image series of 4 steps whose ClumpId labels move, merge, split, appear and vanish: the
+  links of every step (pairs, whole and shared masses = density * cell volume, fractions, main
+  links, merger and split counts) and the History table with Step 0..3;
+- going back in time starts a new history (everything new); so does Reset History;
+- a particle series whose points are shuffled between steps: links by ParticleId, Mass array;
+- bad input: particles without an Id array, labels that are point data on an image: one
+  message, empty tables.
+
+    mpiexec -np N pvbatch test_plugin_merger_tree.py --plugin PHEW.so --source-dir SRC --work-dir DIR
+"""
+import math
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import phew_plugin_testing as T  # noqa: E402
+from paraview import simple  # noqa: E402
+from vtkmodules.util import numpy_support  # noqa: E402
+from vtkmodules.vtkCommonCore import vtkPoints  # noqa: E402
+from vtkmodules.vtkCommonDataModel import vtkPolyData  # noqa: E402
+from vtkmodules.vtkIOXML import vtkXMLPolyDataWriter  # noqa: E402
+
+DIMS = (12, 10, 8)  # cells
+SPACING = (0.5, 0.25, 2.0)
+
+
+def image_steps(rng):
+    """4 steps of (density, ClumpId) on DIMS: blocks of labels that drift, merge and split."""
+    nx, ny, nz = DIMS
+    z, y, x = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
+    steps = []
+    for s in range(4):
+        label = np.full((nz, ny, nx), -1, dtype=np.int64)
+        shift = s  # the blocks drift along x
+        label[(x >= shift) & (x < 4 + shift) & (y < 5)] = 0
+        label[(x >= 7) & (y >= 5)] = 1 if s < 2 else 0     # merges into 0 at step 2
+        label[(z < 3) & (y < 3) & (x >= 9)] = 2 if s != 1 else -1  # gone at step 1, back (new) at 2
+        if s == 3:
+            label[(x < 6) & (y >= 6)] = 3 + (x[(x < 6) & (y >= 6)] // 3)  # a new pair
+            label[(label == 0) & (z >= 4)] = 5                         # 0 splits
+        density = 0.1 + rng.random((nz, ny, nx))
+        steps.append((density, label))
+    return steps
+
+
+def reference(a_labels, a_mass, b_labels, b_mass):
+    """{(p, d): row dict} as phew_link_steps defines them, by brute force."""
+    whole_a = {int(p): a_mass[a_labels == p].sum() for p in np.unique(a_labels[a_labels >= 0])}
+    whole_b = {int(d): b_mass[b_labels == d].sum() for d in np.unique(b_labels[b_labels >= 0])}
+    both = (a_labels >= 0) & (b_labels >= 0)
+    shared = {}
+    for p, d in set(zip(a_labels[both].tolist(), b_labels[both].tolist())):
+        cells = both & (a_labels == p) & (b_labels == d)
+        shared[(p, d)] = (a_mass[cells].sum(), b_mass[cells].sum())
+    main_d = {p: max((k for k in shared if k[0] == p), key=lambda k: (shared[k][0], -k[1]))[1]
+              for p in {k[0] for k in shared}}
+    main_p = {d: max((k for k in shared if k[1] == d), key=lambda k: (shared[k][1], -k[0]))[0]
+              for d in {k[1] for k in shared}}
+    rows = {}
+    for (p, d), (se, sl) in shared.items():
+        rows[(p, d)] = dict(ProgenitorMass=whole_a[p], DescendantMass=whole_b[d], SharedMassEarlier=se,
+                            SharedMassLater=sl, ProgenitorFraction=se / whole_a[p], DescendantFraction=sl / whole_b[d],
+                            MainProgenitor=int(main_p[d] == p), MainDescendant=int(main_d[p] == d),
+                            NumberOfProgenitors=sum(1 for q in main_d if main_d[q] == d),
+                            NumberOfDescendants=sum(1 for e in main_p if main_p[e] == p))
+    alone = dict(SharedMassEarlier=0.0, SharedMassLater=0.0, ProgenitorFraction=0.0, DescendantFraction=0.0,
+                 MainProgenitor=0, MainDescendant=0, NumberOfProgenitors=0, NumberOfDescendants=0)
+    for p, m in whole_a.items():
+        if p not in main_d:
+            rows[(p, -1)] = dict(alone, ProgenitorMass=m, DescendantMass=0.0)
+    for d, m in whole_b.items():
+        if d not in main_p:
+            rows[(-1, d)] = dict(alone, ProgenitorMass=0.0, DescendantMass=m)
+    return rows
+
+
+def order_key(pd):
+    return (pd[1] if pd[1] >= 0 else 1 << 62, pd[0])
+
+
+def compare(check, what, table, expected, step, time, previous):
+    got = T.table_as_lists(table)
+    pairs = list(zip(got.get("ProgenitorId", []), got.get("DescendantId", [])))
+    check(pairs == sorted(expected, key=order_key), "%s: the links' pairs, in order (%s; expected %s)"
+          % (what, pairs, sorted(expected, key=order_key)))
+    if pairs != sorted(expected, key=order_key):
+        return
+    check(set(got["Step"]) == {step} and set(got["Time"]) == {time}
+          and all((math.isnan(v) and math.isnan(previous)) or v == previous for v in got["PreviousTime"]),
+          "%s: Step %d, Time %g, PreviousTime %g" % (what, step, time, previous))
+    bad = []
+    for k, pd in enumerate(pairs):
+        for name, value in expected[pd].items():
+            mine = got[name][k]
+            if not (abs(mine - value) <= 1e-12 * max(abs(value), 1e-300)):
+                bad.append("%s %s: %r, expected %r" % (pd, name, mine, value))
+    check(not bad, "%s: every column equals the reference (%s)" % (what, "; ".join(bad[:5])))
+
+
+def write_vtp(path, points, arrays):
+    poly = vtkPolyData()
+    vtk_points = vtkPoints()
+    vtk_points.SetData(numpy_support.numpy_to_vtk(points, deep=True))
+    poly.SetPoints(vtk_points)
+    for name, values in arrays.items():
+        array = numpy_support.numpy_to_vtk(values, deep=True)
+        array.SetName(name)
+        poly.GetPointData().AddArray(array)
+    writer = vtkXMLPolyDataWriter()
+    writer.SetFileName(path)
+    writer.SetInputData(poly)
+    writer.SetDataModeToBinary()
+    writer.Write()
+
+
+def main():
+    args = T.parse_args()
+    check = T.Checker("merger tree (%d rank(s))" % T.number_of_ranks()).check
+    checker = check.__self__
+    simple.LoadPlugin(args.plugin, remote=False, ns=vars(simple))
+    rng = np.random.default_rng(7)
+
+    # ---- images
+    steps = image_steps(rng)
+    paths = []
+    for s, (density, label) in enumerate(steps):
+        image = T.make_image(density, spacing=SPACING, extra={"ClumpId": label})
+        paths.append(T.write_vti(os.path.join(args.work_dir, "series_%d.vti" % s), image))
+    reader = simple.OpenDataFile(paths)
+    check(list(reader.TimestepValues) == [0.0, 1.0, 2.0, 3.0], "the image series has times 0..3")
+    tree = simple.PHEWMergerTree(Input=reader)
+    tree.Labels = ["CELLS", "ClumpId"]
+    tree.Mass = ["CELLS", "density"]
+    volume = SPACING[0] * SPACING[1] * SPACING[2]
+    masses = [(density.ravel() * volume, label.ravel()) for density, label in steps]
+    expected = []
+    for s in range(4):
+        tree.UpdatePipeline(float(s))
+        if s == 0:
+            empty = np.full(masses[0][1].shape, -1)
+            want = reference(empty, masses[0][0], masses[0][1], masses[0][0])
+        else:
+            want = reference(masses[s - 1][1], masses[s - 1][0], masses[s][1], masses[s][0])
+        expected.append(want)
+        compare(check, "images, step %d" % s, T.fetch(tree, 0), want, s, float(s), float(s - 1) if s else math.nan)
+    links = [T.table_as_lists(T.fetch(tree, 0))]
+    check(any(n >= 2 for n in links[0]["NumberOfDescendants"]), "step 3 holds a split")
+    history = T.table_as_lists(T.fetch(tree, 1))
+    check(history.get("Step") == sum(([s] * len(expected[s]) for s in range(4)), []),
+          "History: the links of steps 0..3 in order (%d rows)" % len(history.get("Step", [])))
+    step2 = [k for k, s in enumerate(history["Step"]) if s == 2]
+    merged = [history["NumberOfProgenitors"][k] for k in step2 if history["DescendantId"][k] == 0]
+    check(merged and max(merged) == 2, "History: clumps 0 and 1 merge at step 2 (NumberOfProgenitors %s)" % merged)
+
+    # back in time: a new history, every clump new
+    tree.UpdatePipeline(1.0)
+    got = T.table_as_lists(T.fetch(tree, 0))
+    check(got.get("Step") and set(got["Step"]) == {0} and set(got["ProgenitorId"]) == {-1},
+          "going back in time starts a new history (Step 0, all clumps new)")
+    tree.UpdatePipeline(2.0)
+    compare(check, "images, 1 -> 2 after going back", T.fetch(tree, 0), expected[2], 1, 2.0, 1.0)
+    tree.SMProxy.InvokeCommand("ResetHistory")  # what the Reset History button does
+    tree.UpdatePipeline(2.0)
+    got = T.table_as_lists(T.fetch(tree, 0))
+    check(got.get("Step") and set(got["Step"]) == {0} and set(got["ProgenitorId"]) == {-1},
+          "Reset History: the next run starts anew")
+
+    # ---- particles, shuffled between steps, with a Mass array
+    n = 400
+    ids = np.arange(1000, 1000 + n, dtype=np.int64)
+    group_steps = [np.where(ids % 7 == 0, -1, (ids // 50) % 5), np.where(ids % 11 == 0, -1, (ids // 80) % 4)]
+    mass = 1.0 + (ids % 3).astype(np.float64)
+    ppaths = []
+    for s, groups in enumerate(group_steps):
+        order = rng.permutation(n)
+        write_vtp(os.path.join(args.work_dir, "particles_%d.vtp" % s), rng.random((n, 3))[order],
+                  {"GroupId": groups[order], "ParticleId": ids[order], "Mass": mass[order]})
+        ppaths.append(os.path.join(args.work_dir, "particles_%d.vtp" % s))
+    particles = simple.OpenDataFile(ppaths)
+    ptree = simple.PHEWMergerTree(Input=particles)
+    ptree.Labels = ["POINTS", "GroupId"]
+    ptree.Id = ["POINTS", "ParticleId"]
+    ptree.Mass = ["POINTS", "Mass"]
+    ptree.UpdatePipeline(0.0)
+    ptree.UpdatePipeline(1.0)
+    compare(check, "particles by ParticleId", T.fetch(ptree, 0),
+            reference(group_steps[0], mass, group_steps[1], mass), 1, 1.0, 0.0)
+
+    # ---- bad input: one message, empty tables
+    bad = simple.PHEWMergerTree(Input=particles)
+    bad.Labels = ["POINTS", "GroupId"]
+    errors = T.ErrorCatcher(bad)
+    bad.UpdatePipeline(0.0)
+    check(errors.text().count("need an Id point array") == 1 and T.fetch(bad, 0).GetNumberOfRows() == 0,
+          "particles without Id: one message, empty links (%r)" % errors.text())
+    point_labels = T.make_image(np.ones((3, 3, 3)), association="POINTS", name="ClumpId")
+    source = simple.OpenDataFile(T.write_vti(os.path.join(args.work_dir, "point_labels.vti"), point_labels))
+    on_points = simple.PHEWMergerTree(Input=source)
+    on_points.Labels = ["POINTS", "ClumpId"]
+    errors = T.ErrorCatcher(on_points)
+    on_points.UpdatePipeline()
+    check("must be a cell array" in errors.text(), "point labels on an image are refused (%r)" % errors.text())
+    checker.finish(exit_on_success=False)
+
+
+if __name__ == "__main__":
+    main()
