@@ -1,17 +1,22 @@
 # script-version: 2
-"""Catalyst script: Friends-of-Friends haloes of the simulation's particles, every call.
+"""Catalyst script: haloes and clumps of the simulation's particles, every call.
 
 Channel "particles" (phew_catalyst: this rank's particles as points, with "ParticleId" and
-"Velocity" when given, and field data "PeriodicBox"). Writes into $PHEW_INSITU_OUTPUT
-(default insitu_output), rank 0:
-    fof_STEP.csv   the group catalogue (GroupId order: decreasing size, ties by the smallest
-                   particle id), in the command-line tool's CSV format
-    fof_links_STEP.csv  the merger tree (PHEW Merger Tree): each group linked to the groups of
-                   the call before that hold the same particles (by ParticleId), with the
-                   shared masses
-    fof_tree.csv   every call's links in one table, at the end
-Parameters: PHEW_LINKING_LENGTH (0.2, times the mean interparticle spacing),
-PHEW_MIN_MEMBERS (20).
+"Velocity" when given, and field data "PeriodicBox"). Runs the finders named in
+PHEW_PARTICLE_FINDERS (comma-separated; default "fof"):
+    fof    Friends-of-Friends (linking length PHEW_LINKING_LENGTH, 0.2 times the mean
+           interparticle spacing)
+    hop    HOP (Eisenstein & Hut 1998) with its default thresholds, on the SPH density
+    phew   the PHEW Clump Finder on the particles' SPH density (PHEW_THRESHOLD 10,
+           PHEW_RELEVANCE 3, PHEW_SADDLE 30, in units of the mean density, as clumps.py)
+Groups need PHEW_MIN_MEMBERS particles (20). Writes into $PHEW_INSITU_OUTPUT (default
+insitu_output), rank 0, for each finder NAME (fof, hop, and pclumps for PHEW):
+    NAME_STEP.csv        the catalogue, in the command-line tool's CSV format (FoF and HOP:
+                         GroupId order, decreasing size; PHEW: its clump catalogue)
+    NAME_links_STEP.csv  the merger tree (PHEW Merger Tree): each group linked to those of the
+                         call before that hold the same particles (by ParticleId), with the
+                         shared masses
+    NAME_tree.csv        every call's links in one table, at the end
 """
 import os
 import sys
@@ -21,22 +26,45 @@ from paraview.simple import *  # noqa: F401,F403
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from phew_insitu import OUTPUT, rank, write_links, write_tables, write_trees  # noqa: E402
+FINDERS = [name.strip() for name in os.environ.get("PHEW_PARTICLE_FINDERS", "fof").split(",") if name.strip()]
 LINKING_LENGTH = float(os.environ.get("PHEW_LINKING_LENGTH", "0.2"))
 MIN_MEMBERS = int(os.environ.get("PHEW_MIN_MEMBERS", "20"))
+THRESHOLD = float(os.environ.get("PHEW_THRESHOLD", "10"))
+RELEVANCE = float(os.environ.get("PHEW_RELEVANCE", "3"))
+SADDLE = float(os.environ.get("PHEW_SADDLE", "30"))
+unknown = set(FINDERS) - {"fof", "hop", "phew"}
+if unknown:
+    raise ValueError("PHEW_PARTICLE_FINDERS: unknown finder(s) %s (fof, hop, phew)" % ", ".join(sorted(unknown)))
 
 LoadPlugin(os.environ["PHEW_PLUGIN"], remote=False, ns=globals())
 
 particles = TrivialProducer(registrationName="particles")
-fof = FriendsofFriends(registrationName="fof", Input=particles)
-fof.LinkingLength = LINKING_LENGTH
-fof.MinimumMembers = MIN_MEMBERS
-fof.Id = ["POINTS", "ParticleId"]
-fof.Velocity = ["POINTS", "Velocity"]  # mean velocities and dispersions in the catalogue
-
-# the groups followed from call to call by their particles' ids
-tree = PHEWMergerTree(registrationName="fof_tree", Input=fof)
-tree.Labels = ["POINTS", "GroupId"]
-tree.Id = ["POINTS", "ParticleId"]
+# name -> (filter, its catalogue's output port, its label array, the merger tree)
+finders = {}
+if "fof" in FINDERS:
+    fof = FriendsofFriends(registrationName="fof", Input=particles)
+    fof.LinkingLength = LINKING_LENGTH
+    fof.MinimumMembers = MIN_MEMBERS
+    finders["fof"] = (fof, 1, "GroupId")
+if "hop" in FINDERS:
+    hop = HOPHaloFinder(registrationName="hop", Input=particles)
+    hop.MinimumMembers = MIN_MEMBERS
+    finders["hop"] = (hop, 1, "GroupId")
+if "phew" in FINDERS:
+    pclumps = PHEWClumpFinder(registrationName="pclumps", Input=particles)
+    pclumps.RelevanceThreshold = RELEVANCE
+    pclumps.SaddleMerging = 1 if SADDLE > 0 else 0
+    pclumps.SaddleThreshold = SADDLE
+    pclumps.DensityThreshold = THRESHOLD
+    finders["pclumps"] = (pclumps, 1, "ClumpId")
+trees = {}
+for name, (finder, port, label) in finders.items():
+    finder.Id = ["POINTS", "ParticleId"]
+    finder.Velocity = ["POINTS", "Velocity"]  # mean velocities and dispersions in the catalogues
+    # the groups followed from call to call by their particles' ids
+    trees[name] = PHEWMergerTree(registrationName=name + "_tree", Input=finder)
+    trees[name].Labels = ["POINTS", label]
+    trees[name].Id = ["POINTS", "ParticleId"]
 
 options = catalyst.Options()
 options.ExtractsOutputDirectory = OUTPUT
@@ -48,23 +76,27 @@ def catalyst_execute(info):
     box = data.GetFieldData().GetArray("PeriodicBox")
     # (this script takes every axis periodic, or none: then the box is the particles' bounds)
     periodic = box is not None and all(box.GetValue(3 + d) > 0 for d in range(3))
-    fof.BoxFromDataBounds = 0 if periodic else 1
-    if periodic:
-        fof.BoxOrigin = [box.GetValue(d) for d in range(3)]
-        fof.BoxSize = [box.GetValue(3 + d) for d in range(3)]
-    fof.PeriodicX = fof.PeriodicY = fof.PeriodicZ = int(periodic)
-    algorithm = fof.GetClientSideObject()  # the filter itself: see clumps.py
-    algorithm.UpdateTimeStep(info.time)
-    groups = algorithm.GetOutputDataObject(1)  # complete on rank 0, empty on the others
-    write_tables(info.timestep, [("fof", groups)])
-    if data.GetPointData().GetArray("Mass") is not None and tree.Mass[1] != "Mass":
-        tree.Mass = ["POINTS", "Mass"]  # (set once: other arrays would start a new history)
-    tracker = tree.GetClientSideObject()
-    tracker.UpdateTimeStep(info.time)
-    write_links("fof", info.timestep, tracker.GetOutputDataObject(0))
+    has_mass = data.GetPointData().GetArray("Mass") is not None
+    counts = []
+    for name, (finder, port, label) in finders.items():
+        finder.BoxFromDataBounds = 0 if periodic else 1
+        if periodic:
+            finder.BoxOrigin = [box.GetValue(d) for d in range(3)]
+            finder.BoxSize = [box.GetValue(3 + d) for d in range(3)]
+        finder.PeriodicX = finder.PeriodicY = finder.PeriodicZ = int(periodic)
+        if has_mass and finder.Mass[1] != "Mass":
+            finder.Mass = ["POINTS", "Mass"]
+            trees[name].Mass = ["POINTS", "Mass"]  # (set once: other arrays start a new history)
+        algorithm = finder.GetClientSideObject()  # the filter itself: see clumps.py
+        algorithm.UpdateTimeStep(info.time)
+        catalogue = algorithm.GetOutputDataObject(port)  # complete on rank 0, empty on the others
+        write_tables(info.timestep, [(name, catalogue)])
+        tracker = trees[name].GetClientSideObject()
+        tracker.UpdateTimeStep(info.time)
+        write_links(name, info.timestep, tracker.GetOutputDataObject(0))
+        counts.append("%d %s" % (catalogue.GetNumberOfRows(), name))
     if rank() == 0:
-        print("phew in situ: step %d, t = %.3f: %d FoF groups" % (info.timestep, info.time, groups.GetNumberOfRows()),
-              flush=True)
+        print("phew in situ: step %d, t = %.3f: %s" % (info.timestep, info.time, ", ".join(counts)), flush=True)
 
 
 def catalyst_finalize():

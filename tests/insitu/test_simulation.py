@@ -2,7 +2,7 @@
 mpiexec (run with pvpython: the offline check runs the filter in this process).
 
 - Replicated mode (fields independent of the rank count) on 1, 2 and 4 ranks: the same
-  catalogues (clumps in situ and direct, FoF groups of the particles) and labelled grids.
+  catalogues (clumps in situ and direct; FoF, HOP and PHEW on the particles) and labelled grids.
 - In situ = direct libphew call = offline filter (this process) on the grid written at a step.
 - Merger trees (clumps and haloes by their cells, FoF groups by their particles): the same on 1,
   2 and 4 ranks, in situ = direct, and the last step's clump links equal a reference computed
@@ -37,7 +37,8 @@ def simulate(args, name, ranks, extra=(), pictures=False):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                PHEW_PICTURES="1" if pictures else "0", PHEW_GRID_EVERY=str(GRID_EVERY),
-               PHEW_THRESHOLD=str(THRESHOLD), PHEW_RELEVANCE=str(RELEVANCE), PHEW_SADDLE=str(SADDLE))
+               PHEW_THRESHOLD=str(THRESHOLD), PHEW_RELEVANCE=str(RELEVANCE), PHEW_SADDLE=str(SADDLE),
+               PHEW_PARTICLE_FINDERS="fof,hop,phew")
     command = [args.mpiexec, "--oversubscribe", "--mca", "pml", "ob1", "-np", str(ranks), args.sim,
                "--mesh", str(MESH), "--steps", str(STEPS), "--every", str(EVERY), "--dt", str(DT),
                "--threshold", str(THRESHOLD), "--relevance", str(RELEVANCE), "--saddle", str(SADDLE),
@@ -120,12 +121,13 @@ def close(x, y):
 
 def check_trees(args, runs, steps):
     import csv
-    trees = ("clump_tree", "halo_tree", "fof_tree", "direct_clump_tree", "direct_halo_tree")
+    trees = ("clump_tree", "halo_tree", "fof_tree", "hop_tree", "pclumps_tree", "direct_clump_tree",
+             "direct_halo_tree")
     for tree in trees:
         texts = [read(os.path.join(runs[r], "%s.csv" % tree)) for r in (1, 2, 4)]
         check(texts[0] is not None and texts[0] == texts[1] == texts[2],
               "merger tree %s.csv: the same bytes on 1, 2 and 4 ranks" % tree)
-    for kind in ("clump_links", "halo_links", "fof_links"):
+    for kind in ("clump_links", "halo_links", "fof_links", "hop_links", "pclumps_links"):
         check(all(read(os.path.join(runs[r], "%s_%s.csv" % (kind, s))) is not None
                   and read(os.path.join(runs[r], "%s_%s.csv" % (kind, s))) == read(os.path.join(runs[1], "%s_%s.csv" % (kind, s)))
                   for r in (2, 4) for s in steps), "%s per call: the same bytes on 1, 2 and 4 ranks" % kind)
@@ -188,7 +190,9 @@ def main():
     check(n_clumps >= 5, "clumps form: %d at the last step" % n_clumps)
     n_groups = len((read(os.path.join(runs[1], "fof_%s.csv" % last)) or "").strip().splitlines()) - 1
     check(n_groups >= 5, "FoF haloes of the particles (haloes.py): %d at the last step" % n_groups)
-    for kind in ("clumps", "haloes", "direct_clumps", "fof"):
+    n_pclumps = len((read(os.path.join(runs[1], "pclumps_%s.csv" % last)) or "").strip().splitlines()) - 1
+    check(n_pclumps >= 5, "PHEW clumps of the particles (haloes.py): %d at the last step" % n_pclumps)
+    for kind in ("clumps", "haloes", "direct_clumps", "fof", "hop", "pclumps"):
         for s in steps:
             texts = [read(os.path.join(runs[r], "%s_%s.csv" % (kind, s))) for r in (1, 2, 4)]
             check(texts[0] is not None and texts[0] == texts[1] == texts[2],
