@@ -138,6 +138,15 @@ def check_trees(args, runs, steps):
     check(any(int(row["NumberOfProgenitors"]) >= 2 for row in rows) and any(int(row["NumberOfDescendants"]) >= 2 for row in rows),
           "the FoF tree holds mergers and splits")
 
+    # the example's plot of the largest halo's mass history
+    sys.path.insert(0, os.path.join(args.source_dir, "catalyst", "scripts"))
+    import plot_mass_history
+    picture = plot_mass_history.main([runs[1], "--out", os.path.join(args.work_dir, "mass_history.png")])
+    check(os.path.getsize(picture) > 20000, "plot_mass_history.py draws the main branches (%s)" % picture)
+    branch = plot_mass_history.main_branch(list(csv.DictReader(open(os.path.join(runs[1], "halo_tree.csv")))))
+    check(len(branch) >= 2 and branch[-1][0] == float(list(csv.DictReader(open(os.path.join(runs[1], "halo_tree.csv"))))[-1]["Time"]),
+          "... the largest halo's main branch reaches back %d calls from the last" % len(branch))
+
     # the last call's clump links against numpy on the grids of the last two calls
     earlier, later = [os.path.join(runs[1], "grid_%s.pvti" % s) for s in steps[-2:]]
     if not (os.path.exists(earlier) and os.path.exists(later)):
