@@ -3,6 +3,7 @@
 #include "vtkPHEWInputAdaptor.h"
 #include "vtkPHEWTables.h"
 
+#include "vtkAOSDataArrayTemplate.h"
 #include "vtkCellData.h"
 #include "vtkDataArray.h"
 #include "vtkDataSetAttributes.h"
@@ -63,6 +64,20 @@ vtkSmartPointer<vtkTable> LinkTable(const phew_result& result, int step, double 
   return ordered;
 }
 
+// Particle ids exactly, also beyond 2^53 (GetComponent goes through a double).
+int64_t IdOf(vtkDataArray* ids, vtkIdType i)
+{
+  if (auto* a = vtkArrayDownCast<vtkAOSDataArrayTemplate<long long>>(ids))
+  {
+    return a->GetValue(i);
+  }
+  if (auto* a = vtkArrayDownCast<vtkAOSDataArrayTemplate<long>>(ids))
+  {
+    return a->GetValue(i);
+  }
+  return static_cast<int64_t>(ids->GetComponent(i, 0));
+}
+
 std::string NameOf(vtkInformation* selection)
 {
   return selection && selection->Has(vtkDataObject::FIELD_NAME()) ? selection->Get(vtkDataObject::FIELD_NAME())
@@ -83,10 +98,15 @@ vtkPHEWMergerTree::~vtkPHEWMergerTree() = default;
 //------------------------------------------------------------------------------
 void vtkPHEWMergerTree::ResetHistory()
 {
+  this->ForgetSteps();
+  this->Modified();
+}
+
+void vtkPHEWMergerTree::ForgetSteps()
+{
   this->Previous = Step();
   this->Current = Step();
   this->History.clear();
-  this->Modified();
 }
 
 //------------------------------------------------------------------------------
@@ -185,7 +205,7 @@ std::string vtkPHEWMergerTree::ReadStep(vtkDataSet* input, vtkInformation* input
     }
     else
     {
-      id = static_cast<int64_t>(ids->GetComponent(i, 0));
+      id = IdOf(ids, i);
     }
     step.Id.push_back(id);
     step.Label.push_back(static_cast<int64_t>(label));
@@ -269,7 +289,7 @@ int vtkPHEWMergerTree::RequestData(
   {
     vtkErrorMacro("Merger tree failed (" << phew_status_string(status) << "): " << result.message);
     phew_result_free(&result);
-    this->ResetHistory();
+    this->ForgetSteps();
     return 0;
   }
   const double previousTime =

@@ -70,6 +70,9 @@ private:
     std::vector<double> Mass;
   };
 
+  /// ResetHistory without marking the filter modified (also after a failed run).
+  void ForgetSteps();
+
   /// Reads the labelled elements of `input` into `step`; returns a problem or "".
   std::string ReadStep(vtkDataSet* input, vtkInformation* inputInfo, Step& step);
 
