@@ -14,8 +14,9 @@ first imports ParaView's Python). Printed per rank count:
   adaptor own     catalyst - pipelines: wrapping the arrays, the data request, agreement
   finder          phew_find_clumps on the same grid (the direct path's core call)
   writing         the script's writing of the two CSV catalogues
-  overhead        catalyst - finder - writing: everything that is not the core's work or
-                  the script's writing (target: < 10% of finder)
+  merger trees    the script's two merger trees (clumps, haloes) and their CSV links
+  overhead        catalyst - finder - writing - merger trees: everything that is not the
+                  core's work or the script's (target: < 10% of finder)
 and the peak resident memory of a run with and without the Catalyst script.
 """
 import argparse
@@ -59,18 +60,19 @@ def main():
             rss_with = run(args, ranks, True, out)
             rss_without = run(args, ranks, False, os.path.join(scratch, "without"))
             rows = list(csv.DictReader(open(os.path.join(out, "timing.csv"))))[1:]
-            writes = {}
+            writes, trees = {}, {}
             path = os.path.join(out, "script_timing.csv")
             if os.path.exists(path):
                 for line in open(path):
-                    step, seconds = line.strip().split(",")
-                    writes[int(step)] = float(seconds)
+                    step, seconds, tree_seconds = line.strip().split(",")
+                    writes[int(step)], trees[int(step)] = float(seconds), float(tree_seconds)
         med = lambda key: statistics.median(float(r[key]) for r in rows)
         writing = statistics.median(writes.get(int(r["step"]), 0.0) for r in rows)
+        tracking = statistics.median(trees.get(int(r["step"]), 0.0) for r in rows)
         step, catalyst, pipelines, finder = med("step_seconds"), med("catalyst_seconds"), med("pipeline_seconds"), \
             med("finder_seconds")
         overhead = statistics.median(float(r["catalyst_seconds"]) - float(r["finder_seconds"])
-                                     - writes.get(int(r["step"]), 0.0) for r in rows)
+                                     - writes.get(int(r["step"]), 0.0) - trees.get(int(r["step"]), 0.0) for r in rows)
         print("== %d rank(s), medians of %d calls (s)" % (ranks, len(rows)))
         print("  step         %8.4f" % step)
         print("  catalyst     %8.4f   (%.1f%% of a step)" % (catalyst, 100 * catalyst / step))
@@ -78,6 +80,7 @@ def main():
         print("  adaptor own  %8.4f" % (catalyst - pipelines))
         print("  finder       %8.4f" % finder)
         print("  writing      %8.4f" % writing)
+        print("  merger trees %8.4f   (clumps and haloes: PHEW Merger Tree and writing its links)" % tracking)
         print("  overhead     %8.4f   = %.1f%% of the finder (target < 10%%)" % (overhead, 100 * overhead / finder))
         print("  peak RSS per run: %.0f MB with the Catalyst script, %.0f MB without (rank 0's mpiexec tree)"
               % (rss_with / 1e6, rss_without / 1e6))
