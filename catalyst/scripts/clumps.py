@@ -28,7 +28,7 @@ from paraview import catalyst
 from paraview.simple import *  # noqa: F401,F403
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from phew_insitu import OUTPUT, rank, write_links, write_tables, write_trees  # noqa: E402
+from phew_insitu import OUTPUT, rank, update, write_links, write_tables, write_trees  # noqa: E402
 THRESHOLD = float(os.environ.get("PHEW_THRESHOLD", "10"))
 RELEVANCE = float(os.environ.get("PHEW_RELEVANCE", "3"))
 SADDLE = float(os.environ.get("PHEW_SADDLE", "30"))
@@ -130,11 +130,7 @@ options.ExtractsOutputDirectory = OUTPUT
 
 
 def catalyst_execute(info):
-    # the filter itself, not its proxy: a proxy's UpdatePipeline also gathers the ranges of
-    # every output array over the ranks (ParaView's data information), which the catalogues
-    # do not need and which took longer than the clump finding
-    algorithm = finder.GetClientSideObject()
-    algorithm.UpdateTimeStep(info.time)
+    algorithm = update(finder, info.time)
     clumps = algorithm.GetOutputDataObject(1)  # complete on rank 0, empty on the others
     haloes = algorithm.GetOutputDataObject(3)
     import time
@@ -142,9 +138,7 @@ def catalyst_execute(info):
     write_tables(info.timestep, [("clumps", clumps), ("haloes", haloes)])
     writing = time.perf_counter() - start
     for name, tree in (("clump", clump_tree), ("halo", halo_tree)):
-        tracker = tree.GetClientSideObject()
-        tracker.UpdateTimeStep(info.time)
-        write_links(name, info.timestep, tracker.GetOutputDataObject(0))
+        write_links(name, info.timestep, update(tree, info.time).GetOutputDataObject(0))
     trees = time.perf_counter() - start - writing
     if rank() == 0:
         with open(os.path.join(OUTPUT, "script_timing.csv"), "a") as out:  # for the benchmark

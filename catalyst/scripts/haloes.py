@@ -25,7 +25,7 @@ from paraview import catalyst
 from paraview.simple import *  # noqa: F401,F403
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from phew_insitu import OUTPUT, rank, write_links, write_tables, write_trees  # noqa: E402
+from phew_insitu import OUTPUT, rank, update, write_links, write_tables, write_trees  # noqa: E402
 FINDERS = [name.strip() for name in os.environ.get("PHEW_PARTICLE_FINDERS", "fof").split(",") if name.strip()]
 LINKING_LENGTH = float(os.environ.get("PHEW_LINKING_LENGTH", "0.2"))
 MIN_MEMBERS = int(os.environ.get("PHEW_MIN_MEMBERS", "20"))
@@ -87,13 +87,9 @@ def catalyst_execute(info):
         if has_mass and finder.Mass[1] != "Mass":
             finder.Mass = ["POINTS", "Mass"]
             trees[name].Mass = ["POINTS", "Mass"]  # (set once: other arrays start a new history)
-        algorithm = finder.GetClientSideObject()  # the filter itself: see clumps.py
-        algorithm.UpdateTimeStep(info.time)
-        catalogue = algorithm.GetOutputDataObject(port)  # complete on rank 0, empty on the others
+        catalogue = update(finder, info.time).GetOutputDataObject(port)  # complete on rank 0, empty elsewhere
         write_tables(info.timestep, [(name, catalogue)])
-        tracker = trees[name].GetClientSideObject()
-        tracker.UpdateTimeStep(info.time)
-        write_links(name, info.timestep, tracker.GetOutputDataObject(0))
+        write_links(name, info.timestep, update(trees[name], info.time).GetOutputDataObject(0))
         counts.append("%d %s" % (catalogue.GetNumberOfRows(), name))
     if rank() == 0:
         print("phew in situ: step %d, t = %.3f: %s" % (info.timestep, info.time, ", ".join(counts)), flush=True)

@@ -18,6 +18,22 @@ def rank():
     return servermanager.vtkProcessModule.GetProcessModule().GetPartitionId()
 
 
+def ranks():
+    return servermanager.vtkProcessModule.GetProcessModule().GetNumberOfLocalPartitions()
+
+
+def update(proxy, time):
+    """Runs a proxy's filter for this call and returns the filter. It updates the filter itself,
+    not its proxy: a proxy's UpdatePipeline also gathers the ranges of every output array over
+    the ranks (ParaView's data information), which the catalogues do not need and which took
+    longer than the clump finding. Every update asks for this rank's piece of as many as there
+    are ranks, so that filters downstream of another (a merger tree after a finder) ask it for
+    what it already has: with the default request each of them made the finder run again."""
+    algorithm = proxy.GetClientSideObject()
+    algorithm.UpdateTimeStep(time, rank(), ranks())
+    return algorithm
+
+
 def write_tables(step, tables):
     """Rank 0 writes each (name, vtkTable) as OUTPUT/name_STEP.csv (the filters' tables are
     complete on rank 0 and empty on the others)."""
