@@ -50,7 +50,7 @@ _trees = {}  # tree name -> [header, rows...] of every step so far (rank 0)
 def write_links(name, step, table):
     """Rank 0: the PHEW Merger Tree's links of this step as OUTPUT/name_links_STEP.csv, with the
     simulation's step as the first column, TimeStep; kept for write_trees."""
-    if rank() != 0:
+    if rank() != 0 or table.GetNumberOfColumns() == 0:  # (no columns: the tree failed at this step)
         return
     os.makedirs(OUTPUT, exist_ok=True)
     path = os.path.join(OUTPUT, "%s_links_%06d.csv" % (name, step))

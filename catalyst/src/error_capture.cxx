@@ -14,6 +14,7 @@ public:
 
   vtkOutputWindow* Forward = nullptr;
   std::string Recorded;
+  std::string FirstFilterError; // the first vtkErrorMacro text: the cause, the others follow it
 
   void DisplayErrorText(const char* text) override
   {
@@ -22,6 +23,10 @@ public:
     if (text && !std::strstr(text, "returned failure for request"))
     {
       this->Recorded += text;
+      if (this->FirstFilterError.empty() && std::strncmp(text, "ERROR: In ", 10) == 0)
+      {
+        this->FirstFilterError = text;
+      }
     }
     if (this->Forward)
     {
@@ -79,8 +84,11 @@ bool ErrorCapture::HasErrors() const
 
 std::string ErrorCapture::Errors(const std::vector<std::string>& files) const
 {
-  // the last lines say most: a traceback ends with the exception, a VTK error with its text
-  const std::string& all = this->Recorder->Recorded;
+  // a traceback ends with the exception: its last lines say most; without one, the first
+  // filter's error is the cause (the filters after it fail for want of its output)
+  const bool traceback = this->Recorder->Recorded.find("Traceback") != std::string::npos;
+  const std::string& all =
+    traceback || this->Recorder->FirstFilterError.empty() ? this->Recorder->Recorded : this->Recorder->FirstFilterError;
   std::vector<std::string> lines;
   size_t begin = 0;
   while (begin < all.size())

@@ -22,8 +22,9 @@ public:
   ErrorCapture& operator=(const ErrorCapture&) = delete;
 
   bool HasErrors() const;
-  // The errors recorded, shortened: their last lines, and the last line that names one of
-  // these files (in a traceback, where the script went wrong). "(no message)" if none.
+  // The errors recorded, shortened: with a Python traceback its last lines, and the last line
+  // that names one of these files (where the script went wrong); otherwise the first filter
+  // error (vtkErrorMacro), whose failure made the later ones. "(no message)" if none.
   std::string Errors(const std::vector<std::string>& files) const;
 
 private:

@@ -5,6 +5,8 @@
 
 #include "vtkAOSDataArrayTemplate.h"
 #include "vtkCellData.h"
+#include "vtkCommunicator.h"
+#include "vtkMultiProcessController.h"
 #include "vtkDataArray.h"
 #include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
@@ -246,6 +248,19 @@ int vtkPHEWMergerTree::RequestData(
   }
   const std::string arrays = NameOf(this->GetInputArrayInformation(LABELS)) + "|" +
     NameOf(this->GetInputArrayInformation(IDS)) + "|" + NameOf(this->GetInputArrayInformation(MASSES));
+  // An input empty on every rank is a failed step upstream (or no data): not a step in which
+  // every structure vanished. It stays out of the history.
+  int mine = input && (input->GetNumberOfPoints() > 0 || input->GetNumberOfCells() > 0) ? 1 : 0, any = mine;
+  if (context.Controller && context.NumberOfRanks > 1)
+  {
+    context.Controller->AllReduce(&mine, &any, 1, vtkCommunicator::MAX_OP);
+  }
+  if (!any)
+  {
+    vtkErrorMacro("Merger tree: the input is empty (did the filter before it fail?); this step is left out "
+                  "of the history");
+    return 0;
+  }
   Step step;
   step.Time = time;
   problem = input ? this->ReadStep(input, inputInfo, step) : "no input";

@@ -16,7 +16,9 @@
  * labels to those; a run at the same time again (a property changed) links it to the same
  * earlier step; a run at an earlier time, or with other arrays, starts a new history (so does
  * ResetHistory). In situ (Catalyst) or in a script, update it once per step in time order; in
- * the GUI, play the animation forwards.
+ * the GUI, play the animation forwards. An input empty on every process (the filter before
+ * it failed) is an error, and that step stays out of the history: the next step links to the
+ * last good one.
  *
  * Output 0, Links: the links between the step just run and the one before (its columns are
  * phew_link_columns(): ProgenitorId, DescendantId, masses and shares both ways, main flags,

@@ -189,6 +189,11 @@ def main():
           "... and the message names the NaN (%s)" % (answers[1][1][1] if answers[1][0] else None,))
     good = os.path.join(out_dir, "clumps_000002.csv")
     check(os.path.exists(good) and open(good).read() == tables[1], "... and the step after gives the same clumps as before")
+    links = os.path.join(out_dir, "clump_links_000002.csv")
+    rows = open(links).read().splitlines() if os.path.exists(links) else []
+    check(not os.path.exists(os.path.join(out_dir, "clump_links_000001.csv")) and len(rows) == 3
+          and all(row.split(",")[3] == "0" and row.split(",")[12] == "1" for row in rows[1:]),
+          "... and the merger tree leaves the failed step out: step 2's clumps link to step 0's (%s)" % rows[1:])
 
     # 7. Fortran: the module drives the same grid (its own slab split) to the same catalogue
     if args.fortran_probe:
