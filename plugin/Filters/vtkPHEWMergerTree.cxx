@@ -317,12 +317,11 @@ int vtkPHEWMergerTree::RequestData(
   history->DeepCopy(this->History.front());
   for (size_t k = 1; k < this->History.size(); ++k) // column by column: every table has the same columns
   {
-    const vtkTable* table = this->History[k];
+    vtkTable* table = this->History[k];
     for (vtkIdType c = 0; c < history->GetNumberOfColumns(); ++c)
     {
       vtkAbstractArray* column = history->GetColumn(c);
-      column->InsertTuples(column->GetNumberOfTuples(), const_cast<vtkTable*>(table)->GetNumberOfRows(), 0,
-        const_cast<vtkTable*>(table)->GetColumn(c));
+      column->InsertTuples(column->GetNumberOfTuples(), table->GetNumberOfRows(), 0, table->GetColumn(c));
     }
   }
   return 1;
