@@ -77,27 +77,19 @@ static phew_status send_to_owners(const phew_step_labels *s, int64_t later, comm
   return PHEW_OK;
 }
 
-/* Adds m (a mass of step `later`) to the sum of the pair (p, d), appending the pair to *pairs. */
-static phew_status add_pair(pair_mass **pairs, int64_t *n, int64_t *capacity, int64_t p, int64_t d, const double *m)
+/* One element's masses under a pair of labels: shared (both labels), or a structure's whole
+ * mass at one step (progenitor, -1) or (-1, descendant), with only that step's mass used. */
+typedef struct pair_term {
+  int64_t progenitor, descendant;
+  double earlier, later;
+} pair_term;
+
+static int by_term_pair(const void *a, const void *b)
 {
-  if (*n == *capacity) {
-    const int64_t c = *capacity < 64 ? 64 : 2 * *capacity;
-    pair_mass *grown = phew_realloc(*pairs, (size_t)c, sizeof *grown);
-    if (!grown)
-      return PHEW_ERROR_MEMORY;
-    *pairs = grown;
-    *capacity = c;
-  }
-  pair_mass *q = &(*pairs)[(*n)++];
-  q->progenitor = p;
-  q->descendant = d;
-  exact_sum_clear(&q->earlier);
-  exact_sum_clear(&q->later);
-  if (m[0] >= 0.0)
-    exact_sum_add(&q->earlier, m[0]);
-  if (m[1] >= 0.0)
-    exact_sum_add(&q->later, m[1]);
-  return PHEW_OK;
+  const pair_term *x = a, *y = b;
+  if (x->progenitor != y->progenitor)
+    return x->progenitor < y->progenitor ? -1 : 1;
+  return (x->descendant > y->descendant) - (x->descendant < y->descendant);
 }
 
 /* Sorts pairs and merges equal ones; returns the count left. */
@@ -120,31 +112,53 @@ static int64_t merge_equal_pairs(pair_mass *pairs, int64_t n)
 
 /* The owner's part: from the records of its ids, the shared mass of every pair of labels that
  * share an element, and each label's whole mass as the pair (label, -1) for the earlier step
- * and (-1, label) for the later one. */
+ * and (-1, label) for the later one. One term per record and per shared element, sorted by
+ * pair: each pair's exact sums are then added up once, over its run of terms. */
 static phew_status sum_owned(element_record *r, int64_t n, pair_mass **pairs, int64_t *n_pairs, phew_result *result)
 {
-  qsort(r, (size_t)n, sizeof *r, by_id_then_step);
-  int64_t capacity = 0;
+  *pairs = NULL;
   *n_pairs = 0;
+  qsort(r, (size_t)n, sizeof *r, by_id_then_step);
   for (int64_t i = 0; i + 1 < n; ++i)
     if (by_id_then_step(&r[i], &r[i + 1]) == 0)
       return phew_fail(result, PHEW_ERROR_DATA, "element id %lld is passed twice in the %s step (ids must be unique "
                        "over all ranks: ghost cells left in?)", (long long)r[i].id, r[i].later ? "later" : "earlier");
-  for (int64_t i = 0; i < n;) {
-    const int both = i + 1 < n && r[i + 1].id == r[i].id;
-    const element_record *e = r[i].later ? NULL : &r[i], *l = r[i].later ? &r[i] : both ? &r[i + 1] : NULL;
-    const double m_e[2] = {e ? e->mass : -1.0, -1.0}, m_l[2] = {-1.0, l ? l->mass : -1.0};
-    const double shared[2] = {e && l ? e->mass : -1.0, e && l ? l->mass : -1.0};
-    if ((e && add_pair(pairs, n_pairs, &capacity, e->label, -1, m_e) != PHEW_OK) ||
-        (l && add_pair(pairs, n_pairs, &capacity, -1, l->label, m_l) != PHEW_OK) ||
-        (e && l && add_pair(pairs, n_pairs, &capacity, e->label, l->label, shared) != PHEW_OK))
-      return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while adding up the shared masses");
-    i += both ? 2 : 1;
-    /* merge as we go so that memory stays at the number of distinct pairs, not of elements */
-    if (*n_pairs == capacity && capacity >= 4096)
-      *n_pairs = merge_equal_pairs(*pairs, *n_pairs);
+  pair_term *terms = phew_malloc((size_t)(n + n / 2) + 1, sizeof *terms); /* at most one shared per 2 records */
+  if (!terms)
+    return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while adding up the shared masses");
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const pair_term whole = {r[i].later ? -1 : r[i].label, r[i].later ? r[i].label : -1, r[i].mass, r[i].mass};
+    terms[m++] = whole;
+    if (i + 1 < n && r[i + 1].id == r[i].id) { /* sorted by step: r[i] earlier, r[i + 1] later */
+      const pair_term shared = {r[i].label, r[i + 1].label, r[i].mass, r[i + 1].mass};
+      terms[m++] = shared;
+    }
   }
-  *n_pairs = merge_equal_pairs(*pairs, *n_pairs);
+  qsort(terms, (size_t)m, sizeof *terms, by_term_pair);
+  int64_t runs = 0;
+  for (int64_t t = 0; t < m; ++t)
+    runs += t == 0 || by_term_pair(&terms[t - 1], &terms[t]) != 0;
+  *pairs = phew_malloc((size_t)runs + 1, sizeof **pairs);
+  if (!*pairs) {
+    free(terms);
+    return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while adding up the shared masses");
+  }
+  for (int64_t t = 0; t < m; ++t) {
+    if (t == 0 || by_term_pair(&terms[t - 1], &terms[t]) != 0) {
+      pair_mass *q = &(*pairs)[(*n_pairs)++];
+      q->progenitor = terms[t].progenitor;
+      q->descendant = terms[t].descendant;
+      exact_sum_clear(&q->earlier);
+      exact_sum_clear(&q->later);
+    }
+    pair_mass *q = &(*pairs)[*n_pairs - 1];
+    if (q->progenitor >= 0)
+      exact_sum_add(&q->earlier, terms[t].earlier);
+    if (q->descendant >= 0)
+      exact_sum_add(&q->later, terms[t].later);
+  }
+  free(terms);
   return PHEW_OK;
 }
 
