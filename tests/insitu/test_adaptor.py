@@ -13,17 +13,10 @@ import shutil
 import subprocess
 import sys
 
-FAILURES = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from insitu_checks import check, finish  # noqa: E402
+
 RUNS = []  # one entry per run, to name its logs
-
-
-def check(condition, what, evidence=None):
-    """Prints the check; a failed one also prints the evidence (the run's output) it was read from."""
-    print(("ok    " if condition else "FAIL  ") + what, flush=True)
-    if not condition:
-        FAILURES.append(what)
-        if evidence:
-            print("      what the run printed:\n      " + "\n      ".join(evidence.splitlines()[-60:]), flush=True)
 
 
 def run(args, ranks, command, env_extra=None, timeout=300):
@@ -211,10 +204,7 @@ def main():
         check(code == 0 and out.count("fortran init status 2") == 2 and "cannot be read" in out,
               "Fortran: a missing script gives status 2 and the message on both ranks")
 
-    if FAILURES:
-        print("%d check(s) failed" % len(FAILURES))
-        sys.exit(1)
-    print("all checks passed")
+    finish()
 
 
 if __name__ == "__main__":

@@ -20,15 +20,11 @@ import shutil
 import subprocess
 import sys
 
-FAILURES = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from insitu_checks import check, finish  # noqa: E402
+
 STEPS, EVERY, DT, MESH, GRID_EVERY = 80, 20, 0.08, 32, 20
 THRESHOLD, RELEVANCE, SADDLE = 10.0, 3.0, 30.0
-
-
-def check(condition, what):
-    print(("ok    " if condition else "FAIL  ") + what, flush=True)
-    if not condition:
-        FAILURES.append(what)
 
 
 def simulate(args, name, ranks, extra=(), pictures=False):
@@ -244,10 +240,7 @@ def main():
               and read(os.path.join(split, "%s_tree.csv" % t)) == read(os.path.join(split, "direct_%s_tree.csv" % t))
               for t in ("clump", "halo")), "split over 2 ranks: the merger trees in situ = direct")
 
-    if FAILURES:
-        print("%d check(s) failed" % len(FAILURES))
-        sys.exit(1)
-    print("all checks passed")
+    finish()
 
 
 if __name__ == "__main__":
