@@ -41,9 +41,18 @@ def simulate(args, name, ranks, extra=(), pictures=False):
                "--catalyst", os.path.join(args.source_dir, "catalyst", "scripts", "clumps.py"),
                "--catalyst", os.path.join(args.source_dir, "catalyst", "scripts", "haloes.py"),
                "--direct", "--output", out_dir] + list(extra)
-    if pictures:
-        command = [args.xvfb_run, "-a", "-s", "-screen 0 1280x1024x24"] + command
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    for attempt in range(3):
+        full = command
+        if pictures:
+            # as tests/plugin/test_demo.py: xvfb-run -a searches for a free display from -n, and
+            # two runs at once (ctest -j) may still race for one: a lost X connection is retried
+            display = str(100 + (os.getpid() * 7 + attempt * 131) % 800)
+            full = [args.xvfb_run, "-a", "-n", display, "-s", "-screen 0 1280x1024x24"] + command
+        shutil.rmtree(out_dir, ignore_errors=True)
+        done = subprocess.run(full, env=env, capture_output=True, text=True, timeout=600)
+        if not (pictures and "bad X server connection" in done.stdout + done.stderr):
+            break
+        print("lost the X connection (another X server on that display?): again", flush=True)
     check(done.returncode == 0, "phew_pm %s on %d rank(s) %s(exit %d)" % (name, ranks, " ".join(extra) + " ", done.returncode))
     if done.returncode != 0:
         print(done.stdout[-3000:], done.stderr[-5000:])
