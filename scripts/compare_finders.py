@@ -1,6 +1,6 @@
 """The three finders on one particle set: Friends-of-Friends, HOP and PHEW, side by side.
 
-    xvfb-run -a -s "-screen 0 1600x900x24" pvbatch scripts/compare_finders.py \\
+    xvfb-run -a -s "-screen 0 1600x900x24 -noreset" pvbatch scripts/compare_finders.py \\
         --cli build/bin/phew --points /work/shared/data/cosmo64_z0_pos.f32 \\
         --output output/finders [--picture docs/images/finders-cosmo.png]
 

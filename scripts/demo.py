@@ -1,7 +1,7 @@
 """PHEW demo: find clumps in a density cube with the ParaView plugin, save the catalogues,
 the labelled grid and a picture.
 
-    xvfb-run -a -s "-screen 0 1280x1024x24" \\
+    xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" \\
         pvbatch scripts/demo.py --plugin build/lib/PHEW/PHEW.so \\
             --input datasets/sample.vti --output output [--threshold T] [--relevance R]
             [--saddle S | --no-saddle-merging] [--mass-threshold M] [--[no-]periodic]

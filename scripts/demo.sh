@@ -9,13 +9,13 @@ bash scripts/setup.sh
 out=${1:-output}
 mkdir -p "$out"
 plugin=$(find build/lib -name PHEW.so | head -n 1)
-timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" \
   pvbatch scripts/demo.py --plugin "$plugin" --input datasets/sample.vti --output "$out"
 # the same on an AMR hierarchy (datasets/amr_sample.vthb, 4 levels)
-timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" \
   pvbatch scripts/demo_amr.py --plugin "$plugin" --input datasets/amr_sample.vthb --output "$out/amr"
 # the same on particles (datasets/particles_sample: 20000 particles, periodic unit box)
-timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" \
   pvbatch scripts/demo_particles.py --plugin "$plugin" --input datasets/particles_sample --output "$out/particles"
 echo "phew demo: results in $out/"
 ls -l "$out"

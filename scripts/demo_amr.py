@@ -1,7 +1,7 @@
 """PHEW demo on AMR: find clumps in datasets/amr_sample.vthb (vtkOverlappingAMR, 4 levels) with
 the ParaView plugin, save the catalogues, the labelled hierarchy and a picture.
 
-    xvfb-run -a -s "-screen 0 1280x1024x24" \\
+    xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" \\
         pvbatch scripts/demo_amr.py --plugin build/lib/PHEW/PHEW.so \\
             --input datasets/amr_sample.vthb --output output/amr [--no-picture]
 

@@ -2,7 +2,7 @@
 NFW haloes with sub-haloes plus a background, periodic unit box) with the ParaView plugin, save
 the catalogues, the labelled particles and a picture.
 
-    xvfb-run -a -s "-screen 0 1280x1024x24" \\
+    xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" \\
         pvbatch scripts/demo_particles.py --plugin build/lib/PHEW/PHEW.so \\
             --input datasets/particles_sample --output output/particles [--no-picture]
 

@@ -49,11 +49,11 @@ def display_on_every_rank():
         x11 = ctypes.CDLL(library)
         x11.XOpenDisplay.restype = ctypes.c_void_p
         x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
-        x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
-        display = x11.XOpenDisplay(None)
-        if display:
-            x11.XCloseDisplay(display)
-            mine = 1
+        # The probe's connection stays open for the run: when its last client leaves, an X server
+        # resets, and the render window connecting during the reset fails (and VTK aborts).
+        global _PROBE_DISPLAY
+        _PROBE_DISPLAY = x11.XOpenDisplay(None)
+        mine = 1 if _PROBE_DISPLAY else 0
     flag, every = vtkIntArray(), vtkIntArray()
     flag.InsertNextValue(mine)
     every.SetNumberOfTuples(1)

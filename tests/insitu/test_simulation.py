@@ -44,10 +44,11 @@ def simulate(args, name, ranks, extra=(), pictures=False):
     for attempt in range(3):
         full = command
         if pictures:
-            # as tests/plugin/test_demo.py: xvfb-run -a searches for a free display from -n, and
-            # two runs at once (ctest -j) may still race for one: a lost X connection is retried
+            # -noreset: an X server resets when its last client leaves, and a render window that
+            # connects during the reset fails (VTK aborts; seen in CI under load). xvfb-run -a
+            # searches for a free display from -n; two runs at once may still race: retried.
             display = str(100 + (os.getpid() * 7 + attempt * 131) % 800)
-            full = [args.xvfb_run, "-a", "-n", display, "-s", "-screen 0 1280x1024x24"] + command
+            full = [args.xvfb_run, "-a", "-n", display, "-s", "-screen 0 1280x1024x24 -noreset"] + command
         shutil.rmtree(out_dir, ignore_errors=True)
         done = subprocess.run(full, env=env, capture_output=True, text=True, timeout=600)
         if not (pictures and "bad X server connection" in done.stdout + done.stderr):

@@ -75,10 +75,11 @@ def run_demo(command):
     for attempt in range(5):
         full = command
         if args.xvfb_run:
-            # xvfb-run -a starts its search for a free display at -n; two runs at the same time
-            # (ctest -j) may still race for one, so a lost X connection is retried.
+            # -noreset: an X server resets when its last client leaves, and a render window that
+            # connects during the reset fails (VTK aborts; seen in CI under load). xvfb-run -a
+            # searches for a free display from -n; two runs at once may still race: retried.
             display = str(100 + (os.getpid() * 7 + attempt * 131) % 800)
-            full = [args.xvfb_run, "-a", "-n", display, "-s", "-screen 0 1280x1024x24"] + command
+            full = [args.xvfb_run, "-a", "-n", display, "-s", "-screen 0 1280x1024x24 -noreset"] + command
         print(" ".join(full), flush=True)
         run = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
         print(run.stdout, flush=True)
