@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace phew_adaptors
 {
@@ -32,6 +33,21 @@ vtkSmartPointer<vtkIdTypeArray> NewLabelArray(const char* name, vtkIdType n)
   array->SetName(name);
   array->SetNumberOfTuples(n);
   return array;
+}
+
+// Lays the values of `piece` out over `piece` at the front of an array laid out over `block`
+// (which contains it). Row by row in order: each row goes to an index no larger than its
+// own, so no row is overwritten before it moves.
+void MoveToFront(int64_t* values, const Box& block, const Box& piece)
+{
+  const size_t rowBytes = static_cast<size_t>(piece.Dim(0)) * sizeof(int64_t);
+  for (long long z = piece.lo[2]; z < piece.hi[2]; ++z)
+  {
+    for (long long y = piece.lo[1]; y < piece.hi[1]; ++y)
+    {
+      std::memmove(values + piece.Index(piece.lo[0], y, z), values + block.Index(piece.lo[0], y, z), rowBytes);
+    }
+  }
 }
 }
 
@@ -236,28 +252,28 @@ std::string ImageInput::Prepare(Context& context, phew_input& in, phew_labels& l
   }
   else if (useDouble)
   {
-    this->Block64.assign(nStored, 0.0);
+    this->Block64.reset(new double[nStored]);
     if (!owned.Empty())
     {
       CopyRegion(static_cast<const double*>(values->GetVoidPointer(0)), piece,
-        this->Block64.data(), stored, owned);
+        this->Block64.get(), stored, owned);
     }
-    in.density = this->Block64.data();
+    in.density = this->Block64.get();
   }
   else
   {
-    this->Block32.assign(nStored, 0.0f);
+    this->Block32.reset(new float[nStored]);
     if (!owned.Empty())
     {
       CopyRegion(static_cast<const float*>(values->GetVoidPointer(0)), piece,
-        this->Block32.data(), stored, owned);
+        this->Block32.get(), stored, owned);
     }
-    in.density = this->Block32.data();
+    in.density = this->Block32.get();
   }
   if (!direct)
   {
     char message[512] = { 0 };
-    void* block = useDouble ? static_cast<void*>(this->Block64.data()) : this->Block32.data();
+    void* block = useDouble ? static_cast<void*>(this->Block64.get()) : this->Block32.get();
     const phew_status status = phew_exchange_ghosts(&grid, block,
       useDouble ? sizeof(double) : sizeof(float), context.MPIComm, message, sizeof message);
     if (status != PHEW_OK) // collective: the same status and message on every rank
@@ -267,17 +283,24 @@ std::string ImageInput::Prepare(Context& context, phew_input& in, phew_labels& l
     }
   }
 
-  // 5. Labels. With one rank the core writes straight into the output arrays; otherwise
-  //    into block-sized labels, copied onto the piece in Finish.
+  // 5. Labels. With one rank the core writes straight into the output arrays. With several,
+  //    it writes block-sized labels: into the output arrays themselves when every piece is
+  //    the box its rank owns (Finish moves the piece's labels to the front), else into a
+  //    block copied onto the piece in Finish, where the ranks exchange the foreign cells.
   const vtkIdType nOut = piece.Count();
-  this->Out[0] = NewLabelArray(PHEW_ARRAY_PEAK_PATCH_ID, nOut);
-  this->Out[1] = NewLabelArray(PHEW_ARRAY_CLUMP_ID, nOut);
-  this->Out[2] = NewLabelArray(PHEW_ARRAY_HALO_ID, nOut);
-  this->BlockLabels.assign(direct ? 0 : 3 * nStored, -1);
+  const bool inPlace = direct || !foreign; // the same on every rank
+  const vtkIdType nArray = direct ? nOut : (inPlace ? static_cast<vtkIdType>(nStored) : nOut);
+  this->Out[0] = NewLabelArray(PHEW_ARRAY_PEAK_PATCH_ID, nArray);
+  this->Out[1] = NewLabelArray(PHEW_ARRAY_CLUMP_ID, nArray);
+  this->Out[2] = NewLabelArray(PHEW_ARRAY_HALO_ID, nArray);
+  if (!inPlace)
+  {
+    this->BlockLabels.reset(new int64_t[3 * nStored]);
+  }
   for (int k = 0; k < 3; ++k)
   {
-    this->LabelData[k] = direct ? reinterpret_cast<int64_t*>(this->Out[k]->GetPointer(0))
-                                : this->BlockLabels.data() + k * nStored;
+    this->LabelData[k] = inPlace ? reinterpret_cast<int64_t*>(this->Out[k]->GetPointer(0))
+                                 : this->BlockLabels.get() + k * nStored;
   }
   labels.peak_patch_id = this->LabelData[0];
   labels.clump_id = this->LabelData[1];
@@ -286,6 +309,7 @@ std::string ImageInput::Prepare(Context& context, phew_input& in, phew_labels& l
   this->CellData = cellData;
   this->Direct = direct;
   this->Foreign = foreign;
+  this->InPlace = inPlace;
   this->Grid = grid;
   this->Piece = piece;
   this->Owned = owned;
@@ -297,7 +321,17 @@ std::string ImageInput::Prepare(Context& context, phew_input& in, phew_labels& l
 //------------------------------------------------------------------------------
 std::string ImageInput::Finish(Context& context, vtkDataObject* outputObject)
 {
-  if (!this->Direct)
+  if (!this->Direct && this->InPlace)
+  {
+    // The block holds the piece's labels too (its ghost cells carry the labels of the cells
+    // they copy): they move to the front, and the arrays shrink to the piece.
+    for (int k = 0; k < 3; ++k)
+    {
+      MoveToFront(this->LabelData[k], this->Stored, this->Piece);
+      this->Out[k]->SetNumberOfTuples(this->Piece.Count());
+    }
+  }
+  else if (!this->Direct)
   {
     // The owned cells of the piece take their labels from the block; the others (ghost
     // cells, shared point planes, duplicated pieces) fetch theirs from their owners.

@@ -12,7 +12,7 @@
 #include "vtkSmartPointer.h"
 
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 class vtkDataArray;
 class vtkIdTypeArray;
@@ -34,13 +34,16 @@ private:
   bool CellData = false;
   bool Direct = false;  // one rank: the core reads the array and writes the labels in place
   bool Foreign = false; // some piece holds cells another rank owns: labels are exchanged
+  bool InPlace = false; // no foreign cells anywhere: the core writes into the output arrays
   phew_grid Grid;
   phew_pieces::Box Piece, Owned, Stored;
   vtkSmartPointer<vtkDataArray> Values;
-  std::vector<float> Block32;
-  std::vector<double> Block64;
+  // (buffers left uninitialised: the copy and phew_exchange_ghosts fill every stored cell,
+  // and the core writes every label)
+  std::unique_ptr<float[]> Block32;
+  std::unique_ptr<double[]> Block64;
   vtkSmartPointer<vtkIdTypeArray> Out[3]; // PeakPatchId, ClumpId, HaloId over the piece
-  std::vector<int64_t> BlockLabels;       // over the stored block (several ranks)
+  std::unique_ptr<int64_t[]> BlockLabels; // over the stored block, when not InPlace
   int64_t* LabelData[3] = { nullptr, nullptr, nullptr };
 };
 } // namespace phew_adaptors
