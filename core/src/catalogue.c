@@ -424,17 +424,33 @@ typedef struct head_ids {
   int64_t clump, halo;
 } head_ids;
 
+/* The labels of cell i (its peak in clump_id until then) go to entry `to`. */
+static inline void label_cell(const peak_table *peaks, const merge_state *noise, const head_ids *ids,
+                              phew_labels *labels, int64_t i, int64_t to)
+{
+  const int64_t p = labels->clump_id[i];
+  const int64_t h = p >= 0 ? noise->group[p] : -1;
+  labels->peak_patch_id[to] = p >= 0 ? peaks->global_id[p] : -1;
+  labels->halo_id[to] = h >= 0 ? ids[h].halo : -1;
+  labels->clump_id[to] = h >= 0 ? ids[h].clump : -1;
+}
+
 static void label_cells(const mesh *mesh, const peak_table *peaks, const merge_state *noise, const head_ids *ids,
                         phew_labels *labels)
 {
-  int64_t *cell_peak = labels->clump_id;
-  for (int64_t i = 0; i < mesh->n_local; ++i) {
-    const int64_t p = cell_peak[i];
-    const int64_t h = p >= 0 ? noise->group[p] : -1;
-    labels->peak_patch_id[i] = p >= 0 ? peaks->global_id[p] : -1;
-    labels->halo_id[i] = h >= 0 ? ids[h].halo : -1;
-    cell_peak[i] = h >= 0 ? ids[h].clump : -1;
+  if (mesh->active_labels) {
+    /* In place, in storage order: each active cell's entry goes to an index no larger than
+     * its own, so no cell's peak is overwritten before it is read. */
+    const block *b = &mesh->b;
+    int64_t to = 0;
+    for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
+      for (int64_t y = b->lo[1]; y < b->hi[1]; ++y)
+        for (int64_t x = b->lo[0], i = (z * b->dims[1] + y) * b->dims[0] + x; x < b->hi[0]; ++x, ++i)
+          label_cell(peaks, noise, ids, labels, i, to++);
+    return;
   }
+  for (int64_t i = 0; i < mesh->n_local; ++i)
+    label_cell(peaks, noise, ids, labels, i, i);
 }
 
 phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params *params, peak_comm *pc,

@@ -14,6 +14,8 @@ static phew_status check_arguments(const phew_input *in, const phew_params *p, c
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "input, parameters and labels must not be NULL");
   if (!labels->peak_patch_id || !labels->clump_id || !labels->halo_id)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the three label arrays must be given");
+  if (in->labels_active_only && in->mesh != PHEW_MESH_STRUCTURED)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "labels_active_only applies to grids only");
   if (in->density_type != PHEW_FLOAT32 && in->density_type != PHEW_FLOAT64)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown density type %d", (int)in->density_type);
   return params_check(p, result);

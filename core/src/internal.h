@@ -147,6 +147,8 @@ typedef struct mesh {
   double period[3];
   double origin[3], spacing[3], shift;
   double cell_size[3];
+  int active_labels; /* grids: the labels of the active cells alone, at the start of the arrays
+                        (phew_input.labels_active_only) */
   /* Graphs the core builds from particles (particles/): 32-bit neighbour lists in place of
    * graph->neighbours, the particles' masses (summed instead of density times volume; NULL:
    * 1 each) and velocities (3 per cell, or NULL). */

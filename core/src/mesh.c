@@ -60,7 +60,10 @@ phew_status mesh_init(mesh *m, const phew_input *in, const graph_extras *extras,
   m->kind = in->mesh;
   phew_status s;
   switch (in->mesh) {
-  case PHEW_MESH_STRUCTURED: s = grid_init(m, &in->grid, result); break;
+  case PHEW_MESH_STRUCTURED:
+    s = grid_init(m, &in->grid, result);
+    m->active_labels = in->labels_active_only != 0;
+    break;
   case PHEW_MESH_GRAPH:
     s = graph_init(m, &in->graph, extras, result);
     if (s == PHEW_OK && c->size == 1 && m->n_local < 2)

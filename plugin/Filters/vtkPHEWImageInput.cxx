@@ -34,21 +34,6 @@ vtkSmartPointer<vtkIdTypeArray> NewLabelArray(const char* name, vtkIdType n)
   array->SetNumberOfTuples(n);
   return array;
 }
-
-// Lays the values of `piece` out over `piece` at the front of an array laid out over `block`
-// (which contains it). Row by row in order: each row goes to an index no larger than its
-// own, so no row is overwritten before it moves.
-void MoveToFront(int64_t* values, const Box& block, const Box& piece)
-{
-  const size_t rowBytes = static_cast<size_t>(piece.Dim(0)) * sizeof(int64_t);
-  for (long long z = piece.lo[2]; z < piece.hi[2]; ++z)
-  {
-    for (long long y = piece.lo[1]; y < piece.hi[1]; ++y)
-    {
-      std::memmove(values + piece.Index(piece.lo[0], y, z), values + block.Index(piece.lo[0], y, z), rowBytes);
-    }
-  }
-}
 }
 
 ImageInput::ImageInput(vtkImageData* image)
@@ -284,9 +269,10 @@ std::string ImageInput::Prepare(Context& context, phew_input& in, phew_labels& l
   }
 
   // 5. Labels. With one rank the core writes straight into the output arrays. With several,
-  //    it writes block-sized labels: into the output arrays themselves when every piece is
-  //    the box its rank owns (Finish moves the piece's labels to the front), else into a
-  //    block copied onto the piece in Finish, where the ranks exchange the foreign cells.
+  //    when every piece is the box its rank owns, the core works in block-sized output arrays
+  //    and writes the piece's labels at their start (labels_active_only; Finish shrinks them);
+  //    otherwise it writes a block, copied onto the piece in Finish, where the ranks
+  //    exchange the foreign cells.
   const vtkIdType nOut = piece.Count();
   const bool inPlace = direct || !foreign; // the same on every rank
   const vtkIdType nArray = direct ? nOut : (inPlace ? static_cast<vtkIdType>(nStored) : nOut);
@@ -305,6 +291,7 @@ std::string ImageInput::Prepare(Context& context, phew_input& in, phew_labels& l
   labels.peak_patch_id = this->LabelData[0];
   labels.clump_id = this->LabelData[1];
   labels.halo_id = this->LabelData[2];
+  in.labels_active_only = inPlace && !direct ? 1 : 0;
 
   this->CellData = cellData;
   this->Direct = direct;
@@ -323,11 +310,8 @@ std::string ImageInput::Finish(Context& context, vtkDataObject* outputObject)
 {
   if (!this->Direct && this->InPlace)
   {
-    // The block holds the piece's labels too (its ghost cells carry the labels of the cells
-    // they copy): they move to the front, and the arrays shrink to the piece.
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 3; ++k) // the piece's labels are at the start (labels_active_only)
     {
-      MoveToFront(this->LabelData[k], this->Stored, this->Piece);
       this->Out[k]->SetNumberOfTuples(this->Piece.Count());
     }
   }

@@ -1,6 +1,7 @@
 #include "vtkPHEWTables.h"
 
 #include "vtkDoubleArray.h"
+#include "vtkFieldData.h"
 #include "vtkIdTypeArray.h"
 #include "vtkIntArray.h"
 #include "vtkSmartPointer.h"
@@ -81,4 +82,27 @@ void FillDendrogram(vtkTable* table, const phew_result& result)
   Fill(table, columns, n, result.nodes, result.n_nodes, sizeof(phew_node));
 }
 
+
+void AddRunFigures(vtkTable* table, const phew_result& result, double seconds)
+{
+  auto wall = vtkSmartPointer<vtkDoubleArray>::New();
+  wall->SetName("PHEWSeconds");
+  wall->InsertNextValue(seconds);
+  auto stages = vtkSmartPointer<vtkDoubleArray>::New();
+  stages->SetName("PHEWStageSeconds");
+  stages->SetNumberOfComponents(PHEW_STAGE_COUNT);
+  stages->SetNumberOfTuples(1);
+  for (int s = 0; s < PHEW_STAGE_COUNT; ++s)
+  {
+    stages->SetComponentName(s, phew_stage_name(s));
+    stages->SetComponent(0, s, result.stats.seconds[s]);
+  }
+  auto ranks = vtkSmartPointer<vtkIntArray>::New();
+  ranks->SetName("PHEWNumberOfRanks");
+  ranks->InsertNextValue(result.stats.n_ranks);
+  vtkFieldData* fields = table->GetFieldData();
+  fields->AddArray(wall);
+  fields->AddArray(stages);
+  fields->AddArray(ranks);
+}
 }

@@ -20,6 +20,11 @@ void Fill(vtkTable* table, const phew_column* columns, int n_columns, const void
 void FillClumps(vtkTable* table, const phew_result& result);
 void FillHaloes(vtkTable* table, const phew_result& result);
 void FillDendrogram(vtkTable* table, const phew_result& result);
+
+/// The run's figures, as field data of `table`: PHEWSeconds (the wall time of the core's call
+/// on this rank), PHEWStageSeconds (one component per stage, named as phew_stage_name says:
+/// the slowest rank's time) and PHEWNumberOfRanks.
+void AddRunFigures(vtkTable* table, const phew_result& result, double seconds);
 }
 
 #endif

@@ -202,6 +202,11 @@ typedef struct phew_input {
   void *mpi_comm;                /* address of an MPI_Comm, or NULL: this process alone */
   phew_progress_fn progress;     /* optional */
   void *progress_data;
+  int labels_active_only;        /* grids only: 1 writes the labels of the active cells alone,
+                                    laid out over the active box (x fastest) at the start of
+                                    each label array, for a caller whose output has no ghost
+                                    cells; the arrays still hold one entry per stored cell (the
+                                    core works in them), the rest left undefined */
 } phew_input;
 
 /* Per stored (grid), local (graph) or own block (amr) cell, written by phew_find_clumps; all

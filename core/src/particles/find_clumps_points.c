@@ -196,6 +196,8 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
     goto fail;
   if (!params || !labels || (n_passed > 0 && (!labels->peak_patch_id || !labels->clump_id || !labels->halo_id)))
     s = phew_fail(result, PHEW_ERROR_ARGUMENT, "parameters and the three label arrays must be given");
+  else if (in->labels_active_only)
+    s = phew_fail(result, PHEW_ERROR_ARGUMENT, "labels_active_only applies to grids only");
   else
     s = params_check(params, result);
   s = comm_agree(&run.c, s, result);
