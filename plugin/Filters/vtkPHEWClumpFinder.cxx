@@ -20,6 +20,7 @@
 
 #include "phew/phew.h"
 
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -194,7 +195,9 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   // 3. Run.
   this->UpdateProgress(0.05);
   phew_result result;
+  const auto start = std::chrono::steady_clock::now();
   const phew_status status = phew_find_clumps(&in, &params, &labels, &result);
+  const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   if (status != PHEW_OK) // collective: the same status and message on every rank
   {
     const std::string subject =
@@ -217,6 +220,7 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   vtkPHEWTables::FillClumps(vtkTable::GetData(outputVector, CLUMPS_PORT), result);
   vtkPHEWTables::FillDendrogram(vtkTable::GetData(outputVector, DENDROGRAM_PORT), result);
   vtkPHEWTables::FillHaloes(vtkTable::GetData(outputVector, HALOES_PORT), result);
+  vtkPHEWTables::AddRunFigures(vtkTable::GetData(outputVector, CLUMPS_PORT), result, seconds.count());
   phew_result_free(&result);
   return true;
 }
