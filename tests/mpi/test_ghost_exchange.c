@@ -1,12 +1,14 @@
 /* Under mpiexec with any number of ranks: split grids with phew_grid_decompose, fill every
  * active cell with its global id, exchange ghosts, and check that every ghost cell now holds
  * the global id of the cell it mirrors (periodic wrap included), for 8-byte and 4-byte
- * values. Exit status 0 on every rank when all checks hold. */
+ * values; blocks that do not tile the grid are refused. Exit status 0 on every rank when all
+ * checks hold. */
 #include "phew/phew.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int64_t wrap(int64_t c, int64_t n) { return c < 0 ? c + n : (c >= n ? c - n : c); }
 
@@ -57,6 +59,37 @@ static int check(const int64_t n[3], int periodic, MPI_Comm comm)
   return failures > 0;
 }
 
+/* Blocks that do not tile the grid (on one rank a cell owned by nobody; on several, every
+ * rank claiming rank 0's block) are refused on every rank, before any value is written. */
+static int check_refuses_bad_tiling(MPI_Comm comm)
+{
+  int size, rank;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  const int64_t n[3] = {9, 7, 5};
+  const int per[3] = {0, 0, 0};
+  phew_grid g;
+  if (phew_grid_decompose(&g, n, per, size, 0) != PHEW_OK)
+    return 1;
+  if (size == 1)
+    g.active_dims[0] -= 1; /* the last plane of x: stored, active nowhere */
+  const int64_t stored = g.stored_dims[0] * g.stored_dims[1] * g.stored_dims[2];
+  double *values = malloc((size_t)stored * sizeof *values);
+  for (int64_t i = 0; i < stored; ++i)
+    values[i] = (double)i + 0.5;
+  char message[256] = "";
+  const phew_status status = phew_exchange_ghosts(&g, values, sizeof *values, &comm, message, sizeof message);
+  int failures = 0;
+  if (status != PHEW_ERROR_ARGUMENT || !strstr(message, "do not tile")) {
+    fprintf(stderr, "rank %d: bad tiling: status %d, message '%s'\n", rank, (int)status, message);
+    ++failures;
+  }
+  for (int64_t i = 0; i < stored; ++i)
+    failures += values[i] != (double)i + 0.5; /* nothing written */
+  free(values);
+  return failures > 0;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -66,6 +99,7 @@ int main(int argc, char **argv)
   for (size_t k = 0; k < sizeof grids / sizeof grids[0]; ++k)
     for (int periodic = 0; periodic <= 1; ++periodic)
       failed |= check(grids[k], periodic, comm);
+  failed |= check_refuses_bad_tiling(comm);
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
   int rank;
   MPI_Comm_rank(comm, &rank);
