@@ -21,7 +21,8 @@ first imports ParaView's Python). Printed per rank count:
   overhead        catalyst - finder - writing - merger trees: everything that is not the
                   core's work or the script's (target: < 10% of finder); also given against
                   the direct finder
-and the peak resident memory of a run with and without the Catalyst script.
+and the peak resident memory of a run with the Catalyst script, with it but without its merger
+trees (PHEW_TREES=0), and without it.
 """
 import argparse
 import csv
@@ -34,9 +35,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def run(args, ranks, with_catalyst, out_dir):
+def run(args, ranks, with_catalyst, out_dir, trees=True):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", PHEW_PICTURES="0",
-               PHEW_GRID_EVERY="1000000")
+               PHEW_GRID_EVERY="1000000", PHEW_TREES="1" if trees else "0")
     command = ["/usr/bin/time", "-f", "maxrss_kb %M", "mpiexec", "--oversubscribe", "--mca", "pml", "ob1",
                "-np", str(ranks), os.path.join(args.build, "bin", "phew_pm"), "--mesh", str(args.mesh),
                "--steps", str(args.steps), "--every", str(args.every), "--direct", "--output", out_dir]
@@ -62,6 +63,7 @@ def main():
         with tempfile.TemporaryDirectory() as scratch:
             out = os.path.join(scratch, "with")
             rss_with = run(args, ranks, True, out)
+            rss_finder_only = run(args, ranks, True, os.path.join(scratch, "finder_only"), trees=False)
             rss_without = run(args, ranks, False, os.path.join(scratch, "without"))
             rows = list(csv.DictReader(open(os.path.join(out, "timing.csv"))))[1:]
             script = {}  # step -> (filter update, core in the filter, writing, merger trees)
@@ -93,8 +95,10 @@ def main():
         print("  merger trees  %8.4f   (clumps and haloes: PHEW Merger Tree and writing its links)" % tracking)
         print("  overhead      %8.4f   = %.1f%% of the finder (target < 10%%); against the direct finder "
               "%.4f = %.1f%%" % (overhead, 100 * overhead / finder, overhead_direct, 100 * overhead_direct / direct))
-        print("  peak RSS per run: %.0f MB with the Catalyst script, %.0f MB without (rank 0's mpiexec tree)"
-              % (rss_with / 1e6, rss_without / 1e6))
+        labels = 24.0 * args.mesh ** 3 / ranks
+        print("  peak RSS per run (rank 0's mpiexec tree): %.0f MB with the Catalyst script, %.0f MB with it but "
+              "no merger trees (PHEW_TREES=0), %.0f MB without Catalyst; the labels: %.0f MB per rank"
+              % (rss_with / 1e6, rss_finder_only / 1e6, rss_without / 1e6, labels / 1e6))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ insitu_output):
     halo_links_STEP.csv                linked to those of the call before that share its
                                        cells, with the shared masses (rank 0)
     clump_tree.csv, halo_tree.csv      every call's links in one table, at the end
+                                       (PHEW_TREES=0 turns the trees off)
 Parameters, in units of the mean density: PHEW_THRESHOLD (10), PHEW_RELEVANCE (3),
 PHEW_SADDLE (30; 0 turns saddle merging off).
 """
@@ -33,6 +34,7 @@ THRESHOLD = float(os.environ.get("PHEW_THRESHOLD", "10"))
 RELEVANCE = float(os.environ.get("PHEW_RELEVANCE", "3"))
 SADDLE = float(os.environ.get("PHEW_SADDLE", "30"))
 GRID_EVERY = int(os.environ.get("PHEW_GRID_EVERY", "50"))
+TREES = os.environ.get("PHEW_TREES", "1") != "0"
 PICTURES = os.environ.get("PHEW_PICTURES", "1") != "0"
 
 
@@ -78,12 +80,12 @@ finder.SaddleThreshold = SADDLE
 finder.Periodic = 1
 
 # the clumps and the haloes followed from call to call, by the cells they share
-clump_tree = PHEWMergerTree(registrationName="clump_tree", Input=finder)
-clump_tree.Labels = ["CELLS", "ClumpId"]
-clump_tree.Mass = ["CELLS", "density"]
-halo_tree = PHEWMergerTree(registrationName="halo_tree", Input=finder)
-halo_tree.Labels = ["CELLS", "HaloId"]
-halo_tree.Mass = ["CELLS", "density"]
+trees = {}
+if TREES:
+    for name, labels in (("clump", "ClumpId"), ("halo", "HaloId")):
+        trees[name] = PHEWMergerTree(registrationName=name + "_tree", Input=finder)
+        trees[name].Labels = ["CELLS", labels]
+        trees[name].Mass = ["CELLS", "density"]
 
 labelled = CreateExtractor("VTI", finder, registrationName="labelled_grid")
 # (the extractor writes an index of pieces, one per rank, even on one rank: a .pvti)
@@ -140,13 +142,13 @@ def catalyst_execute(info):
     start = time.perf_counter()
     write_tables(info.timestep, [("clumps", clumps), ("haloes", haloes)])
     writing = time.perf_counter() - start
-    for name, tree in (("clump", clump_tree), ("halo", halo_tree)):
+    for name, tree in trees.items():
         write_links(name, info.timestep, update(tree, info.time).GetOutputDataObject(0))
-    trees = time.perf_counter() - start - writing
+    tracking = time.perf_counter() - start - writing
     if rank() == 0:
         with open(os.path.join(OUTPUT, "script_timing.csv"), "a") as out:  # for the benchmark
             out.write("%d,%.6f,%.6f,%.6f,%.6f\n" % (info.timestep, finding, core.GetValue(0) if core else float("nan"),
-                                                    writing, trees))
+                                                    writing, tracking))
         # (print_info of this ParaView fails in its log handler; a plain print is enough)
         print("phew in situ: step %d, t = %.3f: %d clumps, %d haloes" % (info.timestep, info.time,
               clumps.GetNumberOfRows(), haloes.GetNumberOfRows()), flush=True)

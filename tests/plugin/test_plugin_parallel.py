@@ -92,6 +92,21 @@ self.GetInputInformation(0, 0).Set(vtkStreamingDemandDrivenPipeline.UPDATE_NUMBE
 """
 
 
+def check_run_figures(label, fields):
+    """The Clumps table's field data: the core's wall time, its stages' times and the ranks."""
+    wall, stages, ranks = (fields.GetArray(name) for name in ("PHEWSeconds", "PHEWStageSeconds", "PHEWNumberOfRanks"))
+    if not check.check(wall is not None and stages is not None and ranks is not None,
+                       "%s: the Clumps table lacks the run's figures (field data)" % label):
+        return
+    check.check(ranks.GetValue(0) == n_ranks, "%s: PHEWNumberOfRanks %d on %d ranks" % (label, ranks.GetValue(0), n_ranks))
+    check.check(0.0 < wall.GetValue(0) < 60.0, "%s: PHEWSeconds %r" % (label, wall.GetValue(0)))
+    names = [stages.GetComponentName(k) for k in range(stages.GetNumberOfComponents())]
+    check.check(names == ["watershed", "saddles", "noise removal", "saddle merging", "properties"],
+                "%s: PHEWStageSeconds components %s" % (label, names))
+    times = [stages.GetComponent(0, k) for k in range(stages.GetNumberOfComponents())]
+    check.check(False not in [0.0 <= t < 60.0 for t in times], "%s: stage times %s" % (label, times))  # (no min, max: see above)
+
+
 def compare_case(label, path, association, name, threshold, relevance=2.0, saddle=None, periodic=False,
                  ghost_layers=0, whole_on=None, ghosts_asked=False, spreadsheet=False):
     print("case %s: %s %s '%s' threshold %g saddle %s periodic %d ghost layers %d whole on %s ghosts asked %d"
@@ -166,7 +181,10 @@ def compare_case(label, path, association, name, threshold, relevance=2.0, saddl
     # Tables: complete from rank 0, no rows anywhere else.
     for port, suffix in pt.TABLE_PORTS:
         header, rows = cli_tables[suffix]
-        pt.compare_table(check, "%s/%s" % (label, suffix), servermanager.Fetch(finder, idx=port), header, rows)
+        fetched = servermanager.Fetch(finder, idx=port)
+        pt.compare_table(check, "%s/%s" % (label, suffix), fetched, header, rows)
+        if suffix == "clumps":
+            check_run_figures(label, fetched.GetFieldData())
         written = os.path.join(args.work_dir, "%s-%s-all-ranks.csv" % (label, suffix))
         SaveData(written, proxy=OutputPort(finder, port))
         check.check(len(csv_rows(written)) - 1 == len(rows), "%s/%s: the ranks hold %d rows together, rank 0 alone %d"
