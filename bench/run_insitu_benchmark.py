@@ -37,7 +37,7 @@ ROOT = os.path.dirname(HERE)
 
 def run(args, ranks, with_catalyst, out_dir, trees=True):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", PHEW_PICTURES="0",
-               PHEW_GRID_EVERY="1000000", PHEW_TREES="1" if trees else "0")
+               PHEW_GRID_EVERY="0", PHEW_TREES="1" if trees else "0")
     command = ["/usr/bin/time", "-f", "maxrss_kb %M", "mpiexec", "--oversubscribe", "--mca", "pml", "ob1",
                "-np", str(ranks), os.path.join(args.build, "bin", "phew_pm"), "--mesh", str(args.mesh),
                "--steps", str(args.steps), "--every", str(args.every), "--direct", "--output", out_dir]

@@ -8,7 +8,8 @@ insitu_output):
                                        integers as integers, doubles with %.17g, as the
                                        command-line tool writes them: phew_insitu.py)
     grid_STEP.pvti                     the labelled grid (density, PeakPatchId, ClumpId,
-                                       HaloId), every $PHEW_GRID_EVERY steps (default 50),
+                                       HaloId), every $PHEW_GRID_EVERY steps (default 50;
+                                       0: never),
                                        Binary data mode: an index of one .vti piece per rank
                                        (in grid_STEP/)
     clumps_STEP.png                    the clumps coloured by ClumpId, with the step and time
@@ -87,12 +88,13 @@ if TREES:
         trees[name].Labels = ["CELLS", labels]
         trees[name].Mass = ["CELLS", "density"]
 
-labelled = CreateExtractor("VTI", finder, registrationName="labelled_grid")
-# (the extractor writes an index of pieces, one per rank, even on one rank: a .pvti)
-labelled.Writer.FileName = "grid_{timestep:06d}.pvti"
-labelled.Writer.DataMode = "Binary"
-labelled.Trigger = "TimeStep"
-labelled.Trigger.Frequency = GRID_EVERY
+if GRID_EVERY > 0:
+    labelled = CreateExtractor("VTI", finder, registrationName="labelled_grid")
+    # (the extractor writes an index of pieces, one per rank, even on one rank: a .pvti)
+    labelled.Writer.FileName = "grid_{timestep:06d}.pvti"
+    labelled.Writer.DataMode = "Binary"
+    labelled.Trigger = "TimeStep"
+    labelled.Trigger.Frequency = GRID_EVERY
 
 if PICTURES:
     view = CreateView("RenderView")
