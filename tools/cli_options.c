@@ -11,13 +11,13 @@
 
 void usage(FILE *out)
 {
-  fputs("usage: phew --input FILE --dims NX NY NZ --type float32|float64 --threshold T\n"
-        "            [--relevance R] [--saddle S] [--mass-threshold M] [--periodic]\n"
+  fputs("usage: phew --input FILE --dims NX NY NZ --type float32|float64 [--threshold T|auto]\n"
+        "            [--relevance R] [--saddle S|auto] [--mass-threshold M] [--periodic]\n"
         "            [--spacing DX DY DZ] [--origin OX OY OZ] --output PREFIX [--verbose]\n"
         "       phew --points POS --type float32|float64 --box LX LY LZ [--periodic]\n"
         "            [--masses FILE] [--velocities FILE] [--ids FILE] [--density FILE]\n"
-        "            [--neighbours K] [--density-neighbours N] --threshold T [--relevance R]\n"
-        "            [--saddle S] [--mass-threshold M] [--threads N] --output PREFIX [--verbose]\n"
+        "            [--neighbours K] [--density-neighbours N] [--threshold T|auto] [--relevance R]\n"
+        "            [--saddle S|auto] [--mass-threshold M] [--threads N] --output PREFIX [--verbose]\n"
         "       phew --points POS --type float32|float64 --box LX LY LZ [--periodic] --finder fof\n"
         "            [--linking-length B | --linking-absolute L] [--min-members N] [--masses FILE]\n"
         "            [--velocities FILE] [--ids FILE] [--threads N] --output PREFIX [--verbose]\n"
@@ -29,6 +29,11 @@ void usage(FILE *out)
         "\n"
         "A grid: a raw little-endian cube, x fastest. Outputs PREFIX-patch.raw, -clump.raw,\n"
         "-halo.raw (int64 per cell, -1 = none), PREFIX-clumps.csv, -haloes.csv, -dendrogram.csv.\n"
+        "Thresholds are in the density's units. --threshold (default auto): cells above T are\n"
+        "test cells; auto is 10 x the mean density (total mass / total volume; particles with a\n"
+        "box: total mass / box volume, 10 for estimated densities). --relevance R >= 1 (default\n"
+        "2; 1 keeps every peak). --saddle S turns saddle merging on; auto is 2.5 x the density\n"
+        "threshold used. --verbose prints the thresholds used and the mean density.\n"
         "Particles: POS holds raw little-endian x,y,z per particle (velocities likewise; masses\n"
         "and a given density one value per particle; all of --type; ids int64), inside the box\n"
         "[0,LX)x[0,LY)x[0,LZ). Densities are estimated (SPH over N density neighbours, default\n"
@@ -173,7 +178,7 @@ static int check_finder(const options *o, const int *finder_given)
 }
 
 /* After the loop: the mode, options of the other mode, the required ones. 0 or 1 after fail. */
-static int check_mode(options *o, const int *given, int have_type, int have_threshold)
+static int check_mode(options *o, const int *given, int have_type)
 {
   if (o->input && o->positions) {
     fail("--input (a grid) and --points (particles) cannot be used together");
@@ -192,15 +197,11 @@ static int check_mode(options *o, const int *given, int have_type, int have_thre
         fail("%s applies to particles (--points), not to a grid (--input)", mode_option[k]);
       return 1;
     }
-  if (!o->points && (!o->output || !given[GIVEN_DIMS] || !have_type || !have_threshold)) {
-    fail("--input, --output, --dims, --type and --threshold are required (see phew --help)");
+  if (!o->points && (!o->output || !given[GIVEN_DIMS] || !have_type)) {
+    fail("--input, --output, --dims and --type are required (see phew --help)");
     return 1;
   }
-  if (o->points && o->finder == FINDER_PHEW && (!o->output || !given[GIVEN_BOX] || !have_type || !have_threshold)) {
-    fail("--points, --output, --box, --type and --threshold are required (see phew --help)");
-    return 1;
-  }
-  if (o->points && o->finder != FINDER_PHEW && (!o->output || !given[GIVEN_BOX] || !have_type)) {
+  if (o->points && (!o->output || !given[GIVEN_BOX] || !have_type)) {
     fail("--points, --output, --box and --type are required (see phew --help)");
     return 1;
   }
@@ -218,7 +219,7 @@ int parse_options(int argc, char **argv, options *o)
   phew_fof_params_init(&o->fof);
   phew_hop_params_init(&o->hop);
   int64_t min_members = 0;
-  int given[N_GIVEN] = {0}, finder_given[N_FINDER_GIVEN] = {0}, have_type = 0, have_threshold = 0;
+  int given[N_GIVEN] = {0}, finder_given[N_FINDER_GIVEN] = {0}, have_type = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const int left = argc - i - 1;
@@ -271,20 +272,31 @@ int parse_options(int argc, char **argv, options *o)
         return 1;
       }
       have_type = 1;
-    } else if (!strcmp(a, "--threshold") || !strcmp(a, "--relevance") || !strcmp(a, "--saddle") ||
-               !strcmp(a, "--mass-threshold")) {
+    } else if (!strcmp(a, "--threshold") || !strcmp(a, "--saddle")) {
+      NEED(1);
+      double v = PHEW_THRESHOLD_AUTOMATIC;
+      if (strcmp(argv[++i], "auto") != 0) {
+        /* negative numbers mean "automatic" to the core: here only "auto" says it */
+        if (option_double(a, argv[i], &v, "a number >= 0 or auto") != 0)
+          return 1;
+        if (v < 0.0) {
+          fail("%s needs a number >= 0 or auto (got '%s')", a, argv[i]);
+          return 1;
+        }
+      }
+      if (!strcmp(a, "--threshold")) {
+        o->params.density_threshold = v;
+      } else {
+        o->params.saddle_merging = 1;
+        o->params.saddle_threshold = v;
+      }
+    } else if (!strcmp(a, "--relevance") || !strcmp(a, "--mass-threshold")) {
       NEED(1);
       double v;
       if (option_double(a, argv[++i], &v, "a finite number") != 0)
         return 1;
-      if (!strcmp(a, "--threshold")) {
-        o->params.density_threshold = v;
-        have_threshold = 1;
-      } else if (!strcmp(a, "--relevance")) {
+      if (!strcmp(a, "--relevance")) {
         o->params.relevance_threshold = v;
-      } else if (!strcmp(a, "--saddle")) {
-        o->params.saddle_merging = 1;
-        o->params.saddle_threshold = v;
       } else {
         o->params.mass_threshold = v;
       }
@@ -368,5 +380,5 @@ int parse_options(int argc, char **argv, options *o)
   }
   if (finder_given[GIVEN_MIN_MEMBERS])
     o->fof.min_members = o->hop.min_members = min_members;
-  return check_mode(o, given, have_type, have_threshold) || check_finder(o, finder_given);
+  return check_mode(o, given, have_type) || check_finder(o, finder_given);
 }

@@ -127,7 +127,7 @@ int grid_mode_run(const procs *p, const options *o)
   if (!all_ok(p))
     goto done;
   if (o->verbose && p->rank == 0)
-    print_summary(&result, 0);
+    print_summary(&result, &o->params, 0);
   if (write_outputs(p, &in.grid, &labels, &result) == 0)
     code = 0;
 done:

@@ -144,7 +144,7 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
     goto done;
   if (o->verbose && p->rank == 0) {
     if (o->finder == FINDER_PHEW)
-      print_summary(&result, 1);
+      print_summary(&result, &o->params, 1);
     else
       print_group_summary(&result, o->finder == FINDER_FOF);
   }

@@ -16,11 +16,25 @@ static double particle_stages(const phew_stats *s)
   return total;
 }
 
-void print_summary(const phew_result *r, int points)
+/* The thresholds the run used, the automatic ones marked, and the mean density they come from. */
+static void thresholds(const phew_result *r, const phew_params *params)
+{
+  printf("thresholds: density %.9g%s, relevance %.9g, ", r->density_threshold_used,
+         params->density_threshold < 0.0 ? " (auto: 10 x the mean density)" : "", params->relevance_threshold);
+  if (params->saddle_merging)
+    printf("saddle %.9g%s", r->saddle_threshold_used,
+           params->saddle_threshold < 0.0 ? " (auto: 2.5 x the density threshold)" : "");
+  else
+    printf("no saddle merging");
+  printf("; mean density %.9g\n", r->mean_density);
+}
+
+void print_summary(const phew_result *r, const phew_params *params, int points)
 {
   const phew_stats *s = &r->stats;
   const char *unit = points ? "particles" : "cells";
   double total = 0.0;
+  thresholds(r, params);
   printf("%s %lld, test %s %lld, peaks %lld, saddle pairs %lld\n", unit, (long long)s->n_cells, unit,
          (long long)s->n_test_cells, (long long)s->n_peaks, (long long)s->n_saddle_pairs);
   printf("noise removal: %d level(s), %lld isolated peak(s) discarded, %lld clump(s)\n", s->noise_levels,

@@ -7,7 +7,8 @@
 
 #include "phew/phew.h"
 
-void print_summary(const phew_result *r, int points);
+/* params: as given, to say which thresholds were automatic. */
+void print_summary(const phew_result *r, const phew_params *params, int points);
 /* The same for a halo finder: particles, groups, the largest ones, times, padding. */
 void print_group_summary(const phew_result *r, int fof);
 

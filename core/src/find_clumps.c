@@ -21,16 +21,26 @@ static phew_status check_arguments(const phew_input *in, const phew_params *p, c
   return params_check(p, result);
 }
 
+/* Negative thresholds are automatic (PHEW_THRESHOLD_AUTOMATIC): only NaN and +inf are refused. */
 phew_status params_check(const phew_params *p, phew_result *result)
 {
-  if (!isfinite(p->density_threshold) || p->density_threshold < 0.0)
+  if (isnan(p->density_threshold) || p->density_threshold == INFINITY)
     return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                     "the density threshold must be a finite number >= 0 (got %g)", p->density_threshold);
-  if (!isfinite(p->relevance_threshold) || p->relevance_threshold < 0.0)
+                     "the density threshold must be set: a finite number >= 0, or negative "
+                     "(PHEW_THRESHOLD_AUTOMATIC) for 10 x the mean density (got %g)",
+                     p->density_threshold);
+  if (isnan(p->relevance_threshold) || p->relevance_threshold == INFINITY)
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the relevance threshold must be a finite number >= 1 (got %g)",
+                     p->relevance_threshold);
+  if (p->relevance_threshold < 1.0) /* a threshold below 1 reads as "more permissive", but is 1 */
     return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                     "the relevance threshold must be a finite number >= 0 (got %g)", p->relevance_threshold);
-  if (p->saddle_merging && !isfinite(p->saddle_threshold))
-    return phew_fail(result, PHEW_ERROR_ARGUMENT, "the saddle threshold must be finite (got %g)",
+                     "the relevance threshold must be >= 1 (got %g): a peak's relevance, peak density / key "
+                     "saddle density, is at least 1; 1 keeps every peak",
+                     p->relevance_threshold);
+  if (p->saddle_merging && (isnan(p->saddle_threshold) || p->saddle_threshold == INFINITY))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                     "the saddle threshold must be set: a finite number, or negative (PHEW_THRESHOLD_AUTOMATIC) "
+                     "for 2.5 x the density threshold (got %g)",
                      p->saddle_threshold);
   if (isnan(p->mass_threshold))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the mass threshold is NaN");
@@ -115,6 +125,28 @@ static phew_status working_labels(const mesh *m, comm *c, phew_labels *work, phe
   return PHEW_OK;
 }
 
+/* The mean density (particles: the particle path's) and the thresholds used, into the result.
+ * Collective; bad densities are left to the watershed, which names them. */
+static phew_status resolve_thresholds(const mesh *m, const field *f, comm *c, const graph_extras *extras,
+                                      const phew_params *params, phew_params *used, phew_result *result)
+{
+  double mean = extras ? extras->mean_density : NAN;
+  int64_t n_bad = 0;
+  if (!extras && mesh_mean_density(m, f, c, &mean, &n_bad) != PHEW_OK)
+    return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while summing the mean density");
+  phew_status s = params_resolve(params, mean, used, result);
+  if (s != PHEW_OK && n_bad > 0) { /* the data's fault: let the watershed say so */
+    result->message[0] = '\0';
+    *used = *params;
+    used->density_threshold = used->saddle_threshold = 0.0;
+    s = PHEW_OK;
+  }
+  result->mean_density = mean;
+  result->density_threshold_used = used->density_threshold;
+  result->saddle_threshold_used = used->saddle_merging ? used->saddle_threshold : NAN;
+  return s;
+}
+
 typedef struct pipeline {
   const phew_input *in;
   phew_result *result;
@@ -174,6 +206,7 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
     return PHEW_ERROR_ARGUMENT;
   memset(result, 0, sizeof *result);
   result->stats.n_ranks = 1;
+  result->density_threshold_used = result->saddle_threshold_used = result->mean_density = NAN;
   comm c;
   phew_status s = comm_init(&c, in, result);
   if (s != PHEW_OK) { /* no communicator to agree over: every rank finds the same */
@@ -199,12 +232,13 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
   }
   result->stats.n_cells = m.n_active;
 
-  field f = {NULL, NULL, params->density_threshold};
+  field f = {NULL, NULL, 0.0}; /* the threshold once it is known */
   if (in->density_type == PHEW_FLOAT32)
     f.f32 = in->density;
   else
     f.f64 = in->density;
 
+  phew_params used; /* params with the automatic thresholds resolved */
   pipeline pl = {in, result, &c, 0.0, 0, 0};
   peak_table peaks = {0};
   edge_list edges = {0};
@@ -229,6 +263,11 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
     s = mesh_ghost_plan(&m, &c, &plan, result->message, sizeof result->message);
   if (s == PHEW_OK && ghosts && m.kind != PHEW_MESH_STRUCTURED)
     s = local_density(&m, in, &c, &plan, &f, &density_copy, result);
+  if (s == PHEW_OK) {
+    s = resolve_thresholds(&m, &f, &c, extras, params, &used, result);
+    params = &used;
+    f.threshold = used.density_threshold;
+  }
   if (s == PHEW_OK)
     s = watershed_run(&m, &f, ghosts ? &plan : NULL, &pc, labels->peak_patch_id, labels->clump_id, &result->stats,
                       result);

@@ -165,6 +165,7 @@ typedef struct graph_extras {
   const double *mass;
   const double *velocity;
   double density_unit; /* physical density of 1 in the density's units (mean densities) */
+  double mean_density; /* the particles' mean density (phew_params), in the density's units */
 } graph_extras;
 
 /* The clump finder on a mesh: phew_find_clumps without the particle path (which builds a
@@ -249,6 +250,23 @@ typedef struct field {
 } field;
 
 static inline double field_value(const field *f, int64_t i) { return f->f32 ? (double)f->f32[i] : f->f64[i]; }
+
+/* ---- the mean density and the automatic thresholds (thresholds.c) ------------------------ */
+/* Collective: sums[k] becomes the sum over ranks, the same bits on every rank (0 or
+ * PHEW_ERROR_MEMORY on every rank). */
+phew_status comm_sum_exact(const comm *c, exact_sum *sums, int n);
+/* Collective: the mean density of the active cells of all ranks (phew_params) in *mean.
+ * Cells whose density is NaN, infinite or negative are left out and counted in *n_bad (all
+ * ranks): the watershed reports them. */
+phew_status mesh_mean_density(const mesh *m, const field *f, comm *c, double *mean, int64_t *n_bad);
+/* Collective: the same for the own particles of the particle path: n masses (NULL: 1 each)
+ * and densities (in the density's units, unit the physical density of 1); with a box of
+ * volume box_volume > 0 the total mass over it, else over the sum of mass / density. */
+phew_status particles_mean_density(const comm *c, int64_t n, const double *mass, const double *rho, double box_volume,
+                                   double unit, double *mean);
+/* given with its automatic thresholds replaced by those of this mean density; fails with
+ * PHEW_ERROR_DATA when one lies beyond the double range. */
+phew_status params_resolve(const phew_params *given, double mean_density, phew_params *used, phew_result *result);
 
 /* ---- peaks (peaks.c) ------------------------------------------------------------------- */
 /* The peaks this rank knows (paper section 3.2): first its own ("active") peaks, then ghost

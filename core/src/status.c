@@ -41,10 +41,11 @@ const char *phew_particle_stage_name(int stage)
 void phew_params_init(phew_params *params)
 {
   memset(params, 0, sizeof *params);
-  params->density_threshold = NAN; /* required: the caller must set it */
+  /* automatic: a first run on data nobody has looked at yet finds clumps */
+  params->density_threshold = PHEW_THRESHOLD_AUTOMATIC;
   params->relevance_threshold = 2.0;
   params->saddle_merging = 0;
-  params->saddle_threshold = 0.0;
+  params->saddle_threshold = PHEW_THRESHOLD_AUTOMATIC;
   params->mass_threshold = 0.0;
   params->peak_order_seed = 0;
 }

@@ -147,6 +147,83 @@ TEST_F(Cli, VerboseAndHelp)
   EXPECT_NE(h.out.find("usage"), std::string::npos);
 }
 
+// Issue 12: --threshold auto (also the default) and --saddle auto are 10 x the mean density
+// and 2.5 x that, as the library computes them; --verbose prints them; the labels equal a
+// run with those thresholds given as numbers.
+TEST_F(Cli, AutomaticThresholds)
+{
+  const int64_t nx = 16, ny = 12, nz = 10, n = nx * ny * nz;
+  std::vector<double> v = field(nx, ny, nz, 31);
+  // blobs far above ten times the mean, two of them close enough to merge
+  const double blobs[5][4] = {{3, 3, 3, 60}, {6.5, 3, 3, 50}, {11, 8, 6, 80}, {4, 9, 7, 40}, {12, 3, 2, 70}};
+  for (int64_t i = 0; i < n; ++i) {
+    const double c[3] = {(double)(i % nx), (double)(i / nx % ny), (double)(i / (nx * ny))};
+    for (const auto &b : blobs) {
+      const double r2 = (c[0] - b[0]) * (c[0] - b[0]) + (c[1] - b[1]) * (c[1] - b[1]) + (c[2] - b[2]) * (c[2] - b[2]);
+      v[(size_t)i] += b[3] * std::exp(-0.5 * r2);
+    }
+  }
+  write_raw("in.raw", v, false);
+  const std::vector<std::string> base = {"--input", "in.raw", "--dims", std::to_string(nx), std::to_string(ny),
+                                         std::to_string(nz), "--type", "float64", "--saddle", "auto"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const Outcome def = run(with({"--output", "def", "--verbose"}));
+  const Outcome aut = run(with({"--threshold", "auto", "--output", "auto"}));
+  ASSERT_EQ(def.exit_code, 0) << def.err;
+  ASSERT_EQ(aut.exit_code, 0) << aut.err;
+
+  Library lib;
+  lib.patch.resize((size_t)n);
+  lib.clump.resize((size_t)n);
+  lib.halo.resize((size_t)n);
+  phew_input in;
+  std::memset(&in, 0, sizeof in);
+  phew_grid_init_whole(&in.grid, nx, ny, nz);
+  in.density = v.data();
+  in.density_type = PHEW_FLOAT64;
+  phew_params p;
+  phew_params_init(&p); // automatic thresholds
+  p.saddle_merging = 1;
+  phew_labels labels = {lib.patch.data(), lib.clump.data(), lib.halo.data(), nullptr};
+  ASSERT_EQ(phew_find_clumps(&in, &p, &labels, &lib.result), PHEW_OK) << lib.result.message;
+  ASSERT_GT(lib.result.n_clumps, 1) << "the test field should have clumps above 10 x its mean";
+  long double sum = 0.0L;
+  for (double x : v)
+    sum += x;
+  const double mean = (double)(sum / (long double)n);
+  EXPECT_NEAR(lib.result.mean_density, mean, 1e-12 * mean);
+  EXPECT_EQ(lib.result.density_threshold_used, 10.0 * lib.result.mean_density);
+  EXPECT_EQ(lib.result.saddle_threshold_used, 2.5 * lib.result.density_threshold_used);
+
+  std::vector<int64_t> got((size_t)n);
+  const std::string raw = slurp(path("def-clump.raw"));
+  ASSERT_EQ(raw.size(), (size_t)n * 8);
+  std::memcpy(got.data(), raw.data(), raw.size());
+  EXPECT_TRUE(got == lib.clump) << "the default threshold is not the library's automatic one";
+  for (const char *s : kSuffixes)
+    EXPECT_EQ(slurp(path(std::string("auto") + s)), slurp(path(std::string("def") + s))) << s;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "thresholds: density %.9g (auto: 10 x the mean density), relevance 2, saddle %.9g (auto: 2.5 x the "
+                "density threshold); mean density %.9g\n",
+                lib.result.density_threshold_used, lib.result.saddle_threshold_used, lib.result.mean_density);
+  EXPECT_NE(def.out.find(line), std::string::npos) << "want: " << line << "got:\n" << def.out;
+
+  char threshold[64], saddle[64];
+  std::snprintf(threshold, sizeof threshold, "%.17g", lib.result.density_threshold_used);
+  std::snprintf(saddle, sizeof saddle, "%.17g", lib.result.saddle_threshold_used);
+  std::vector<std::string> given = {"--input", "in.raw", "--dims", std::to_string(nx), std::to_string(ny),
+                                    std::to_string(nz), "--type", "float64", "--threshold", threshold,
+                                    "--saddle", saddle, "--output", "given"};
+  ASSERT_EQ(run(given).exit_code, 0);
+  for (const char *s : kSuffixes)
+    EXPECT_EQ(slurp(path(std::string("given") + s)), slurp(path(std::string("def") + s))) << s;
+}
+
 TEST_F(Cli, SuccessOverwritesAnEarlierRun)
 {
   const std::vector<double> v = field(8, 8, 8, 9);
@@ -204,11 +281,14 @@ TEST_F(Cli, BadInputFailsCleanly)
   expect_clean_failure(args("good32.raw", "float64", t), "bad", "float32 file read as float64");
   expect_clean_failure(args("good64.raw", "float32", t), "bad", "float64 file read as float32");
   expect_clean_failure(args("good64.raw", "float16", t), "bad", "bad --type");
-  expect_clean_failure(args("good64.raw", "float64", {}), "bad", "missing --threshold");
   expect_clean_failure(args("good64.raw", "float64", {"--threshold"}), "bad", "--threshold without a value");
   expect_clean_failure(args("good64.raw", "float64", {"--threshold", "abc"}), "bad", "non-numeric threshold");
   expect_clean_failure(args("good64.raw", "float64", {"--threshold", "nan"}), "bad", "NaN threshold");
   expect_clean_failure(args("good64.raw", "float64", {"--threshold", "-1"}), "bad", "negative threshold");
+  expect_clean_failure(args("good64.raw", "float64", {"--threshold", "Auto"}), "bad", "threshold 'Auto'");
+  expect_clean_failure(args("good64.raw", "float64", {"--saddle", "-1"}), "bad", "negative saddle threshold");
+  expect_clean_failure(args("good64.raw", "float64", {"--threshold", "0.5", "--relevance", "0.5"}), "bad",
+                       "relevance below 1");
   expect_clean_failure(args("good64.raw", "float64", {"--threshold", "0.5", "--relevance", "-2"}), "bad",
                        "negative relevance");
   expect_clean_failure(args("good64.raw", "float64", {"--threshold", "0.5", "--bogus"}), "bad", "unknown option");
@@ -332,14 +412,14 @@ TEST_F(Cli, NumericOptionsTakeDenormalsAndRefuseOverflow)
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   };
-  // accepted: the smallest denormal as threshold, mass threshold, relevance, saddle and origin
+  // accepted: the smallest denormal as threshold, mass threshold, saddle and origin (relevance: 1)
   // a denormal threshold is the threshold: every cell of this positive field is above it
   ASSERT_EQ(run(with({"--threshold", "4.9e-324"})).exit_code, 0);
   const std::string patch_bytes = slurp(path("res-patch.raw"));
   for (const std::vector<std::string> &extra :
        {std::vector<std::string>{"--threshold", "4.9e-324", "--spacing", "1", "1", "1"},
         std::vector<std::string>{"--threshold", "0.5", "--mass-threshold", "4.9e-324"},
-        std::vector<std::string>{"--threshold", "0.5", "--relevance", "2.2e-310", "--saddle", "4.9e-324"},
+        std::vector<std::string>{"--threshold", "0.5", "--relevance", "1", "--saddle", "4.9e-324"},
         std::vector<std::string>{"--threshold", "0.5", "--origin", "4.9e-324", "-4.9e-324", "1e-320"}}) {
     SCOPED_TRACE(extra[extra.size() - 1]);
     const Outcome o = run(with(extra));
@@ -363,9 +443,13 @@ TEST_F(Cli, NumericOptionsTakeDenormalsAndRefuseOverflow)
        "phew: error: --spacing value '1e999' is out of range (finite numbers go up to about 1.8e308)\n"},
       {{"--threshold", "0.5", "--origin", "0", "0", "-1e999"},
        "phew: error: --origin value '-1e999' is out of range (finite numbers go up to about 1.8e308)\n"},
-      {{"--threshold", "inf"}, "phew: error: --threshold needs a finite number (got 'inf')\n"},
-      {{"--threshold", "0.5x"}, "phew: error: --threshold needs a finite number (got '0.5x')\n"},
-      {{"--threshold", ""}, "phew: error: --threshold needs a finite number (got '')\n"},
+      {{"--threshold", "inf"}, "phew: error: --threshold needs a number >= 0 or auto (got 'inf')\n"},
+      {{"--threshold", "0.5x"}, "phew: error: --threshold needs a number >= 0 or auto (got '0.5x')\n"},
+      {{"--threshold", ""}, "phew: error: --threshold needs a number >= 0 or auto (got '')\n"},
+      {{"--threshold", "-0.5"}, "phew: error: --threshold needs a number >= 0 or auto (got '-0.5')\n"},
+      {{"--threshold", "0.5", "--relevance", "0.5"},
+       "phew: error: the relevance threshold must be >= 1 (got 0.5): a peak's relevance, peak density / key "
+       "saddle density, is at least 1; 1 keeps every peak\n"},
       {{"--threshold", "0.5", "--spacing", "1", "nan", "1"},
        "phew: error: --spacing needs three finite numbers (got 'nan')\n"},
   };

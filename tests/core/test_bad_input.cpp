@@ -71,17 +71,18 @@ TEST(BadInput, BadValueBelowTheThresholdIsStillAnError)
 TEST(BadInput, Thresholds)
 {
   const Field f = small_field();
-  expect_failure(*run(f, make_params(-1.0)), PHEW_ERROR_ARGUMENT, "negative density threshold");
+  // negative density and saddle thresholds are automatic (test_automatic_thresholds.cpp)
   expect_failure(*run(f, make_params(kNaN)), PHEW_ERROR_ARGUMENT, "NaN density threshold");
   expect_failure(*run(f, make_params(kInf)), PHEW_ERROR_ARGUMENT, "infinite density threshold");
   expect_failure(*run(f, make_params(0.3, -1.0)), PHEW_ERROR_ARGUMENT, "negative relevance threshold");
+  expect_failure(*run(f, make_params(0.3, 0.0)), PHEW_ERROR_ARGUMENT, "relevance threshold 0");
+  expect_failure(*run(f, make_params(0.3, std::nextafter(1.0, 0.0))), PHEW_ERROR_ARGUMENT,
+                 "relevance threshold just below 1");
   expect_failure(*run(f, make_params(0.3, kNaN)), PHEW_ERROR_ARGUMENT, "NaN relevance threshold");
   expect_failure(*run(f, make_params(0.3, 2.0, 1, kNaN)), PHEW_ERROR_ARGUMENT, "NaN saddle threshold");
+  expect_failure(*run(f, make_params(0.3, 2.0, 1, kInf)), PHEW_ERROR_ARGUMENT, "infinite saddle threshold");
   expect_failure(*run(f, make_params(0.3, 2.0, 0, 0.0, kNaN)), PHEW_ERROR_ARGUMENT, "NaN mass threshold");
-  // phew_params_init leaves the density threshold unset on purpose: it is required
-  phew_params p;
-  phew_params_init(&p);
-  expect_failure(*run(f, p), PHEW_ERROR_ARGUMENT, "density threshold not set");
+  EXPECT_EQ(run(f, make_params(0.3, 1.0))->status, PHEW_OK) << "relevance threshold 1 keeps every peak";
 }
 
 TEST(BadInput, ParamsInitDefaults)
@@ -89,9 +90,10 @@ TEST(BadInput, ParamsInitDefaults)
   phew_params p;
   std::memset(&p, 0x5a, sizeof p);
   phew_params_init(&p);
-  EXPECT_TRUE(std::isnan(p.density_threshold));
+  EXPECT_EQ(p.density_threshold, PHEW_THRESHOLD_AUTOMATIC);
   EXPECT_EQ(p.relevance_threshold, 2.0);
   EXPECT_EQ(p.saddle_merging, 0);
+  EXPECT_EQ(p.saddle_threshold, PHEW_THRESHOLD_AUTOMATIC);
   EXPECT_EQ(p.mass_threshold, 0.0);
   EXPECT_EQ(p.peak_order_seed, 0u);
 }

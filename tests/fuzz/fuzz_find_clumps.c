@@ -187,6 +187,10 @@ static void decode(const uint8_t *data, size_t size, fuzz_case *c)
   phew_params_init(&c->params);
   c->params.density_threshold = rd_value(&r, 48, 0.0, 128, scale);
   c->params.relevance_threshold = rd_value(&r, 64, 2.0, 64, 4.0);
+  /* fractions below 1 (refused since relevance thresholds must be >= 1) keep every peak, as 1
+   * does: the kept inputs that drew one replay what they were found with */
+  if (c->params.relevance_threshold >= 0.0 && c->params.relevance_threshold < 1.0)
+    c->params.relevance_threshold = 1.0;
   c->params.saddle_merging = saddle_merging;
   c->params.saddle_threshold = rd_value(&r, 16, 0.0, 144, scale);
   c->params.mass_threshold = rd_value(&r, 128, 0.0, 32, scale);
@@ -410,14 +414,15 @@ static int64_t highest_around(const fuzz_case *c, int64_t i)
   return best;
 }
 
+/* Negative density and saddle thresholds are automatic (from the mean density). */
 static int input_is_valid(const fuzz_case *c)
 {
   const phew_params *p = &c->params;
-  if (!isfinite(p->density_threshold) || p->density_threshold < 0.0)
+  if (isnan(p->density_threshold) || p->density_threshold == INFINITY)
     return 0;
-  if (!isfinite(p->relevance_threshold) || p->relevance_threshold < 0.0)
+  if (!isfinite(p->relevance_threshold) || p->relevance_threshold < 1.0)
     return 0;
-  if (p->saddle_merging && !isfinite(p->saddle_threshold))
+  if (p->saddle_merging && (isnan(p->saddle_threshold) || p->saddle_threshold == INFINITY))
     return 0;
   if (isnan(p->mass_threshold))
     return 0;
@@ -449,6 +454,9 @@ static int input_is_tame(const fuzz_case *c)
       return 0;
   return 1;
 }
+
+/* a == b, or both NaN */
+static int same_double_value(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
 /* |got - want| within 1e-12 of |want|, or within a denormal step of it */
 static int close_to(double got, long double want)
@@ -950,10 +958,36 @@ static void check_shift(const fuzz_case *c, const run *a)
   case_free(&s);
 }
 
+/* ---- automatic thresholds ---------------------------------------------------------------- */
+/* After a successful run: the thresholds it reports used are the given ones, or 10 x the mean
+ * density (a long double sum: within 1e-12, the core's exact sum rounds differently) and 2.5 x
+ * that; the case with them in place, for the oracles that compare cells with the thresholds. */
+static const fuzz_case *resolve_thresholds(const fuzz_case *c, const run *r, fuzz_case *out)
+{
+  const phew_params *p = &c->params;
+  long double sum = 0.0L;
+  for (int64_t i = 0; i < c->n_cells; ++i)
+    sum += c->rho[i];
+  const long double mean = sum / (long double)c->n_cells;
+  if (!close_to(r->res.mean_density, mean))
+    fail("a", "mean density %.17g, the cells' mean is %.17Lg", r->res.mean_density, mean);
+  const double want = p->density_threshold < 0.0 ? 10.0 * r->res.mean_density : p->density_threshold;
+  if (!same_double_value(r->res.density_threshold_used, want))
+    fail("a", "density threshold used %.17g, expected %.17g", r->res.density_threshold_used, want);
+  const double saddle = !p->saddle_merging ? NAN : p->saddle_threshold < 0.0 ? 2.5 * want : p->saddle_threshold;
+  if (!same_double_value(r->res.saddle_threshold_used, saddle))
+    fail("a", "saddle threshold used %.17g, expected %.17g", r->res.saddle_threshold_used, saddle);
+  *out = *c;
+  out->params.density_threshold = r->res.density_threshold_used;
+  if (p->saddle_merging)
+    out->params.saddle_threshold = r->res.saddle_threshold_used;
+  return out;
+}
+
 /* ---- entry point -------------------------------------------------------------------------- */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  fuzz_case c;
+  fuzz_case c, resolved;
   decode(data, size, &c);
   current = &c;
   const int verbose = getenv("PHEW_FUZZ_VERBOSE") != NULL; /* replaying an input by hand */
@@ -965,7 +999,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   solve(&c, 0, 0, &a);
   if (verbose)
     print_run(&a);
-  check_invariants(&c, &a); /* (a) */
+  check_invariants(a.status == PHEW_OK ? resolve_thresholds(&c, &a, &resolved) : &c, &a); /* (a) */
 
   run b;
   solve(&c, c.seed, 0, &b); /* (b) shuffled merge order */

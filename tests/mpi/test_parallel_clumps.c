@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum kind { SMOOTH, QUANTIZED, ONE_BLOB, CORNER, BOUNDARY_PEAK, EXTREME } kind;
+/* SPARSE: 12 high blobs, so that ten times the mean density lies below most peaks. */
+typedef enum kind { SMOOTH, QUANTIZED, ONE_BLOB, CORNER, BOUNDARY_PEAK, EXTREME, SPARSE } kind;
 
 /* EXTREME: the smooth field mapped monotonically onto 10^(2 (v - 50)), so that one structure
  * spans hundreds of decades (exact sums must still give the same bits on any split). */
@@ -42,13 +43,13 @@ static double *make_field(kind k, const int64_t n[3], int periodic, unsigned see
   const int64_t total = n[0] * n[1] * n[2];
   double *rho = malloc((size_t)total * sizeof *rho);
   uint64_t s = seed;
-  int n_blobs = k == ONE_BLOB || k == CORNER || k == BOUNDARY_PEAK ? 1 : 50;
+  int n_blobs = k == ONE_BLOB || k == CORNER || k == BOUNDARY_PEAK ? 1 : k == SPARSE ? 12 : 50;
   double centre[50][3], width[50], height[50];
   for (int b = 0; b < n_blobs; ++b) {
     for (int d = 0; d < 3; ++d)
       centre[b][d] = uniform(&s) * (double)n[d];
     width[b] = 0.7 + 1.0 * uniform(&s);
-    height[b] = 20.0 + 80.0 * uniform(&s);
+    height[b] = k == SPARSE ? 100.0 + 300.0 * uniform(&s) : 20.0 + 80.0 * uniform(&s);
   }
   if (k == ONE_BLOB) {
     for (int d = 0; d < 3; ++d)
@@ -135,9 +136,31 @@ static int masses_sane(const phew_result *r)
   return 1;
 }
 
-/* One case: 0 if the distributed answer equals the serial one (checked on rank 0). */
+/* The thresholds used and the mean density, the same bits on every rank as in the serial
+ * run (ser: rank 0 only); 0 if so. */
+static int same_thresholds(const char *name, const phew_result *par, const phew_result *ser, MPI_Comm comm)
+{
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  const double mine[3] = {par->density_threshold_used, par->saddle_threshold_used, par->mean_density};
+  double first[3] = {mine[0], mine[1], mine[2]};
+  if (ser) { /* rank 0 */
+    first[0] = ser->density_threshold_used;
+    first[1] = ser->saddle_threshold_used;
+    first[2] = ser->mean_density;
+  }
+  MPI_Bcast(first, 3, MPI_DOUBLE, 0, comm);
+  if (memcmp(first, mine, sizeof mine) == 0)
+    return 0;
+  printf("%s: rank %d: thresholds %.17g %.17g, mean density %.17g; serial %.17g %.17g %.17g\n", name, rank, mine[0],
+         mine[1], mine[2], first[0], first[1], first[2]);
+  return 1;
+}
+
+/* One case: 0 if the distributed answer equals the serial one (checked on rank 0). automatic:
+ * the density and saddle thresholds are automatic (from the mean density). */
 static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t nz, int periodic, int single,
-                      int saddle_merging, double mass_threshold, unsigned order_seed, unsigned seed)
+                      int saddle_merging, double mass_threshold, unsigned order_seed, unsigned seed, int automatic)
 {
   int rank, size;
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -154,6 +177,8 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
   p.saddle_threshold = k == EXTREME ? extreme(20.0) : 20.0;
   p.mass_threshold = mass_threshold;
   p.peak_order_seed = order_seed;
+  if (automatic)
+    p.density_threshold = p.saddle_threshold = PHEW_THRESHOLD_AUTOMATIC;
 
   phew_grid g;
   phew_grid_decompose(&g, n, per, size, rank);
@@ -178,6 +203,7 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
       whole.periodic[d] = periodic;
     run ser;
     find(&ser, &whole, global, single, &p, NULL);
+    failures += same_thresholds(name, &par.result, &ser.result, comm);
     if (ser.status != PHEW_OK || par.status != PHEW_OK) {
       printf("%s: status serial %d parallel %d (%s)\n", name, ser.status, par.status, par.result.message);
       ++failures;
@@ -208,6 +234,8 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
            (long long)par.result.n_clumps);
     ++failures;
   }
+  if (rank != 0)
+    failures += same_thresholds(name, &par.result, NULL, comm);
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, comm);
   run_free(&par);
   free(global);
@@ -232,7 +260,7 @@ static int check_error(const char *name, int what, const char *expected)
   phew_params_init(&p);
   p.density_threshold = 6.0;
   if (what == 1 && rank == culprit)
-    p.density_threshold = -1.0;
+    p.density_threshold = NAN; /* negative ones are automatic */
   phew_grid g;
   phew_grid_decompose(&g, n, per, size, rank);
   if (what == 2 && rank == culprit)
@@ -269,20 +297,24 @@ int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   int failures = 0;
-  failures += check_case("smooth periodic f64", SMOOTH, 24, 20, 16, 1, 0, 1, 0.0, 0, 1);
-  failures += check_case("smooth open f32", SMOOTH, 23, 17, 19, 0, 1, 1, 0.0, 0, 2);
-  failures += check_case("smooth no saddle merging", SMOOTH, 20, 20, 20, 1, 0, 0, 0.0, 0, 3);
-  failures += check_case("smooth mass threshold", SMOOTH, 20, 18, 22, 0, 0, 1, 400.0, 0, 4);
-  failures += check_case("smooth shuffled order", SMOOTH, 21, 19, 17, 1, 0, 1, 0.0, 7, 5);
-  failures += check_case("plateaus periodic", QUANTIZED, 22, 16, 18, 1, 0, 1, 0.0, 0, 6);
-  failures += check_case("plateaus open f32", QUANTIZED, 16, 24, 12, 0, 1, 1, 0.0, 0, 7);
-  failures += check_case("one blob over all ranks", ONE_BLOB, 20, 16, 12, 1, 0, 1, 0.0, 0, 8);
-  failures += check_case("corner: ranks without cells", CORNER, 24, 24, 24, 0, 0, 1, 0.0, 0, 9);
-  failures += check_case("peak on a block boundary", BOUNDARY_PEAK, 16, 16, 16, 1, 0, 1, 0.0, 0, 10);
-  failures += check_case("thin blocks 8x3x40", SMOOTH, 8, 3, 40, 1, 0, 1, 0.0, 0, 11);
-  failures += check_case("thin blocks open 2x2x64", SMOOTH, 2, 2, 64, 0, 0, 1, 0.0, 0, 12);
-  failures += check_case("400 decades periodic", EXTREME, 20, 18, 16, 1, 0, 1, 0.0, 0, 13);
-  failures += check_case("400 decades open, mass cut", EXTREME, 19, 21, 15, 0, 0, 1, 1e100, 0, 14);
+  failures += check_case("smooth periodic f64", SMOOTH, 24, 20, 16, 1, 0, 1, 0.0, 0, 1, 0);
+  failures += check_case("smooth open f32", SMOOTH, 23, 17, 19, 0, 1, 1, 0.0, 0, 2, 0);
+  failures += check_case("smooth no saddle merging", SMOOTH, 20, 20, 20, 1, 0, 0, 0.0, 0, 3, 0);
+  failures += check_case("smooth mass threshold", SMOOTH, 20, 18, 22, 0, 0, 1, 400.0, 0, 4, 0);
+  failures += check_case("smooth shuffled order", SMOOTH, 21, 19, 17, 1, 0, 1, 0.0, 7, 5, 0);
+  failures += check_case("plateaus periodic", QUANTIZED, 22, 16, 18, 1, 0, 1, 0.0, 0, 6, 0);
+  failures += check_case("plateaus open f32", QUANTIZED, 16, 24, 12, 0, 1, 1, 0.0, 0, 7, 0);
+  failures += check_case("one blob over all ranks", ONE_BLOB, 20, 16, 12, 1, 0, 1, 0.0, 0, 8, 0);
+  failures += check_case("corner: ranks without cells", CORNER, 24, 24, 24, 0, 0, 1, 0.0, 0, 9, 0);
+  failures += check_case("peak on a block boundary", BOUNDARY_PEAK, 16, 16, 16, 1, 0, 1, 0.0, 0, 10, 0);
+  failures += check_case("thin blocks 8x3x40", SMOOTH, 8, 3, 40, 1, 0, 1, 0.0, 0, 11, 0);
+  failures += check_case("thin blocks open 2x2x64", SMOOTH, 2, 2, 64, 0, 0, 1, 0.0, 0, 12, 0);
+  failures += check_case("400 decades periodic", EXTREME, 20, 18, 16, 1, 0, 1, 0.0, 0, 13, 0);
+  failures += check_case("400 decades open, mass cut", EXTREME, 19, 21, 15, 0, 0, 1, 1e100, 0, 14, 0);
+  /* automatic thresholds: the mean density summed over the blocks gives the serial bits */
+  failures += check_case("automatic periodic f64", SPARSE, 24, 20, 16, 1, 0, 1, 0.0, 0, 1, 1);
+  failures += check_case("automatic open f32", SPARSE, 23, 17, 19, 0, 1, 1, 0.0, 0, 2, 1);
+  failures += check_case("automatic 400 decades", EXTREME, 19, 21, 15, 0, 0, 1, 0.0, 0, 14, 1);
   failures += check_error("NaN on one rank", 0, "NaN, infinite or negative");
   failures += check_error("bad threshold on one rank", 1, "density threshold");
   failures += check_error("bad block on one rank", 2, "inconsistent block");

@@ -39,18 +39,38 @@ typedef enum phew_status {
 
 typedef enum phew_scalar_type { PHEW_FLOAT32 = 0, PHEW_FLOAT64 = 1 } phew_scalar_type;
 
-/* Parameters of the clump finder (paper sections 2.4 and 2.5). */
+/* A threshold chosen from the data (phew_params): any negative value means it. */
+#define PHEW_THRESHOLD_AUTOMATIC (-1.0)
+
+/* Parameters of the clump finder (paper sections 2.4 and 2.5). Densities and thresholds are
+ * in the density's own units (particles with an estimated density: units of the mean density,
+ * see phew_points); masses are density x cell volume in the data's units (particles: sums of
+ * the mass array). phew_result reports the thresholds used and the mean density.
+ *
+ * Automatic thresholds (PHEW_THRESHOLD_AUTOMATIC, any negative value; the defaults):
+ * - density: 10 x the mean density of the input, the total mass over the total volume of the
+ *   active cells of all ranks: grids and AMR leaves sum density x cell volume and cell volume
+ *   (a grid: the arithmetic mean); graphs the same with their cell volumes (none: the
+ *   arithmetic mean); particles the total mass over the box volume with a box (1 with estimated
+ *   densities, which are in units of it), else over the sum of mass / density (0 if a particle
+ *   has density 0). The sums are exact: the same bits for any number of ranks and threads.
+ * - saddle (with saddle_merging): 2.5 x the density threshold used (PHEW's 200 / 80).
+ * NaN or +inf is an error ("must be set"); so is a relevance threshold below 1. */
 typedef struct phew_params {
-  double density_threshold;   /* test cells have density strictly above it (required, >= 0) */
-  double relevance_threshold; /* peaks with peak/key-saddle below it are noise; default 2 */
+  double density_threshold;   /* test cells have density strictly above it (>= 0, or automatic) */
+  double relevance_threshold; /* peaks with peak/key-saddle below it are noise (>= 1; 1 keeps
+                                 every peak); default 2 */
   int saddle_merging;         /* 0: haloes are the clumps; 1: merge clumps into haloes */
-  double saddle_threshold;    /* merge a clump into its key neighbour if key saddle > this */
+  double saddle_threshold;    /* merge a clump into its key neighbour if key saddle > this
+                                 (or automatic) */
   double mass_threshold;      /* clumps and haloes with mass <= this are left out; default 0 */
   unsigned peak_order_seed;   /* testing only: 0 visits peaks in decreasing order when merging;
                                  any other value visits them in a shuffled order, which must
                                  give the same result (paper section 2.7) */
 } phew_params;
 
+/* Defaults: automatic density and saddle thresholds, relevance 2, no saddle merging, mass
+ * threshold 0. */
 PHEW_API void phew_params_init(phew_params *params);
 
 /* An implicit structured block of a uniform grid: neighbours come from the 26-cell stencil.
@@ -374,6 +394,13 @@ typedef struct phew_result {
   phew_link *links;
   phew_stats stats;
   char message[512]; /* why the call failed, empty on success */
+  /* phew_find_clumps (NaN if it failed before they were known; 0 from the other functions):
+   * the thresholds it used (the given ones, or the automatic ones; the saddle threshold is
+   * NaN without saddle merging) and the mean density of the input (see phew_params), always
+   * computed, in the density's units. The same on every rank. */
+  double density_threshold_used;
+  double saddle_threshold_used;
+  double mean_density;
 } phew_result;
 
 /* Run the whole pipeline: watershed, saddles, noise removal, saddle merging, properties.
@@ -529,6 +556,37 @@ PHEW_API int phew_checked_product(const int64_t *factors, int n_factors, int64_t
 
 /* 1 if the library was built with MPI support. */
 PHEW_API int phew_has_mpi(void);
+
+/* ---- drawing the dendrogram ----------------------------------------------------------------
+ * Where each node of a dendrogram (phew_result.nodes) goes in a plot with the leaves along x
+ * and log10 of the density up y: a node is a vertical segment at x from log_top down to
+ * log_bottom, and every node c with a parent p also a horizontal one at height log_bottom of c,
+ * from x of c to x of p.
+ * - x: depth first from the roots, the roots and the children of every node taken in
+ *   decreasing peak density (equal peaks: the smaller id first), so the leaves of every subtree
+ *   are contiguous. Leaves get x = 0, 1, 2, ... in that order; any other node the midpoint of
+ *   the smallest and largest x of its children.
+ * - log_bottom = log10(saddle_density), where the node joins its parent (roots: their key
+ *   saddle). log_top = log10(peak_density) for a leaf, else log10 of the highest saddle_density
+ *   of its children (where they meet). A top below the bottom (phew_find_clumps never makes
+ *   one) is kept as it is.
+ * - A density <= 0 (a saddle at threshold 0) is drawn at *log_floor (optional output): one
+ *   decade below the smallest positive peak or saddle density of all nodes.
+ * Parents are found by id; ids need not be the array indices (phew_find_clumps numbers its
+ * nodes 0..n-1, children before parents). layout[i] describes nodes[i]. O(n log n), no
+ * recursion. Fails with PHEW_ERROR_ARGUMENT (n_nodes < 0, a NULL array, two nodes with one id,
+ * a parent id that is no node's, parents in a cycle) or PHEW_ERROR_DATA (a NaN or infinite
+ * density, no positive density at all) and a message (message may be NULL with size 0), and
+ * then writes neither layout nor *log_floor. No nodes: PHEW_OK, *log_floor = NaN. */
+typedef struct phew_node_layout {
+  double x;
+  double log_top;
+  double log_bottom;
+  int64_t parent_index; /* the parent's index in the node array, -1 for roots */
+} phew_node_layout;
+
+PHEW_API phew_status phew_layout_dendrogram(const phew_node *nodes, int64_t n_nodes, phew_node_layout *layout,
+                                            double *log_floor, char *message, size_t message_size);
 
 #ifdef __cplusplus
 }

@@ -186,6 +186,7 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
 {
   memset(result, 0, sizeof *result);
   result->stats.n_ranks = 1;
+  result->density_threshold_used = result->saddle_threshold_used = result->mean_density = NAN;
   points_run run;
   memset(&run, 0, sizeof run);
   const int64_t n_passed = in->points.n;
@@ -232,7 +233,19 @@ phew_status find_clumps_points(const phew_input *in, const phew_params *params, 
   gin.graph = pg->g;
   gin.density = density;
   gin.density_type = PHEW_FLOAT64;
-  const graph_extras extras = {pg->neighbours, pg->mass, run.x.has_velocity ? run.s.velocity : NULL, unit};
+  /* the mean density by the particles' own rule (phew_params), not from the graph's volumes */
+  const phew_points *pts = &in->points;
+  double mean = NAN;
+  s = particles_mean_density(&run.c, n_own, pg->mass, run.rho,
+                             pts->has_box ? pts->box_size[0] * pts->box_size[1] * pts->box_size[2] : 0.0, unit, &mean);
+  if (s != PHEW_OK) {
+    if (density != run.rho)
+      free(density);
+    s = comm_agree(&run.c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while summing the mean density"),
+                   result);
+    goto fail;
+  }
+  const graph_extras extras = {pg->neighbours, pg->mass, run.x.has_velocity ? run.s.velocity : NULL, unit, mean};
   phew_labels local = {work, work + n_cells, work + 2 * n_cells, NULL};
   double velocity_stub[3] = {0.0, 0.0, 0.0};
   graph_extras with_stub = extras;
