@@ -203,6 +203,67 @@ def render(view, finder, reader, n_clumps, n_haloes, params, path, size):
     SaveScreenshot(path, view, ImageResolution=size)
 
 
+def render_dendrogram(finder, n_clumps, path, size):
+    """The Dendrogram Plot output in a PHEW Dendrogram View, coloured like the clumps, with
+    its density axis."""
+    view = CreateView("PHEWDendrogramView")
+    view.ViewSize = size
+    view.UseColorPaletteForBackground = 0
+    view.Background = [0.02, 0.03, 0.08]
+    display = Show(OutputPort(finder, 5), view)
+    ColorBy(display, ("CELLS", "ClumpId"))  # the clumps' colour map (show_clumps set it)
+    display.SetScalarBarVisibility(view, False)
+    display.LineWidth = 3
+    axes = display.DataAxesGrid
+    axes.GridAxesVisibility = 1
+    axes.XTitle = ""
+    axes.YTitle = "log10 density"
+    axes.ZTitle = ""
+    axes.AxesToLabel = 1  # the density axis only: x just orders the clumps
+    axes.FacesToRender = 4
+    axes.ShowGrid = 0
+    axes.YTitleFontSize = axes.YLabelFontSize = 16
+    title = Text(Text="PHEW dendrogram: %d clumps (leaves); a structure's clumps side by side,\n"
+                      "vertical: peak to the saddle where it joins; horizontal: merger saddles" % n_clumps)
+    show_title(title, view)
+    view.ResetCamera()
+    GetActiveCamera().Zoom(0.85)
+    SaveScreenshot(path, view, ImageResolution=size)
+
+
+def render_markers(finder, reader, path, size):
+    """The clumps faint, and the Markers output as spheres sized by mass: clump peaks coloured
+    by ClumpId, halo centres as white rings."""
+    view = make_view(size)
+    outline = Show(Outline(Input=reader), view)
+    outline.DiffuseColor = outline.AmbientColor = [0.75, 0.78, 0.85]
+    geometry = Show(OutputPort(finder, 4), view)
+    ColorBy(geometry, ("CELLS", "ClumpId"))
+    geometry.Opacity = 0.25
+    geometry.SetScalarBarVisibility(view, False)
+    peaks = ExtractBlock(Input=OutputPort(finder, 6), Selectors=["/Root/Block0"])
+    centres = ExtractBlock(Input=OutputPort(finder, 6), Selectors=["/Root/Block1"])
+    for source, colour_by, opacity in ((peaks, "ClumpId", 1.0), (centres, None, 0.5)):
+        glyphs = Glyph(Input=source, GlyphType="Sphere")
+        glyphs.ScaleArray = ["POINTS", "Mass"]
+        glyphs.ScaleFactor = 0.12 / max(1e-30, max(source.PointData["Mass"].GetRange()[1], 1e-30)) ** (1.0 / 3.0)
+        glyphs.GlyphMode = "All Points"
+        shown = Show(glyphs, view)
+        if colour_by:
+            ColorBy(shown, ("POINTS", colour_by))
+            shown.SetScalarBarVisibility(view, False)
+        else:
+            ColorBy(shown, None)
+            shown.DiffuseColor = [1.0, 1.0, 1.0]
+            shown.Representation = "Wireframe"
+        shown.Opacity = opacity
+    title = Text(Text="PHEW markers: clump peaks (spheres, coloured by ClumpId) and halo centres\n"
+                      "of mass (white), sized by the cube root of the mass")
+    show_title(title, view)
+    show_from_corner(view, 1.25)
+    SaveScreenshot(path, view, ImageResolution=size)
+
+
 def main():
     args = parse_arguments()
     os.makedirs(args.output, exist_ok=True)
@@ -251,8 +312,11 @@ def main():
     if not args.no_picture:
         render(view, finder, reader, counts["clumps.csv"], counts["haloes.csv"], params,
                os.path.join(args.output, "clumps.png"), args.size)
+        render_dendrogram(finder, counts["clumps.csv"], os.path.join(args.output, "dendrogram.png"), args.size)
+        render_markers(finder, reader, os.path.join(args.output, "markers.png"), args.size)
     print("  wrote %s" % ", ".join(n for n in ("clumps.csv", "haloes.csv", "dendrogram.csv", "labelled.vti",
-                                                "clumps.png") if os.path.exists(os.path.join(args.output, n))))
+                                                "clumps.png", "dendrogram.png", "markers.png")
+                                  if os.path.exists(os.path.join(args.output, n))))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 #include "vtkPHEWClumpFinder.h"
 
 #include "vtkPHEWAMRInput.h"
+#include "vtkPHEWClumpGeometry.h"
+#include "vtkPHEWDendrogramPlot.h"
 #include "vtkPHEWImageInput.h"
 #include "vtkPHEWInputAdaptor.h"
+#include "vtkPHEWMarkers.h"
 #include "vtkPHEWPointsInput.h"
 #include "vtkPHEWTables.h"
 
@@ -10,17 +13,22 @@
 #include "vtkDataArray.h"
 #include "vtkDataObject.h"
 #include "vtkDataSetAttributes.h"
+#include "vtkDemandDrivenPipeline.h"
+#include "vtkFieldData.h"
 #include "vtkImageData.h"
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
+#include "vtkMultiBlockDataSet.h"
 #include "vtkMultiProcessController.h"
 #include "vtkObjectFactory.h"
 #include "vtkOverlappingAMR.h"
+#include "vtkPolyData.h"
 #include "vtkTable.h"
 
 #include "phew/phew.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -31,22 +39,68 @@ vtkStandardNewMacro(vtkPHEWClumpFinder);
 
 namespace
 {
-// The core reports progress per stage; the filter maps it onto [0.05, 0.95].
-void ForwardProgress(double fraction, const char* stage, void* user_data)
+// The progress bar shows the filter's name and the stage.
+void ReportProgress(vtkAlgorithm* self, double fraction, const char* stage)
 {
-  auto* self = static_cast<vtkAlgorithm*>(user_data);
-  self->SetProgressText(stage);
-  self->UpdateProgress(0.05 + 0.9 * fraction);
+  self->SetProgressText((std::string("PHEW Clump Finder: ") + stage).c_str());
+  self->UpdateProgress(fraction);
 }
 
-// Empty tables (no columns, no rows): what every catalogue port holds after an error.
+// The core reports progress per stage; the filter maps it onto [0.05, 0.9]: before, the
+// adaptor prepares the cells; after, the labels, tables and drawings are made.
+void ForwardProgress(double fraction, const char* stage, void* user_data)
+{
+  ReportProgress(static_cast<vtkAlgorithm*>(user_data), 0.05 + 0.85 * fraction, stage);
+}
+
+// Why a run found nothing, and what to change (rank 0 says it, as a warning).
+std::string WhyEmpty(const phew_result& result, double relevance, double mass)
+{
+  char text[512];
+  const char* members = (result.columns & PHEW_COLUMNS_PARTICLES) ? "particle" : "cell";
+  if (result.n_clumps > 0 && result.n_haloes > 0)
+  {
+    return std::string();
+  }
+  if (result.stats.n_test_cells == 0)
+  {
+    std::snprintf(text, sizeof text,
+      "no %s has a density above the density threshold %g (the mean density is %g): lower "
+      "Density Threshold",
+      members, result.density_threshold_used, result.mean_density);
+  }
+  else if (result.stats.n_clumps_found == 0)
+  {
+    std::snprintf(text, sizeof text,
+      "all %lld peaks were removed as noise: none has a relevance (peak density / key saddle "
+      "density) of %g or more; lower Relevance Threshold (1 keeps every peak) or Density "
+      "Threshold (%g)",
+      static_cast<long long>(result.stats.n_peaks), relevance, result.density_threshold_used);
+  }
+  else
+  {
+    std::snprintf(text, sizeof text,
+      "all %lld clumps (and their haloes) have a mass at or below Mass Threshold %g: lower it",
+      static_cast<long long>(result.stats.n_clumps_found), mass);
+  }
+  return std::string("no clumps found: ") + text;
+}
+
+// What the ports after Labels hold after an error: tables without rows (they keep the
+// columns of the last run, so that a spreadsheet showing one stays on its rows) and empty
+// drawings.
 void ClearTables(vtkInformationVector* outputVector)
 {
-  for (int port = vtkPHEWClumpFinder::CLUMPS_PORT; port <= vtkPHEWClumpFinder::HALOES_PORT; ++port)
+  for (int port = vtkPHEWClumpFinder::CLUMPS_PORT; port < vtkPHEWClumpFinder::NUMBER_OF_PORTS; ++port)
   {
     if (vtkTable* table = vtkTable::GetData(outputVector, port))
     {
-      table->Initialize();
+      table->SetNumberOfRows(0);
+      table->GetFieldData()->Initialize();
+    }
+    else if (vtkDataObject* data = vtkDataObject::GetData(outputVector, port))
+    {
+      data->Initialize();
     }
   }
 }
@@ -55,13 +109,14 @@ void ClearTables(vtkInformationVector* outputVector)
 //------------------------------------------------------------------------------
 vtkPHEWClumpFinder::vtkPHEWClumpFinder()
 {
-  this->SetNumberOfOutputPorts(4);
+  this->SetNumberOfOutputPorts(NUMBER_OF_PORTS);
 
-  // Defaults of the core (the density threshold has none: the core requires it).
+  // Defaults of the core (automatic thresholds), except saddle merging, on: it makes the
+  // hierarchy that the dendrogram shows.
   phew_params defaults;
   phew_params_init(&defaults);
+  this->DensityThreshold = defaults.density_threshold;
   this->RelevanceThreshold = defaults.relevance_threshold;
-  this->SaddleMerging = defaults.saddle_merging != 0;
   this->SaddleThreshold = defaults.saddle_threshold;
   this->MassThreshold = defaults.mass_threshold;
 
@@ -90,6 +145,23 @@ void vtkPHEWClumpFinder::PrintSelf(ostream& os, vtkIndent indent)
 }
 
 //------------------------------------------------------------------------------
+int vtkPHEWClumpFinder::FillOutputPortInformation(int port, vtkInformation* info)
+{
+  switch (port)
+  {
+    case CLUMP_GEOMETRY_PORT:
+    case DENDROGRAM_PLOT_PORT:
+      info->Set(vtkDataObject::DATA_TYPE_NAME(), "vtkPolyData");
+      return 1;
+    case MARKERS_PORT:
+      info->Set(vtkDataObject::DATA_TYPE_NAME(), "vtkMultiBlockDataSet");
+      return 1;
+    default:
+      return this->Superclass::FillOutputPortInformation(port, info);
+  }
+}
+
+//------------------------------------------------------------------------------
 int vtkPHEWClumpFinder::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
@@ -98,7 +170,15 @@ int vtkPHEWClumpFinder::RequestData(
   vtkDataObject* output = vtkDataObject::GetData(outputVector, LABELS_PORT);
   output->Initialize();
   ClearTables(outputVector);
-  this->UpdateProgress(0.0);
+  // The pipeline's time: changes with this filter's properties or any upstream algorithm's,
+  // not when an upstream reader runs again for a new request.
+  auto* executive = vtkDemandDrivenPipeline::SafeDownCast(this->GetExecutive());
+  const vtkMTimeType pipelineTime = executive ? executive->GetPipelineMTime() : 0;
+  if (pipelineTime != 0 && pipelineTime == this->FailedPipelineTime)
+  {
+    return 1; // the same failed run, reported already: empty outputs, no second message
+  }
+  ReportProgress(this, 0.0, "preparing the cells");
 
   bool ok = false;
   if (auto* image = vtkImageData::SafeDownCast(input))
@@ -138,11 +218,18 @@ int vtkPHEWClumpFinder::RequestData(
 
   if (!ok)
   {
+    // The error has been reported (once, on every rank). Returning success with empty
+    // outputs keeps the pipeline from running the filter again for each output port and
+    // view, which would repeat the message; a change of input or property runs it again.
     output->Initialize();
     ClearTables(outputVector);
-    return 0;
+    this->FailedPipelineTime = pipelineTime;
   }
-  this->UpdateProgress(1.0);
+  else
+  {
+    this->FailedPipelineTime = 0;
+  }
+  ReportProgress(this, 1.0, ok ? "done" : "failed");
   return 1;
 }
 
@@ -193,7 +280,6 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   in.progress_data = this;
 
   // 3. Run.
-  this->UpdateProgress(0.05);
   phew_result result;
   const auto start = std::chrono::steady_clock::now();
   const phew_status status = phew_find_clumps(&in, &params, &labels, &result);
@@ -210,6 +296,7 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
 
   // 4. Outputs: the labels on a shallow copy of the input (its arrays are shared, never
   //    modified), and the three catalogues (complete on rank 0, no rows elsewhere).
+  ReportProgress(this, 0.9, "labels and tables");
   problem = adaptor.Finish(context, output);
   if (!problem.empty())
   {
@@ -221,6 +308,25 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   vtkPHEWTables::FillDendrogram(vtkTable::GetData(outputVector, DENDROGRAM_PORT), result);
   vtkPHEWTables::FillHaloes(vtkTable::GetData(outputVector, HALOES_PORT), result);
   vtkPHEWTables::AddRunFigures(vtkTable::GetData(outputVector, CLUMPS_PORT), result, seconds.count());
+  problem = vtkPHEWDendrogramPlot::Build(result, vtkPolyData::GetData(outputVector, DENDROGRAM_PLOT_PORT));
+  const std::string empty = WhyEmpty(result, this->RelevanceThreshold, this->MassThreshold);
+  if (!empty.empty() && context.Rank == 0)
+  {
+    vtkWarningMacro(<< empty);
+  }
   phew_result_free(&result);
+  if (!problem.empty())
+  {
+    vtkErrorMacro(<< problem);
+    return false;
+  }
+
+  // 5. What the 3D view draws: the clumps and the markers.
+  ReportProgress(this, 0.95, "drawings");
+  vtkPHEWClumpGeometry::Build(
+    output, context.DensityName.c_str(), vtkPolyData::GetData(outputVector, CLUMP_GEOMETRY_PORT));
+  vtkPHEWMarkers::Build(vtkTable::GetData(outputVector, CLUMPS_PORT),
+    vtkTable::GetData(outputVector, HALOES_PORT),
+    vtkMultiBlockDataSet::GetData(outputVector, MARKERS_PORT));
   return true;
 }

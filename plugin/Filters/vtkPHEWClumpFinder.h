@@ -33,6 +33,11 @@
  *   1 "Clumps"      vtkTable, the clump catalogue (columns of phew_clump_columns())
  *   2 "Dendrogram"  vtkTable, one row per dendrogram node (phew_node_columns())
  *   3 "Haloes"      vtkTable, the halo catalogue (phew_halo_columns())
+ *   4 "Clump Geometry"  vtkPolyData, what the 3D view draws: the outer faces of the clump
+ *                   cells (images, AMR) or the clump particles (vtkPHEWClumpGeometry.h)
+ *   5 "Dendrogram Plot" vtkPolyData, the dendrogram drawn as lines (vtkPHEWDendrogramPlot.h)
+ *   6 "Markers"     vtkMultiBlockDataSet, clump peaks and halo centres as vertices with the
+ *                   catalogue columns (vtkPHEWMarkers.h)
  *
  * In parallel (pvbatch or pvserver under mpiexec) each rank gets a piece of the image. The
  * pieces may carry ghost cells and, for point data, share their boundary planes; the filter
@@ -78,7 +83,11 @@ public:
     LABELS_PORT = 0,
     CLUMPS_PORT = 1,
     DENDROGRAM_PORT = 2,
-    HALOES_PORT = 3
+    HALOES_PORT = 3,
+    CLUMP_GEOMETRY_PORT = 4,
+    DENDROGRAM_PLOT_PORT = 5,
+    MARKERS_PORT = 6,
+    NUMBER_OF_PORTS = 7
   };
 
   ///@{
@@ -144,6 +153,7 @@ protected:
   // The input port (any data object), the ports' types (0: the input's, 1-3: tables) and
   // RequestDataObject are vtkPHEWParticleFilter's; RequestData is this filter's own (images
   // and AMR besides particles).
+  int FillOutputPortInformation(int port, vtkInformation* info) override;
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
   /// The shared path of every input kind: runs the core on what `adaptor` describes (its
@@ -153,15 +163,20 @@ protected:
   bool RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInformation* inInfo, vtkDataObject* output,
     vtkInformationVector* outputVector);
 
-  double DensityThreshold = 0.0;
+  double DensityThreshold = -1.0; // negative: automatic (PHEW_THRESHOLD_AUTOMATIC)
   double RelevanceThreshold = 2.0;
-  bool SaddleMerging = false;
-  double SaddleThreshold = 0.0;
+  bool SaddleMerging = true;
+  double SaddleThreshold = -1.0;  // negative: automatic
   double MassThreshold = 0.0;
   bool Periodic = false;
   bool EstimateDensity = true;
   int NumberOfNeighbours = 16;
   int NumberOfDensityNeighbours = 64;
+
+  // The pipeline time of the run that failed last: the pipeline asks again for an empty image
+  // (it cannot hold the requested extent), once per output port and view; the same failed run
+  // is then not repeated, nor its message.
+  vtkMTimeType FailedPipelineTime = 0;
 
 private:
   vtkPHEWClumpFinder(const vtkPHEWClumpFinder&) = delete;

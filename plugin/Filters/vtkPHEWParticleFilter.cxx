@@ -6,6 +6,7 @@
 
 #include "vtkDataArray.h"
 #include "vtkDataObject.h"
+#include "vtkDataObjectTypes.h"
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
 #include "vtkNew.h"
@@ -91,13 +92,16 @@ int vtkPHEWParticleFilter::RequestDataObject(
     auto fresh = vtkSmartPointer<vtkDataObject>::Take(input->NewInstance());
     firstInfo->Set(vtkDataObject::DATA_OBJECT(), fresh);
   }
+  // The other ports hold the type FillOutputPortInformation names (tables here).
   for (int port = 1; port < this->GetNumberOfOutputPorts(); ++port)
   {
     vtkInformation* info = outputVector->GetInformationObject(port);
-    if (!vtkTable::GetData(info))
+    const char* type = this->GetOutputPortInformation(port)->Get(vtkDataObject::DATA_TYPE_NAME());
+    vtkDataObject* data = vtkDataObject::GetData(info);
+    if (!data || !data->IsA(type))
     {
-      vtkNew<vtkTable> table;
-      info->Set(vtkDataObject::DATA_OBJECT(), table);
+      auto fresh = vtkSmartPointer<vtkDataObject>::Take(vtkDataObjectTypes::NewDataObject(type));
+      info->Set(vtkDataObject::DATA_OBJECT(), fresh);
     }
   }
   return 1;

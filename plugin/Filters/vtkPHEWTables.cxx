@@ -100,7 +100,18 @@ void AddRunFigures(vtkTable* table, const phew_result& result, double seconds)
   auto ranks = vtkSmartPointer<vtkIntArray>::New();
   ranks->SetName("PHEWNumberOfRanks");
   ranks->InsertNextValue(result.stats.n_ranks);
+  // The thresholds used (automatic ones resolved) and the mean density they come from.
+  const char* const names[3] = { "PHEWDensityThreshold", "PHEWSaddleThreshold", "PHEWMeanDensity" };
+  const double values[3] = { result.density_threshold_used, result.saddle_threshold_used,
+    result.mean_density };
   vtkFieldData* fields = table->GetFieldData();
+  for (int i = 0; i < 3; ++i)
+  {
+    auto value = vtkSmartPointer<vtkDoubleArray>::New();
+    value->SetName(names[i]);
+    value->InsertNextValue(values[i]);
+    fields->AddArray(value);
+  }
   fields->AddArray(wall);
   fields->AddArray(stages);
   fields->AddArray(ranks);

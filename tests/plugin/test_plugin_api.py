@@ -106,11 +106,12 @@ check.check(decorator is not None and decorator.GetAttribute("type") == "Generic
             "SaddleThreshold is not shown only when SaddleMerging is on")
 
 ports = [proxy.GetOutputPortName(i) for i in range(proxy.GetNumberOfOutputPorts())]
-check.check(ports == ["Labels", "Clumps", "Dendrogram", "Haloes"], "output ports %s" % ports)
+check.check(ports == ["Labels", "Clumps", "Dendrogram", "Haloes", "Clump Geometry", "Dendrogram Plot", "Markers"],
+            "output ports %s" % ports)
 
-domain = finder.GetProperty("DensityThreshold").SMProperty.GetDomain("range")
-check.check(domain is not None and domain.GetMinimum(0) == scaled.min() and domain.GetMaximum(0) == scaled.max(),
-            "the DensityThreshold slider does not span the density range")
+# The thresholds are automatic by default (negative), not reset from the data range by a domain.
+check.check(finder.GetProperty("DensityThreshold").SMProperty.GetDomain("range") is None,
+            "DensityThreshold still has a range domain (it would reset the automatic default)")
 
 # ---------------------------------------------------------------------------------------------
 # 3. Outputs: arrays, tables, column types, consistency between the labels and the catalogue.
@@ -174,7 +175,7 @@ def outputs(proxy):
 
 reference = outputs(finder)
 for name in extra:
-    other = PHEWClumpFinder(Input=reader, Density=["CELLS", name], DensityThreshold=20.0)
+    other = PHEWClumpFinder(Input=reader, Density=["CELLS", name], DensityThreshold=20.0, SaddleMerging=0)
     other_errors = pt.ErrorCatcher(other)
     other.UpdatePipeline()
     check.check(not other_errors.messages, "%s: errors: %s" % (name, other_errors.text()))
@@ -185,18 +186,35 @@ for name in extra:
     Delete(other)
 
 # ---------------------------------------------------------------------------------------------
-# 6. Point data straight from a ParaView source (Wavelet, float point array), default
-#    threshold from the domain (the minimum of the array).
+# 6. Point data straight from a ParaView source (Wavelet, float point array): the automatic
+#    thresholds, then the minimum of the array as threshold.
 wavelet = Wavelet(WholeExtent=[-12, 12, -12, 12, -12, 12])
 wavelet.UpdatePipeline()  # the domains need the input's data information
 on_points = PHEWClumpFinder(Input=wavelet, RelevanceThreshold=1.0)
 point_errors = pt.ErrorCatcher(on_points)
 rt_range = wavelet.PointData["RTData"].GetRange()
 check.check(list(on_points.Density) == ["POINTS", "RTData"], "default Density %s" % list(on_points.Density))
-check.check(on_points.DensityThreshold == rt_range[0], "default DensityThreshold %r, expected the minimum %r"
-            % (on_points.DensityThreshold, rt_range[0]))
-check.check(on_points.SaddleThreshold == 0.5 * (rt_range[0] + rt_range[1]),
-            "default SaddleThreshold %r, expected the middle of the range" % on_points.SaddleThreshold)
+check.check(on_points.DensityThreshold == -1.0, "default DensityThreshold %r, expected -1 (automatic)"
+            % on_points.DensityThreshold)
+check.check(on_points.SaddleThreshold == -1.0 and on_points.SaddleMerging == 1,
+            "default SaddleThreshold %r, SaddleMerging %r, expected -1 (automatic) and on"
+            % (on_points.SaddleThreshold, on_points.SaddleMerging))
+# With the automatic threshold, 10 x the mean RTData (each point a cell of the same volume),
+# the Wavelet has nothing above it: a warning says why, the tables have no rows.
+point_warnings = []
+on_points.GetClientSideObject().AddObserver("WarningEvent", lambda caller, event: point_warnings.append(caller))
+on_points.UpdatePipeline()
+rt_values = numpy_support.vtk_to_numpy(servermanager.Fetch(wavelet).GetPointData().GetArray("RTData"))
+fields = servermanager.Fetch(on_points, idx=1).GetFieldData()
+used = fields.GetArray("PHEWDensityThreshold").GetValue(0)
+mean = fields.GetArray("PHEWMeanDensity").GetValue(0)
+check.check(abs(mean - np.mean(rt_values.astype(np.float64))) <= 1e-12 * mean and used == 10.0 * mean,
+            "automatic threshold %r, mean %r; numpy mean %r" % (used, mean, np.mean(rt_values)))
+check.check(abs(fields.GetArray("PHEWSaddleThreshold").GetValue(0) - 25.0 * mean) <= 1e-12 * used,
+            "automatic saddle threshold %r, expected 2.5 x %r" % (fields.GetArray("PHEWSaddleThreshold").GetValue(0), used))
+check.check(len(point_warnings) == 1 and servermanager.Fetch(on_points, idx=1).GetNumberOfRows() == 0,
+            "automatic threshold on the Wavelet: %d warnings (expected 1: no clumps)" % len(point_warnings))
+on_points.DensityThreshold = rt_range[0]
 on_points.UpdatePipeline()
 check.check(not point_errors.messages, "point data: errors: %s" % point_errors.text())
 image = servermanager.Fetch(on_points, idx=0)

@@ -84,7 +84,8 @@ expect_error("missing array", ["no_such_array"], Density=["CELLS", "no_such_arra
 expect_error("vector array", ["velocity", "3 components"], Density=["CELLS", "velocity"])
 expect_error("NaN in one piece", ["with_nan", "NaN"], Density=["CELLS", "with_nan"])
 expect_success("fixed density", Density=["CELLS", "density"])
-expect_error("negative threshold", ["threshold"], DensityThreshold=-1.0)
+expect_error("relevance below 1", ["relevance"], RelevanceThreshold=0.5)
+finder.RelevanceThreshold = 2.0
 expect_success("fixed threshold", DensityThreshold=0.3)
 finder.Input = holed
 expect_error("array missing on rank 1 only", ["density", "not a point or cell array"])

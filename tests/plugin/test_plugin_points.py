@@ -104,6 +104,7 @@ def point_arrays(data, names=pt.LABEL_ARRAYS + ("Density",)):
 def run(label, data, threshold=pc.THRESHOLD, **properties):
     """The finder on `data`: (labels and Density over the leaves, tables, output object)."""
     finder = PHEWClumpFinder(Input=producer(data))
+    finder.SaddleMerging = 0  # the tool's default (the filter merges by default)
     for key, value in properties.items():
         setattr(finder, key, value)
     finder.DensityThreshold = threshold  # after the array: the domain resets it

@@ -1,0 +1,28 @@
+/**
+ * Auto-start of the PHEW plugin in the ParaView GUI: owns pqPHEWDisplayBehavior.
+ */
+#ifndef pqPHEWAutoStart_h
+#define pqPHEWAutoStart_h
+
+#include <QObject>
+#include <QPointer>
+
+class pqPHEWDisplayBehavior;
+
+class pqPHEWAutoStart : public QObject
+{
+  Q_OBJECT
+  typedef QObject Superclass;
+
+public:
+  pqPHEWAutoStart(QObject* parent = nullptr);
+  ~pqPHEWAutoStart() override;
+
+  void onStartup();
+  void onShutdown();
+
+private:
+  QPointer<pqPHEWDisplayBehavior> Behavior;
+};
+
+#endif

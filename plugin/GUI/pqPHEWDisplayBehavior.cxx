@@ -1,0 +1,320 @@
+#include "pqPHEWDisplayBehavior.h"
+
+#include "pqApplicationCore.h"
+#include "pqDataRepresentation.h"
+#include "pqOutputPort.h"
+#include "pqPipelineSource.h"
+#include "pqRenderView.h"
+#include "pqServerManagerModel.h"
+#include "pqView.h"
+
+#include "vtkDataObject.h"
+#include "vtkPVArrayInformation.h"
+#include "vtkPVDataInformation.h"
+#include "vtkSMPVRepresentationProxy.h"
+#include "vtkSMPropertyHelper.h"
+#include "vtkSMProxy.h"
+#include "vtkSMSourceProxy.h"
+#include "vtkSMTransferFunctionProxy.h"
+#include "vtkSMViewLayoutProxy.h"
+#include "vtkSMViewProxy.h"
+
+#include <QTimer>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace
+{
+// The filter's ports (vtkPHEWClumpFinder::OutputPorts).
+const int CLUMP_GEOMETRY_PORT = 4;
+const int DENDROGRAM_PLOT_PORT = 5;
+
+// 12 qualitative colours, distinct on ParaView's grey-blue background and on white.
+const double Palette[12][3] = { { 0.894, 0.102, 0.110 }, { 0.216, 0.494, 0.722 },
+  { 0.302, 0.686, 0.290 }, { 0.596, 0.306, 0.639 }, { 1.000, 0.498, 0.000 },
+  { 1.000, 1.000, 0.200 }, { 0.651, 0.337, 0.157 }, { 0.969, 0.506, 0.749 },
+  { 0.400, 0.761, 0.647 }, { 0.988, 0.553, 0.384 }, { 0.553, 0.627, 0.796 },
+  { 0.651, 0.847, 0.329 } };
+
+bool IsClumpFinder(pqPipelineSource* source)
+{
+  return source && source->getProxy() && source->getProxy()->GetXMLName() &&
+    std::strcmp(source->getProxy()->GetXMLName(), "PHEWClumpFinder") == 0;
+}
+
+// Where ClumpId lives on this port's data (cells for faces and lines, else points) and how
+// many clumps there are (its largest value + 1); -1 when the port has no ClumpId.
+int ClumpIdAssociation(vtkPVDataInformation* info, int& clumps)
+{
+  clumps = 0;
+  for (int association : { vtkDataObject::CELL, vtkDataObject::POINT })
+  {
+    if (vtkPVArrayInformation* array = info->GetArrayInformation("ClumpId", association))
+    {
+      const double* range = array->GetComponentRange(0);
+      clumps = range[1] >= 0 ? static_cast<int>(std::lround(range[1])) + 1 : 0;
+      return association;
+    }
+  }
+  return -1;
+}
+
+// One category per clump, 0 .. clumps-1, coloured from the palette; -1 (no clump) and any
+// other value transparent.
+void SetCategories(vtkSMProxy* lut, int clumps)
+{
+  std::vector<std::string> annotations;
+  std::vector<double> colours;
+  for (int c = 0; c < clumps; ++c)
+  {
+    annotations.push_back(std::to_string(c));
+    annotations.push_back(std::to_string(c));
+    colours.insert(colours.end(), Palette[c % 12], Palette[c % 12] + 3);
+  }
+  vtkSMPropertyHelper(lut, "IndexedLookup").Set(1);
+  vtkSMPropertyHelper annotationHelper(lut, "Annotations");
+  annotationHelper.SetNumberOfElements(static_cast<unsigned int>(annotations.size()));
+  for (unsigned int i = 0; i < annotations.size(); ++i)
+  {
+    annotationHelper.Set(i, annotations[i].c_str());
+  }
+  vtkSMPropertyHelper(lut, "IndexedColors")
+    .Set(colours.data(), static_cast<unsigned int>(colours.size()));
+  vtkSMPropertyHelper(lut, "NanOpacity").Set(0.0);
+  lut->UpdateVTKObjects();
+}
+
+// The legend of the representation's colour map in `view`, long enough for one row per clump.
+void ShowLegend(vtkSMProxy* representation, vtkSMProxy* view)
+{
+  vtkSMPVRepresentationProxy::SetScalarBarVisibility(representation, view, true);
+  vtkSMProxy* lut = vtkSMPropertyHelper(representation, "LookupTable", true).GetAsProxy();
+  if (vtkSMProxy* bar = lut ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr)
+  {
+    vtkSMPropertyHelper(bar, "ScalarBarLength").Set(0.8);
+    bar->UpdateVTKObjects();
+  }
+}
+
+// Hides the legend of the representation's colour map in `view`; false if it has none yet.
+bool HideLegend(vtkSMProxy* representation, vtkSMProxy* view)
+{
+  vtkSMProxy* lut = vtkSMPropertyHelper(representation, "LookupTable", true).GetAsProxy();
+  vtkSMProxy* bar = lut ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr;
+  if (!bar)
+  {
+    return false;
+  }
+  if (vtkSMPropertyHelper(bar, "Visibility").GetAsInt() != 0)
+  {
+    vtkSMPVRepresentationProxy::SetScalarBarVisibility(representation, view, false);
+  }
+  return true;
+}
+
+// Give the view at `location`'s side of every split above it the larger share.
+void Enlarge(vtkSMViewLayoutProxy* layout, int location, double share)
+{
+  for (int child = location; child > 0; child = vtkSMViewLayoutProxy::GetParent(child))
+  {
+    const int parent = vtkSMViewLayoutProxy::GetParent(child);
+    const bool first = child == 2 * parent + 1;
+    layout->SetSplitFraction(parent, first ? share : 1.0 - share);
+  }
+}
+
+// The render view (not the dendrogram's) showing this source's clump geometry.
+pqView* MainView(pqPipelineSource* source)
+{
+  for (pqDataRepresentation* representation : source->getRepresentations(CLUMP_GEOMETRY_PORT, nullptr))
+  {
+    if (representation->getView())
+    {
+      return representation->getView();
+    }
+  }
+  return nullptr;
+}
+}
+
+//-----------------------------------------------------------------------------
+pqPHEWDisplayBehavior::pqPHEWDisplayBehavior(QObject* parent)
+  : Superclass(parent)
+{
+}
+
+//-----------------------------------------------------------------------------
+pqPHEWDisplayBehavior::~pqPHEWDisplayBehavior() = default;
+
+//-----------------------------------------------------------------------------
+void pqPHEWDisplayBehavior::startup()
+{
+  pqServerManagerModel* model = pqApplicationCore::instance()->getServerManagerModel();
+  QObject::connect(model, &pqServerManagerModel::representationAdded, this,
+    &pqPHEWDisplayBehavior::onRepresentationAdded);
+  QObject::connect(
+    model, &pqServerManagerModel::sourceAdded, this, &pqPHEWDisplayBehavior::onSourceAdded);
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWDisplayBehavior::shutdown()
+{
+  pqServerManagerModel* model = pqApplicationCore::instance()->getServerManagerModel();
+  QObject::disconnect(model, nullptr, this, nullptr);
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWDisplayBehavior::onSourceAdded(pqPipelineSource* source)
+{
+  if (IsClumpFinder(source))
+  {
+    QObject::connect(source, QOverload<pqPipelineSource*>::of(&pqPipelineSource::dataUpdated),
+      this, &pqPHEWDisplayBehavior::onDataUpdated);
+  }
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWDisplayBehavior::onDataUpdated(pqPipelineSource* source)
+{
+  // After the views have shown the new data.
+  QPointer<pqPipelineSource> guarded(source);
+  QTimer::singleShot(0, this, [guarded]() {
+    if (guarded)
+    {
+      updateCategories(guarded);
+    }
+  });
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWDisplayBehavior::onRepresentationAdded(pqRepresentation* representation)
+{
+  // Its input is not connected yet: look at it once the representation is set up.
+  if (auto* data = qobject_cast<pqDataRepresentation*>(representation))
+  {
+    this->styleLater(data);
+  }
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWDisplayBehavior::styleLater(pqDataRepresentation* representation)
+{
+  QPointer<pqDataRepresentation> guarded(representation);
+  QTimer::singleShot(0, this, [guarded]() {
+    if (guarded)
+    {
+      style(guarded);
+    }
+  });
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
+{
+  pqOutputPort* port = representation->getOutputPortFromInput();
+  pqView* view = representation->getView();
+  if (!port || !view || !IsClumpFinder(representation->getInput()))
+  {
+    return;
+  }
+  const int number = port->getPortNumber();
+  if (number != CLUMP_GEOMETRY_PORT && number != DENDROGRAM_PLOT_PORT)
+  {
+    return;
+  }
+  vtkSMProxy* proxy = representation->getProxy();
+  int clumps = 0;
+  const int association = ClumpIdAssociation(representation->getInputDataInformation(), clumps);
+  if (association >= 0)
+  {
+    // (false when it already was coloured by ClumpId, as ParaView does for active scalars)
+    vtkSMPVRepresentationProxy::SetScalarColoring(proxy, "ClumpId", association);
+    if (vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy())
+    {
+      SetCategories(lut, clumps);
+    }
+    // One legend, in the 3D view; the dendrogram's view gets one from ParaView's Apply (it
+    // shows a legend for every new coloured representation), possibly after this: hide it
+    // after each of that view's renders until it has been hidden once.
+    if (number == CLUMP_GEOMETRY_PORT)
+    {
+      ShowLegend(proxy, view->getProxy());
+    }
+    else
+    {
+      QPointer<pqDataRepresentation> guarded(representation);
+      auto connection = std::make_shared<QMetaObject::Connection>();
+      *connection = QObject::connect(view, &pqView::endRender, [guarded, connection]() {
+        if (!guarded || !guarded->getView() || HideLegend(guarded->getProxy(), guarded->getView()->getProxy()))
+        {
+          QObject::disconnect(*connection);
+        }
+      });
+    }
+  }
+
+  if (number == CLUMP_GEOMETRY_PORT)
+  {
+    // Look at the clumps from a corner, so that the first picture shows them in 3D.
+    if (auto* renderView = qobject_cast<pqRenderView*>(view))
+    {
+      renderView->resetViewDirection(-1, -1, -1, 0, 0, 1);
+    }
+  }
+  else
+  {
+    vtkSMPropertyHelper(proxy, "LineWidth", true).Set(2.0);
+    if (vtkSMProxy* axes = vtkSMPropertyHelper(proxy, "DataAxesGrid", true).GetAsProxy())
+    {
+      vtkSMPropertyHelper(axes, "GridAxesVisibility").Set(1);
+      // x only orders the clumps: label the density axis alone (the Min-Y edge).
+      vtkSMPropertyHelper(axes, "XTitle").Set("");
+      vtkSMPropertyHelper(axes, "AxesToLabel").Set(1);
+      vtkSMPropertyHelper(axes, "YTitle").Set("log10 density");
+      vtkSMPropertyHelper(axes, "ZTitle").Set("");
+      vtkSMPropertyHelper(axes, "ShowGrid").Set(0);
+      // Only the face behind the lines (min-XY), so that no z labels show in 2D.
+      vtkSMPropertyHelper(axes, "FacesToRender").Set(0x04);
+      axes->UpdateVTKObjects();
+    }
+    proxy->UpdateVTKObjects();
+    // The 3D view keeps most of the window; then the plot fills its own view.
+    if (pqView* main = MainView(representation->getInput()))
+    {
+      auto* mainProxy = vtkSMViewProxy::SafeDownCast(main->getProxy());
+      if (vtkSMViewLayoutProxy* layout = vtkSMViewLayoutProxy::FindLayout(mainProxy))
+      {
+        Enlarge(layout, layout->GetViewLocation(mainProxy), 0.62);
+      }
+    }
+    view->resetDisplay();
+  }
+  proxy->UpdateVTKObjects();
+  view->render();
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
+{
+  for (int number : { CLUMP_GEOMETRY_PORT, DENDROGRAM_PLOT_PORT })
+  {
+    for (pqDataRepresentation* representation : source->getRepresentations(number, nullptr))
+    {
+      vtkSMProxy* proxy = representation->getProxy();
+      vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
+      const char* colouredBy = vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
+      int clumps = 0;
+      if (lut && colouredBy && std::strcmp(colouredBy, "ClumpId") == 0 &&
+        vtkSMPropertyHelper(lut, "IndexedLookup").GetAsInt() == 1 &&
+        ClumpIdAssociation(representation->getInputDataInformation(), clumps) >= 0)
+      {
+        SetCategories(lut, clumps);
+        representation->renderViewEventually();
+      }
+    }
+  }
+}
