@@ -226,8 +226,15 @@ def render_dendrogram(finder, n_clumps, path, size):
     title = Text(Text="PHEW dendrogram: %d clumps (leaves); a structure's clumps side by side,\n"
                       "vertical: peak to the saddle where it joins; horizontal: merger saddles" % n_clumps)
     show_title(title, view)
-    view.ResetCamera()
-    GetActiveCamera().Zoom(0.85)
+    # Fill the view with the plot (and room for the axis labels on the left).
+    bounds = OutputPort(finder, 5).GetDataInformation().GetBounds()
+    centre = [0.5 * (bounds[0] + bounds[1]), 0.5 * (bounds[2] + bounds[3]), 0.0]
+    aspect = float(size[0]) / size[1]
+    view.CameraFocalPoint = [centre[0] - 0.08 * (bounds[1] - bounds[0]), centre[1], 0.0]
+    view.CameraPosition = [centre[0] - 0.08 * (bounds[1] - bounds[0]), centre[1], 10.0]
+    view.CameraViewUp = [0.0, 1.0, 0.0]
+    view.CameraParallelProjection = 1
+    view.CameraParallelScale = 0.62 * max(bounds[3] - bounds[2], (bounds[1] - bounds[0]) / aspect)
     SaveScreenshot(path, view, ImageResolution=size)
 
 
@@ -241,12 +248,17 @@ def render_markers(finder, reader, path, size):
     ColorBy(geometry, ("CELLS", "ClumpId"))
     geometry.Opacity = 0.25
     geometry.SetScalarBarVisibility(view, False)
-    peaks = ExtractBlock(Input=OutputPort(finder, 6), Selectors=["/Root/Block0"])
-    centres = ExtractBlock(Input=OutputPort(finder, 6), Selectors=["/Root/Block1"])
+    peaks = ExtractBlock(Input=OutputPort(finder, 6), Selectors=["/Root/ClumpPeaks"])
+    centres = ExtractBlock(Input=OutputPort(finder, 6), Selectors=["/Root/HaloCentres"])
     for source, colour_by, opacity in ((peaks, "ClumpId", 1.0), (centres, None, 0.5)):
-        glyphs = Glyph(Input=source, GlyphType="Sphere")
-        glyphs.ScaleArray = ["POINTS", "Mass"]
-        glyphs.ScaleFactor = 0.12 / max(1e-30, max(source.PointData["Mass"].GetRange()[1], 1e-30)) ** (1.0 / 3.0)
+        # Sphere radius ~ mass^(1/3); the largest object gets a diameter of 0.1 box.
+        radius = Calculator(Input=source, AttributeType="Point Data", ResultArrayName="MassRadius",
+                            Function="Mass^(1/3)")
+        radius.UpdatePipeline()
+        largest = radius.PointData["MassRadius"].GetRange()[1] if radius.PointData["MassRadius"] else 0.0
+        glyphs = Glyph(Input=radius, GlyphType="Sphere")
+        glyphs.ScaleArray = ["POINTS", "MassRadius"]
+        glyphs.ScaleFactor = 0.1 / largest if largest > 0 else 0.01
         glyphs.GlyphMode = "All Points"
         shown = Show(glyphs, view)
         if colour_by:
