@@ -370,3 +370,22 @@ void comm_allgather(const comm *c, const void *item, size_t item_size, void *out
 #endif
   memcpy(out, item, item_size);
 }
+
+/* The sums of exact_sum.h over ranks: allgather, then merge in rank order (exact, so the order
+ * does not matter). */
+phew_status comm_sum_exact(const comm *c, exact_sum *sums, int n)
+{
+  exact_sum *all = phew_malloc((size_t)c->size * (size_t)n, sizeof *all);
+  if (comm_max(c, !all)) { /* every rank stops here, or none */
+    free(all);
+    return PHEW_ERROR_MEMORY;
+  }
+  comm_allgather(c, sums, (size_t)n * sizeof *sums, all);
+  for (int k = 0; k < n; ++k) {
+    exact_sum_clear(&sums[k]);
+    for (int r = 0; r < c->size; ++r) /* exact: the order does not matter */
+      exact_sum_merge(&sums[k], &all[(size_t)r * (size_t)n + (size_t)k]);
+  }
+  free(all);
+  return PHEW_OK;
+}

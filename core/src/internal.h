@@ -62,6 +62,9 @@ void inbox_free(inbox *in);
 /* Collective: the same exchange for items already grouped by destination (counts[r] for r). */
 phew_status comm_exchange_grouped(comm *c, const void *items, const int *counts, size_t item_size, inbox *in);
 void comm_allgather(const comm *c, const void *item, size_t item_size, void *out);
+/* Collective: sums[k] becomes the sum over ranks, the same bits on every rank (PHEW_OK, or
+ * PHEW_ERROR_MEMORY on every rank). */
+phew_status comm_sum_exact(const comm *c, exact_sum *sums, int n);
 /* Collective: every rank's items end up on rank 0, in rank order; counts[r] says how many
  * came from rank r (rank 0 only, free it). */
 phew_status comm_gather(comm *c, const void *items, int64_t n, size_t item_size, void **out, int64_t *n_out,
@@ -252,9 +255,6 @@ typedef struct field {
 static inline double field_value(const field *f, int64_t i) { return f->f32 ? (double)f->f32[i] : f->f64[i]; }
 
 /* ---- the mean density and the automatic thresholds (thresholds.c) ------------------------ */
-/* Collective: sums[k] becomes the sum over ranks, the same bits on every rank (0 or
- * PHEW_ERROR_MEMORY on every rank). */
-phew_status comm_sum_exact(const comm *c, exact_sum *sums, int n);
 /* Collective: the mean density of the active cells of all ranks (phew_params) in *mean.
  * Cells whose density is NaN, infinite or negative are left out and counted in *n_bad (all
  * ranks): the watershed reports them. */

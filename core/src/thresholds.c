@@ -17,23 +17,6 @@ static const double saddle_factor = 2.5;
 
 static int bad_density(double rho) { return !(rho >= 0.0) || isinf(rho); }
 
-phew_status comm_sum_exact(const comm *c, exact_sum *sums, int n)
-{
-  exact_sum *all = phew_malloc((size_t)c->size * (size_t)n, sizeof *all);
-  if (comm_max(c, !all)) { /* every rank stops here, or none */
-    free(all);
-    return PHEW_ERROR_MEMORY;
-  }
-  comm_allgather(c, sums, (size_t)n * sizeof *sums, all);
-  for (int k = 0; k < n; ++k) {
-    exact_sum_clear(&sums[k]);
-    for (int r = 0; r < c->size; ++r) /* exact: the order does not matter */
-      exact_sum_merge(&sums[k], &all[(size_t)r * (size_t)n + (size_t)k]);
-  }
-  free(all);
-  return PHEW_OK;
-}
-
 /* Exact sums of many non-negative doubles at the speed of a plain loop (a general exact sum
  * per cell would cost a tenth of the whole clump finder): the mantissas (< 2^53) of each
  * binary exponent add as integers, which cannot overflow before 2^74 terms, and are folded

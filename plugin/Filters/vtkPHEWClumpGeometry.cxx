@@ -17,6 +17,7 @@
 #include "vtkUnsignedCharArray.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace
@@ -89,16 +90,16 @@ public:
     {
       return;
     }
+    std::vector<vtkDataArray*> inputs = ArraysToCopy(attributes, densityName);
     if (this->Outputs.empty())
     {
-      this->Inputs = ArraysToCopy(attributes, densityName);
-      this->Outputs = MakeOutputArrays(this->Inputs, this->OutAttributes);
+      this->Outputs = MakeOutputArrays(inputs, this->OutAttributes);
     }
-    else if (ArraysToCopy(attributes, densityName).size() != this->Inputs.size())
+    else if (inputs.size() != this->Outputs.size())
     {
       return; // a block without the same arrays (cannot happen for the filter's own output)
     }
-    this->Inputs = ArraysToCopy(attributes, densityName);
+    this->Inputs = std::move(inputs);
 
     const int* extent = image->GetExtent();
     const double* origin = image->GetOrigin();

@@ -127,6 +127,20 @@ void Enlarge(vtkSMViewLayoutProxy* layout, int location, double share)
   }
 }
 
+// Runs action(object) once the event loop is back, if the object still exists: Qt signals
+// come while ParaView is still setting the object up.
+template <class T, class Action>
+void Later(QObject* context, T* object, Action action)
+{
+  QPointer<T> guarded(object);
+  QTimer::singleShot(0, context, [guarded, action]() {
+    if (guarded)
+    {
+      action(guarded.data());
+    }
+  });
+}
+
 // The render view (not the dendrogram's) showing this source's clump geometry.
 pqView* MainView(pqPipelineSource* source)
 {
@@ -181,13 +195,7 @@ void pqPHEWDisplayBehavior::onSourceAdded(pqPipelineSource* source)
 void pqPHEWDisplayBehavior::onDataUpdated(pqPipelineSource* source)
 {
   // After the views have shown the new data.
-  QPointer<pqPipelineSource> guarded(source);
-  QTimer::singleShot(0, this, [guarded]() {
-    if (guarded)
-    {
-      updateCategories(guarded);
-    }
-  });
+  Later(this, source, &pqPHEWDisplayBehavior::updateCategories);
 }
 
 //-----------------------------------------------------------------------------
@@ -196,20 +204,8 @@ void pqPHEWDisplayBehavior::onRepresentationAdded(pqRepresentation* representati
   // Its input is not connected yet: look at it once the representation is set up.
   if (auto* data = qobject_cast<pqDataRepresentation*>(representation))
   {
-    this->styleLater(data);
+    Later(this, data, &pqPHEWDisplayBehavior::style);
   }
-}
-
-//-----------------------------------------------------------------------------
-void pqPHEWDisplayBehavior::styleLater(pqDataRepresentation* representation)
-{
-  QPointer<pqDataRepresentation> guarded(representation);
-  QTimer::singleShot(0, this, [guarded]() {
-    if (guarded)
-    {
-      style(guarded);
-    }
-  });
 }
 
 //-----------------------------------------------------------------------------

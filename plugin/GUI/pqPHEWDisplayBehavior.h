@@ -38,7 +38,6 @@ private Q_SLOTS:
   void onDataUpdated(pqPipelineSource* source);
 
 private:
-  void styleLater(pqDataRepresentation* representation);
   static void style(pqDataRepresentation* representation);
   static void updateCategories(pqPipelineSource* source);
 };

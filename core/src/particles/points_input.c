@@ -157,19 +157,10 @@ static double total_mass(const points_context *x, const particle_set *s)
   else
     for (int64_t i = 0; i < s->n_own; ++i)
       exact_sum_add(&mine, s->mass[i]);
-  exact_sum *all = phew_malloc((size_t)x->c->size, sizeof *all);
-  if (comm_max(x->c, !all)) { /* every rank stops here, or none */
-    free(all);
+  if (comm_sum_exact(x->c, &mine, 1) != PHEW_OK) /* every rank, or none */
     return NAN;
-  }
-  comm_allgather(x->c, &mine, sizeof mine, all);
-  exact_sum total;
-  exact_sum_clear(&total);
-  for (int r = 0; r < x->c->size; ++r)
-    exact_sum_merge(&total, &all[r]);
-  free(all);
   double out = NAN;
-  return wide_to_double(exact_sum_value(&total), &out) == WIDE_FITS ? out : NAN;
+  return wide_to_double(exact_sum_value(&mine), &out) == WIDE_FITS ? out : NAN;
 }
 
 enum { READ_BLOCK = 65536 }; /* particles per task of the checks and copies */
