@@ -43,11 +43,13 @@ std::string Build(const phew_result& result, vtkPolyData* plot)
   vtkNew<vtkPoints> points;
   points->SetDataTypeToDouble();
   vtkNew<vtkCellArray> lines;
-  vtkNew<vtkIdTypeArray> nodeIds, clumpIds, haloIds;
+  vtkNew<vtkIdTypeArray> nodeIds, parentIds, clumpIds, leafClumpIds, haloIds;
   vtkNew<vtkIntArray> levels;
   vtkNew<vtkDoubleArray> masses, peaks, saddles;
   nodeIds->SetName("NodeId");
+  parentIds->SetName("ParentId");
   clumpIds->SetName("ClumpId");
+  leafClumpIds->SetName("LeafClumpId");
   haloIds->SetName("HaloId");
   levels->SetName("Level");
   masses->SetName("Mass");
@@ -58,6 +60,8 @@ std::string Build(const phew_result& result, vtkPolyData* plot)
     const phew_node& node = result.nodes[i];
     const auto found = clumpOfPeak.find(node.peak_id);
     nodeIds->InsertNextValue(node.id);
+    parentIds->InsertNextValue(node.parent_id);
+    leafClumpIds->InsertNextValue(node.clump_id);
     clumpIds->InsertNextValue(node.clump_id >= 0 ? node.clump_id
         : found != clumpOfPeak.end()             ? found->second
                                                  : -1);
@@ -115,7 +119,8 @@ std::string Build(const phew_result& result, vtkPolyData* plot)
       append(i);
     }
   }
-  vtkDataArray* arrays[] = { nodeIds, clumpIds, haloIds, levels, masses, peaks, saddles };
+  vtkDataArray* arrays[] = { nodeIds, parentIds, clumpIds, leafClumpIds, haloIds, levels, masses,
+    peaks, saddles };
   for (vtkDataArray* array : arrays)
   {
     plot->GetPointData()->AddArray(array);

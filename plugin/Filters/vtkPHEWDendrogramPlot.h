@@ -6,9 +6,10 @@
  * parent's x. z = 0. Leaves are LeafSpacing apart along x (field data), chosen so that the
  * plot is as wide as it is tall; Log10DensityFloor (field data) is where densities <= 0 go.
  *
- * Point and cell data, per node: NodeId, ClumpId (a clump's own; a structure's the ClumpId
- * of its densest clump, so that a structure's trunk has the colour of its main clump),
- * HaloId, Level, Mass, PeakDensity, SaddleDensity. ClumpId is the active scalars. Built from
+ * Point and cell data, per node: NodeId, ParentId (-1 for a root), ClumpId (a clump's own;
+ * a structure's the ClumpId of its densest clump, so that a structure's trunk has the colour
+ * of its main clump), LeafClumpId (a clump's own, -1 for a structure: what linked selection
+ * matches), HaloId, Level, Mass, PeakDensity, SaddleDensity. ClumpId is the active scalars. Built from
  * the result on rank 0 (empty elsewhere, like the tables).
  */
 #ifndef vtkPHEWDendrogramPlot_h

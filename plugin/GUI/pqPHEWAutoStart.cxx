@@ -1,6 +1,7 @@
 #include "pqPHEWAutoStart.h"
 
 #include "pqPHEWDisplayBehavior.h"
+#include "pqPHEWSelectionLinks.h"
 
 pqPHEWAutoStart::pqPHEWAutoStart(QObject* parent)
   : Superclass(parent)
@@ -13,6 +14,8 @@ void pqPHEWAutoStart::onStartup()
 {
   this->Behavior = new pqPHEWDisplayBehavior(this);
   this->Behavior->startup();
+  this->Links = new pqPHEWSelectionLinks(this);
+  this->Links->startup();
 }
 
 void pqPHEWAutoStart::onShutdown()
@@ -21,5 +24,10 @@ void pqPHEWAutoStart::onShutdown()
   {
     this->Behavior->shutdown();
     delete this->Behavior;
+  }
+  if (this->Links)
+  {
+    this->Links->shutdown();
+    delete this->Links;
   }
 }

@@ -1,5 +1,6 @@
 /**
- * Auto-start of the PHEW plugin in the ParaView GUI: owns pqPHEWDisplayBehavior.
+ * Auto-start of the PHEW plugin in the ParaView GUI: owns pqPHEWDisplayBehavior (the first
+ * picture) and pqPHEWSelectionLinks (linked selection).
  */
 #ifndef pqPHEWAutoStart_h
 #define pqPHEWAutoStart_h
@@ -8,6 +9,7 @@
 #include <QPointer>
 
 class pqPHEWDisplayBehavior;
+class pqPHEWSelectionLinks;
 
 class pqPHEWAutoStart : public QObject
 {
@@ -23,6 +25,7 @@ public:
 
 private:
   QPointer<pqPHEWDisplayBehavior> Behavior;
+  QPointer<pqPHEWSelectionLinks> Links;
 };
 
 #endif

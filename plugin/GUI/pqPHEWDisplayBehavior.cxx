@@ -264,6 +264,8 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
   else
   {
     vtkSMPropertyHelper(proxy, "LineWidth", true).Set(2.0);
+    // Selected (linked) nodes stand out over their own colour.
+    vtkSMPropertyHelper(proxy, "SelectionLineWidth", true).Set(5.0);
     if (vtkSMProxy* axes = vtkSMPropertyHelper(proxy, "DataAxesGrid", true).GetAsProxy())
     {
       vtkSMPropertyHelper(axes, "GridAxesVisibility").Set(1);

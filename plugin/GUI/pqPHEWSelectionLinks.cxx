@@ -1,0 +1,224 @@
+#include "pqPHEWSelectionLinks.h"
+
+#include "pqApplicationCore.h"
+#include "pqDataRepresentation.h"
+#include "pqOutputPort.h"
+#include "pqPipelineSource.h"
+#include "pqSelectionManager.h"
+#include "pqServer.h"
+#include "pqServerManagerModel.h"
+
+#include "vtkDataObject.h"
+#include "vtkPVArrayInformation.h"
+#include "vtkPVDataInformation.h"
+#include "vtkSMPropertyHelper.h"
+#include "vtkSMSelectionHelper.h"
+#include "vtkSMSessionProxyManager.h"
+#include "vtkSMSourceProxy.h"
+#include "vtkSelectionNode.h"
+#include "vtkSmartPointer.h"
+
+#include <cstring>
+#include <QTimer>
+
+namespace
+{
+bool IsPHEWFinder(pqPipelineSource* source)
+{
+  const char* name = source && source->getProxy() ? source->getProxy()->GetXMLName() : nullptr;
+  return name &&
+    (std::strcmp(name, "PHEWClumpFinder") == 0 || std::strcmp(name, "PHEWFriendsOfFriends") == 0 ||
+      std::strcmp(name, "PHEWHOPHaloFinder") == 0);
+}
+
+// Where a port's data holds its structure ids: the selection field type (cells, points or
+// rows) and the array of clump ids (LeafClumpId in the dendrogram plot, where ClumpId also
+// colours the structures). False when the port has no ids at all.
+bool Target(pqOutputPort* port, int& field, const char*& clumpArray)
+{
+  vtkPVDataInformation* info = port->getDataInformation();
+  if (!info)
+  {
+    return false;
+  }
+  for (const char* name : { "LeafClumpId", "ClumpId", "GroupId", "HaloId" })
+  {
+    for (int attribute : { vtkDataObject::CELL, vtkDataObject::POINT, vtkDataObject::ROW })
+    {
+      if (info->GetArrayInformation(name, attribute))
+      {
+        field = vtkSelectionNode::ConvertAttributeTypeToSelectionField(attribute);
+        clumpArray = std::strcmp(name, "LeafClumpId") == 0 ? name : "ClumpId";
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// True when the port is shown only as an outline: a selection there would draw the selected
+// cells' surfaces right on top of the Clump Geometry's faces, and the two fight for the same
+// pixels (the highlight then comes and goes). Ports shown nowhere are linked: Extract
+// Selection and later views use their selection.
+bool OnlyOutlined(pqOutputPort* port)
+{
+  bool shown = false;
+  for (pqDataRepresentation* representation : port->getRepresentations(nullptr))
+  {
+    if (representation && representation->isVisible())
+    {
+      const char* type = vtkSMPropertyHelper(representation->getProxy(), "Representation", true).GetAsString();
+      if (!type || std::strcmp(type, "Outline") != 0)
+      {
+        return false;
+      }
+      shown = true;
+    }
+  }
+  return shown;
+}
+
+class ScopedFlag
+{
+public:
+  explicit ScopedFlag(bool& flag)
+    : Flag(flag)
+  {
+    this->Flag = true;
+  }
+  ~ScopedFlag() { this->Flag = false; }
+
+private:
+  bool& Flag;
+};
+}
+
+//-----------------------------------------------------------------------------
+pqPHEWSelectionLinks::pqPHEWSelectionLinks(QObject* parent)
+  : Superclass(parent)
+{
+}
+
+//-----------------------------------------------------------------------------
+pqPHEWSelectionLinks::~pqPHEWSelectionLinks() = default;
+
+//-----------------------------------------------------------------------------
+void pqPHEWSelectionLinks::startup()
+{
+  // The selection manager may not exist yet when plugins start: connect to it when the
+  // first filter is made.
+  QObject::connect(pqApplicationCore::instance()->getServerManagerModel(),
+    &pqServerManagerModel::sourceAdded, this, &pqPHEWSelectionLinks::connectToSelections);
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWSelectionLinks::connectToSelections()
+{
+  auto* manager =
+    qobject_cast<pqSelectionManager*>(pqApplicationCore::instance()->manager("SELECTION_MANAGER"));
+  if (manager)
+  {
+    QObject::connect(manager, &pqSelectionManager::selectionChanged, this,
+      &pqPHEWSelectionLinks::onSelectionChanged, Qt::UniqueConnection);
+  }
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWSelectionLinks::shutdown()
+{
+  QObject::disconnect(pqApplicationCore::instance()->getServerManagerModel(), nullptr, this, nullptr);
+  if (QObject* manager = pqApplicationCore::instance()->manager("SELECTION_MANAGER"))
+  {
+    QObject::disconnect(manager, nullptr, this, nullptr);
+  }
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWSelectionLinks::onSelectionChanged(pqOutputPort* selected)
+{
+  // Setting the links' selections signals again: ignore those.
+  if (this->Linking)
+  {
+    return;
+  }
+  // Link once ParaView is done with the selection (it signals several times per selection,
+  // and a render view links its ports only after the first signal).
+  this->Pending = selected;
+  if (!this->Scheduled)
+  {
+    this->Scheduled = true;
+    QTimer::singleShot(0, this, &pqPHEWSelectionLinks::update);
+  }
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWSelectionLinks::update()
+{
+  this->Scheduled = false;
+  ScopedFlag linking(this->Linking);
+  pqOutputPort* selected = this->Pending;
+  this->unlink(selected);
+  if (selected && IsPHEWFinder(selected->getSource()))
+  {
+    this->link(selected);
+  }
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWSelectionLinks::unlink(pqOutputPort* keep)
+{
+  for (const QPointer<pqOutputPort>& port : this->Linked)
+  {
+    if (port && port != keep)
+    {
+          port->getSourceProxy()->CleanSelectionInputs(port->getPortNumber());
+      port->renderAllViews(false);
+    }
+  }
+  this->Linked.clear();
+}
+
+//-----------------------------------------------------------------------------
+void pqPHEWSelectionLinks::link(pqOutputPort* selected)
+{
+  vtkSMSourceProxy* source = selected->getSourceProxy();
+  const unsigned int number = static_cast<unsigned int>(selected->getPortNumber());
+  vtkSMSourceProxy* selection = source->GetSelectionInput(number);
+  if (!selection)
+  {
+    return;
+  }
+  const unsigned int selectionPort = source->GetSelectionInputPort(number);
+  vtkSMSessionProxyManager* proxies = selected->getServer()->proxyManager();
+  pqPipelineSource* filter = selected->getSource();
+  for (int other = 0; other < filter->getNumberOfOutputPorts(); ++other)
+  {
+    pqOutputPort* target = filter->getOutputPort(other);
+    int field = vtkSelectionNode::CELL;
+    const char* clumpArray = "ClumpId";
+    if (other == selected->getPortNumber() || OnlyOutlined(target) ||
+      !Target(target, field, clumpArray))
+    {
+      continue;
+    }
+    vtkSmartPointer<vtkSMSourceProxy> link;
+    link.TakeReference(
+      vtkSMSourceProxy::SafeDownCast(proxies->NewProxy("phew_selection", "LinkedSelection")));
+    if (!link)
+    {
+      return;
+    }
+    vtkSMPropertyHelper(link, "Input").Set(source, number);
+    vtkSMPropertyHelper(link, "Selection").Set(selection, selectionPort);
+    vtkSMPropertyHelper(link, "FieldType").Set(field);
+    vtkSMPropertyHelper(link, "ClumpIdArrayName").Set(clumpArray);
+    link->UpdateVTKObjects();
+    // ParaView's selection tools expect a port's selection to be an AppendSelections.
+    vtkSmartPointer<vtkSMSourceProxy> append;
+    append.TakeReference(vtkSMSourceProxy::SafeDownCast(
+      vtkSMSelectionHelper::NewAppendSelectionsFromSelectionSource(link)));
+    source->SetSelectionInput(static_cast<unsigned int>(other), append, 0);
+    target->renderAllViews(false);
+    this->Linked.push_back(target);
+    }
+}
