@@ -151,18 +151,29 @@ typedef struct pipeline {
   const phew_input *in;
   phew_result *result;
   comm *c;
+  run_control rc;
   double t0;
   int64_t bytes0;
   int stage;
 } pipeline;
 
-static void stage_begin(pipeline *pl, int stage)
+/* Each stage's share of a run, for progress: as timed on a 256^3 grid, where the watershed
+ * and the catalogue with the labels take most of the time. */
+static const double stage_share[PHEW_STAGE_COUNT] = {0.50, 0.10, 0.02, 0.02, 0.36};
+
+/* Collective: starts the clock of `stage`, reports it, and stops every rank when one was asked
+ * to (PHEW_CANCELLED); `s` is the status so far, kept when it is already an error. */
+static phew_status stage_begin(pipeline *pl, int stage, phew_status s)
 {
   pl->stage = stage;
   pl->t0 = phew_seconds();
   pl->bytes0 = pl->c->bytes_sent;
-  if (pl->in->progress)
-    pl->in->progress((double)stage / PHEW_STAGE_COUNT, phew_stage_name(stage), pl->in->progress_data);
+  double from = 0.0;
+  for (int k = 0; k < stage; ++k)
+    from += stage_share[k];
+  const phew_status asked =
+      run_control_stage(&pl->rc, pl->c, phew_stage_name(stage), from, from + stage_share[stage], pl->result);
+  return s != PHEW_OK ? s : asked;
 }
 
 static void stage_end(pipeline *pl)
@@ -239,7 +250,7 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
     f.f64 = in->density;
 
   phew_params used; /* params with the automatic thresholds resolved */
-  pipeline pl = {in, result, &c, 0.0, 0, 0};
+  pipeline pl = {in, result, &c, {in, NULL, 0.0, 0.0, 0}, 0.0, 0, 0};
   peak_table peaks = {0};
   edge_list edges = {0};
   merge_state noise = {0}, saddle = {0};
@@ -258,7 +269,7 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
   if (s == PHEW_OK && m.n_active != m.n_local) /* ghost cells are written at the end */
     fill_labels(labels, m.n_local, -1);
 
-  stage_begin(&pl, PHEW_STAGE_WATERSHED);
+  s = stage_begin(&pl, PHEW_STAGE_WATERSHED, s);
   if (s == PHEW_OK && ghosts)
     s = mesh_ghost_plan(&m, &c, &plan, result->message, sizeof result->message);
   if (s == PHEW_OK && ghosts && m.kind != PHEW_MESH_STRUCTURED)
@@ -269,7 +280,7 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
     f.threshold = used.density_threshold;
   }
   if (s == PHEW_OK)
-    s = watershed_run(&m, &f, ghosts ? &plan : NULL, &pc, labels->peak_patch_id, labels->clump_id, &result->stats,
+    s = watershed_run(&m, &f, ghosts ? &plan : NULL, &pc, &pl.rc, labels->peak_patch_id, labels->clump_id, &result->stats,
                       result);
   if (s == PHEW_OK && peak_comm_register(&pc, PHEW_OK) != PHEW_OK)
     s = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while registering ghost peaks");
@@ -277,8 +288,9 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
   if (s != PHEW_OK)
     goto fail;
 
-  stage_begin(&pl, PHEW_STAGE_SADDLES);
-  s = comm_agree(&c, saddles_find(&m, &f, labels->clump_id, peaks.n, &edges, result), result);
+  s = stage_begin(&pl, PHEW_STAGE_SADDLES, s);
+  if (s == PHEW_OK)
+    s = comm_agree(&c, saddles_find(&m, &f, labels->clump_id, peaks.n, &edges, result), result);
   if (s == PHEW_OK && saddles_count_distinct(&pc, &edges, &result->stats.n_saddle_pairs) != PHEW_OK)
     s = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while counting saddle pairs");
   const int64_t sparse_entries = 2 * edges.n; /* before merging shrinks the list */
@@ -286,7 +298,9 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
   if (s != PHEW_OK)
     goto fail;
 
-  stage_begin(&pl, PHEW_STAGE_NOISE_REMOVAL);
+  s = stage_begin(&pl, PHEW_STAGE_NOISE_REMOVAL, s);
+  if (s != PHEW_OK)
+    goto fail;
   s = merge_state_init(&noise, peaks.n_owned, peaks.n);
   s = comm_agree(&c, s == PHEW_OK ? s : phew_fail(result, s, "out of memory while merging peaks"), result);
   if (s == PHEW_OK)
@@ -301,7 +315,9 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
   if (s != PHEW_OK)
     goto fail;
 
-  stage_begin(&pl, PHEW_STAGE_SADDLE_MERGING);
+  s = stage_begin(&pl, PHEW_STAGE_SADDLE_MERGING, s);
+  if (s != PHEW_OK)
+    goto fail;
   s = merge_state_init(&saddle, peaks.n_owned, peaks.n);
   if (s == PHEW_OK)
     memcpy(saddle.alive, noise.alive, (size_t)peaks.n);
@@ -320,8 +336,9 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
   if (s != PHEW_OK)
     goto fail;
 
-  stage_begin(&pl, PHEW_STAGE_PROPERTIES);
-  s = catalogue_build(&m, &f, params, &pc, &noise, &saddle, labels, result);
+  s = stage_begin(&pl, PHEW_STAGE_PROPERTIES, s);
+  if (s == PHEW_OK)
+    s = catalogue_build(&m, &f, params, &pc, &noise, &saddle, labels, result);
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;

@@ -344,10 +344,30 @@ static inline int peak_higher(const peak_table *t, int64_t a, int64_t b)
          (t->density[a] == t->density[b] && t->global_id[a] < t->global_id[b]);
 }
 
+/* ---- progress and cancel (run_control.c) ------------------------------------------------- */
+/* The caller's progress and cancel callbacks (phew_input). A stage reports where it starts in
+ * the run and asks whether to go on, the ranks agreeing; a long loop ticks, which reports how
+ * far it is and asks again on this rank alone: it may then leave early, and the ranks agree at
+ * the next stage boundary (or the loop's own agreement). NULL controls do nothing. */
+typedef struct run_control {
+  const phew_input *in;
+  const char *stage;
+  double from, to; /* the stage's share of the run */
+  int stopped;     /* the cancel callback said stop (it stays said) */
+} run_control;
+
+/* Collective: reports `stage` at `from`, then PHEW_CANCELLED on every rank if any was asked
+ * to stop (with the message), else PHEW_OK. */
+phew_status run_control_stage(run_control *rc, const comm *c, const char *stage, double from, double to,
+                              phew_result *result);
+/* Local: `done` of `total` items of the stage; 1 when this rank was asked to stop. */
+int run_control_tick(run_control *rc, int64_t done, int64_t total);
+
 /* ---- watershed (watershed.c) ----------------------------------------------------------- */
 /* Fills cell_peak with the local peak index of every active test cell (-1 otherwise) and
- * the peak table; peak_patch_id is used as working memory (catalogue_build fills it). */
-phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan, peak_comm *pc,
+ * the peak table; peak_patch_id is used as working memory (catalogue_build fills it).
+ * PHEW_CANCELLED when rc says stop (on every rank). */
+phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan, peak_comm *pc, run_control *rc,
                           int64_t *peak_patch_id, int64_t *cell_peak, phew_stats *stats, phew_result *result);
 
 /* ---- saddles (saddles.c) ----------------------------------------------------------------- */

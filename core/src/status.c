@@ -21,6 +21,7 @@ const char *phew_status_string(phew_status status)
   case PHEW_ERROR_MEMORY: return "out of memory";
   case PHEW_ERROR_MPI: return "MPI error";
   case PHEW_ERROR_IO: return "I/O error";
+  case PHEW_CANCELLED: return "cancelled";
   }
   return "unknown status";
 }

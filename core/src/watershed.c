@@ -113,8 +113,8 @@ static phew_status resolve_across_ranks(const mesh *m, const ghost_plan *plan, p
   return s;
 }
 
-phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan, peak_comm *pc, int64_t *peak_patch_id,
-                          int64_t *cell_peak, phew_stats *stats, phew_result *result)
+phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan, peak_comm *pc, run_control *rc,
+                          int64_t *peak_patch_id, int64_t *cell_peak, phew_stats *stats, phew_result *result)
 {
   int64_t *up = peak_patch_id; /* pointers now; the catalogue's last pass writes peak ids */
   peak_table *peaks = pc->peaks;
@@ -124,19 +124,21 @@ phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan,
     cell_walk w;
     s = cell_walk_init(&w, m);
     if (s == PHEW_OK && m->kind == PHEW_MESH_AMR)
-      s = f->f32 ? point_uphill_amr_f32(&w, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
-                 : point_uphill_amr_f64(&w, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+      s = f->f32 ? point_uphill_amr_f32(&w, rc, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
+                 : point_uphill_amr_f64(&w, rc, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
     else if (s == PHEW_OK)
-      s = f->f32 ? point_uphill_list_f32(&w, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
-                 : point_uphill_list_f64(&w, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+      s = f->f32 ? point_uphill_list_f32(&w, rc, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
+                 : point_uphill_list_f64(&w, rc, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
     cell_walk_free(&w);
   } else
-    s = f->f32 ? point_uphill_f32(&m->b, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
-               : point_uphill_f64(&m->b, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+    s = f->f32 ? point_uphill_f32(&m->b, rc, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
+               : point_uphill_f64(&m->b, rc, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
   peaks->n_owned = peaks->n;
   for (int64_t p = 0; p < peaks->n; ++p)
     peaks->owner[p] = pc->c->rank;
-  if (s != PHEW_OK)
+  if (s == PHEW_CANCELLED)
+    s = phew_fail(result, s, "stopped on request");
+  else if (s != PHEW_OK)
     s = phew_fail(result, s, "out of memory while collecting peaks");
   s = comm_agree(pc->c, s, result);
   if (s != PHEW_OK)

@@ -56,7 +56,7 @@ static void KERNEL(row_highest)(const RHO_T *row, int64_t x0, int64_t x1, const 
 
 /* First pass: every active test cell points at its highest neighbour (itself for a peak);
  * other cells get -1. Peaks are appended to the table and numbered in cell_peak. */
-static phew_status KERNEL(point_uphill)(const block *b, const RHO_T *rho, double threshold, int64_t *up,
+static phew_status KERNEL(point_uphill)(const block *b, run_control *rc, const RHO_T *rho, double threshold, int64_t *up,
                                         int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
                                         int64_t *n_bad)
 {
@@ -69,7 +69,11 @@ static phew_status KERNEL(point_uphill)(const block *b, const RHO_T *rho, double
     return PHEW_ERROR_MEMORY;
   }
   phew_status status = PHEW_OK;
-  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
+  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z) {
+    if (run_control_tick(rc, z - b->lo[2], b->hi[2] - b->lo[2])) {
+      status = PHEW_CANCELLED;
+      goto done;
+    }
     for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
       const int row_fast = z >= b->fast_lo[2] && z < b->fast_hi[2] && y >= b->fast_lo[1] && y < b->fast_hi[1];
       const int64_t row = b->dims[0] * (y + b->dims[1] * z);
@@ -106,6 +110,7 @@ static phew_status KERNEL(point_uphill)(const block *b, const RHO_T *rho, double
         }
       }
     }
+  }
 done:
   free(best);
   free(best_k);
@@ -135,11 +140,14 @@ static inline void KERNEL(raise_best)(const cell_walk *w, const RHO_T *rho, int6
 }
 
 /* The same first pass over the cells of a graph. */
-static phew_status KERNEL(point_uphill_list)(cell_walk *w, const RHO_T *rho, double threshold, int64_t *up,
-                                             int64_t *cell_peak, peak_table *peaks, int64_t *n_test, int64_t *n_bad)
+static phew_status KERNEL(point_uphill_list)(cell_walk *w, run_control *rc, const RHO_T *rho, double threshold,
+                                             int64_t *up, int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
+                                             int64_t *n_bad)
 {
   const mesh *m = w->m;
   for (int64_t i = 0; i < m->n_local; ++i) {
+    if ((i & 0xffff) == 0 && run_control_tick(rc, i, m->n_local))
+      return PHEW_CANCELLED;
     up[i] = -1;
     cell_peak[i] = -1;
     if (!cell_walk_active(w, i))
@@ -172,7 +180,7 @@ static phew_status KERNEL(point_uphill_list)(cell_walk *w, const RHO_T *rho, dou
 /* The first pass over AMR leaves, block by block: cells of a block without covered cells
  * and away from its faces take the vectorised stencil of the grid (inside a block the index
  * order is the global id order, as on a grid); the others read the block's map. */
-static phew_status KERNEL(point_uphill_amr)(cell_walk *w, const RHO_T *rho, double threshold, int64_t *up,
+static phew_status KERNEL(point_uphill_amr)(cell_walk *w, run_control *rc, const RHO_T *rho, double threshold, int64_t *up,
                                             int64_t *cell_peak, peak_table *peaks, int64_t *n_test, int64_t *n_bad)
 {
   const amr_mesh *a = w->m->amr;
@@ -186,6 +194,10 @@ static phew_status KERNEL(point_uphill_amr)(cell_walk *w, const RHO_T *rho, doub
   RHO_INDEX_T *best_k = phew_malloc((size_t)width, sizeof *best_k);
   phew_status status = best && best_k ? PHEW_OK : PHEW_ERROR_MEMORY;
   for (int64_t o = 0; status == PHEW_OK && o < a->n_own_blocks; ++o) {
+    if (run_control_tick(rc, o, a->n_own_blocks)) {
+      status = PHEW_CANCELLED;
+      break;
+    }
     const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
     const int64_t nx = k->dims[0], ny = k->dims[1], nz = k->dims[2], first = a->first_cell[a->own_block[o]];
     const int64_t *map = a->map + a->map_first[o];

@@ -9,6 +9,7 @@
 #include "vtkPHEWPointsInput.h"
 #include "vtkPHEWTables.h"
 
+#include "vtkCommunicator.h"
 #include "vtkCompositeDataSet.h"
 #include "vtkDataArray.h"
 #include "vtkDataObject.h"
@@ -44,6 +45,12 @@ void ReportProgress(vtkAlgorithm* self, double fraction, const char* stage)
 {
   self->SetProgressText((std::string("PHEW Clump Finder: ") + stage).c_str());
   self->UpdateProgress(fraction);
+}
+
+// Abort (vtkAlgorithm::SetAbortExecute, e.g. from a progress observer) stops the core.
+int AbortRequested(void* user_data)
+{
+  return static_cast<vtkAlgorithm*>(user_data)->GetAbortExecute();
 }
 
 // The core reports progress per stage; the filter maps it onto [0.05, 0.9]: before, the
@@ -178,9 +185,12 @@ int vtkPHEWClumpFinder::RequestData(
   {
     return 1; // the same failed run, reported already: empty outputs, no second message
   }
+  // An Abort stops the run in progress; VTK 9.2 leaves the flag set after it.
+  this->SetAbortExecute(0);
   ReportProgress(this, 0.0, "preparing the cells");
 
   bool ok = false;
+  this->Cancelled = false;
   if (auto* image = vtkImageData::SafeDownCast(input))
   {
     phew_adaptors::ImageInput adaptor(image);
@@ -229,7 +239,7 @@ int vtkPHEWClumpFinder::RequestData(
   {
     this->FailedPipelineTime = 0;
   }
-  ReportProgress(this, 1.0, ok ? "done" : "failed");
+  ReportProgress(this, 1.0, ok ? "done" : this->Cancelled ? "stopped" : "failed");
   return 1;
 }
 
@@ -278,12 +288,38 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   in.mpi_comm = context.MPIComm;
   in.progress = ForwardProgress;
   in.progress_data = this;
+  in.cancel = AbortRequested;
+  in.cancel_data = this;
 
   // 3. Run.
   phew_result result;
   const auto start = std::chrono::steady_clock::now();
   const phew_status status = phew_find_clumps(&in, &params, &labels, &result);
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+  // An Abort asked after the core's last check still stops the run before the outputs are
+  // built; every rank agrees (a progress observer may have set it on one rank only).
+  bool stopped = status == PHEW_CANCELLED;
+  if (status == PHEW_OK && context.Controller && context.Controller->GetNumberOfProcesses() > 1)
+  {
+    int mine = this->GetAbortExecute(), any = 0;
+    context.Controller->AllReduce(&mine, &any, 1, vtkCommunicator::MAX_OP);
+    stopped = any != 0;
+  }
+  else if (status == PHEW_OK)
+  {
+    stopped = this->GetAbortExecute() != 0;
+  }
+  if (stopped) // every rank stops, as after a failure
+  {
+    if (context.Rank == 0)
+    {
+      vtkWarningMacro("PHEW Clump Finder stopped on request (Abort): the outputs are empty "
+                      "until a property or the input changes");
+    }
+    this->Cancelled = true;
+    phew_result_free(&result);
+    return false;
+  }
   if (status != PHEW_OK) // collective: the same status and message on every rank
   {
     const std::string subject =

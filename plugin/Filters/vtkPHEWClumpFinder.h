@@ -177,6 +177,8 @@ protected:
   // (it cannot hold the requested extent), once per output port and view; the same failed run
   // is then not repeated, nor its message.
   vtkMTimeType FailedPipelineTime = 0;
+  // The last run was stopped by Abort (a warning, not an error).
+  bool Cancelled = false;
 
 private:
   vtkPHEWClumpFinder(const vtkPHEWClumpFinder&) = delete;

@@ -189,6 +189,7 @@ int vtkPHEWParticleFilter::RequestData(
   vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
   vtkDataObject* output = vtkDataObject::GetData(outputVector, 0);
   this->ClearOutputs(outputVector);
+  this->SetAbortExecute(0); // an Abort stops the run in progress; VTK 9.2 leaves it set
   this->UpdateProgress(0.0);
   if (!phew_adaptors::PointsInput::Accepts(input))
   {
@@ -217,6 +218,9 @@ int vtkPHEWParticleFilter::RequestData(
   if (problem.empty())
   {
     in.mpi_comm = context.MPIComm;
+    // Abort (SetAbortExecute) stops the run between the particle stages.
+    in.cancel = [](void* self) { return static_cast<vtkAlgorithm*>(self)->GetAbortExecute(); };
+    in.cancel_data = this;
     this->UpdateProgress(0.1);
     problem = this->RunParticles(in, labels, adaptor, result);
   }

@@ -34,7 +34,8 @@ typedef enum phew_status {
                               volume of the catalogue lies outside the normal double range */
   PHEW_ERROR_MEMORY = 3,   /* an allocation failed */
   PHEW_ERROR_MPI = 4,      /* communication failed, or MPI support is not compiled in */
-  PHEW_ERROR_IO = 5        /* reading or writing a file failed (tool helpers only) */
+  PHEW_ERROR_IO = 5,       /* reading or writing a file failed (tool helpers only) */
+  PHEW_CANCELLED = 6       /* the caller's cancel callback asked to stop (phew_input.cancel) */
 } phew_status;
 
 typedef enum phew_scalar_type { PHEW_FLOAT32 = 0, PHEW_FLOAT64 = 1 } phew_scalar_type;
@@ -209,6 +210,8 @@ PHEW_API phew_status phew_exchange_ghosts(const phew_grid *grid, void *values, s
                                  char *message, size_t message_size);
 
 typedef void (*phew_progress_fn)(double fraction, const char *stage, void *user_data);
+/* Returns nonzero to stop the run. */
+typedef int (*phew_cancel_fn)(void *user_data);
 
 typedef struct phew_input {
   phew_mesh_kind mesh; /* which of grid, graph, amr and points describes the cells (0: grid) */
@@ -227,6 +230,14 @@ typedef struct phew_input {
                                     each label array, for a caller whose output has no ghost
                                     cells; the arrays still hold one entry per stored cell (the
                                     core works in them), the rest left undefined */
+  phew_cancel_fn cancel;         /* optional: asked at the start of every stage, where the ranks
+                                    agree (one asking stops all), and every few thousand cells
+                                    inside the watershed's and the catalogue's loops, which one
+                                    rank may leave at once (the others stop at the next
+                                    agreement). A stopped run returns PHEW_CANCELLED with every
+                                    label -1 and an empty result, on every rank. Grids, graphs
+                                    and AMR; particles are asked between their stages. */
+  void *cancel_data;
 } phew_input;
 
 /* Per stored (grid), local (graph) or own block (amr) cell, written by phew_find_clumps; all

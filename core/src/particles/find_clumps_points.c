@@ -48,13 +48,22 @@ phew_status points_prepare(points_run *run, const phew_input *in, points_use use
   points_context *x = &run->x;
   x->c = c;
   x->result = result;
+  /* progress names the particle stages (at 0: the graph's stages then fill the bar) and a
+   * cancel request stops every rank before the next one */
+  run_control rc = {in, NULL, 0.0, 0.0, 0};
+  phew_status s = run_control_stage(&rc, c, phew_particle_stage_name(PHEW_PARTICLE_DOMAIN), 0.0, 0.0, result);
+  if (s != PHEW_OK)
+    return s;
   double t = phew_seconds();
-  phew_status s = points_distribute(x, in, use, &run->s, &run->parts);
+  s = points_distribute(x, in, use, &run->s, &run->parts);
   run->seconds[PHEW_PARTICLE_DOMAIN] += phew_seconds() - t;
   if (s != PHEW_OK)
     return s;
   x->n_ordered = run->n_ordered;
 
+  s = run_control_stage(&rc, c, phew_particle_stage_name(PHEW_PARTICLE_NEIGHBOURS), 0.0, 0.0, result);
+  if (s != PHEW_OK)
+    return s;
   s = padding_neighbours(x, run->parts, &run->s, &run->nr);
   run->seconds[PHEW_PARTICLE_TREE] += run->nr.seconds_tree;
   run->seconds[PHEW_PARTICLE_NEIGHBOURS] += run->nr.seconds_search;
@@ -77,6 +86,9 @@ phew_status points_prepare(points_run *run, const phew_input *in, points_use use
     run->rho = phew_malloc((size_t)n_own + 1, sizeof *run->rho);
     if (comm_max(c, !run->s.h || !run->rho))
       return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the densities"), result);
+    s = run_control_stage(&rc, c, phew_particle_stage_name(PHEW_PARTICLE_DENSITY), 0.0, 0.0, result);
+    if (s != PHEW_OK)
+      return s;
     double seconds = 0.0;
     /* lists holding every particle of a kernel (n_dens - 1 others) serve as the balls */
     const density_lists lists = {run->nr.nearest, run->nr.n_keep, n_own};
@@ -93,6 +105,9 @@ phew_status points_prepare(points_run *run, const phew_input *in, points_use use
   kd_tree_free(run->nr.tree); /* not taken when the densities were given */
   run->nr.tree = NULL;
   if (with_graph) {
+    s = run_control_stage(&rc, c, phew_particle_stage_name(PHEW_PARTICLE_GRAPH), 0.0, 0.0, result);
+    if (s != PHEW_OK)
+      return s;
     t = phew_seconds();
     s = particle_graph_build(x, &run->s, &run->nr, &run->pg);
     run->seconds[PHEW_PARTICLE_GRAPH] += phew_seconds() - t;

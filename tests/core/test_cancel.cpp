@@ -1,0 +1,188 @@
+// Cancel requests (phew_input.cancel): a run asked to stop returns PHEW_CANCELLED with every
+// label -1 and an empty result, whether asked at a stage boundary or inside the watershed's
+// loop; a callback that never asks changes nothing; particles stop between their stages.
+#include "phew_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace phewtest;
+
+namespace
+{
+
+// Counts the callback's calls; asks to stop from call number `stop_at` on (0: never).
+struct Asker
+{
+  int calls = 0;
+  int stop_at = 0;
+  double last_progress = -1.0;
+  std::string last_stage;
+};
+
+int ask(void *data)
+{
+  Asker *a = static_cast<Asker *>(data);
+  ++a->calls;
+  return a->stop_at > 0 && a->calls >= a->stop_at;
+}
+
+void note_progress(double fraction, const char *stage, void *data)
+{
+  Asker *a = static_cast<Asker *>(data);
+  a->last_progress = fraction;
+  a->last_stage = stage ? stage : "";
+}
+
+struct GridRun
+{
+  phew_status status;
+  phew_result result;
+  std::vector<int64_t> patch, clump, halo;
+  ~GridRun() { phew_result_free(&result); }
+};
+
+void run_grid(const Field &f, Asker *asker, GridRun &r)
+{
+  phew_input in;
+  std::memset(&in, 0, sizeof in);
+  phew_grid_init_whole(&in.grid, f.n[0], f.n[1], f.n[2]);
+  in.density = f.rho.data();
+  in.density_type = PHEW_FLOAT64;
+  if (asker) {
+    in.cancel = ask;
+    in.cancel_data = asker;
+    in.progress = note_progress;
+    in.progress_data = asker;
+  }
+  r.patch.assign((size_t)f.size(), 7);
+  r.clump.assign(r.patch.size(), 7);
+  r.halo.assign(r.patch.size(), 7);
+  phew_labels labels = {r.patch.data(), r.clump.data(), r.halo.data(), nullptr};
+  phew_params p = make_params(quantile(f, 0.6), 1.0, 1, quantile(f, 0.9));
+  r.status = phew_find_clumps(&in, &p, &labels, &r.result);
+}
+
+void expect_stopped(const GridRun &r)
+{
+  EXPECT_EQ(r.status, PHEW_CANCELLED);
+  EXPECT_NE(std::strstr(r.result.message, "stopped on request"), nullptr) << r.result.message;
+  EXPECT_EQ(r.result.n_clumps, 0);
+  EXPECT_EQ(r.result.n_haloes, 0);
+  EXPECT_EQ(r.result.n_nodes, 0);
+  for (size_t i = 0; i < r.clump.size(); ++i) {
+    ASSERT_EQ(r.patch[i], -1) << i;
+    ASSERT_EQ(r.clump[i], -1) << i;
+    ASSERT_EQ(r.halo[i], -1) << i;
+  }
+}
+
+TEST(Cancel, AtTheFirstStageBoundary)
+{
+  Field f = smoothed_noise(24, 20, 16, 3, 2);
+  Asker asker;
+  asker.stop_at = 1;
+  GridRun r;
+  run_grid(f, &asker, r);
+  expect_stopped(r);
+  EXPECT_EQ(asker.calls, 1);
+  EXPECT_EQ(asker.last_stage, "watershed");
+}
+
+TEST(Cancel, InsideTheWatershedLoop)
+{
+  // Call 1 is the stage boundary, calls 2.. the loop's ticks (one per z plane of 16).
+  Field f = smoothed_noise(24, 20, 16, 3, 2);
+  Asker asker;
+  asker.stop_at = 6;
+  GridRun r;
+  run_grid(f, &asker, r);
+  expect_stopped(r);
+  EXPECT_EQ(asker.calls, 6) << "asked again after the stop";
+  EXPECT_EQ(asker.last_stage, "watershed");
+  EXPECT_GT(asker.last_progress, 0.0) << "stopped before the loop";
+  EXPECT_LT(asker.last_progress, 0.5) << "stopped after the watershed stage";
+}
+
+TEST(Cancel, AtEachLaterStage)
+{
+  Field f = smoothed_noise(24, 20, 16, 3, 2);
+  Asker count;
+  GridRun all;
+  run_grid(f, &count, all);
+  ASSERT_EQ(all.status, PHEW_OK) << all.result.message;
+  // the last calls are the four later stage boundaries
+  for (int k = 0; k < 4; ++k) {
+    Asker asker;
+    asker.stop_at = count.calls - k;
+    GridRun r;
+    run_grid(f, &asker, r);
+    SCOPED_TRACE("stopped at call " + std::to_string(asker.stop_at) + " of " + std::to_string(count.calls));
+    expect_stopped(r);
+  }
+}
+
+TEST(Cancel, NeverAskedChangesNothing)
+{
+  Field f = smoothed_noise(24, 20, 16, 3, 2);
+  Asker asker; // never stops
+  GridRun with, without;
+  run_grid(f, &asker, with);
+  run_grid(f, nullptr, without);
+  ASSERT_EQ(with.status, PHEW_OK) << with.result.message;
+  ASSERT_EQ(without.status, PHEW_OK) << without.result.message;
+  EXPECT_EQ(asker.calls, 5 + 16) << "the five stages and the watershed's 16 planes are asked";
+  EXPECT_GT(with.result.n_clumps, 1);
+  EXPECT_EQ(with.result.n_clumps, without.result.n_clumps);
+  EXPECT_EQ(with.result.n_nodes, without.result.n_nodes);
+  EXPECT_EQ(with.clump, without.clump);
+  EXPECT_EQ(with.halo, without.halo);
+  EXPECT_EQ(with.patch, without.patch);
+  EXPECT_EQ(asker.last_progress, 1.0);
+}
+
+TEST(Cancel, ParticlesStopBetweenStages)
+{
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const int64_t n = 2000;
+  std::vector<double> pos((size_t)(3 * n));
+  for (double &x : pos)
+    x = u(rng);
+  for (int stop_at = 1; stop_at <= 3; ++stop_at) {
+    phew_input in;
+    std::memset(&in, 0, sizeof in);
+    in.mesh = PHEW_MESH_POINTS;
+    phew_points_init(&in.points);
+    in.points.n = n;
+    in.points.position = pos.data();
+    in.points.has_box = 1;
+    for (int d = 0; d < 3; ++d) {
+      in.points.box_size[d] = 1.0;
+      in.points.periodic[d] = 1;
+    }
+    Asker asker;
+    asker.stop_at = stop_at;
+    in.cancel = ask;
+    in.cancel_data = &asker;
+    std::vector<int64_t> patch((size_t)n, 7), clump((size_t)n, 7), halo((size_t)n, 7);
+    std::vector<double> rho((size_t)n, 7.0);
+    phew_labels labels = {patch.data(), clump.data(), halo.data(), rho.data()};
+    phew_params p;
+    phew_params_init(&p);
+    phew_result result;
+    SCOPED_TRACE("stopped at call " + std::to_string(stop_at));
+    EXPECT_EQ(phew_find_clumps(&in, &p, &labels, &result), PHEW_CANCELLED) << result.message;
+    EXPECT_EQ(result.n_clumps, 0);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(clump[(size_t)i], -1);
+    phew_result_free(&result);
+  }
+}
+
+} // namespace
