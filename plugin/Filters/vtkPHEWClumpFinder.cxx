@@ -47,12 +47,6 @@ void ReportProgress(vtkAlgorithm* self, double fraction, const char* stage)
   self->UpdateProgress(fraction);
 }
 
-// Abort (vtkAlgorithm::SetAbortExecute, e.g. from a progress observer) stops the core.
-int AbortRequested(void* user_data)
-{
-  return static_cast<vtkAlgorithm*>(user_data)->GetAbortExecute();
-}
-
 // The core reports progress per stage; the filter maps it onto [0.05, 0.9]: before, the
 // adaptor prepares the cells; after, the labels, tables and drawings are made.
 void ForwardProgress(double fraction, const char* stage, void* user_data)
@@ -288,7 +282,8 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   in.mpi_comm = context.MPIComm;
   in.progress = ForwardProgress;
   in.progress_data = this;
-  in.cancel = AbortRequested;
+  in.cancel = phew_adaptors::AbortRequested; // Abort stops the core
+
   in.cancel_data = this;
 
   // 3. Run.
@@ -299,15 +294,14 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   // An Abort asked after the core's last check still stops the run before the outputs are
   // built; every rank agrees (a progress observer may have set it on one rank only).
   bool stopped = status == PHEW_CANCELLED;
-  if (status == PHEW_OK && context.Controller && context.Controller->GetNumberOfProcesses() > 1)
+  if (status == PHEW_OK)
   {
-    int mine = this->GetAbortExecute(), any = 0;
-    context.Controller->AllReduce(&mine, &any, 1, vtkCommunicator::MAX_OP);
+    int mine = this->GetAbortExecute(), any = mine;
+    if (context.NumberOfRanks > 1)
+    {
+      context.Controller->AllReduce(&mine, &any, 1, vtkCommunicator::MAX_OP);
+    }
     stopped = any != 0;
-  }
-  else if (status == PHEW_OK)
-  {
-    stopped = this->GetAbortExecute() != 0;
   }
   if (stopped) // every rank stops, as after a failure
   {

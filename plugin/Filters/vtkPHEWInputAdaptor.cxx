@@ -1,5 +1,6 @@
 #include "vtkPHEWInputAdaptor.h"
 
+#include "vtkAlgorithm.h"
 #include "vtkDataObject.h"
 #include "vtkInformation.h"
 #include "vtkMultiProcessController.h"
@@ -14,6 +15,11 @@
 
 namespace phew_adaptors
 {
+int AbortRequested(void* algorithm)
+{
+  return static_cast<vtkAlgorithm*>(algorithm)->GetAbortExecute();
+}
+
 std::string InitializeContext(Context& context)
 {
   context.Controller = vtkMultiProcessController::GetGlobalController();

@@ -51,6 +51,10 @@ std::string SharedProblem(const Context& context, int root, const std::string& m
 /// rank that found one, on every rank, or an empty string when none did.
 std::string AgreeOnProblem(const Context& context, const std::string& mine);
 
+/// For phew_input.cancel (cancel_data: the filter): whether the filter's AbortExecute flag is
+/// set, by a progress observer or an application's stop button.
+int AbortRequested(void* algorithm);
+
 /// The name of the selected density array (from the selection, for messages when no dataset
 /// holds it), or an empty string.
 std::string SelectedName(const Context& context);

@@ -219,7 +219,7 @@ int vtkPHEWParticleFilter::RequestData(
   {
     in.mpi_comm = context.MPIComm;
     // Abort (SetAbortExecute) stops the run between the particle stages.
-    in.cancel = [](void* self) { return static_cast<vtkAlgorithm*>(self)->GetAbortExecute(); };
+    in.cancel = phew_adaptors::AbortRequested;
     in.cancel_data = this;
     this->UpdateProgress(0.1);
     problem = this->RunParticles(in, labels, adaptor, result);

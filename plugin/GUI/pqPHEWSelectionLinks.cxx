@@ -19,6 +19,7 @@
 #include "vtkSmartPointer.h"
 
 #include <cstring>
+#include <QScopedValueRollback>
 #include <QTimer>
 
 namespace
@@ -77,20 +78,6 @@ bool OnlyOutlined(pqOutputPort* port)
   }
   return shown;
 }
-
-class ScopedFlag
-{
-public:
-  explicit ScopedFlag(bool& flag)
-    : Flag(flag)
-  {
-    this->Flag = true;
-  }
-  ~ScopedFlag() { this->Flag = false; }
-
-private:
-  bool& Flag;
-};
 }
 
 //-----------------------------------------------------------------------------
@@ -155,7 +142,7 @@ void pqPHEWSelectionLinks::onSelectionChanged(pqOutputPort* selected)
 void pqPHEWSelectionLinks::update()
 {
   this->Scheduled = false;
-  ScopedFlag linking(this->Linking);
+  QScopedValueRollback<bool> linking(this->Linking, true);
   pqOutputPort* selected = this->Pending;
   this->unlink(selected);
   if (selected && IsPHEWFinder(selected->getSource()))
