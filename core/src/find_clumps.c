@@ -250,7 +250,7 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
     f.f64 = in->density;
 
   phew_params used; /* params with the automatic thresholds resolved */
-  pipeline pl = {in, result, &c, {in, NULL, 0.0, 0.0, 0}, 0.0, 0, 0};
+  pipeline pl = {in, result, &c, {in, NULL, 0.0, 0.0, 0.0, 0.0, 0}, 0.0, 0, 0};
   peak_table peaks = {0};
   edge_list edges = {0};
   merge_state noise = {0}, saddle = {0};
@@ -338,7 +338,7 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
 
   s = stage_begin(&pl, PHEW_STAGE_PROPERTIES, s);
   if (s == PHEW_OK)
-    s = catalogue_build(&m, &f, params, &pc, &noise, &saddle, labels, result);
+    s = catalogue_build(&m, &f, params, &pc, &noise, &saddle, &pl.rc, labels, result);
   stage_end(&pl);
   if (s != PHEW_OK)
     goto fail;

@@ -353,6 +353,7 @@ typedef struct run_control {
   const phew_input *in;
   const char *stage;
   double from, to; /* the stage's share of the run */
+  double part_from, part_to; /* the share of the loop ticking now (run_control_part) */
   int stopped;     /* the cancel callback said stop (it stays said) */
 } run_control;
 
@@ -360,8 +361,15 @@ typedef struct run_control {
  * to stop (with the message), else PHEW_OK. */
 phew_status run_control_stage(run_control *rc, const comm *c, const char *stage, double from, double to,
                               phew_result *result);
-/* Local: `done` of `total` items of the stage; 1 when this rank was asked to stop. */
+/* Local: `done` of `total` items of the stage (or of its part); 1 when this rank was asked to
+ * stop. */
 int run_control_tick(run_control *rc, int64_t done, int64_t total);
+/* The ticks that follow cover the fractions [lo, hi] of the current stage (a stage with several
+ * long loops); a stage starts whole. */
+void run_control_part(run_control *rc, double lo, double hi);
+/* Collective: PHEW_CANCELLED on every rank (with the message) if a tick on any rank was asked
+ * to stop, else PHEW_OK; for a stage whose loops cannot wait for the next boundary. */
+phew_status run_control_agree(run_control *rc, const comm *c, phew_result *result);
 
 /* ---- watershed (watershed.c) ----------------------------------------------------------- */
 /* Fills cell_peak with the local peak index of every active test cell (-1 otherwise) and
@@ -451,9 +459,10 @@ typedef struct sum_target {
   sums *out;
 } sum_target;
 
-/* Add every active test cell to the sums of its structure, for each target, in one pass. */
+/* Add every active test cell to the sums of its structure, for each target, in one pass,
+ * ticking rc; leaves early (the sums unfinished) when rc says stop. */
 void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
-                     int n_targets);
+                     int n_targets, run_control *rc);
 /* Particles, second pass: the spread of every structure about its centre. centre holds 6
  * values per structure (of target.reference's structures): the centre of mass in cell
  * coordinates (unwrapped) and the mean velocity; only n_cells (the members seen),
@@ -476,9 +485,10 @@ int sums_values(const mesh *m, const sums *s, const double reference[3], const c
                 size_t why_size);
 
 /* ---- hierarchy and catalogue (hierarchy.c, catalogue.c) ----------------------------------- */
+/* PHEW_CANCELLED (on every rank) when rc says stop while the cells are summed or labelled. */
 phew_status catalogue_build(const mesh *m, const field *f, const phew_params *params, peak_comm *pc,
-                            const merge_state *noise, const merge_state *saddle, phew_labels *labels,
-                            phew_result *result);
+                            const merge_state *noise, const merge_state *saddle, run_control *rc,
+                            phew_labels *labels, phew_result *result);
 
 /* One clump as its owner describes it to rank 0, which assembles the catalogue. */
 typedef struct clump_record {

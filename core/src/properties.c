@@ -76,11 +76,13 @@ static inline sums *structure_sums(const sum_target *t, int64_t p, double rho, c
 /* Grids: masses count densities (the cell volume is a common factor) and moments count
  * densities times whole-cell displacements, all exact. */
 static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
-                             int n_targets)
+                             int n_targets, run_control *rc)
 {
   const block *b = &m->b;
   const phew_grid *g = b->grid;
-  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
+  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z) {
+    if (run_control_tick(rc, z - b->lo[2], b->hi[2] - b->lo[2]))
+      return;
     for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
       const int64_t row = b->dims[0] * (y + b->dims[1] * z);
       const double c[3] = {0.0, (double)(g->stored_offset[1] + y), (double)(g->stored_offset[2] + z)};
@@ -108,6 +110,7 @@ static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_
         }
       }
     }
+  }
 }
 
 /* AMR leaves: as on a grid, in finest cells: a cell of level l counts 8^(finest - l) of them
@@ -115,7 +118,7 @@ static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_
  * centres are multiples of 1/2), so every term is exact. Neighbouring cells mostly belong to
  * the same structures: their sums are looked up once per run of such cells. */
 static void accumulate_amr(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
-                           int n_targets)
+                           int n_targets, run_control *rc)
 {
   const amr_mesh *a = m->amr;
   const int finest = a->n_levels - 1;
@@ -125,6 +128,8 @@ static void accumulate_amr(const mesh *m, const field *f, const int64_t *cell_pe
   sums *s[2]; /* the catalogue sums clumps and haloes: two targets at most */
   int64_t ref2[2][3];
   for (int64_t o = 0; o < a->n_own_blocks; ++o) {
+    if (run_control_tick(rc, o, a->n_own_blocks))
+      return;
     const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
     const int scale = finest - k->level, weight = 3 * scale;
     const int64_t first = a->first_cell[a->own_block[o]], px = k->dims[0] + 2, py = k->dims[1] + 2;
@@ -183,13 +188,15 @@ static void accumulate_amr(const mesh *m, const field *f, const int64_t *cell_pe
 /* Graphs: masses are densities times cell volumes (particles: their masses), moments those
  * times displacements. */
 static void accumulate_list(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
-                            int n_targets)
+                            int n_targets, run_control *rc)
 {
   cell_walk w;
   if (cell_walk_init(&w, m) != PHEW_OK)
     return; /* cannot happen: the walk was made before, by the watershed */
   const int has_position = m->graph->position != NULL;
   for (int64_t i = 0; i < m->n_local; ++i) {
+    if ((i & 0xffff) == 0 && run_control_tick(rc, i, m->n_local))
+      break;
     const int64_t p = cell_peak[i];
     if (p < 0 || !cell_walk_active(&w, i))
       continue;
@@ -224,14 +231,15 @@ static void accumulate_list(const mesh *m, const field *f, const int64_t *cell_p
   cell_walk_free(&w);
 }
 
-void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets, int n_targets)
+void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets, int n_targets,
+                     run_control *rc)
 {
   if (m->kind == PHEW_MESH_STRUCTURED)
-    accumulate_block(m, f, cell_peak, targets, n_targets);
+    accumulate_block(m, f, cell_peak, targets, n_targets, rc);
   else if (m->kind == PHEW_MESH_AMR)
-    accumulate_amr(m, f, cell_peak, targets, n_targets);
+    accumulate_amr(m, f, cell_peak, targets, n_targets, rc);
   else
-    accumulate_list(m, f, cell_peak, targets, n_targets);
+    accumulate_list(m, f, cell_peak, targets, n_targets, rc);
 }
 
 void sums_merge_spread(sums *to, const sums *from)

@@ -7,14 +7,27 @@ phew_status run_control_stage(run_control *rc, const comm *c, const char *stage,
                               phew_result *result)
 {
   rc->stage = stage;
-  rc->from = from;
-  rc->to = to;
+  rc->from = rc->part_from = from;
+  rc->to = rc->part_to = to;
   const phew_input *in = rc->in;
   if (in && in->progress)
     in->progress(from, stage, in->progress_data);
   if (in && in->cancel && !rc->stopped)
     rc->stopped = in->cancel(in->cancel_data) != 0;
-  return comm_agree(c, rc->stopped ? phew_fail(result, PHEW_CANCELLED, "stopped on request") : PHEW_OK, result);
+  return run_control_agree(rc, c, result);
+}
+
+phew_status run_control_agree(run_control *rc, const comm *c, phew_result *result)
+{
+  return comm_agree(c, rc && rc->stopped ? phew_fail(result, PHEW_CANCELLED, "stopped on request") : PHEW_OK, result);
+}
+
+void run_control_part(run_control *rc, double lo, double hi)
+{
+  if (!rc)
+    return;
+  rc->part_from = rc->from + (rc->to - rc->from) * lo;
+  rc->part_to = rc->from + (rc->to - rc->from) * hi;
 }
 
 int run_control_tick(run_control *rc, int64_t done, int64_t total)
@@ -23,7 +36,7 @@ int run_control_tick(run_control *rc, int64_t done, int64_t total)
     return 0;
   const phew_input *in = rc->in;
   if (in->progress && total > 0)
-    in->progress(rc->from + (rc->to - rc->from) * (double)done / (double)total, rc->stage, in->progress_data);
+    in->progress(rc->part_from + (rc->part_to - rc->part_from) * (double)done / (double)total, rc->stage, in->progress_data);
   if (in->cancel && !rc->stopped)
     rc->stopped = in->cancel(in->cancel_data) != 0;
   return rc->stopped;

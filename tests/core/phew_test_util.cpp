@@ -68,7 +68,8 @@ std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel)
   return run_input(in, p, (size_t)f.size(), sentinel);
 }
 
-std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t shuffle_seed, int64_t sentinel)
+std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t shuffle_seed, int64_t sentinel,
+                               const std::function<void(phew_input &)> &adjust)
 {
   const int64_t n = f.size();
   std::vector<int64_t> perm((size_t)n), inv((size_t)n); // local index -> grid cell, and back
@@ -119,6 +120,8 @@ std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t sh
   in.density_type = f.f32 ? PHEW_FLOAT32 : PHEW_FLOAT64;
   std::vector<int64_t> a((size_t)n, sentinel), b((size_t)n, sentinel), c((size_t)n, sentinel);
   phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
+  if (adjust)
+    adjust(in);
   std::unique_ptr<Run> r(new Run);
   r->status = phew_find_clumps(&in, &p, &labels, &r->result);
   r->patch.resize((size_t)n);

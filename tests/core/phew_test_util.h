@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -111,7 +112,9 @@ std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel 
 // The same field handed to the core as an explicit graph (phew_graph): the 26-neighbour
 // stencil written out, cell volumes, centres and the periodic box, local cells stored in an
 // order shuffled by `shuffle_seed` (0: grid order). Labels are returned in grid order.
-std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t shuffle_seed, int64_t sentinel = -7);
+// `adjust` may set more of the input (callbacks) before the run.
+std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t shuffle_seed, int64_t sentinel = -7,
+                               const std::function<void(phew_input &)> &adjust = nullptr);
 
 phew_params make_params(double threshold, double relevance = 2.0, int saddle_merging = 0,
                         double saddle_threshold = 0.0, double mass_threshold = 0.0);

@@ -1,6 +1,7 @@
 // Cancel requests (phew_input.cancel): a run asked to stop returns PHEW_CANCELLED with every
 // label -1 and an empty result, whether asked at a stage boundary or inside the watershed's
-// loop; a callback that never asks changes nothing; particles stop between their stages.
+// or the catalogue's loops; a callback that never asks changes nothing; particles stop
+// between their stages.
 #include "phew_test_util.h"
 
 #include <gtest/gtest.h>
@@ -16,19 +17,24 @@ using namespace phewtest;
 namespace
 {
 
-// Counts the callback's calls; asks to stop from call number `stop_at` on (0: never).
+// Counts the callback's calls, with the progress reported just before each; asks to stop
+// from call number `stop_at` on (0: never).
 struct Asker
 {
   int calls = 0;
   int stop_at = 0;
   double last_progress = -1.0;
   std::string last_stage;
+  std::vector<std::string> stage_at_call;
+  std::vector<double> progress_at_call;
 };
 
 int ask(void *data)
 {
   Asker *a = static_cast<Asker *>(data);
   ++a->calls;
+  a->stage_at_call.push_back(a->last_stage);
+  a->progress_at_call.push_back(a->last_progress);
   return a->stop_at > 0 && a->calls >= a->stop_at;
 }
 
@@ -116,14 +122,89 @@ TEST(Cancel, AtEachLaterStage)
   GridRun all;
   run_grid(f, &count, all);
   ASSERT_EQ(all.status, PHEW_OK) << all.result.message;
-  // the last calls are the four later stage boundaries
-  for (int k = 0; k < 4; ++k) {
+  // a stage boundary is the first call under a new stage name
+  const std::vector<std::string> later = {"saddles", "noise removal", "saddle merging", "properties"};
+  for (const std::string &stage : later) {
+    int boundary = 0;
+    for (size_t k = 1; k < count.stage_at_call.size() && !boundary; ++k)
+      if (count.stage_at_call[k] == stage && count.stage_at_call[k - 1] != stage)
+        boundary = (int)k + 1;
+    ASSERT_GT(boundary, 0) << stage << " was never asked";
     Asker asker;
-    asker.stop_at = count.calls - k;
+    asker.stop_at = boundary;
     GridRun r;
     run_grid(f, &asker, r);
-    SCOPED_TRACE("stopped at call " + std::to_string(asker.stop_at) + " of " + std::to_string(count.calls));
+    SCOPED_TRACE("stopped at call " + std::to_string(boundary) + " (" + stage + ")");
     expect_stopped(r);
+    EXPECT_EQ(asker.calls, boundary);
+  }
+}
+
+TEST(Cancel, InsideTheCatalogueLoops)
+{
+  // The properties stage ticks once per z plane while it sums the cells (the first 15 % of
+  // its share, 0.64 to 0.694) and every 65536 cells while it labels them (the rest: here
+  // once, at 0.694).
+  Field f = smoothed_noise(24, 20, 16, 3, 2);
+  Asker count;
+  GridRun all;
+  run_grid(f, &count, all);
+  ASSERT_EQ(all.status, PHEW_OK) << all.result.message;
+  int in_sums = 0, in_labels = 0;
+  for (size_t k = 0; k < count.progress_at_call.size(); ++k) {
+    const double x = count.progress_at_call[k];
+    if (count.stage_at_call[k] != "properties")
+      continue;
+    if (!in_sums && x > 0.645 && x < 0.69)
+      in_sums = (int)k + 1;
+    if (!in_labels && x > 0.692 && x < 1.0)
+      in_labels = (int)k + 1;
+  }
+  ASSERT_GT(in_sums, 0) << "no tick while summing the cells";
+  ASSERT_GT(in_labels, 0) << "no tick while labelling the cells";
+  for (int stop_at : {in_sums, in_labels}) {
+    Asker asker;
+    asker.stop_at = stop_at;
+    GridRun r;
+    run_grid(f, &asker, r);
+    SCOPED_TRACE("stopped at call " + std::to_string(stop_at));
+    expect_stopped(r);
+    EXPECT_EQ(asker.calls, stop_at) << "asked again after the stop";
+    EXPECT_EQ(asker.last_stage, "properties");
+  }
+}
+
+TEST(Cancel, GraphsInsideEveryLoop)
+{
+  // 73728 cells: the graph's loops tick at cells 0 and 65536 (watershed, sums, labels). A stop
+  // at any call leaves the run empty; progress never goes back.
+  Field f = smoothed_noise(48, 48, 32, 4, 2);
+  const phew_params p = make_params(quantile(f, 0.6), 1.0, 1, quantile(f, 0.9));
+  Asker count;
+  auto ask_with = [](Asker *a) {
+    return [a](phew_input &in) {
+      in.cancel = ask;
+      in.cancel_data = a;
+      in.progress = note_progress;
+      in.progress_data = a;
+    };
+  };
+  auto all = run_graph(f, p, 3, -7, ask_with(&count));
+  ASSERT_EQ(all->status, PHEW_OK) << all->result.message;
+  ASSERT_GT(all->n_clumps(), 1);
+  EXPECT_EQ(count.calls, 5 + 3 * 2) << "five stages, two ticks in each of three loops";
+  for (size_t k = 1; k < count.progress_at_call.size(); ++k)
+    EXPECT_GE(count.progress_at_call[k], count.progress_at_call[k - 1]) << "progress went back at call " << k + 1;
+  for (int stop_at = 1; stop_at <= count.calls; ++stop_at) {
+    Asker asker;
+    asker.stop_at = stop_at;
+    auto r = run_graph(f, p, 3, -7, ask_with(&asker));
+    SCOPED_TRACE("stopped at call " + std::to_string(stop_at) + " (" + count.stage_at_call[(size_t)stop_at - 1] + ")");
+    EXPECT_EQ(r->status, PHEW_CANCELLED);
+    EXPECT_EQ(r->n_clumps(), 0);
+    EXPECT_EQ(asker.calls, stop_at) << "asked again after the stop";
+    for (size_t i = 0; i < r->clump.size(); ++i)
+      ASSERT_EQ(r->clump[i], -1) << i;
   }
 }
 
@@ -136,7 +217,9 @@ TEST(Cancel, NeverAskedChangesNothing)
   run_grid(f, nullptr, without);
   ASSERT_EQ(with.status, PHEW_OK) << with.result.message;
   ASSERT_EQ(without.status, PHEW_OK) << without.result.message;
-  EXPECT_EQ(asker.calls, 5 + 16) << "the five stages and the watershed's 16 planes are asked";
+  EXPECT_EQ(asker.calls, 5 + 16 + 16 + 1) << "the five stages, 16 planes by the watershed and the sums, one by the labels";
+  for (size_t k = 1; k < asker.progress_at_call.size(); ++k)
+    EXPECT_GE(asker.progress_at_call[k], asker.progress_at_call[k - 1]) << "progress went back at call " << k + 1;
   EXPECT_GT(with.result.n_clumps, 1);
   EXPECT_EQ(with.result.n_clumps, without.result.n_clumps);
   EXPECT_EQ(with.result.n_nodes, without.result.n_nodes);
