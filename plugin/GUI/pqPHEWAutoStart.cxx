@@ -1,5 +1,6 @@
 #include "pqPHEWAutoStart.h"
 
+#include "pqPHEWColumnOrder.h"
 #include "pqPHEWDisplayBehavior.h"
 #include "pqPHEWSelectionLinks.h"
 
@@ -16,6 +17,8 @@ void pqPHEWAutoStart::onStartup()
   this->Behavior->startup();
   this->Links = new pqPHEWSelectionLinks(this);
   this->Links->startup();
+  this->Columns = new pqPHEWColumnOrder(this);
+  this->Columns->startup();
 }
 
 void pqPHEWAutoStart::onShutdown()
@@ -29,5 +32,10 @@ void pqPHEWAutoStart::onShutdown()
   {
     this->Links->shutdown();
     delete this->Links;
+  }
+  if (this->Columns)
+  {
+    this->Columns->shutdown();
+    delete this->Columns;
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Auto-start of the PHEW plugin in the ParaView GUI: owns pqPHEWDisplayBehavior (the first
- * picture) and pqPHEWSelectionLinks (linked selection).
+ * picture), pqPHEWSelectionLinks (linked selection) and pqPHEWColumnOrder (catalogue column
+ * order in spreadsheets).
  */
 #ifndef pqPHEWAutoStart_h
 #define pqPHEWAutoStart_h
@@ -8,6 +9,7 @@
 #include <QObject>
 #include <QPointer>
 
+class pqPHEWColumnOrder;
 class pqPHEWDisplayBehavior;
 class pqPHEWSelectionLinks;
 
@@ -26,6 +28,7 @@ public:
 private:
   QPointer<pqPHEWDisplayBehavior> Behavior;
   QPointer<pqPHEWSelectionLinks> Links;
+  QPointer<pqPHEWColumnOrder> Columns;
 };
 
 #endif

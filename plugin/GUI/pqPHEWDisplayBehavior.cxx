@@ -63,29 +63,73 @@ int ClumpIdAssociation(vtkPVDataInformation* info, int& clumps)
   return -1;
 }
 
-// One category per clump, 0 .. clumps-1, coloured from the palette; -1 (no clump) and any
-// other value transparent.
+// Up to this many clumps the legend names every one (one row each); beyond, rows would
+// overlap (742 clumps in a 256^3 field), and the legend is a bar of discrete colours from the
+// first id to the last.
+const int NAMED_CLUMPS_MAX = 14;
+
+// Each clump 0 .. clumps-1 gets its palette colour (the palette repeats). Few clumps: one
+// category each, -1 (no clump) and any other value transparent. Many: a colour map of one
+// discrete step per id, each step flat around its integer, so every id has its palette colour.
 void SetCategories(vtkSMProxy* lut, int clumps)
 {
-  std::vector<std::string> annotations;
   std::vector<double> colours;
   for (int c = 0; c < clumps; ++c)
   {
-    annotations.push_back(std::to_string(c));
-    annotations.push_back(std::to_string(c));
     colours.insert(colours.end(), Palette[c % 12], Palette[c % 12] + 3);
   }
-  vtkSMPropertyHelper(lut, "IndexedLookup").Set(1);
-  vtkSMPropertyHelper annotationHelper(lut, "Annotations");
-  annotationHelper.SetNumberOfElements(static_cast<unsigned int>(annotations.size()));
-  for (unsigned int i = 0; i < annotations.size(); ++i)
+  if (clumps <= NAMED_CLUMPS_MAX)
   {
-    annotationHelper.Set(i, annotations[i].c_str());
+    std::vector<std::string> annotations;
+    for (int c = 0; c < clumps; ++c)
+    {
+      annotations.push_back(std::to_string(c));
+      annotations.push_back(std::to_string(c));
+    }
+    vtkSMPropertyHelper(lut, "IndexedLookup").Set(1);
+    vtkSMPropertyHelper annotationHelper(lut, "Annotations");
+    annotationHelper.SetNumberOfElements(static_cast<unsigned int>(annotations.size()));
+    for (unsigned int i = 0; i < annotations.size(); ++i)
+    {
+      annotationHelper.Set(i, annotations[i].c_str());
+    }
+    vtkSMPropertyHelper(lut, "IndexedColors")
+      .Set(colours.data(), static_cast<unsigned int>(colours.size()));
+    vtkSMPropertyHelper(lut, "NanOpacity").Set(0.0);
   }
-  vtkSMPropertyHelper(lut, "IndexedColors")
-    .Set(colours.data(), static_cast<unsigned int>(colours.size()));
-  vtkSMPropertyHelper(lut, "NanOpacity").Set(0.0);
+  else
+  {
+    std::vector<double> points;
+    for (int c = 0; c < clumps; ++c)
+    {
+      for (double x : { c - 0.5, c + 0.4999 })
+      {
+        points.push_back(x);
+        points.insert(points.end(), &colours[3 * c], &colours[3 * c] + 3);
+      }
+    }
+    vtkSMPropertyHelper(lut, "IndexedLookup").Set(0);
+    vtkSMPropertyHelper(lut, "RGBPoints").Set(points.data(), static_cast<unsigned int>(points.size()));
+    // one table value per id over (about) [-0.5, clumps - 0.5]: each value's centre is an
+    // integer; the range stays the points' (never rescaled to the data)
+    vtkSMPropertyHelper(lut, "Discretize").Set(1);
+    vtkSMPropertyHelper(lut, "NumberOfTableValues").Set(clumps);
+    vtkSMPropertyHelper(lut, "AutomaticRescaleRangeMode").Set(-1);
+  }
   lut->UpdateVTKObjects();
+}
+
+// True when the colour map is still as SetCategories made it (not changed by hand).
+bool IsCategories(vtkSMProxy* lut)
+{
+  if (vtkSMPropertyHelper(lut, "IndexedLookup").GetAsInt() == 1)
+  {
+    return true;
+  }
+  vtkSMPropertyHelper points(lut, "RGBPoints");
+  return vtkSMPropertyHelper(lut, "Discretize").GetAsInt() == 1 &&
+    static_cast<int>(points.GetNumberOfElements()) == 8 * vtkSMPropertyHelper(lut, "NumberOfTableValues").GetAsInt() &&
+    points.GetNumberOfElements() >= 8 && points.GetAsDouble(0) == -0.5;
 }
 
 // The legend of the representation's colour map in `view`, long enough for one row per clump.
@@ -96,6 +140,8 @@ void ShowLegend(vtkSMProxy* representation, vtkSMProxy* view)
   if (vtkSMProxy* bar = lut ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr)
   {
     vtkSMPropertyHelper(bar, "ScalarBarLength").Set(0.8);
+    // a bar of many ids: its ends are half-integers (-0.5), its ticks say enough
+    vtkSMPropertyHelper(bar, "AddRangeLabels").Set(vtkSMPropertyHelper(lut, "IndexedLookup").GetAsInt());
     bar->UpdateVTKObjects();
   }
 }
@@ -253,6 +299,13 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
     }
   }
 
+  if (number == CLUMP_GEOMETRY_PORT && association == vtkDataObject::POINT)
+  {
+    // Particles: the clump particles as points big enough to see among thousands.
+    vtkSMPropertyHelper(proxy, "Representation").Set("Points");
+    vtkSMPropertyHelper(proxy, "PointSize", true).Set(4.0);
+    vtkSMPropertyHelper(proxy, "RenderPointsAsSpheres", true).Set(1);
+  }
   if (number == CLUMP_GEOMETRY_PORT)
   {
     // Look at the clumps from a corner, so that the first picture shows them in 3D.
@@ -307,7 +360,7 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
       const char* colouredBy = vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
       int clumps = 0;
       if (lut && colouredBy && std::strcmp(colouredBy, "ClumpId") == 0 &&
-        vtkSMPropertyHelper(lut, "IndexedLookup").GetAsInt() == 1 &&
+        IsCategories(lut) &&
         ClumpIdAssociation(representation->getInputDataInformation(), clumps) >= 0)
       {
         SetCategories(lut, clumps);

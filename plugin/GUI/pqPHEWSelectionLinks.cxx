@@ -7,6 +7,8 @@
 #include "pqSelectionManager.h"
 #include "pqServer.h"
 #include "pqServerManagerModel.h"
+#include "pqSpreadSheetView.h"
+#include "pqSpreadSheetViewModel.h"
 
 #include "vtkDataObject.h"
 #include "vtkPVArrayInformation.h"
@@ -77,6 +79,22 @@ bool OnlyOutlined(pqOutputPort* port)
     }
   }
   return shown;
+}
+
+// Shows a port's new selection in its views. A spreadsheet marks its selected rows only as
+// it asks for them again: ParaView's own selections repaint it from the table's selection,
+// a selection set on the port (as here) does not, until the rows are asked for again.
+void Refresh(pqOutputPort* port)
+{
+  port->renderAllViews(false);
+  for (pqView* view : port->getViews())
+  {
+    if (auto* spreadsheet = qobject_cast<pqSpreadSheetView*>(view))
+    {
+      spreadsheet->forceRender();
+      spreadsheet->getViewModel()->forceUpdate();
+    }
+  }
 }
 }
 
@@ -159,7 +177,7 @@ void pqPHEWSelectionLinks::unlink(pqOutputPort* keep)
     if (port && port != keep)
     {
           port->getSourceProxy()->CleanSelectionInputs(port->getPortNumber());
-      port->renderAllViews(false);
+      Refresh(port);
     }
   }
   this->Linked.clear();
@@ -205,7 +223,7 @@ void pqPHEWSelectionLinks::link(pqOutputPort* selected)
     append.TakeReference(vtkSMSourceProxy::SafeDownCast(
       vtkSMSelectionHelper::NewAppendSelectionsFromSelectionSource(link)));
     source->SetSelectionInput(static_cast<unsigned int>(other), append, 0);
-    target->renderAllViews(false);
+    Refresh(target);
     this->Linked.push_back(target);
-    }
+  }
 }
