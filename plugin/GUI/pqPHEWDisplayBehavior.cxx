@@ -21,6 +21,7 @@
 
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -40,20 +41,42 @@ const double Palette[12][3] = { { 0.894, 0.102, 0.110 }, { 0.216, 0.494, 0.722 }
   { 0.400, 0.761, 0.647 }, { 0.988, 0.553, 0.384 }, { 0.553, 0.627, 0.796 },
   { 0.651, 0.847, 0.329 } };
 
-bool IsClumpFinder(pqPipelineSource* source)
+bool Is(pqPipelineSource* source, const char* xmlName)
 {
   return source && source->getProxy() && source->getProxy()->GetXMLName() &&
-    std::strcmp(source->getProxy()->GetXMLName(), "PHEWClumpFinder") == 0;
+    std::strcmp(source->getProxy()->GetXMLName(), xmlName) == 0;
 }
 
-// Where ClumpId lives on this port's data (cells for faces and lines, else points) and how
-// many clumps there are (its largest value + 1); -1 when the port has no ClumpId.
-int ClumpIdAssociation(vtkPVDataInformation* info, int& clumps)
+bool IsHaloFinder(pqPipelineSource* source)
+{
+  return Is(source, "PHEWFriendsOfFriends") || Is(source, "PHEWHOPHaloFinder");
+}
+
+// The ports styled here: the clump finder's Clump Geometry and Dendrogram Plot, the halo
+// finders' labelled particles.
+std::vector<int> StyledPorts(pqPipelineSource* source)
+{
+  if (Is(source, "PHEWClumpFinder"))
+  {
+    return { CLUMP_GEOMETRY_PORT, DENDROGRAM_PLOT_PORT };
+  }
+  return IsHaloFinder(source) ? std::vector<int>{ 0 } : std::vector<int>{};
+}
+
+// The ids a styled port is coloured by.
+const char* IdArray(pqPipelineSource* source)
+{
+  return IsHaloFinder(source) ? "GroupId" : "ClumpId";
+}
+
+// Where the ids live on this port's data (cells for faces and lines, else points) and how
+// many structures there are (the largest id + 1); -1 when the port has no such array.
+int IdAssociation(vtkPVDataInformation* info, const char* ids, int& clumps)
 {
   clumps = 0;
   for (int association : { vtkDataObject::CELL, vtkDataObject::POINT })
   {
-    if (vtkPVArrayInformation* array = info->GetArrayInformation("ClumpId", association))
+    if (vtkPVArrayInformation* array = info->GetArrayInformation(ids, association))
     {
       const double* range = array->GetComponentRange(0);
       clumps = range[1] >= 0 ? static_cast<int>(std::lround(range[1])) + 1 : 0;
@@ -70,8 +93,10 @@ const int NAMED_CLUMPS_MAX = 14;
 
 // Each clump 0 .. clumps-1 gets its palette colour (the palette repeats). Few clumps: one
 // category each, -1 (no clump) and any other value transparent. Many: a colour map of one
-// discrete step per id, each step flat around its integer, so every id has its palette colour.
-void SetCategories(vtkSMProxy* lut, int clumps)
+// discrete step per id, each step flat around its integer, so every id has its palette
+// colour; -1 is then made transparent by opacity mapping (only where -1 is drawn at all:
+// `hideNegative`, particles outside every group, as it slows the drawing).
+void SetCategories(vtkSMProxy* lut, int clumps, bool hideNegative)
 {
   std::vector<double> colours;
   for (int c = 0; c < clumps; ++c)
@@ -115,6 +140,16 @@ void SetCategories(vtkSMProxy* lut, int clumps)
     vtkSMPropertyHelper(lut, "Discretize").Set(1);
     vtkSMPropertyHelper(lut, "NumberOfTableValues").Set(clumps);
     vtkSMPropertyHelper(lut, "AutomaticRescaleRangeMode").Set(-1);
+    vtkSMProxy* opacity = vtkSMPropertyHelper(lut, "ScalarOpacityFunction").GetAsProxy();
+    if (hideNegative && opacity)
+    {
+      // (x, opacity, midpoint, sharpness): 0 up to -0.5, 1 from there on
+      const double ramp[] = { -1.0, 0.0, 0.5, 0.0, -0.5, 0.0, 0.5, 0.0, -0.4999, 1.0, 0.5, 0.0, //
+        clumps - 0.5, 1.0, 0.5, 0.0 };
+      vtkSMPropertyHelper(opacity, "Points").Set(ramp, 16);
+      opacity->UpdateVTKObjects();
+    }
+    vtkSMPropertyHelper(lut, "EnableOpacityMapping").Set(hideNegative ? 1 : 0);
   }
   lut->UpdateVTKObjects();
 }
@@ -230,7 +265,7 @@ void pqPHEWDisplayBehavior::shutdown()
 //-----------------------------------------------------------------------------
 void pqPHEWDisplayBehavior::onSourceAdded(pqPipelineSource* source)
 {
-  if (IsClumpFinder(source))
+  if (!StyledPorts(source).empty())
   {
     QObject::connect(source, QOverload<pqPipelineSource*>::of(&pqPipelineSource::dataUpdated),
       this, &pqPHEWDisplayBehavior::onDataUpdated);
@@ -259,30 +294,31 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
 {
   pqOutputPort* port = representation->getOutputPortFromInput();
   pqView* view = representation->getView();
-  if (!port || !view || !IsClumpFinder(representation->getInput()))
+  pqPipelineSource* source = representation->getInput();
+  const std::vector<int> styled = StyledPorts(source);
+  if (!port || !view || std::find(styled.begin(), styled.end(), port->getPortNumber()) == styled.end())
   {
     return;
   }
-  const int number = port->getPortNumber();
-  if (number != CLUMP_GEOMETRY_PORT && number != DENDROGRAM_PLOT_PORT)
-  {
-    return;
-  }
+  // the 3D view's picture: clumps or groups; else the dendrogram
+  const bool structures = port->getPortNumber() != DENDROGRAM_PLOT_PORT;
+  const bool groups = IsHaloFinder(source);
+  const char* ids = IdArray(source);
   vtkSMProxy* proxy = representation->getProxy();
   int clumps = 0;
-  const int association = ClumpIdAssociation(representation->getInputDataInformation(), clumps);
+  const int association = IdAssociation(representation->getInputDataInformation(), ids, clumps);
   if (association >= 0)
   {
-    // (false when it already was coloured by ClumpId, as ParaView does for active scalars)
-    vtkSMPVRepresentationProxy::SetScalarColoring(proxy, "ClumpId", association);
+    // (false when it already was coloured by the ids, as ParaView does for active scalars)
+    vtkSMPVRepresentationProxy::SetScalarColoring(proxy, ids, association);
     if (vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy())
     {
-      SetCategories(lut, clumps);
+      SetCategories(lut, clumps, groups);
     }
     // One legend, in the 3D view; the dendrogram's view gets one from ParaView's Apply (it
     // shows a legend for every new coloured representation), possibly after this: hide it
     // after each of that view's renders until it has been hidden once.
-    if (number == CLUMP_GEOMETRY_PORT)
+    if (structures)
     {
       ShowLegend(proxy, view->getProxy());
     }
@@ -299,19 +335,27 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
     }
   }
 
-  if (number == CLUMP_GEOMETRY_PORT && association == vtkDataObject::POINT)
+  if (structures && association == vtkDataObject::POINT)
   {
-    // Particles: the clump particles as points big enough to see among thousands.
+    // Particles: the clump (group) particles as points big enough to see among thousands.
     vtkSMPropertyHelper(proxy, "Representation").Set("Points");
     vtkSMPropertyHelper(proxy, "PointSize", true).Set(4.0);
     vtkSMPropertyHelper(proxy, "RenderPointsAsSpheres", true).Set(1);
   }
-  if (number == CLUMP_GEOMETRY_PORT)
+  if (structures)
   {
     // Look at the clumps from a corner, so that the first picture shows them in 3D.
     if (auto* renderView = qobject_cast<pqRenderView*>(view))
     {
       renderView->resetViewDirection(-1, -1, -1, 0, 0, 1);
+    }
+    // The 3D view keeps most of the window beside the halo finders' Groups table (the clump
+    // finder's is enlarged with its dendrogram's view, below).
+    auto* viewProxy = vtkSMViewProxy::SafeDownCast(view->getProxy());
+    vtkSMViewLayoutProxy* layout = groups ? vtkSMViewLayoutProxy::FindLayout(viewProxy) : nullptr;
+    if (layout)
+    {
+      Enlarge(layout, layout->GetViewLocation(viewProxy), 0.62);
     }
   }
   else
@@ -351,7 +395,8 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
 //-----------------------------------------------------------------------------
 void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
 {
-  for (int number : { CLUMP_GEOMETRY_PORT, DENDROGRAM_PLOT_PORT })
+  const char* ids = IdArray(source);
+  for (int number : StyledPorts(source))
   {
     for (pqDataRepresentation* representation : source->getRepresentations(number, nullptr))
     {
@@ -359,11 +404,10 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
       vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
       const char* colouredBy = vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
       int clumps = 0;
-      if (lut && colouredBy && std::strcmp(colouredBy, "ClumpId") == 0 &&
-        IsCategories(lut) &&
-        ClumpIdAssociation(representation->getInputDataInformation(), clumps) >= 0)
+      if (lut && colouredBy && std::strcmp(colouredBy, ids) == 0 && IsCategories(lut) &&
+        IdAssociation(representation->getInputDataInformation(), ids, clumps) >= 0)
       {
-        SetCategories(lut, clumps);
+        SetCategories(lut, clumps, IsHaloFinder(source));
         representation->renderViewEventually();
       }
     }
