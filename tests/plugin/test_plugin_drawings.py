@@ -1,0 +1,204 @@
+"""The drawn outputs of the PHEW Clump Finder against independent counts and rules, on
+datasets/sample.vti with the defaults and on the particle sample:
+
+- Clump Geometry (port 4): one quad per face between a clump cell and a cell of no clump or
+  the edge of the grid, counted here per ClumpId from the Labels with numpy; each quad has
+  unit-cell area and sits on such a face; particles: one vertex per clump particle.
+- Dendrogram Plot (port 5): the rules of docs/dendrogram.md recomputed here from the
+  Dendrogram table (leaf order, x, log top and bottom), against every node's vertical line and
+  horizontal line.
+- Markers (port 6): one peak per Clumps row at (PeakX, PeakY, PeakZ) with that row's values,
+  one centre per Haloes row at its centre of mass.
+"""
+import os
+
+import numpy as np
+from paraview import servermanager as sm
+from paraview.simple import LoadPlugin, ProgrammableSource, XMLImageDataReader
+from vtkmodules.util import numpy_support
+
+import phew_plugin_testing as testing
+
+args = testing.parse_args()
+LoadPlugin(args.plugin, ns=globals())  # defines PHEWClumpFinder
+check = testing.Checker("phew_plugin_drawings").check
+
+
+def arrays(attributes):
+    return {attributes.GetArrayName(i): numpy_support.vtk_to_numpy(attributes.GetArray(i))
+            for i in range(attributes.GetNumberOfArrays()) if attributes.GetArray(i) is not None}
+
+
+def table(data):
+    return {data.GetColumnName(i): numpy_support.vtk_to_numpy(data.GetColumn(i))
+            for i in range(data.GetNumberOfColumns())}
+
+
+reader = XMLImageDataReader(FileName=os.path.join(args.source_dir, "datasets", "sample.vti"))
+finder = PHEWClumpFinder(Input=reader)  # noqa: F821 (from the plugin)
+finder.Density = ["CELLS", "density"]
+finder.UpdatePipeline()
+labels = testing.fetch(finder, 0)
+clumps = table(testing.fetch(finder, 1))
+nodes = table(testing.fetch(finder, 2))
+haloes = table(testing.fetch(finder, 3))
+
+# ---- Clump Geometry on the image --------------------------------------------------------
+dims = [d - 1 for d in labels.GetDimensions()]  # cells
+spacing = np.array(labels.GetSpacing())
+origin = np.array(labels.GetOrigin())
+clump = numpy_support.vtk_to_numpy(labels.GetCellData().GetArray("ClumpId")).reshape(dims[::-1])  # z, y, x
+# faces per clump: for each axis and side, a clump cell whose neighbour is no clump or outside
+expected = np.zeros(int(clump.max()) + 1, dtype=np.int64)
+for axis in range(3):
+    padded = np.pad(clump, [(1, 1) if a == axis else (0, 0) for a in range(3)], constant_values=-1)
+    inner = [slice(1, -1) if a == axis else slice(None) for a in range(3)]
+    for shift in (-1, 1):
+        neighbour = np.roll(padded, shift, axis=axis)[tuple(inner)]
+        face = (clump >= 0) & (neighbour < 0)
+        expected += np.bincount(clump[face], minlength=len(expected))
+geometry = testing.fetch(finder, 4)
+cell_data = arrays(geometry.GetCellData())
+got = np.bincount(cell_data["ClumpId"].astype(np.int64), minlength=len(expected)) \
+    if geometry.GetNumberOfCells() else np.zeros(0, np.int64)
+check(geometry.GetNumberOfCells() == expected.sum() and np.array_equal(got, expected),
+      "Clump Geometry: %d quads, per clump %s; numpy counts %d faces, per clump %s"
+      % (geometry.GetNumberOfCells(), got.tolist(), expected.sum(), expected.tolist()))
+check(len(expected) == len(clumps["ClumpId"]), "the Labels have %d clump ids, the Clumps table %d rows"
+      % (len(expected), len(clumps["ClumpId"])))
+# every quad is one face of one cell: unit-cell area, and its centre half a cell from the
+# centre of a cell of its clump, along one axis
+points = numpy_support.vtk_to_numpy(geometry.GetPoints().GetData()).astype(np.float64)
+polys = numpy_support.vtk_to_numpy(geometry.GetPolys().GetConnectivityArray()).reshape(-1, 4)
+corners = points[polys]
+centre = corners.mean(axis=1)
+extent = corners.max(axis=1) - corners.min(axis=1)
+flat = np.isclose(extent, 0.0)
+check(bool(np.all(flat.sum(axis=1) == 1)), "Clump Geometry: a quad is not flat along exactly one axis")
+areas = np.where(flat, 1.0, extent).prod(axis=1)
+face_area = np.array([spacing[1] * spacing[2], spacing[0] * spacing[2], spacing[0] * spacing[1]])
+check(np.allclose(areas, face_area[np.argmax(flat, axis=1)]), "Clump Geometry: a quad is not one cell face")
+normal_axis = np.argmax(flat, axis=1)
+bad = 0
+for sign in (-1.0, 1.0):
+    step = np.zeros_like(centre)
+    step[np.arange(len(centre)), normal_axis] = sign * 0.5 * spacing[normal_axis]
+    index = np.floor((centre + step - origin) / spacing).astype(np.int64)
+    inside = np.all((index >= 0) & (index < dims), axis=1)
+    owner = np.full(len(centre), -1)
+    owner[inside] = clump[index[inside, 2], index[inside, 1], index[inside, 0]]
+    if sign < 0:
+        first = owner
+    else:
+        # one side is a cell of the quad's clump, the other no clump
+        ids = cell_data["ClumpId"].astype(np.int64)
+        bad = int(np.sum(~(((first == ids) & (owner < 0)) | ((owner == ids) & (first < 0)))))
+check(bad == 0, "Clump Geometry: %d quads do not separate a cell of their clump from a cell of none" % bad)
+
+# ---- Dendrogram Plot: the layout rules, recomputed ---------------------------------------
+node_id = nodes["NodeId"].astype(np.int64)
+parent = nodes["ParentId"].astype(np.int64)
+peak = nodes["PeakDensity"].astype(np.float64)
+saddle = nodes["SaddleDensity"].astype(np.float64)
+row_of = {int(n): i for i, n in enumerate(node_id)}
+children = {int(n): [] for n in node_id}
+roots = []
+for i, p in enumerate(parent):
+    (children[int(p)] if p >= 0 else roots).append(i)
+
+
+def by_peak(rows):
+    return sorted(rows, key=lambda i: (-peak[i], node_id[i]))
+
+
+x = np.zeros(len(node_id))
+top = np.zeros(len(node_id))
+leaf_order = []
+
+
+def place(i):
+    kids = by_peak(children[int(node_id[i])])
+    if not kids:
+        x[i] = len(leaf_order)
+        leaf_order.append(i)
+        top[i] = np.log10(peak[i])
+        return
+    for k in kids:
+        place(k)
+    x[i] = 0.5 * (min(x[k] for k in kids) + max(x[k] for k in kids))
+    top[i] = np.log10(max(saddle[k] for k in kids))
+
+
+for r in by_peak(roots):
+    place(r)
+bottom = np.log10(saddle)
+plot = testing.fetch(finder, 5)
+spacing_x = plot.GetFieldData().GetArray("LeafSpacing").GetValue(0)
+pts = numpy_support.vtk_to_numpy(plot.GetPoints().GetData()).astype(np.float64)
+lines = numpy_support.vtk_to_numpy(plot.GetLines().GetConnectivityArray()).reshape(-1, 2)
+line_node = numpy_support.vtk_to_numpy(plot.GetCellData().GetArray("NodeId")).astype(np.int64)
+line_leaf = numpy_support.vtk_to_numpy(plot.GetCellData().GetArray("LeafClumpId")).astype(np.int64)
+check(len(lines) == 2 * len(node_id) - len(roots),
+      "Dendrogram Plot: %d lines for %d nodes and %d roots" % (len(lines), len(node_id), len(roots)))
+wrong = []
+for c, (a, b) in enumerate(lines):
+    i = row_of[int(line_node[c])]
+    (xa, ya), (xb, yb) = pts[a, :2], pts[b, :2]
+    if np.isclose(xa, xb):  # the node's vertical line
+        ok = np.isclose(xa, x[i] * spacing_x) and np.allclose(sorted([ya, yb]), sorted([bottom[i], top[i]]))
+    else:  # its horizontal line, at its bottom, to its parent's x
+        p = row_of[int(parent[i])]
+        ok = np.allclose([ya, yb], bottom[i]) and \
+            np.allclose(sorted([xa, xb]), sorted([x[i] * spacing_x, x[p] * spacing_x]))
+    is_leaf = not children[int(node_id[i])]
+    ok = ok and line_leaf[c] == (nodes["ClumpId"][i] if is_leaf else -1)
+    if not ok:
+        wrong.append(int(line_node[c]))
+check(not wrong, "Dendrogram Plot: the lines of nodes %s break the layout rules" % wrong[:10])
+check(len(leaf_order) == len(clumps["ClumpId"]), "%d leaves for %d clumps" % (len(leaf_order), len(clumps["ClumpId"])))
+
+# ---- Markers ------------------------------------------------------------------------------
+markers = testing.fetch(finder, 6)
+blocks = {markers.GetMetaData(b).Get(markers.NAME()): markers.GetBlock(b) for b in range(markers.GetNumberOfBlocks())}
+for name, rows, where in (("Clump Peaks", clumps, ("PeakX", "PeakY", "PeakZ")),
+                          ("Halo Centres", haloes, ("CenterOfMassX", "CenterOfMassY", "CenterOfMassZ"))):
+    block = blocks.get(name)
+    check(block is not None and block.GetNumberOfPoints() == len(rows[where[0]]),
+          "Markers/%s: %s points for %d rows" % (name, block.GetNumberOfPoints() if block else None,
+                                                  len(rows[where[0]])))
+    if block is None:
+        continue
+    at = numpy_support.vtk_to_numpy(block.GetPoints().GetData()).astype(np.float64)
+    check(np.allclose(at, np.array([rows[c] for c in where]).T, rtol=0, atol=1e-6),
+          "Markers/%s: the points are not at %s" % (name, "/".join(where)))
+    values = arrays(block.GetPointData())
+    same = all(np.array_equal(values.get(c), rows[c]) for c in rows)
+    check(same and block.GetNumberOfVerts() == len(at), "Markers/%s: the point data differ from the table" % name)
+
+# ---- Clump Geometry on particles ----------------------------------------------------------
+particles = ProgrammableSource(OutputDataSetType="vtkPolyData", Script="""
+import numpy as np
+from vtkmodules.util.numpy_support import numpy_to_vtk
+from vtkmodules.vtkCommonCore import vtkPoints
+pos = np.fromfile(r'%s', dtype='<f4').reshape(-1, 3)
+points = vtkPoints()
+points.SetData(numpy_to_vtk(pos, deep=1))
+self.GetPolyDataOutput().SetPoints(points)
+""" % os.path.join(args.source_dir, "datasets", "particles_sample-pos.raw"))
+on_particles = PHEWClumpFinder(Input=particles)  # noqa: F821
+on_particles.UpdatePipeline()
+particle_labels = arrays(testing.fetch(on_particles, 0).GetPointData())["ClumpId"].astype(np.int64)
+particle_clumps = table(testing.fetch(on_particles, 1))
+drawn = testing.fetch(on_particles, 4)
+drawn_ids = arrays(drawn.GetPointData())["ClumpId"].astype(np.int64)
+members = np.bincount(particle_labels[particle_labels >= 0], minlength=len(particle_clumps["ClumpId"]))
+check(drawn.GetNumberOfPoints() == drawn.GetNumberOfVerts() == int((particle_labels >= 0).sum()) > 0,
+      "Clump Geometry on particles: %d points, %d vertices for %d clump particles"
+      % (drawn.GetNumberOfPoints(), drawn.GetNumberOfVerts(), int((particle_labels >= 0).sum())))
+check(np.array_equal(np.bincount(drawn_ids, minlength=len(members)), members) and
+      np.array_equal(members, particle_clumps["NumberOfParticles"]),
+      "Clump Geometry on particles: the drawn particles per clump differ from the labels or NumberOfParticles")
+
+print("drawings: %d faces, %d dendrogram lines, %d peaks, %d particles drawn"
+      % (geometry.GetNumberOfCells(), len(lines), len(clumps["ClumpId"]), drawn.GetNumberOfPoints()))
+testing.Checker.finish(check.__self__)
