@@ -5,6 +5,9 @@
 #include "pqPipelineSource.h"
 #include "pqServerManagerModel.h"
 #include "pqSpreadSheetView.h"
+#include "pqSpreadSheetViewModel.h"
+
+#include "vtkDataObject.h"
 
 #include "vtkSMProxy.h"
 
@@ -151,7 +154,8 @@ void pqPHEWColumnOrder::shutdown()
 void pqPHEWColumnOrder::onViewAdded(pqView* view)
 {
   auto* spreadsheet = qobject_cast<pqSpreadSheetView*>(view);
-  QTableView* table = spreadsheet ? spreadsheet->widget()->findChild<QTableView*>() : nullptr;
+  QWidget* widget = spreadsheet ? spreadsheet->widget() : nullptr;
+  QTableView* table = widget ? widget->findChild<QTableView*>() : nullptr;
   if (!table || !table->model())
   {
     return;
@@ -192,13 +196,16 @@ void pqPHEWColumnOrder::schedule(pqSpreadSheetView* view)
 //-----------------------------------------------------------------------------
 void pqPHEWColumnOrder::reorder(pqSpreadSheetView* view)
 {
-  QTableView* table = view->widget()->findChild<QTableView*>();
+  QTableView* table = view->widget() ? view->widget()->findChild<QTableView*>() : nullptr;
   QAbstractItemModel* model = table ? table->model() : nullptr;
   if (!model)
   {
     return;
   }
-  const std::vector<int> sections = Order(model, IsPHEWSource(view->activeRepresentation()));
+  // tables only (Row Data): points and cells have ParaView's own columns first
+  const bool catalogue = IsPHEWSource(view->activeRepresentation()) &&
+    view->getViewModel()->getFieldType() == vtkDataObject::FIELD_ASSOCIATION_ROWS;
+  const std::vector<int> sections = Order(model, catalogue);
   QHeaderView* header = table->horizontalHeader();
   for (int visual = 0; visual < static_cast<int>(sections.size()); ++visual)
   {

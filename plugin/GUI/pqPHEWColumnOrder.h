@@ -2,7 +2,7 @@
  * Catalogue column order in ParaView's spreadsheets.
  *
  * ParaView 5.11's spreadsheet sorts columns by name, which puts CenterOfMassX before ClumpId.
- * When a spreadsheet shows an output of a PHEW filter, this moves the header's sections back
+ * When a spreadsheet shows a table of a PHEW filter, this moves the header's sections back
  * into the catalogue's order (ClumpId, HaloId, ParentId, Level, ...: the core's column lists),
  * after ParaView's own columns such as Row ID; only the display order changes. Other sources
  * keep ParaView's order.

@@ -6,9 +6,11 @@
 #include "pqPipelineSource.h"
 #include "pqRenderView.h"
 #include "pqServerManagerModel.h"
+#include "pqSpreadSheetView.h"
 #include "pqView.h"
 
 #include "vtkDataObject.h"
+#include "vtkType.h"
 #include "vtkPVArrayInformation.h"
 #include "vtkPVDataInformation.h"
 #include "vtkSMPVRepresentationProxy.h"
@@ -20,6 +22,7 @@
 #include "vtkSMViewProxy.h"
 
 #include <QTimer>
+#include <QVariant>
 
 #include <algorithm>
 #include <cmath>
@@ -71,7 +74,7 @@ const char* IdArray(pqPipelineSource* source)
 
 // Where the ids live on this port's data (cells for faces and lines, else points) and how
 // many structures there are (the largest id + 1); -1 when the port has no such array.
-int IdAssociation(vtkPVDataInformation* info, const char* ids, int& clumps)
+int IdAssociation(vtkPVDataInformation* info, const char* ids, int& clumps, bool* negative = nullptr)
 {
   clumps = 0;
   for (int association : { vtkDataObject::CELL, vtkDataObject::POINT })
@@ -80,6 +83,10 @@ int IdAssociation(vtkPVDataInformation* info, const char* ids, int& clumps)
     {
       const double* range = array->GetComponentRange(0);
       clumps = range[1] >= 0 ? static_cast<int>(std::lround(range[1])) + 1 : 0;
+      if (negative)
+      {
+        *negative = range[0] < 0;
+      }
       return association;
     }
   }
@@ -94,8 +101,8 @@ const int NAMED_CLUMPS_MAX = 14;
 // Each clump 0 .. clumps-1 gets its palette colour (the palette repeats). Few clumps: one
 // category each, -1 (no clump) and any other value transparent. Many: a colour map of one
 // discrete step per id, each step flat around its integer, so every id has its palette
-// colour; -1 is then made transparent by opacity mapping (only where -1 is drawn at all:
-// `hideNegative`, particles outside every group, as it slows the drawing).
+// colour; -1 is then made transparent by opacity mapping (only where the data has -1 at all:
+// `hideNegative`, as it slows the drawing).
 void SetCategories(vtkSMProxy* lut, int clumps, bool hideNegative)
 {
   std::vector<double> colours;
@@ -121,6 +128,7 @@ void SetCategories(vtkSMProxy* lut, int clumps, bool hideNegative)
     vtkSMPropertyHelper(lut, "IndexedColors")
       .Set(colours.data(), static_cast<unsigned int>(colours.size()));
     vtkSMPropertyHelper(lut, "NanOpacity").Set(0.0);
+    vtkSMPropertyHelper(lut, "EnableOpacityMapping").Set(0); // (left by many ids before)
   }
   else
   {
@@ -134,6 +142,7 @@ void SetCategories(vtkSMProxy* lut, int clumps, bool hideNegative)
       }
     }
     vtkSMPropertyHelper(lut, "IndexedLookup").Set(0);
+    vtkSMPropertyHelper(lut, "Annotations").SetNumberOfElements(0); // (left by few ids before)
     vtkSMPropertyHelper(lut, "RGBPoints").Set(points.data(), static_cast<unsigned int>(points.size()));
     // one table value per id over (about) [-0.5, clumps - 0.5]: each value's centre is an
     // integer; the range stays the points' (never rescaled to the data)
@@ -222,6 +231,30 @@ void Later(QObject* context, T* object, Action action)
   });
 }
 
+// Spreadsheets showing one of the source's tables show its rows (Row Data) again.
+void ShowRows(pqPipelineSource* source)
+{
+  for (int number = 0; number < source->getNumberOfOutputPorts(); ++number)
+  {
+    pqOutputPort* port = source->getOutputPort(number);
+    vtkPVDataInformation* info = port->getDataInformation();
+    if (!info || info->GetDataSetType() != VTK_TABLE)
+    {
+      continue;
+    }
+    for (pqDataRepresentation* representation : port->getRepresentations(nullptr))
+    {
+      pqView* view = representation->getView();
+      if (qobject_cast<pqSpreadSheetView*>(view))
+      {
+        vtkSMPropertyHelper(view->getProxy(), "FieldAssociation").Set(vtkDataObject::FIELD_ASSOCIATION_ROWS);
+        view->getProxy()->UpdateVTKObjects();
+        view->render();
+      }
+    }
+  }
+}
+
 // The render view (not the dendrogram's) showing this source's clump geometry.
 pqView* MainView(pqPipelineSource* source)
 {
@@ -300,20 +333,25 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
   {
     return;
   }
-  // the 3D view's picture: clumps or groups; else the dendrogram
+  // the 3D view's picture: clumps or groups; else the dendrogram (each in its own kind of view)
   const bool structures = port->getPortNumber() != DENDROGRAM_PLOT_PORT;
+  if (structures && !qobject_cast<pqRenderView*>(view))
+  {
+    return;
+  }
   const bool groups = IsHaloFinder(source);
   const char* ids = IdArray(source);
   vtkSMProxy* proxy = representation->getProxy();
   int clumps = 0;
-  const int association = IdAssociation(representation->getInputDataInformation(), ids, clumps);
+  bool negative = false;
+  const int association = IdAssociation(representation->getInputDataInformation(), ids, clumps, &negative);
   if (association >= 0)
   {
     // (false when it already was coloured by the ids, as ParaView does for active scalars)
     vtkSMPVRepresentationProxy::SetScalarColoring(proxy, ids, association);
     if (vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy())
     {
-      SetCategories(lut, clumps, groups);
+      SetCategories(lut, clumps, negative);
     }
     // One legend, in the 3D view; the dendrogram's view gets one from ParaView's Apply (it
     // shows a legend for every new coloured representation), possibly after this: hide it
@@ -396,6 +434,35 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
 void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
 {
   const char* ids = IdArray(source);
+  // A run that finds nothing leaves the drawings without ids: ParaView then draws them in a
+  // solid colour, and the spreadsheets of the empty tables switch to another attribute. When
+  // a later run finds structures again, style everything afresh.
+  const char* emptied = "phewNothingFound";
+  int found = 0;
+  for (int number : StyledPorts(source))
+  {
+    int count = 0;
+    IdAssociation(source->getOutputPort(number)->getDataInformation(), ids, count);
+    found = std::max(found, count);
+  }
+  if (found == 0)
+  {
+    source->setProperty(emptied, true);
+    return;
+  }
+  if (source->property(emptied).toBool())
+  {
+    source->setProperty(emptied, false);
+    for (int number : StyledPorts(source))
+    {
+      for (pqDataRepresentation* representation : source->getRepresentations(number, nullptr))
+      {
+        style(representation);
+      }
+    }
+    ShowRows(source);
+    return;
+  }
   for (int number : StyledPorts(source))
   {
     for (pqDataRepresentation* representation : source->getRepresentations(number, nullptr))
@@ -404,10 +471,11 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
       vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
       const char* colouredBy = vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
       int clumps = 0;
+      bool negative = false;
       if (lut && colouredBy && std::strcmp(colouredBy, ids) == 0 && IsCategories(lut) &&
-        IdAssociation(representation->getInputDataInformation(), ids, clumps) >= 0)
+        IdAssociation(representation->getInputDataInformation(), ids, clumps, &negative) >= 0)
       {
-        SetCategories(lut, clumps, IsHaloFinder(source));
+        SetCategories(lut, clumps, negative);
         representation->renderViewEventually();
       }
     }

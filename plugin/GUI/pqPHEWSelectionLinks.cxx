@@ -176,7 +176,7 @@ void pqPHEWSelectionLinks::unlink(pqOutputPort* keep)
   {
     if (port && port != keep)
     {
-          port->getSourceProxy()->CleanSelectionInputs(port->getPortNumber());
+      port->getSourceProxy()->CleanSelectionInputs(port->getPortNumber());
       Refresh(port);
     }
   }
