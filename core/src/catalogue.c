@@ -454,7 +454,7 @@ static void label_cells(const mesh *mesh, const peak_table *peaks, const merge_s
     return;
   }
   for (int64_t i = 0; i < mesh->n_local; ++i) {
-    if ((i & 0xffff) == 0 && run_control_tick(rc, i, mesh->n_local))
+    if (run_control_tick_cells(rc, i, mesh->n_local))
       return;
     label_cell(peaks, noise, ids, labels, i, i);
   }

@@ -250,7 +250,7 @@ phew_status find_clumps_mesh(const phew_input *in, const graph_extras *extras, c
     f.f64 = in->density;
 
   phew_params used; /* params with the automatic thresholds resolved */
-  pipeline pl = {in, result, &c, {in, NULL, 0.0, 0.0, 0.0, 0.0, 0}, 0.0, 0, 0};
+  pipeline pl = {.in = in, .result = result, .c = &c, .rc = {.in = in}};
   peak_table peaks = {0};
   edge_list edges = {0};
   merge_state noise = {0}, saddle = {0};

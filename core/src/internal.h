@@ -364,6 +364,13 @@ phew_status run_control_stage(run_control *rc, const comm *c, const char *stage,
 /* Local: `done` of `total` items of the stage (or of its part); 1 when this rank was asked to
  * stop. */
 int run_control_tick(run_control *rc, int64_t done, int64_t total);
+/* The same for loops over single cells, every RUN_CONTROL_CELLS cells only (a callback per
+ * cell would cost more than the cell). */
+#define RUN_CONTROL_CELLS 65536
+static inline int run_control_tick_cells(run_control *rc, int64_t cell, int64_t total)
+{
+  return cell % RUN_CONTROL_CELLS == 0 && run_control_tick(rc, cell, total);
+}
 /* The ticks that follow cover the fractions [lo, hi] of the current stage (a stage with several
  * long loops); a stage starts whole. */
 void run_control_part(run_control *rc, double lo, double hi);

@@ -195,7 +195,7 @@ static void accumulate_list(const mesh *m, const field *f, const int64_t *cell_p
     return; /* cannot happen: the walk was made before, by the watershed */
   const int has_position = m->graph->position != NULL;
   for (int64_t i = 0; i < m->n_local; ++i) {
-    if ((i & 0xffff) == 0 && run_control_tick(rc, i, m->n_local))
+    if (run_control_tick_cells(rc, i, m->n_local))
       break;
     const int64_t p = cell_peak[i];
     if (p < 0 || !cell_walk_active(&w, i))

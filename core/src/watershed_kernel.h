@@ -146,7 +146,7 @@ static phew_status KERNEL(point_uphill_list)(cell_walk *w, run_control *rc, cons
 {
   const mesh *m = w->m;
   for (int64_t i = 0; i < m->n_local; ++i) {
-    if ((i & 0xffff) == 0 && run_control_tick(rc, i, m->n_local))
+    if (run_control_tick_cells(rc, i, m->n_local))
       return PHEW_CANCELLED;
     up[i] = -1;
     cell_peak[i] = -1;

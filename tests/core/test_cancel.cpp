@@ -53,13 +53,14 @@ struct GridRun
   ~GridRun() { phew_result_free(&result); }
 };
 
-void run_grid(const Field &f, Asker *asker, GridRun &r)
+void run_grid(const Field &f, Asker *asker, GridRun &r, int labels_active_only = 0)
 {
   phew_input in;
   std::memset(&in, 0, sizeof in);
   phew_grid_init_whole(&in.grid, f.n[0], f.n[1], f.n[2]);
   in.density = f.rho.data();
   in.density_type = PHEW_FLOAT64;
+  in.labels_active_only = labels_active_only;
   if (asker) {
     in.cancel = ask;
     in.cancel_data = asker;
@@ -142,35 +143,41 @@ TEST(Cancel, AtEachLaterStage)
 
 TEST(Cancel, InsideTheCatalogueLoops)
 {
-  // The properties stage ticks once per z plane while it sums the cells (the first 15 % of
-  // its share, 0.64 to 0.694) and every 65536 cells while it labels them (the rest: here
-  // once, at 0.694).
+  // After its boundary (one call) the properties stage ticks once per z plane (16) while it
+  // sums the cells, then while it labels them: every 65536 cells (here once), or per z plane
+  // when the labels are written over the active cells alone (in place: a stop half way
+  // leaves them half written, and the run must still come back empty).
   Field f = smoothed_noise(24, 20, 16, 3, 2);
-  Asker count;
-  GridRun all;
-  run_grid(f, &count, all);
-  ASSERT_EQ(all.status, PHEW_OK) << all.result.message;
-  int in_sums = 0, in_labels = 0;
-  for (size_t k = 0; k < count.progress_at_call.size(); ++k) {
-    const double x = count.progress_at_call[k];
-    if (count.stage_at_call[k] != "properties")
-      continue;
-    if (!in_sums && x > 0.645 && x < 0.69)
-      in_sums = (int)k + 1;
-    if (!in_labels && x > 0.692 && x < 1.0)
-      in_labels = (int)k + 1;
-  }
-  ASSERT_GT(in_sums, 0) << "no tick while summing the cells";
-  ASSERT_GT(in_labels, 0) << "no tick while labelling the cells";
-  for (int stop_at : {in_sums, in_labels}) {
-    Asker asker;
-    asker.stop_at = stop_at;
-    GridRun r;
-    run_grid(f, &asker, r);
-    SCOPED_TRACE("stopped at call " + std::to_string(stop_at));
-    expect_stopped(r);
-    EXPECT_EQ(asker.calls, stop_at) << "asked again after the stop";
-    EXPECT_EQ(asker.last_stage, "properties");
+  for (int active_only : {0, 1}) {
+    SCOPED_TRACE("labels_active_only " + std::to_string(active_only));
+    Asker count;
+    GridRun all;
+    run_grid(f, &count, all, active_only);
+    ASSERT_EQ(all.status, PHEW_OK) << all.result.message;
+    int boundary = 0;
+    while (boundary < count.calls && count.stage_at_call[(size_t)boundary] != "properties")
+      ++boundary;
+    ++boundary; // the call number of the stage boundary
+    const int label_ticks = active_only ? 16 : 1;
+    ASSERT_EQ(count.calls, boundary + 16 + label_ticks) << "the properties stage's ticks";
+    const double sums_from = count.progress_at_call[(size_t)boundary - 1];
+    const double labels_from = count.progress_at_call[(size_t)boundary + 16];
+    EXPECT_GT(labels_from, count.progress_at_call[(size_t)boundary + 15]) << "the labels start after the sums";
+    EXPECT_GT(count.progress_at_call[(size_t)boundary + 1], sums_from);
+    // a plane inside the sums, the first label tick, one half way through the labels
+    std::vector<int> stops = {boundary + 5, boundary + 17};
+    if (active_only)
+      stops.push_back(boundary + 16 + 9);
+    for (int stop_at : stops) {
+      Asker asker;
+      asker.stop_at = stop_at;
+      GridRun r;
+      run_grid(f, &asker, r, active_only);
+      SCOPED_TRACE("stopped at call " + std::to_string(stop_at));
+      expect_stopped(r);
+      EXPECT_EQ(asker.calls, stop_at) << "asked again after the stop";
+      EXPECT_EQ(asker.last_stage, "properties");
+    }
   }
 }
 

@@ -231,8 +231,9 @@ typedef struct phew_input {
                                     cells; the arrays still hold one entry per stored cell (the
                                     core works in them), the rest left undefined */
   phew_cancel_fn cancel;         /* optional: asked at the start of every stage, where the ranks
-                                    agree (one asking stops all), and every few thousand cells
-                                    inside the watershed's and the catalogue's loops, which one
+                                    agree (one asking stops all), and inside the watershed's
+                                    and the catalogue's loops (per z plane of a grid, per AMR
+                                    block, every 65536 cells of a graph), which one
                                     rank may leave at once (the others stop at the next
                                     agreement). A stopped run returns PHEW_CANCELLED with every
                                     label -1 and an empty result, on every rank. Grids, graphs

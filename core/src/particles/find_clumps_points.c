@@ -50,7 +50,7 @@ phew_status points_prepare(points_run *run, const phew_input *in, points_use use
   x->result = result;
   /* progress names the particle stages (at 0: the graph's stages then fill the bar) and a
    * cancel request stops every rank before the next one */
-  run_control rc = {in, NULL, 0.0, 0.0, 0.0, 0.0, 0};
+  run_control rc = {.in = in};
   phew_status s = run_control_stage(&rc, c, phew_particle_stage_name(PHEW_PARTICLE_DOMAIN), 0.0, 0.0, result);
   if (s != PHEW_OK)
     return s;
