@@ -163,7 +163,9 @@ void SetCategories(vtkSMProxy* lut, int clumps, bool hideNegative)
   lut->UpdateVTKObjects();
 }
 
-// True when the colour map is still as SetCategories made it (not changed by hand).
+// True when the colour map is one SetCategories makes: categories (indexed), or one discrete
+// step per id. Colours changed by hand inside either are made again on the next run; a map
+// switched to something else (a preset, no discretization) is left alone.
 bool IsCategories(vtkSMProxy* lut)
 {
   if (vtkSMPropertyHelper(lut, "IndexedLookup").GetAsInt() == 1)
@@ -177,17 +179,23 @@ bool IsCategories(vtkSMProxy* lut)
 }
 
 // The legend of the representation's colour map in `view`, long enough for one row per clump.
-void ShowLegend(vtkSMProxy* representation, vtkSMProxy* view)
+// The legend's labels for the kind of colour map SetCategories made: one per category, or
+// ticks alone on a bar of many ids (its ends are half-integers, -0.5).
+void LabelLegend(vtkSMProxy* representation, vtkSMProxy* view)
 {
-  vtkSMPVRepresentationProxy::SetScalarBarVisibility(representation, view, true);
   vtkSMProxy* lut = vtkSMPropertyHelper(representation, "LookupTable", true).GetAsProxy();
   if (vtkSMProxy* bar = lut ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr)
   {
     vtkSMPropertyHelper(bar, "ScalarBarLength").Set(0.8);
-    // a bar of many ids: its ends are half-integers (-0.5), its ticks say enough
     vtkSMPropertyHelper(bar, "AddRangeLabels").Set(vtkSMPropertyHelper(lut, "IndexedLookup").GetAsInt());
     bar->UpdateVTKObjects();
   }
+}
+
+void ShowLegend(vtkSMProxy* representation, vtkSMProxy* view)
+{
+  vtkSMPVRepresentationProxy::SetScalarBarVisibility(representation, view, true);
+  LabelLegend(representation, view);
 }
 
 // Hides the legend of the representation's colour map in `view`; false if it has none yet.
@@ -214,6 +222,16 @@ void Enlarge(vtkSMViewLayoutProxy* layout, int location, double share)
     const int parent = vtkSMViewLayoutProxy::GetParent(child);
     const bool first = child == 2 * parent + 1;
     layout->SetSplitFraction(parent, first ? share : 1.0 - share);
+  }
+}
+
+// The view keeps most of the window (62 %) in its layout, if it is in one.
+void Enlarge(pqView* view)
+{
+  auto* proxy = vtkSMViewProxy::SafeDownCast(view->getProxy());
+  if (vtkSMViewLayoutProxy* layout = proxy ? vtkSMViewLayoutProxy::FindLayout(proxy) : nullptr)
+  {
+    Enlarge(layout, layout->GetViewLocation(proxy), 0.62);
   }
 }
 
@@ -389,11 +407,9 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
     }
     // The 3D view keeps most of the window beside the halo finders' Groups table (the clump
     // finder's is enlarged with its dendrogram's view, below).
-    auto* viewProxy = vtkSMViewProxy::SafeDownCast(view->getProxy());
-    vtkSMViewLayoutProxy* layout = groups ? vtkSMViewLayoutProxy::FindLayout(viewProxy) : nullptr;
-    if (layout)
+    if (groups)
     {
-      Enlarge(layout, layout->GetViewLocation(viewProxy), 0.62);
+      Enlarge(view);
     }
   }
   else
@@ -418,11 +434,7 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
     // The 3D view keeps most of the window; then the plot fills its own view.
     if (pqView* main = MainView(representation->getInput()))
     {
-      auto* mainProxy = vtkSMViewProxy::SafeDownCast(main->getProxy());
-      if (vtkSMViewLayoutProxy* layout = vtkSMViewLayoutProxy::FindLayout(mainProxy))
-      {
-        Enlarge(layout, layout->GetViewLocation(mainProxy), 0.62);
-      }
+      Enlarge(main);
     }
     view->resetDisplay();
   }
@@ -476,6 +488,10 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
         IdAssociation(representation->getInputDataInformation(), ids, clumps, &negative) >= 0)
       {
         SetCategories(lut, clumps, negative);
+        if (pqView* view = representation->getView())
+        {
+          LabelLegend(proxy, view->getProxy());
+        }
         representation->renderViewEventually();
       }
     }

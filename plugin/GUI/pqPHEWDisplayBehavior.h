@@ -8,7 +8,8 @@
  * clump, id -1, transparent; more than 14 clumps: a bar of one discrete colour per id),
  * particles as spheres, show the legend in the 3D view, draw the dendrogram with thicker
  * lines and its density axis, and give the 3D view most of the window. After every later
- * Apply the colour map gets one entry per clump again, unless the user has changed it.
+ * Apply the colour map gets one entry per clump again, unless the user has switched it to
+ * another kind of map.
  * Everything here is plain ParaView state the user can change afterwards; nothing is
  * forced.
  */

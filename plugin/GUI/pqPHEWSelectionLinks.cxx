@@ -9,6 +9,7 @@
 #include "pqServerManagerModel.h"
 #include "pqSpreadSheetView.h"
 #include "pqSpreadSheetViewModel.h"
+#include "pqView.h"
 
 #include "vtkDataObject.h"
 #include "vtkPVArrayInformation.h"
@@ -22,6 +23,7 @@
 
 #include <cstring>
 #include <QScopedValueRollback>
+#include <QSet>
 #include <QTimer>
 
 namespace
@@ -81,18 +83,32 @@ bool OnlyOutlined(pqOutputPort* port)
   return shown;
 }
 
-// Shows a port's new selection in its views. A spreadsheet marks its selected rows only as
-// it asks for them again: ParaView's own selections repaint it from the table's selection,
-// a selection set on the port (as here) does not, until the rows are asked for again.
-void Refresh(pqOutputPort* port)
+// Shows the new selections of these ports in their views, each view once. A spreadsheet
+// marks its selected rows only as it asks for them again: ParaView's own selections repaint
+// it from the table's selection, a selection set on a port (as here) does not.
+void Refresh(const QList<QPointer<pqOutputPort>>& ports)
 {
-  port->renderAllViews(false);
-  for (pqView* view : port->getViews())
+  QSet<pqView*> views;
+  for (const QPointer<pqOutputPort>& port : ports)
+  {
+    if (port)
+    {
+      for (pqView* view : port->getViews())
+      {
+        views.insert(view);
+      }
+    }
+  }
+  for (pqView* view : views)
   {
     if (auto* spreadsheet = qobject_cast<pqSpreadSheetView*>(view))
     {
       spreadsheet->forceRender();
       spreadsheet->getViewModel()->forceUpdate();
+    }
+    else
+    {
+      view->render();
     }
   }
 }
@@ -177,9 +193,9 @@ void pqPHEWSelectionLinks::unlink(pqOutputPort* keep)
     if (port && port != keep)
     {
       port->getSourceProxy()->CleanSelectionInputs(port->getPortNumber());
-      Refresh(port);
     }
   }
+  Refresh(this->Linked);
   this->Linked.clear();
 }
 
@@ -211,7 +227,7 @@ void pqPHEWSelectionLinks::link(pqOutputPort* selected)
       vtkSMSourceProxy::SafeDownCast(proxies->NewProxy("phew_selection", "LinkedSelection")));
     if (!link)
     {
-      return;
+      break;
     }
     vtkSMPropertyHelper(link, "Input").Set(source, number);
     vtkSMPropertyHelper(link, "Selection").Set(selection, selectionPort);
@@ -223,7 +239,7 @@ void pqPHEWSelectionLinks::link(pqOutputPort* selected)
     append.TakeReference(vtkSMSourceProxy::SafeDownCast(
       vtkSMSelectionHelper::NewAppendSelectionsFromSelectionSource(link)));
     source->SetSelectionInput(static_cast<unsigned int>(other), append, 0);
-    Refresh(target);
     this->Linked.push_back(target);
   }
+  Refresh(this->Linked);
 }
