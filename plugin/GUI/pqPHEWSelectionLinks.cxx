@@ -19,9 +19,11 @@
 #include "vtkSMSessionProxyManager.h"
 #include "vtkSMSourceProxy.h"
 #include "vtkSelectionNode.h"
+#include "vtkSpreadSheetView.h"
 #include "vtkSmartPointer.h"
 
 #include <cstring>
+#include <QItemSelection>
 #include <QScopedValueRollback>
 #include <QSet>
 #include <QTimer>
@@ -83,9 +85,33 @@ bool OnlyOutlined(pqOutputPort* port)
   return shown;
 }
 
-// Shows the new selections of these ports in their views, each view once. A spreadsheet
-// marks its selected rows only as it asks for them again: ParaView's own selections repaint
-// it from the table's selection, a selection set on a port (as here) does not.
+// A spreadsheet highlights the rows it finds selected as it paints them, which a selection
+// set on its port (as here) does not always trigger in time. Once it has the new selection,
+// tell its table which rows are selected, as the spreadsheet itself does (a selection from
+// the data, which the table does not send back as a new selection). Tables up to a million
+// rows: each block of rows is asked for once.
+void MarkSelectedRows(pqSpreadSheetView* spreadsheet)
+{
+  auto* rows = vtkSpreadSheetView::SafeDownCast(spreadsheet->getProxy()->GetClientSideObject());
+  pqSpreadSheetViewModel* model = spreadsheet->getViewModel();
+  if (!rows || !model || rows->GetNumberOfRows() > 1000000 || model->rowCount() != rows->GetNumberOfRows())
+  {
+    return;
+  }
+  QItemSelection selected;
+  const int last = model->columnCount() - 1;
+  for (vtkIdType row = 0; row < rows->GetNumberOfRows() && last >= 0; ++row)
+  {
+    if (rows->IsRowSelected(row))
+    {
+      const int r = static_cast<int>(row);
+      selected.select(model->index(r, 0), model->index(r, last));
+    }
+  }
+  Q_EMIT model->selectionChanged(selected);
+}
+
+// Shows the new selections of these ports in their views, each view once.
 void Refresh(const QList<QPointer<pqOutputPort>>& ports)
 {
   QSet<pqView*> views;
@@ -104,7 +130,7 @@ void Refresh(const QList<QPointer<pqOutputPort>>& ports)
     if (auto* spreadsheet = qobject_cast<pqSpreadSheetView*>(view))
     {
       spreadsheet->forceRender();
-      spreadsheet->getViewModel()->forceUpdate();
+      MarkSelectedRows(spreadsheet);
     }
     else
     {
