@@ -1,4 +1,5 @@
 #include "pqPHEWColumnOrder.h"
+#include "pqPHEWFilters.h"
 
 #include "pqApplicationCore.h"
 #include "pqDataRepresentation.h"
@@ -19,7 +20,6 @@
 #include <QTableView>
 #include <QTimer>
 
-#include <cstring>
 #include <vector>
 
 namespace
@@ -59,13 +59,6 @@ std::vector<QStringList> CatalogueOrders()
   const phew_column* link = phew_link_columns(&count);
   orders.push_back(QStringList{ "Step", "Time", "PreviousTime" } + Names(link, count));
   return orders;
-}
-
-bool IsPHEWSource(pqDataRepresentation* representation)
-{
-  pqPipelineSource* source = representation ? representation->getInput() : nullptr;
-  const char* name = source && source->getProxy() ? source->getProxy()->GetXMLName() : nullptr;
-  return name && std::strncmp(name, "PHEW", 4) == 0;
 }
 
 // The logical sections of the header, in the order to show them: ParaView's own columns
@@ -203,7 +196,8 @@ void pqPHEWColumnOrder::reorder(pqSpreadSheetView* view)
     return;
   }
   // tables only (Row Data): points and cells have ParaView's own columns first
-  const bool catalogue = IsPHEWSource(view->activeRepresentation()) &&
+  pqDataRepresentation* shown = view->activeRepresentation();
+  const bool catalogue = shown && phew_gui::IsPHEWFilter(shown->getInput()) &&
     view->getViewModel()->getFieldType() == vtkDataObject::FIELD_ASSOCIATION_ROWS;
   const std::vector<int> sections = Order(model, catalogue);
   QHeaderView* header = table->horizontalHeader();

@@ -1,4 +1,5 @@
 #include "pqPHEWDisplayBehavior.h"
+#include "pqPHEWFilters.h"
 
 #include "pqApplicationCore.h"
 #include "pqDataRepresentation.h"
@@ -44,32 +45,21 @@ const double Palette[12][3] = { { 0.894, 0.102, 0.110 }, { 0.216, 0.494, 0.722 }
   { 0.400, 0.761, 0.647 }, { 0.988, 0.553, 0.384 }, { 0.553, 0.627, 0.796 },
   { 0.651, 0.847, 0.329 } };
 
-bool Is(pqPipelineSource* source, const char* xmlName)
-{
-  return source && source->getProxy() && source->getProxy()->GetXMLName() &&
-    std::strcmp(source->getProxy()->GetXMLName(), xmlName) == 0;
-}
-
-bool IsHaloFinder(pqPipelineSource* source)
-{
-  return Is(source, "PHEWFriendsOfFriends") || Is(source, "PHEWHOPHaloFinder");
-}
-
 // The ports styled here: the clump finder's Clump Geometry and Dendrogram Plot, the halo
 // finders' labelled particles.
 std::vector<int> StyledPorts(pqPipelineSource* source)
 {
-  if (Is(source, "PHEWClumpFinder"))
+  if (phew_gui::IsFilter(source, "PHEWClumpFinder"))
   {
     return { CLUMP_GEOMETRY_PORT, DENDROGRAM_PLOT_PORT };
   }
-  return IsHaloFinder(source) ? std::vector<int>{ 0 } : std::vector<int>{};
+  return phew_gui::IsHaloFinder(source) ? std::vector<int>{ 0 } : std::vector<int>{};
 }
 
 // The ids a styled port is coloured by.
 const char* IdArray(pqPipelineSource* source)
 {
-  return IsHaloFinder(source) ? "GroupId" : "ClumpId";
+  return phew_gui::IsHaloFinder(source) ? "GroupId" : "ClumpId";
 }
 
 // Where the ids live on this port's data (cells for faces and lines, else points) and how
@@ -357,7 +347,7 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
   {
     return;
   }
-  const bool groups = IsHaloFinder(source);
+  const bool groups = phew_gui::IsHaloFinder(source);
   const char* ids = IdArray(source);
   vtkSMProxy* proxy = representation->getProxy();
   int clumps = 0;

@@ -1,4 +1,5 @@
 #include "pqPHEWSelectionLinks.h"
+#include "pqPHEWFilters.h"
 
 #include "pqApplicationCore.h"
 #include "pqDataRepresentation.h"
@@ -30,14 +31,6 @@
 
 namespace
 {
-bool IsPHEWFinder(pqPipelineSource* source)
-{
-  const char* name = source && source->getProxy() ? source->getProxy()->GetXMLName() : nullptr;
-  return name &&
-    (std::strcmp(name, "PHEWClumpFinder") == 0 || std::strcmp(name, "PHEWFriendsOfFriends") == 0 ||
-      std::strcmp(name, "PHEWHOPHaloFinder") == 0);
-}
-
 // Where a port's data holds its structure ids: the selection field type (cells, points or
 // rows) and the array of clump ids (LeafClumpId in the dendrogram plot, where ClumpId also
 // colours the structures). False when the port has no ids at all.
@@ -205,7 +198,7 @@ void pqPHEWSelectionLinks::update()
   QScopedValueRollback<bool> linking(this->Linking, true);
   pqOutputPort* selected = this->Pending;
   this->unlink(selected);
-  if (selected && IsPHEWFinder(selected->getSource()))
+  if (selected && phew_gui::IsStructureFinder(selected->getSource()))
   {
     this->link(selected);
   }
