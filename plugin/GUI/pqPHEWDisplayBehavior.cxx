@@ -64,7 +64,7 @@ const char* IdArray(pqPipelineSource* source)
 
 // Where the ids live on this port's data (cells for faces and lines, else points) and how
 // many structures there are (the largest id + 1); -1 when the port has no such array.
-int IdAssociation(vtkPVDataInformation* info, const char* ids, int& clumps, bool* negative = nullptr)
+int IdAssociation(vtkPVDataInformation* info, const char* ids, int& clumps)
 {
   clumps = 0;
   for (int association : { vtkDataObject::CELL, vtkDataObject::POINT })
@@ -73,14 +73,29 @@ int IdAssociation(vtkPVDataInformation* info, const char* ids, int& clumps, bool
     {
       const double* range = array->GetComponentRange(0);
       clumps = range[1] >= 0 ? static_cast<int>(std::lround(range[1])) + 1 : 0;
-      if (negative)
-      {
-        *negative = range[0] < 0;
-      }
       return association;
     }
   }
   return -1;
+}
+
+// True when an id below 0 (no structure) is drawn on any styled port of the source: they
+// share one colour map per id array, which must then hide it.
+bool DrawsNegative(pqPipelineSource* source, const char* ids)
+{
+  for (int number : StyledPorts(source))
+  {
+    vtkPVDataInformation* info = source->getOutputPort(number)->getDataInformation();
+    for (int association : { vtkDataObject::CELL, vtkDataObject::POINT })
+    {
+      vtkPVArrayInformation* array = info ? info->GetArrayInformation(ids, association) : nullptr;
+      if (array && array->GetNumberOfTuples() > 0 && array->GetComponentRange(0)[0] < 0)
+      {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 // Up to this many clumps the legend names every one (one row each); beyond, rows would
@@ -168,7 +183,6 @@ bool IsCategories(vtkSMProxy* lut)
     points.GetNumberOfElements() >= 8 && points.GetAsDouble(0) == -0.5;
 }
 
-// The legend of the representation's colour map in `view`, long enough for one row per clump.
 // The legend's labels for the kind of colour map SetCategories made: one per category, or
 // ticks alone on a bar of many ids (its ends are half-integers, -0.5).
 void LabelLegend(vtkSMProxy* representation, vtkSMProxy* view)
@@ -182,6 +196,7 @@ void LabelLegend(vtkSMProxy* representation, vtkSMProxy* view)
   }
 }
 
+// The legend of the representation's colour map in `view`, long enough for one row per clump.
 void ShowLegend(vtkSMProxy* representation, vtkSMProxy* view)
 {
   vtkSMPVRepresentationProxy::SetScalarBarVisibility(representation, view, true);
@@ -351,15 +366,14 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
   const char* ids = IdArray(source);
   vtkSMProxy* proxy = representation->getProxy();
   int clumps = 0;
-  bool negative = false;
-  const int association = IdAssociation(representation->getInputDataInformation(), ids, clumps, &negative);
+  const int association = IdAssociation(representation->getInputDataInformation(), ids, clumps);
   if (association >= 0)
   {
     // (false when it already was coloured by the ids, as ParaView does for active scalars)
     vtkSMPVRepresentationProxy::SetScalarColoring(proxy, ids, association);
     if (vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy())
     {
-      SetCategories(lut, clumps, negative);
+      SetCategories(lut, clumps, DrawsNegative(source, ids));
     }
     // One legend, in the 3D view; the dendrogram's view gets one from ParaView's Apply (it
     // shows a legend for every new coloured representation), possibly after this: hide it
@@ -473,11 +487,10 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
       vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
       const char* colouredBy = vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
       int clumps = 0;
-      bool negative = false;
       if (lut && colouredBy && std::strcmp(colouredBy, ids) == 0 && IsCategories(lut) &&
-        IdAssociation(representation->getInputDataInformation(), ids, clumps, &negative) >= 0)
+        IdAssociation(representation->getInputDataInformation(), ids, clumps) >= 0)
       {
-        SetCategories(lut, clumps, negative);
+        SetCategories(lut, clumps, DrawsNegative(source, ids));
         if (pqView* view = representation->getView())
         {
           LabelLegend(proxy, view->getProxy());
