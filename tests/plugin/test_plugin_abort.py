@@ -1,7 +1,8 @@
 """Abort and progress: a progress observer that sets AbortExecute stops the PHEW Clump
 Finder (inside the watershed, at a later stage, or after the core before the outputs are
 built) with empty outputs and one warning, no error; a change of property runs it again in
-full; progress names the filter, rises monotonically and is reported inside the watershed.
+full; progress names the filter, rises monotonically and is reported inside the watershed and
+the catalogue.
 On datasets/sample.vti with the defaults (14 clumps).
 """
 import os
@@ -59,7 +60,7 @@ def run(stop_when):
     return finder.GetDataInformation(1).GetNumberOfRows(), finder.GetDataInformation(0).GetNumberOfCells()
 
 
-# A whole run: progress named, monotonic, with ticks inside the watershed.
+# A whole run: progress named, monotonic, with ticks inside the watershed and the catalogue.
 rows, cells = run(None)
 check(rows == 14 and cells == 64 ** 3, "a whole run: 14 clumps and the labels (%d, %d)" % (rows, cells))
 fractions = [f for f, _ in events]
@@ -71,6 +72,9 @@ check(named and all(t.startswith("PHEW Clump Finder: ") for t in named),
 inside = [f for f, t in events if t.endswith("watershed")]
 check(len(inside) >= 10 and len(set(inside)) >= 10,
       "the watershed reports as it goes: %d reports, %d values" % (len(inside), len(set(inside))))
+inside = [f for f, t in events if t.endswith("properties")]
+check(len(set(inside)) >= 10,
+      "the catalogue (properties) reports as it goes: %d reports, %d values" % (len(inside), len(set(inside))))
 stages = [t.split(": ")[1] for t in named]
 for stage in ("preparing the cells", "watershed", "saddles", "noise removal", "saddle merging", "properties",
               "labels and tables", "drawings", "done"):
