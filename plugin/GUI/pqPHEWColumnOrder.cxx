@@ -44,8 +44,9 @@ QStringList Names(const phew_column* (*list)(int, int*), int columns)
 }
 
 // Every table a PHEW filter writes, in its output order: the core's lists (both member
-// counts, every optional column) and the merger tree's, which starts with the steps.
-std::vector<QStringList> CatalogueOrders()
+// counts, every optional column) and the merger tree's, which starts with the steps. Made
+// once: the header changes on every update of a spreadsheet.
+std::vector<QStringList> MakeCatalogueOrders()
 {
   std::vector<QStringList> orders;
   for (int columns : { 0, PHEW_COLUMNS_PARTICLES | PHEW_COLUMNS_VELOCITY })
@@ -76,7 +77,8 @@ std::vector<int> Order(QAbstractItemModel* model, bool catalogue)
   int matches = 0;
   if (catalogue)
   {
-    for (const QStringList& order : CatalogueOrders())
+    static const std::vector<QStringList> orders = MakeCatalogueOrders();
+    for (const QStringList& order : orders)
     {
       int found = 0;
       for (const QString& name : shown)
