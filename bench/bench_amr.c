@@ -298,7 +298,7 @@ int main(int argc, char **argv)
   } else if (!strcmp(mode, "grid")) {
     const int64_t n = (int64_t)llround(cbrt((double)leaves));
     const int64_t dims[3] = {n, n, n};
-    if (phew_grid_decompose(&in.grid, dims, NULL, n_ranks, rank) != PHEW_OK)
+    if (phew_grid_block(NULL, &in.grid, dims, NULL, n_ranks, rank) != PHEW_OK)
       die("cannot decompose the grid");
     const phew_grid *g = &in.grid;
     n_local = g->stored_dims[0] * g->stored_dims[1] * g->stored_dims[2];
@@ -320,9 +320,11 @@ int main(int argc, char **argv)
     die("out of memory");
   in.density = rho;
   in.density_type = PHEW_FLOAT32;
+  phew_context context;
+  phew_context_init(&context);
 #ifdef PHEW_BENCH_MPI
   if (use_mpi)
-    in.mpi_comm = &comm;
+    context.mpi_comm = &comm;
 #endif
   const size_t n_labels = (size_t)(n_local > 0 ? n_local : 1);
   phew_labels labels = {malloc(n_labels * 8), malloc(n_labels * 8), malloc(n_labels * 8), NULL};
@@ -331,7 +333,7 @@ int main(int argc, char **argv)
   memset(labels.peak_patch_id, 0xff, n_labels * 8);
   memset(labels.clump_id, 0xff, n_labels * 8);
   memset(labels.halo_id, 0xff, n_labels * 8);
-  phew_result result;
+  phew_clump_result result;
 #ifdef PHEW_BENCH_MPI
   if (use_mpi)
     MPI_Barrier(MPI_COMM_WORLD);
@@ -339,11 +341,11 @@ int main(int argc, char **argv)
   const long long rss_before = proc_status_bytes("VmRSS");
   (void)reset_peak_rss();
   const double t0 = seconds_now();
-  const phew_status s = phew_find_clumps(&in, &params, &labels, &result);
+  const phew_status s = phew_find_clumps(&context, &in, &params, &labels, &result);
   double wall = seconds_now() - t0;
   double added = (double)(proc_status_bytes("VmHWM") - rss_before);
   if (s != PHEW_OK) {
-    fprintf(stderr, "bench_amr: %s\n", result.message);
+    fprintf(stderr, "bench_amr: %s\n", context.message);
     return 1;
   }
 #ifdef PHEW_BENCH_MPI
@@ -376,7 +378,7 @@ int main(int argc, char **argv)
              result.stats.iterations[k], name, (long long)result.stats.bytes_sent[k]);
     }
   }
-  phew_result_free(&result);
+  phew_clump_result_free(&result);
 #ifdef PHEW_BENCH_MPI
   if (use_mpi)
     MPI_Finalize();

@@ -108,10 +108,12 @@ int main(int argc, char **argv)
     in.points.box_size[d] = box[d];
     in.points.periodic[d] = periodic;
   }
-  in.points.n_threads = threads;
+  phew_context context;
+  phew_context_init(&context);
+  context.n_threads = threads;
 #ifdef PHEW_BENCH_MPI
   if (use_mpi)
-    in.mpi_comm = &comm;
+    context.mpi_comm = &comm;
 #endif
   const size_t n_labels = (size_t)(n > 0 ? n : 1);
   phew_labels labels = {malloc(n_labels * 8), malloc(n_labels * 8), malloc(n_labels * 8), malloc(n_labels * 8)};
@@ -125,13 +127,13 @@ int main(int argc, char **argv)
   if (use_mpi)
     MPI_Barrier(comm);
 #endif
-  phew_result result;
+  phew_clump_result result;
   const double t0 = seconds_now();
-  const phew_status s = phew_find_clumps(&in, &params, &labels, &result);
+  const phew_status s = phew_find_clumps(&context, &in, &params, &labels, &result);
   double wall = seconds_now() - t0;
   double peak = (double)proc_status_bytes("VmHWM");
   if (s != PHEW_OK) {
-    fprintf(stderr, "bench_particles: %s\n", result.message);
+    fprintf(stderr, "bench_particles: %s\n", context.message);
     return 1;
   }
 #ifdef PHEW_BENCH_MPI
@@ -161,7 +163,7 @@ int main(int argc, char **argv)
     if (result.n_haloes > 0)
       printf("largest_halo_particles %lld\n", (long long)result.haloes[0].n_cells);
   }
-  phew_result_free(&result);
+  phew_clump_result_free(&result);
   free(labels.peak_patch_id);
   free(labels.clump_id);
   free(labels.halo_id);

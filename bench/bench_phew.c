@@ -114,7 +114,7 @@ static void parse(int argc, char **argv, options *o)
 static void decompose(const options *o, phew_grid *g)
 {
   const int periodic[3] = {o->periodic, o->periodic, o->periodic};
-  if (phew_grid_decompose(g, o->dims, periodic, n_ranks, rank) != PHEW_OK)
+  if (phew_grid_block(NULL, g, o->dims, periodic, n_ranks, rank) != PHEW_OK)
     die("cannot split the grid");
 }
 
@@ -200,13 +200,15 @@ int main(int argc, char **argv)
   const double n_cells = (double)o.dims[0] * (double)o.dims[1] * (double)o.dims[2];
   input.density = load(&o, &input.grid, value_size);
   input.density_type = o.type;
+  phew_context context;
+  phew_context_init(&context);
 #ifdef PHEW_BENCH_MPI
   MPI_Comm comm = MPI_COMM_WORLD;
   if (o.use_mpi)
-    input.mpi_comm = &comm;
+    context.mpi_comm = &comm;
 #endif
   phew_labels labels = {touched_labels(n_stored), touched_labels(n_stored), touched_labels(n_stored), NULL};
-  phew_result result;
+  phew_clump_result result;
   memset(&result, 0, sizeof result);
 
 #ifdef PHEW_BENCH_MPI
@@ -217,14 +219,14 @@ int main(int argc, char **argv)
   const int reset = reset_peak_rss();
   const long long hwm_before = proc_status_bytes("VmHWM");
   const double t0 = seconds_now();
-  const phew_status status = phew_find_clumps(&input, &o.params, &labels, &result);
+  const phew_status status = phew_find_clumps(&context, &input, &o.params, &labels, &result);
   const double wall = seconds_now() - t0;
   const long long hwm_after = proc_status_bytes("VmHWM");
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
   if (status != PHEW_OK) {
     fprintf(stderr, "bench_phew: phew_find_clumps failed: %s: %s\n", phew_status_string(status),
-            result.message);
+            context.message);
     die("the clump finder failed");
   }
 
@@ -280,7 +282,7 @@ int main(int argc, char **argv)
     printf("labels_bytes_per_cell     %.0f\n", 3.0 * sizeof(int64_t));
   }
 
-  phew_result_free(&result);
+  phew_clump_result_free(&result);
   free(labels.peak_patch_id);
   free(labels.clump_id);
   free(labels.halo_id);

@@ -15,7 +15,7 @@ runs_wanted=${PHEW_FUZZ_RUNS:-12000}
 seed_wanted=${PHEW_FUZZ_SEED:-1}
 jobs=$(nproc 2>/dev/null || echo 2)
 
-cmake -S tests/fuzz -B build-fuzz -DCMAKE_C_COMPILER=clang
+cmake -S tests/fuzz --preset fuzz # tests/fuzz/CMakePresets.json: build-fuzz/, clang, warnings as errors
 cmake --build build-fuzz -j"$jobs"
 
 status=0

@@ -13,9 +13,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # GCC: its shared ASan runtime can be preloaded into Python, which loads this build's libphew
 # with ctypes in the parallel CLI tests (tests/sanitize/python3.in). No ParaView: pvbatch
 # cannot load a sanitized plugin, and the plugin is not part of this stage.
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
-  -DPHEW_SANITIZE=ON -DPHEW_ENABLE_PARAVIEW=OFF -DPHEW_BUILD_BENCHMARKS=OFF
-cmake --build build-sanitize -j"$jobs"
+cmake --preset sanitize # CMakePresets.json: build-sanitize/, GCC, ASan + UBSan, warnings as errors
+cmake --build --preset sanitize -j"$jobs"
 
 # Labels core (GoogleTest, core MPI runs), cli (CLI checks, CLI under mpirun) and mpi; not
 # the check that core/ configures and builds alone, which is a plain build of its own, and

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages phew needs (only the missing ones), then configure and build
 # into build/. Used by scripts/demo.sh and scripts/test.sh; safe to run again.
-#   --tests   also install what the test command's sanitizer and fuzzing stages need
+#   --tests   also install what the test command's format, sanitizer and fuzzing stages
+#             need, and build with warnings as errors
 set -euo pipefail
 cd "$(dirname "$0")/.."
 with_tests=0
@@ -32,6 +33,9 @@ if [ "$with_tests" = 1 ]; then
     # (Debian 12 names; only recommended by clang, so listed), llvm-symbolizer for the
     # stack traces of its reports. GCC's ASan/UBSan runtimes come with build-essential.
     clang libclang-rt-14-dev llvm
+    # the format stage (scripts/check_format.sh): clang-format 14, the version the
+    # .clang-format files are written for (Debian 12's clang-format)
+    clang-format
   )
 fi
 
@@ -48,5 +52,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j"$jobs"
+werror=()
+[ "$with_tests" = 1 ] && werror=(-DPHEW_WERROR=ON) # warnings fail the test command (CI)
+cmake --preset release "${werror[@]}" # CMakePresets.json: build/, Release
+cmake --build --preset release -j"$jobs"

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install what is missing, build, and run every test, in three stages:
+# Install what is missing, build, and run every test, in four stages:
+#   format    every C/C++ file formatted as its .clang-format says (scripts/check_format.sh;
+#             clang-format 14, scripts/check_format.sh --fix formats)
 #   normal    ctest in build/: GoogleTest for the core, command-line checks, MPI runs,
 #             pvbatch tests of the plugin (extra arguments go to this ctest, e.g. -L core)
 #   sanitize  the core, the CLI and the MPI tests built with ASan and UBSan into
@@ -7,11 +9,11 @@
 #   fuzz      the libFuzzer harness of phew_find_clumps built with clang into build-fuzz/:
 #             every kept input replayed, then PHEW_FUZZ_RUNS executions (default 12000, seed PHEW_FUZZ_SEED=1) of fuzzing
 #             (scripts/fuzz.sh)
-# PHEW_TEST_STAGES="normal sanitize fuzz" (the default) chooses stages. Every chosen stage
+# PHEW_TEST_STAGES="format normal sanitize fuzz" (the default) chooses stages. Every chosen stage
 # runs even if an earlier one failed; the command fails if any did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-stages=${PHEW_TEST_STAGES:-normal sanitize fuzz}
+stages=${PHEW_TEST_STAGES:-format normal sanitize fuzz}
 start=$SECONDS
 bash scripts/setup.sh --tests
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -32,10 +34,19 @@ run_stage() { # name command...
   timing+=("$name $((SECONDS - t0)) s")
 }
 normal() { (cd build && ctest --output-on-failure -j"$jobs" "$@"); }
+# The ten slowest tests of the normal stage, from ctest's log of the run.
+slowest() {
+  local log=build/Testing/Temporary/LastTest.log
+  [ -f "$log" ] || return 0
+  echo "==== phew test: the ten slowest tests of stage 'normal' (seconds)"
+  awk '/^[0-9]+\/[0-9]+ Test: /{name=$3} /^Test time =/{printf "%8.1f  %s\n", $4, name}' "$log" | sort -rn | head -10
+}
+run_stage format bash scripts/check_format.sh
 run_stage normal normal "$@"
 run_stage sanitize bash scripts/sanitize.sh
 run_stage fuzz bash scripts/fuzz.sh
 
+if [[ " $stages " == *" normal "* ]]; then slowest; fi
 echo "==== phew test: $((SECONDS - start)) s in all (build included); stages: $(IFS=,; echo "${timing[*]-none}")"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "==== phew test: FAILED stage(s): ${failed[*]}"

@@ -86,10 +86,10 @@ int block_read(const procs *p, const char *path, const phew_grid *g, size_t valu
   const int ok = active_io(path, g, value_size, values, 0, message, message_size) == 0;
   if (!procs_all_ok(p, ok, message, message_size))
     return -1;
-  char why[512];
-  const phew_status s = phew_exchange_ghosts(g, values, value_size, p->mpi_comm, why, sizeof why);
+  phew_context context = procs_context(p, 0);
+  const phew_status s = phew_exchange_ghosts(&context, g, values, value_size);
   if (s != PHEW_OK) { /* the same status and message on every rank */
-    snprintf(message, message_size, "filling the ghost cells of '%s' failed: %s", path, why);
+    snprintf(message, message_size, "filling the ghost cells of '%s' failed: %s", path, context.message);
     return -1;
   }
   return 0;

@@ -112,12 +112,14 @@ static int option_int(const char *a, const char *text, int least, int *value)
 }
 
 /* Options that belong to one mode only: their index in `given` below. */
+/* clang-format off */
 enum { GIVEN_DIMS, GIVEN_SPACING, GIVEN_ORIGIN, GRID_ONLY, GIVEN_BOX = GRID_ONLY, GIVEN_MASSES, GIVEN_VELOCITIES,
        GIVEN_IDS, GIVEN_DENSITY, GIVEN_NEIGHBOURS, GIVEN_DENSITY_NEIGHBOURS, GIVEN_THREADS, N_GIVEN };
 static const char *const mode_option[N_GIVEN] = {"--dims",  "--spacing",   "--origin",
                                                  "--box",   "--masses",    "--velocities",
                                                  "--ids",   "--density",   "--neighbours",
                                                  "--density-neighbours", "--threads"};
+/* clang-format on */
 
 /* The option's slot in `given`, or -1 for an option both modes take. */
 static int mode_slot(const char *a)
@@ -130,6 +132,7 @@ static int mode_slot(const char *a)
 
 /* Options of some finders only: their index in `finder_given` below, and the finders (bits
  * 1 << finder) each applies to. */
+/* clang-format off */
 enum { PHEW_THRESHOLD, PHEW_RELEVANCE, PHEW_SADDLE, PHEW_MASS_THRESHOLD, PHEW_NEIGHBOURS, GIVEN_DENSITY_NEIGHBOURS_F,
        GIVEN_DENSITY_F, FOF_LINKING, FOF_ABSOLUTE, GIVEN_MIN_MEMBERS, HOP_OUTER, HOP_SADDLE_FACTOR, HOP_PEAK_FACTOR,
        HOP_NEIGHBOURS, HOP_MERGE_NEIGHBOURS, N_FINDER_GIVEN };
@@ -143,6 +146,7 @@ static const struct {
     {"--density", BY_PHEW | BY_HOP},    {"--linking-length", BY_FOF},     {"--linking-absolute", BY_FOF},
     {"--min-members", BY_FOF | BY_HOP}, {"--outer", BY_HOP},              {"--saddle-factor", BY_HOP},
     {"--peak-factor", BY_HOP},          {"--hop-neighbours", BY_HOP},     {"--merge-neighbours", BY_HOP}};
+/* clang-format on */
 static const char *const finder_name[] = {"phew", "fof", "hop"};
 
 static int finder_slot(const char *a)

@@ -93,3 +93,12 @@ void procs_broadcast_int64(const procs *p, int64_t *value)
 }
 
 #endif
+
+phew_context procs_context(const procs *p, int n_threads)
+{
+  phew_context context;
+  phew_context_init(&context);
+  context.mpi_comm = p->mpi_comm;
+  context.n_threads = n_threads;
+  return context;
+}

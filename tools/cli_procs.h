@@ -4,12 +4,14 @@
 #ifndef PHEW_CLI_PROCS_H
 #define PHEW_CLI_PROCS_H
 
+#include "phew/phew.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct procs {
   int rank, size;
-  void *mpi_comm; /* for phew_input.mpi_comm: the address of an MPI_Comm, NULL when serial */
+  void *mpi_comm; /* for phew_context.mpi_comm: the address of an MPI_Comm, NULL when serial */
 } procs;
 
 /* MPI_Init (with MPI, under a launcher), then rank and size. */
@@ -20,6 +22,9 @@ void procs_finalize(void);
  * message (message_size bytes, the same size on every rank) holds, everywhere, the message
  * of the lowest rank that was not ok. Serial: returns ok. */
 int procs_all_ok(const procs *p, int ok, char *message, size_t message_size);
+
+/* The context of the library's calls over these processes, with n_threads threads each. */
+phew_context procs_context(const procs *p, int n_threads);
 
 /* Collective: every rank gets rank 0's *value. Serial: nothing to do. */
 void procs_broadcast_int64(const procs *p, int64_t *value);

@@ -69,7 +69,7 @@ void grid_mode_check(const procs *p, const options *o)
 
 /* Collective. Every rank writes its cells of the label files, rank 0 the tables, then rank 0
  * puts the six files in place. Returns 0, or -1 on every rank after all_ok has printed why. */
-static int write_outputs(const procs *p, const phew_grid *g, const phew_labels *labels, const phew_result *r)
+static int write_outputs(const procs *p, const phew_grid *g, const phew_labels *labels, const phew_clump_result *r)
 {
   const int64_t *arrays[3] = {labels->peak_patch_id, labels->clump_id, labels->halo_id};
   const int files[3] = {OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO};
@@ -90,7 +90,8 @@ int grid_mode_run(const procs *p, const options *o)
   phew_input in;
   memset(&in, 0, sizeof in);
   const int periodic[3] = {o->periodic, o->periodic, o->periodic};
-  if (phew_grid_decompose(&in.grid, o->dims, periodic, p->size, p->rank) != PHEW_OK)
+  phew_context context = procs_context(p, 0);
+  if (phew_grid_decompose(&context, &in.grid, o->dims, periodic) != PHEW_OK)
     fail("cannot split the grid over %d rank(s)", p->size);
   if (!all_ok(p))
     return 1;
@@ -103,7 +104,7 @@ int grid_mode_run(const procs *p, const options *o)
     fail("this rank's block of the grid has more cells than a 64-bit integer holds");
   void *density = NULL;
   phew_labels labels = {NULL, NULL, NULL, NULL};
-  phew_result result;
+  phew_clump_result result;
   memset(&result, 0, sizeof result);
   int code = 1;
   char message[512];
@@ -120,10 +121,9 @@ int grid_mode_run(const procs *p, const options *o)
 
   in.density = density;
   in.density_type = o->type;
-  in.mpi_comm = p->mpi_comm;
-  const phew_status s = phew_find_clumps(&in, &o->params, &labels, &result);
+  const phew_status s = phew_find_clumps(&context, &in, &o->params, &labels, &result);
   if (s != PHEW_OK) /* the same status and message on every rank */
-    fail("%s", result.message[0] ? result.message : phew_status_string(s));
+    fail("%s", context.message);
   if (!all_ok(p))
     goto done;
   if (o->verbose && p->rank == 0)
@@ -131,7 +131,7 @@ int grid_mode_run(const procs *p, const options *o)
   if (write_outputs(p, &in.grid, &labels, &result) == 0)
     code = 0;
 done:
-  phew_result_free(&result);
+  phew_clump_result_free(&result);
   free(labels.peak_patch_id);
   free(labels.clump_id);
   free(labels.halo_id);

@@ -22,8 +22,10 @@
  * only (not by FoF), OUTPUT_GROUP and OUTPUT_GROUPS_CSV by the halo finders (--finder fof,
  * hop) only. Files are
  * created, renamed and removed in this order. */
+/* clang-format off */
 enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
        OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_COUNT };
+/* clang-format on */
 
 /* Which outputs a run writes: PHEW on a grid (six), PHEW on particles (seven), FoF
  * (group.raw, groups.csv), HOP (those and density.raw). */

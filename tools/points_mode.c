@@ -66,7 +66,7 @@ static int read_share(const procs *p, const options *o, const particle_files *f,
 }
 
 /* The core's input for this rank's share. */
-static void make_input(const procs *p, const options *o, const share *s, phew_input *in)
+static void make_input(const options *o, const share *s, phew_input *in)
 {
   memset(in, 0, sizeof *in);
   in->mesh = PHEW_MESH_POINTS;
@@ -86,15 +86,13 @@ static void make_input(const procs *p, const options *o, const share *s, phew_in
   }
   pts->n_neighbours = o->n_neighbours;
   pts->n_density_neighbours = o->n_density_neighbours;
-  pts->n_threads = o->n_threads;
   in->density = s->data[POINTS_DENSITY];
   in->density_type = o->type;
-  in->mpi_comm = p->mpi_comm;
 }
 
 /* Collective: every rank writes its share of the per-particle files, rank 0 the tables,
  * then rank 0 puts the seven files in place. 0, or -1 on every rank after all_ok. */
-static int write_outputs(const procs *p, const share *s, const phew_result *r)
+static int write_outputs(const procs *p, const share *s, const phew_clump_result *r)
 {
   const void *arrays[4] = {s->labels.peak_patch_id, s->labels.clump_id, s->labels.halo_id, s->labels.density};
   const int files[4] = {OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_DENSITY};
@@ -107,7 +105,7 @@ static int write_outputs(const procs *p, const share *s, const phew_result *r)
 }
 
 /* The same for a halo finder: GroupIds (and HOP's densities), then the group catalogue. */
-static int write_groups(const procs *p, const share *s, const phew_result *r)
+static int write_groups(const procs *p, const share *s, const phew_group_result *r)
 {
   particle_files_write(outputs_temporary(OUTPUT_GROUP), 8, s->first, s->n, s->group);
   if (!all_ok(p))
@@ -128,30 +126,35 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
   share s;
   memset(&s, 0, sizeof s);
   particle_files_share(p, n_total, &s.first, &s.n);
-  phew_result result;
-  memset(&result, 0, sizeof result);
+  phew_clump_result clumps;
+  memset(&clumps, 0, sizeof clumps);
+  phew_group_result groups;
+  memset(&groups, 0, sizeof groups);
   int code = 1;
   if (read_share(p, o, &f, &s) != 0)
     goto done;
   phew_input in;
-  make_input(p, o, &s, &in);
-  const phew_status status = o->finder == FINDER_FOF   ? phew_find_fof_groups(&in, &o->fof, s.group, &result)
-                             : o->finder == FINDER_HOP ? phew_find_hop_groups(&in, &o->hop, s.group, s.labels.density, &result)
-                                                       : phew_find_clumps(&in, &o->params, &s.labels, &result);
+  make_input(o, &s, &in);
+  phew_context context = procs_context(p, o->n_threads);
+  const phew_status status =
+      o->finder == FINDER_FOF   ? phew_find_fof_groups(&context, &in, &o->fof, s.group, &groups)
+      : o->finder == FINDER_HOP ? phew_find_hop_groups(&context, &in, &o->hop, s.group, s.labels.density, &groups)
+                                : phew_find_clumps(&context, &in, &o->params, &s.labels, &clumps);
   if (status != PHEW_OK) /* the same status and message on every rank */
-    fail("%s", result.message[0] ? result.message : phew_status_string(status));
+    fail("%s", context.message);
   if (!all_ok(p))
     goto done;
   if (o->verbose && p->rank == 0) {
     if (o->finder == FINDER_PHEW)
-      print_summary(&result, &o->params, 1);
+      print_summary(&clumps, &o->params, 1);
     else
-      print_group_summary(&result, o->finder == FINDER_FOF);
+      print_group_summary(&groups, o->finder == FINDER_FOF);
   }
-  if (o->finder == FINDER_PHEW ? write_outputs(p, &s, &result) == 0 : write_groups(p, &s, &result) == 0)
+  if (o->finder == FINDER_PHEW ? write_outputs(p, &s, &clumps) == 0 : write_groups(p, &s, &groups) == 0)
     code = 0;
 done:
-  phew_result_free(&result);
+  phew_clump_result_free(&clumps);
+  phew_group_result_free(&groups);
   share_free(&s);
   return code;
 }

@@ -17,7 +17,7 @@ static double particle_stages(const phew_stats *s)
 }
 
 /* The thresholds the run used, the automatic ones marked, and the mean density they come from. */
-static void thresholds(const phew_result *r, const phew_params *params)
+static void thresholds(const phew_clump_result *r, const phew_params *params)
 {
   printf("thresholds: density %.9g%s, relevance %.9g, ", r->density_threshold_used,
          params->density_threshold < 0.0 ? " (auto: 10 x the mean density)" : "", params->relevance_threshold);
@@ -29,7 +29,7 @@ static void thresholds(const phew_result *r, const phew_params *params)
   printf("; mean density %.9g\n", r->mean_density);
 }
 
-void print_summary(const phew_result *r, const phew_params *params, int points)
+void print_summary(const phew_clump_result *r, const phew_params *params, int points)
 {
   const phew_stats *s = &r->stats;
   const char *unit = points ? "particles" : "cells";
@@ -62,7 +62,7 @@ void print_summary(const phew_result *r, const phew_params *params, int points)
          (long long)s->max_sparse_entries, (long long)s->hash_collisions);
 }
 
-void print_group_summary(const phew_result *r, int fof)
+void print_group_summary(const phew_group_result *r, int fof)
 {
   const phew_stats *s = &r->stats;
   printf("particles %lld, groups %lld\n", (long long)s->n_cells, (long long)r->n_groups);

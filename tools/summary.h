@@ -8,8 +8,8 @@
 #include "phew/phew.h"
 
 /* params: as given, to say which thresholds were automatic. */
-void print_summary(const phew_result *r, const phew_params *params, int points);
+void print_summary(const phew_clump_result *r, const phew_params *params, int points);
 /* The same for a halo finder: particles, groups, the largest ones, times, padding. */
-void print_group_summary(const phew_result *r, int fof);
+void print_group_summary(const phew_group_result *r, int fof);
 
 #endif

@@ -30,7 +30,7 @@ static int write_csv(int k, const phew_column *columns, int n_columns, const voi
   return err ? -1 : 0;
 }
 
-int tables_write_and_commit(const procs *p, const phew_result *r)
+int tables_write_and_commit(const procs *p, const phew_clump_result *r)
 {
   if (p->rank == 0) {
     int nc, nh, nn;
@@ -46,7 +46,7 @@ int tables_write_and_commit(const procs *p, const phew_result *r)
   return all_ok(p) ? 0 : -1;
 }
 
-int groups_write_and_commit(const procs *p, const phew_result *r)
+int groups_write_and_commit(const procs *p, const phew_group_result *r)
 {
   if (p->rank == 0) {
     int n;

@@ -8,8 +8,8 @@
 
 /* Collective, once every rank has written its part of the per-cell files. Returns 0, or -1
  * on every rank after all_ok has printed why. */
-int tables_write_and_commit(const procs *p, const phew_result *r);
+int tables_write_and_commit(const procs *p, const phew_clump_result *r);
 /* The same for a halo finder's group catalogue. */
-int groups_write_and_commit(const procs *p, const phew_result *r);
+int groups_write_and_commit(const procs *p, const phew_group_result *r);
 
 #endif

@@ -80,7 +80,7 @@ static int catalyst_step(insitu *in, const insitu_state *s)
   return status;
 }
 
-static int write_catalogue(const insitu *in, const phew_result *r, int step)
+static int write_catalogue(const insitu *in, const phew_clump_result *r, int step)
 {
   char path[4096];
   snprintf(path, sizeof path, "%s/direct_clumps_%06d.csv", in->output, step);
@@ -179,16 +179,18 @@ static int direct_step(insitu *in, const insitu_state *s, double *finder_seconds
   int all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, in->comm);
   phew_status status = all_ok ? PHEW_OK : PHEW_ERROR_MEMORY;
-  char message[512] = "out of memory";
+  phew_context context;
+  phew_context_init(&context);
+  context.mpi_comm = &in->comm;
+  snprintf(context.message, sizeof context.message, "out of memory");
   if (status == PHEW_OK)
-    status = phew_exchange_ghosts(g, density, sizeof *density, &in->comm, message, sizeof message);
-  phew_result result;
+    status = phew_exchange_ghosts(&context, g, density, sizeof *density);
+  phew_clump_result result;
   memset(&result, 0, sizeof result);
   int tracked = 1;
   if (status == PHEW_OK) {
     input.density = density;
     input.density_type = PHEW_FLOAT64;
-    input.mpi_comm = &in->comm;
     phew_params params;
     phew_params_init(&params);
     params.density_threshold = in->o.threshold;
@@ -197,9 +199,8 @@ static int direct_step(insitu *in, const insitu_state *s, double *finder_seconds
     params.saddle_threshold = in->o.saddle;
     phew_labels l = {labels, labels + stored, labels + 2 * stored, NULL};
     const double t0 = MPI_Wtime();
-    status = phew_find_clumps(&input, &params, &l, &result);
+    status = phew_find_clumps(&context, &input, &params, &l, &result);
     *finder_seconds = MPI_Wtime() - t0;
-    snprintf(message, sizeof message, "%s", result.message);
     if (status == PHEW_OK && follow_clumps(in, s, g, density, &l) != 0)
       tracked = 0;
   }
@@ -207,14 +208,14 @@ static int direct_step(insitu *in, const insitu_state *s, double *finder_seconds
   MPI_Bcast(&written, 1, MPI_INT, 0, in->comm);
   if (in->rank == 0) {
     if (status != PHEW_OK)
-      fprintf(stderr, "phew_pm: clump finding at step %d failed: %s\n", s->step, message);
+      fprintf(stderr, "phew_pm: clump finding at step %d failed: %s\n", s->step, context.message);
     else if (!written)
       fprintf(stderr, "phew_pm: cannot write the catalogue of step %d in %s\n", s->step, in->output);
     else
       printf("phew_pm: step %d, t = %.3f: %lld clumps, %lld haloes\n", s->step, s->time, (long long)result.n_clumps,
              (long long)result.n_haloes);
   }
-  phew_result_free(&result);
+  phew_clump_result_free(&result);
   free(density);
   free(labels);
   return status == PHEW_OK && written && tracked ? 0 : -1;

@@ -25,7 +25,7 @@ static void drop_step(pm_tree *t)
 }
 
 /* Rank 0: the links as NAME_links_STEP.csv, and appended to NAME_tree.csv. */
-static int write_links(pm_tree *t, const phew_result *r, int step, double time, double previous)
+static int write_links(pm_tree *t, const phew_link_result *r, int step, double time, double previous)
 {
   char path[4096], prefix[128];
   int n_columns = 0;
@@ -58,16 +58,19 @@ int pm_tree_step(pm_tree *t, MPI_Comm comm, int step, double time, int64_t n, in
   int rank;
   MPI_Comm_rank(comm, &rank);
   const phew_step_labels earlier = {t->n, t->id, t->label, t->mass}, later = {n, id, label, mass};
-  phew_result r;
+  phew_link_result r;
   memset(&r, 0, sizeof r);
-  const phew_status status = phew_link_steps(&earlier, &later, &comm, &r);
+  phew_context context;
+  phew_context_init(&context);
+  context.mpi_comm = &comm;
+  const phew_status status = phew_link_steps(&context, &earlier, &later, &r);
   int written = status != PHEW_OK || rank != 0 || write_links(t, &r, step, time, t->steps ? t->time : NAN) == 0;
   MPI_Bcast(&written, 1, MPI_INT, 0, comm);
   if (rank == 0 && status != PHEW_OK)
-    fprintf(stderr, "phew_pm: the %s merger tree at step %d failed: %s\n", t->name, step, r.message);
+    fprintf(stderr, "phew_pm: the %s merger tree at step %d failed: %s\n", t->name, step, context.message);
   else if (rank == 0 && !written)
     fprintf(stderr, "phew_pm: cannot write the %s merger tree of step %d in %s\n", t->name, step, t->output);
-  phew_result_free(&r);
+  phew_link_result_free(&r);
   drop_step(t);
   t->n = n;
   t->id = id;

@@ -55,7 +55,7 @@ void ForwardProgress(double fraction, const char* stage, void* user_data)
 }
 
 // Why a run found nothing, and what to change (rank 0 says it, as a warning).
-std::string WhyEmpty(const phew_result& result, double relevance, double mass)
+std::string WhyEmpty(const phew_clump_result& result, double relevance, double mass)
 {
   char text[512];
   const char* members = (result.columns & PHEW_COLUMNS_PARTICLES) ? "particle" : "cell";
@@ -279,17 +279,16 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   params.saddle_merging = this->SaddleMerging ? 1 : 0;
   params.saddle_threshold = this->SaddleThreshold;
   params.mass_threshold = this->MassThreshold;
-  in.mpi_comm = context.MPIComm;
-  in.progress = ForwardProgress;
-  in.progress_data = this;
-  in.cancel = phew_adaptors::AbortRequested; // Abort stops the core
-
-  in.cancel_data = this;
+  phew_context core = phew_adaptors::CoreContext(context, this->NumberOfThreads);
+  core.progress = ForwardProgress;
+  core.progress_data = this;
+  core.cancel = phew_adaptors::AbortRequested; // Abort stops the core
+  core.cancel_data = this;
 
   // 3. Run.
-  phew_result result;
+  phew_clump_result result;
   const auto start = std::chrono::steady_clock::now();
-  const phew_status status = phew_find_clumps(&in, &params, &labels, &result);
+  const phew_status status = phew_find_clumps(&core, &in, &params, &labels, &result);
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   // An Abort asked after the core's last check still stops the run before the outputs are
   // built; every rank agrees (a progress observer may have set it on one rank only).
@@ -311,7 +310,7 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
                       "until a property or the input changes");
     }
     this->Cancelled = true;
-    phew_result_free(&result);
+    phew_clump_result_free(&result);
     return false;
   }
   if (status != PHEW_OK) // collective: the same status and message on every rank
@@ -319,8 +318,8 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
     const std::string subject =
       context.Subject.empty() ? "density '" + context.DensityName + "'" : context.Subject;
     vtkErrorMacro("PHEW failed on " << subject << " (" << phew_status_string(status)
-                                    << "): " << result.message);
-    phew_result_free(&result);
+                                    << "): " << core.message);
+    phew_clump_result_free(&result);
     return false;
   }
 
@@ -331,7 +330,7 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   if (!problem.empty())
   {
     vtkErrorMacro(<< problem);
-    phew_result_free(&result);
+    phew_clump_result_free(&result);
     return false;
   }
   vtkPHEWTables::FillClumps(vtkTable::GetData(outputVector, CLUMPS_PORT), result);
@@ -344,7 +343,7 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   {
     vtkWarningMacro(<< empty);
   }
-  phew_result_free(&result);
+  phew_clump_result_free(&result);
   if (!problem.empty())
   {
     vtkErrorMacro(<< problem);

@@ -18,16 +18,17 @@
 
 namespace vtkPHEWDendrogramPlot
 {
-std::string Build(const phew_result& result, vtkPolyData* plot)
+std::string Build(const phew_clump_result& result, vtkPolyData* plot)
 {
   plot->Initialize();
   const int64_t n = result.n_nodes;
   std::vector<phew_node_layout> layout(static_cast<size_t>(n));
   double floor = 0.0;
-  char message[256] = "";
-  if (phew_layout_dendrogram(result.nodes, n, layout.data(), &floor, message, sizeof message) != PHEW_OK)
+  phew_context core;
+  phew_context_init(&core);
+  if (phew_layout_dendrogram(&core, result.nodes, n, layout.data(), &floor) != PHEW_OK)
   {
-    return std::string("the dendrogram cannot be drawn: ") + message;
+    return std::string("the dendrogram cannot be drawn: ") + core.message;
   }
 
   // A structure has the peak of its densest clump: its colour comes from that clump.

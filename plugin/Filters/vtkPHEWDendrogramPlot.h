@@ -24,7 +24,7 @@ class vtkPolyData;
 namespace vtkPHEWDendrogramPlot
 {
 /// Fill `plot`; returns an empty string or the layout's error message (then `plot` is empty).
-std::string Build(const phew_result& result, vtkPolyData* plot);
+std::string Build(const phew_clump_result& result, vtkPolyData* plot);
 }
 
 #endif

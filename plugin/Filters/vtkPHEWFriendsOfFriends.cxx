@@ -36,24 +36,24 @@ void vtkPHEWFriendsOfFriends::ConfigurePointOptions(phew_adaptors::PointOptions&
   options.Outputs = phew_adaptors::PointOutputs::GroupIds;
 }
 
-std::string vtkPHEWFriendsOfFriends::RunParticles(
-  phew_input& in, phew_labels&, phew_adaptors::PointsInput& adaptor, phew_result& result)
+std::string vtkPHEWFriendsOfFriends::RunParticles(phew_context& core, phew_input& in, phew_labels&,
+  phew_adaptors::PointsInput& adaptor, phew_group_result& result)
 {
   phew_fof_params params;
   phew_fof_params_init(&params);
   params.linking_length = this->LinkingLength;
   params.absolute = this->LinkingLengthIsAbsolute ? 1 : 0;
   params.min_members = this->MinimumMembers;
-  const phew_status status = phew_find_fof_groups(&in, &params, adaptor.GroupIds(), &result);
+  const phew_status status = phew_find_fof_groups(&core, &in, &params, adaptor.GroupIds(), &result);
   if (status != PHEW_OK) // collective: the same status and message on every rank
   {
     return std::string("Friends-of-Friends failed (") + phew_status_string(status) +
-      "): " + result.message;
+      "): " + core.message;
   }
   return std::string();
 }
 
-void vtkPHEWFriendsOfFriends::FillTables(vtkInformationVector* outputVector, const phew_result& result)
+void vtkPHEWFriendsOfFriends::FillTables(vtkInformationVector* outputVector, const phew_group_result& result)
 {
   vtkPHEWParticleFilter::FillGroupTable(vtkTable::GetData(outputVector, 1), result);
 }

@@ -58,9 +58,9 @@ protected:
 
   const char* GetParticleFilterLabel() override { return "Friends-of-Friends"; }
   void ConfigurePointOptions(phew_adaptors::PointOptions& options) override;
-  std::string RunParticles(phew_input& input, phew_labels& labels,
-    phew_adaptors::PointsInput& adaptor, phew_result& result) override;
-  void FillTables(vtkInformationVector* outputVector, const phew_result& result) override;
+  std::string RunParticles(phew_context& core, phew_input& input, phew_labels& labels,
+    phew_adaptors::PointsInput& adaptor, phew_group_result& result) override;
+  void FillTables(vtkInformationVector* outputVector, const phew_group_result& result) override;
 
   double LinkingLength = 0.2;
   bool LinkingLengthIsAbsolute = false;

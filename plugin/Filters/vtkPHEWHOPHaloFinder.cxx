@@ -54,8 +54,8 @@ void vtkPHEWHOPHaloFinder::ConfigurePointOptions(phew_adaptors::PointOptions& op
   options.EstimateDensity = density.empty() || density == phew_adaptors::NoArrayName;
 }
 
-std::string vtkPHEWHOPHaloFinder::RunParticles(
-  phew_input& in, phew_labels& labels, phew_adaptors::PointsInput& adaptor, phew_result& result)
+std::string vtkPHEWHOPHaloFinder::RunParticles(phew_context& core, phew_input& in,
+  phew_labels& labels, phew_adaptors::PointsInput& adaptor, phew_group_result& result)
 {
   phew_hop_params params;
   phew_hop_params_init(&params);
@@ -66,15 +66,15 @@ std::string vtkPHEWHOPHaloFinder::RunParticles(
   params.n_merge = this->MergeNeighbours;
   params.min_members = this->MinimumMembers;
   const phew_status status =
-    phew_find_hop_groups(&in, &params, adaptor.GroupIds(), labels.density, &result);
+    phew_find_hop_groups(&core, &in, &params, adaptor.GroupIds(), labels.density, &result);
   if (status != PHEW_OK) // collective: the same status and message on every rank
   {
-    return std::string("HOP failed (") + phew_status_string(status) + "): " + result.message;
+    return std::string("HOP failed (") + phew_status_string(status) + "): " + core.message;
   }
   return std::string();
 }
 
-void vtkPHEWHOPHaloFinder::FillTables(vtkInformationVector* outputVector, const phew_result& result)
+void vtkPHEWHOPHaloFinder::FillTables(vtkInformationVector* outputVector, const phew_group_result& result)
 {
   vtkPHEWParticleFilter::FillGroupTable(vtkTable::GetData(outputVector, 1), result);
 }

@@ -102,9 +102,9 @@ protected:
 
   const char* GetParticleFilterLabel() override { return "HOP Halo Finder"; }
   void ConfigurePointOptions(phew_adaptors::PointOptions& options) override;
-  std::string RunParticles(phew_input& input, phew_labels& labels,
-    phew_adaptors::PointsInput& adaptor, phew_result& result) override;
-  void FillTables(vtkInformationVector* outputVector, const phew_result& result) override;
+  std::string RunParticles(phew_context& core, phew_input& input, phew_labels& labels,
+    phew_adaptors::PointsInput& adaptor, phew_group_result& result) override;
+  void FillTables(vtkInformationVector* outputVector, const phew_group_result& result) override;
 
   double OuterThreshold = 160.0;
   double SaddleFactor = 2.5;

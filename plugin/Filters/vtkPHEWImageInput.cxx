@@ -257,14 +257,14 @@ std::string ImageInput::Prepare(Context& context, phew_input& in, phew_labels& l
   }
   if (!direct)
   {
-    char message[512] = { 0 };
+    phew_context core = CoreContext(context);
     void* block = useDouble ? static_cast<void*>(this->Block64.get()) : this->Block32.get();
-    const phew_status status = phew_exchange_ghosts(&grid, block,
-      useDouble ? sizeof(double) : sizeof(float), context.MPIComm, message, sizeof message);
+    const phew_status status =
+      phew_exchange_ghosts(&core, &grid, block, useDouble ? sizeof(double) : sizeof(float));
     if (status != PHEW_OK) // collective: the same status and message on every rank
     {
       return "PHEW could not fill the ghost cells of density '" + name + "' (" +
-        phew_status_string(status) + "): " + message;
+        phew_status_string(status) + "): " + core.message;
     }
   }
 
@@ -329,15 +329,13 @@ std::string ImageInput::Finish(Context& context, vtkDataObject* outputObject)
     {
       int64_t* out = reinterpret_cast<int64_t*>(this->Out[k]->GetPointer(0));
       CopyRegion<int64_t>(this->LabelData[k], this->Stored, out, this->Piece, this->Owned);
-      char message[512] = { 0 };
-      const phew_status copied = this->Foreign
-        ? phew_exchange_ghosts(
-            &pieceGrid, out, sizeof(int64_t), context.MPIComm, message, sizeof message)
-        : PHEW_OK;
+      phew_context core = CoreContext(context);
+      const phew_status copied =
+        this->Foreign ? phew_exchange_ghosts(&core, &pieceGrid, out, sizeof(int64_t)) : PHEW_OK;
       if (copied != PHEW_OK) // collective
       {
         return std::string("PHEW could not copy the labels to the ghost cells (") +
-          phew_status_string(copied) + "): " + message;
+          phew_status_string(copied) + "): " + core.message;
       }
     }
   }

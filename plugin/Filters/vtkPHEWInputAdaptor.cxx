@@ -20,6 +20,15 @@ int AbortRequested(void* algorithm)
   return static_cast<vtkAlgorithm*>(algorithm)->GetAbortExecute();
 }
 
+phew_context CoreContext(const Context& context, int threads)
+{
+  phew_context core;
+  phew_context_init(&core);
+  core.mpi_comm = context.MPIComm;
+  core.n_threads = threads;
+  return core;
+}
+
 std::string InitializeContext(Context& context)
 {
   context.Controller = vtkMultiProcessController::GetGlobalController();

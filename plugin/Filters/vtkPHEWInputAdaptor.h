@@ -44,6 +44,9 @@ struct Context
 /// problem (the same on every rank) when there are several processes but no MPI controller.
 std::string InitializeContext(Context& context);
 
+/// A context for the core's calls over these ranks (threads: 0 is all cores; no callbacks).
+phew_context CoreContext(const Context& context, int threads = 0);
+
 /// The message of rank `root` on every rank (collective when there are several ranks).
 std::string SharedProblem(const Context& context, int root, const std::string& mine);
 

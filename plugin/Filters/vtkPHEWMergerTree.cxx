@@ -37,7 +37,7 @@ enum ArrayIndex
 };
 
 // Step, Time and PreviousTime, then the link columns.
-vtkSmartPointer<vtkTable> LinkTable(const phew_result& result, int step, double time, double previous)
+vtkSmartPointer<vtkTable> LinkTable(const phew_link_result& result, int step, double time, double previous)
 {
   int count = 0;
   const phew_column* columns = phew_link_columns(&count);
@@ -298,12 +298,13 @@ int vtkPHEWMergerTree::RequestData(
     return l;
   };
   const phew_step_labels earlier = view(this->Previous), later = view(this->Current);
-  phew_result result{};
-  const phew_status status = phew_link_steps(&earlier, &later, context.MPIComm, &result);
+  phew_link_result result{};
+  phew_context core = phew_adaptors::CoreContext(context);
+  const phew_status status = phew_link_steps(&core, &earlier, &later, &result);
   if (status != PHEW_OK)
   {
-    vtkErrorMacro("Merger tree failed (" << phew_status_string(status) << "): " << result.message);
-    phew_result_free(&result);
+    vtkErrorMacro("Merger tree failed (" << phew_status_string(status) << "): " << core.message);
+    phew_link_result_free(&result);
     this->ForgetSteps();
     return 0;
   }
@@ -311,7 +312,7 @@ int vtkPHEWMergerTree::RequestData(
     this->Previous.Valid ? this->Previous.Time : std::numeric_limits<double>::quiet_NaN();
   this->History.push_back(
     LinkTable(result, static_cast<int>(this->History.size()), this->Current.Time, previousTime));
-  phew_result_free(&result);
+  phew_link_result_free(&result);
 
   links->ShallowCopy(this->History.back());
   history->DeepCopy(this->History.front());

@@ -32,14 +32,14 @@ void vtkPHEWParticleDensity::ConfigurePointOptions(phew_adaptors::PointOptions& 
   options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
 }
 
-std::string vtkPHEWParticleDensity::RunParticles(
-  phew_input& in, phew_labels& labels, phew_adaptors::PointsInput&, phew_result& result)
+std::string vtkPHEWParticleDensity::RunParticles(phew_context& core, phew_input& in,
+  phew_labels& labels, phew_adaptors::PointsInput&, phew_group_result& result)
 {
-  const phew_status status = phew_estimate_density(&in, labels.density, &result);
+  const phew_status status = phew_estimate_density(&core, &in, labels.density, &result.stats);
   if (status != PHEW_OK) // collective: the same status and message on every rank
   {
     return std::string("PHEW could not estimate the density of the particles (") +
-      phew_status_string(status) + "): " + result.message;
+      phew_status_string(status) + "): " + core.message;
   }
   return std::string();
 }

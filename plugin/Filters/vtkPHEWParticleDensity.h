@@ -46,8 +46,8 @@ protected:
 
   const char* GetParticleFilterLabel() override { return "Particle Density"; }
   void ConfigurePointOptions(phew_adaptors::PointOptions& options) override;
-  std::string RunParticles(phew_input& input, phew_labels& labels,
-    phew_adaptors::PointsInput& adaptor, phew_result& result) override;
+  std::string RunParticles(phew_context& core, phew_input& input, phew_labels& labels,
+    phew_adaptors::PointsInput& adaptor, phew_group_result& result) override;
 
   int NumberOfDensityNeighbours = 64;
 

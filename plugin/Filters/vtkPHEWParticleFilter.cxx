@@ -168,14 +168,14 @@ const char* vtkPHEWParticleFilter::GetParticleFilterLabel()
 void vtkPHEWParticleFilter::ConfigurePointOptions(phew_adaptors::PointOptions&) {}
 
 std::string vtkPHEWParticleFilter::RunParticles(
-  phew_input&, phew_labels&, phew_adaptors::PointsInput&, phew_result&)
+  phew_context&, phew_input&, phew_labels&, phew_adaptors::PointsInput&, phew_group_result&)
 {
   return std::string(this->GetClassName()) + " has no particle run of its own";
 }
 
-void vtkPHEWParticleFilter::FillTables(vtkInformationVector*, const phew_result&) {}
+void vtkPHEWParticleFilter::FillTables(vtkInformationVector*, const phew_group_result&) {}
 
-void vtkPHEWParticleFilter::FillGroupTable(vtkTable* table, const phew_result& result)
+void vtkPHEWParticleFilter::FillGroupTable(vtkTable* table, const phew_group_result& result)
 {
   int n = 0;
   const phew_column* columns = phew_group_columns(result.columns, &n);
@@ -213,16 +213,16 @@ int vtkPHEWParticleFilter::RequestData(
   {
     problem = adaptor.Prepare(context, in, labels);
   }
-  phew_result result;
+  phew_group_result result;
   std::memset(&result, 0, sizeof result);
   if (problem.empty())
   {
-    in.mpi_comm = context.MPIComm;
+    phew_context core = phew_adaptors::CoreContext(context, options.NumberOfThreads);
     // Abort (SetAbortExecute) stops the run between the particle stages.
-    in.cancel = phew_adaptors::AbortRequested;
-    in.cancel_data = this;
+    core.cancel = phew_adaptors::AbortRequested;
+    core.cancel_data = this;
     this->UpdateProgress(0.1);
-    problem = this->RunParticles(in, labels, adaptor, result);
+    problem = this->RunParticles(core, in, labels, adaptor, result);
   }
   if (problem.empty())
   {
@@ -232,7 +232,7 @@ int vtkPHEWParticleFilter::RequestData(
   {
     this->FillTables(outputVector, result);
   }
-  phew_result_free(&result);
+  phew_group_result_free(&result);
   if (!problem.empty())
   {
     vtkErrorMacro(<< problem);

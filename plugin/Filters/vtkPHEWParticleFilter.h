@@ -33,7 +33,8 @@
 class vtkTable;
 struct phew_input;
 struct phew_labels;
-struct phew_result;
+struct phew_context;
+struct phew_group_result;
 namespace phew_adaptors
 {
 class PointsInput;
@@ -104,14 +105,14 @@ protected:
   /// Runs the core on the prepared particles; `labels` and adaptor.GroupIds() are where it
   /// writes. Returns an empty string, or the problem (the same on every rank). `result` is
   /// freed by the caller.
-  virtual std::string RunParticles(phew_input& input, phew_labels& labels,
-    phew_adaptors::PointsInput& adaptor, phew_result& result);
+  virtual std::string RunParticles(phew_context& core, phew_input& input, phew_labels& labels,
+    phew_adaptors::PointsInput& adaptor, phew_group_result& result);
   /// Fills the table ports from a successful run (default: nothing).
-  virtual void FillTables(vtkInformationVector* outputVector, const phew_result& result);
+  virtual void FillTables(vtkInformationVector* outputVector, const phew_group_result& result);
   ///@}
 
   /// The group catalogue of a halo finder (phew_group_columns) into `table`.
-  static void FillGroupTable(vtkTable* table, const phew_result& result);
+  static void FillGroupTable(vtkTable* table, const phew_group_result& result);
 
   int NumberOfThreads = 0;
   bool BoxFromDataBounds = true;

@@ -493,7 +493,6 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
   }
   in.points.n_neighbours = o.NumberOfNeighbours;
   in.points.n_density_neighbours = o.NumberOfDensityNeighbours;
-  in.points.n_threads = o.NumberOfThreads;
 
   // 3. Outputs: per leaf, written in place by the core when there is one leaf without
   //    ghost points; otherwise in the core's order, copied to the leaves in Finish.

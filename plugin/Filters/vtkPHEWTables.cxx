@@ -61,21 +61,21 @@ void Fill(vtkTable* table, const phew_column* columns, int n_columns, const void
   }
 }
 
-void FillClumps(vtkTable* table, const phew_result& result)
+void FillClumps(vtkTable* table, const phew_clump_result& result)
 {
   int n = 0;
   const phew_column* columns = phew_clump_columns(result.columns, &n);
   Fill(table, columns, n, result.clumps, result.n_clumps, sizeof(phew_object));
 }
 
-void FillHaloes(vtkTable* table, const phew_result& result)
+void FillHaloes(vtkTable* table, const phew_clump_result& result)
 {
   int n = 0;
   const phew_column* columns = phew_halo_columns(result.columns, &n);
   Fill(table, columns, n, result.haloes, result.n_haloes, sizeof(phew_object));
 }
 
-void FillDendrogram(vtkTable* table, const phew_result& result)
+void FillDendrogram(vtkTable* table, const phew_clump_result& result)
 {
   int n = 0;
   const phew_column* columns = phew_node_columns(result.columns, &n);
@@ -83,7 +83,7 @@ void FillDendrogram(vtkTable* table, const phew_result& result)
 }
 
 
-void AddRunFigures(vtkTable* table, const phew_result& result, double seconds)
+void AddRunFigures(vtkTable* table, const phew_clump_result& result, double seconds)
 {
   auto wall = vtkSmartPointer<vtkDoubleArray>::New();
   wall->SetName("PHEWSeconds");

@@ -1,4 +1,4 @@
-// Private helper of the PHEW plugin: the core's catalogue (phew_result) as vtkTables.
+// Private helper of the PHEW plugin: the core's catalogue (phew_clump_result) as vtkTables.
 // Column names, order and types come from phew_clump_columns(), phew_halo_columns() and
 // phew_node_columns(), the same lists the command-line tool writes as CSV headers.
 #ifndef vtkPHEWTables_h
@@ -17,14 +17,14 @@ void Fill(vtkTable* table, const phew_column* columns, int n_columns, const void
   int64_t n_rows, size_t row_size);
 
 /// The three catalogues of a result.
-void FillClumps(vtkTable* table, const phew_result& result);
-void FillHaloes(vtkTable* table, const phew_result& result);
-void FillDendrogram(vtkTable* table, const phew_result& result);
+void FillClumps(vtkTable* table, const phew_clump_result& result);
+void FillHaloes(vtkTable* table, const phew_clump_result& result);
+void FillDendrogram(vtkTable* table, const phew_clump_result& result);
 
 /// The run's figures, as field data of `table`: PHEWSeconds (the wall time of the core's call
 /// on this rank), PHEWStageSeconds (one component per stage, named as phew_stage_name says:
 /// the slowest rank's time) and PHEWNumberOfRanks.
-void AddRunFigures(vtkTable* table, const phew_result& result, double seconds);
+void AddRunFigures(vtkTable* table, const phew_clump_result& result, double seconds);
 }
 
 #endif

@@ -317,8 +317,10 @@ inline void expect_csv(const std::string &text, const phew_column *cols, int n_c
 
 struct Library {
   std::vector<int64_t> patch, clump, halo;
-  phew_result result{};
-  ~Library() { phew_result_free(&result); }
+  phew_context context;
+  phew_clump_result result{};
+  Library() { phew_context_init(&context); }
+  ~Library() { phew_clump_result_free(&result); }
 };
 
 } // namespace cli_test

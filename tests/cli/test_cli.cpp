@@ -50,10 +50,12 @@ TEST_F(Cli, WritesAllOutputsMatchingTheLibrary)
   for (const Variant &k : variants) {
     SCOPED_TRACE(k.prefix);
     write_raw("in.raw", v, k.f32);
+    // clang-format off
     std::vector<std::string> args = {"--input", "in.raw", "--dims", std::to_string(nx), std::to_string(ny),
                                      std::to_string(nz), "--type", k.f32 ? "float32" : "float64", "--threshold",
                                      "0.5", "--relevance", "1.05", "--spacing", "0.5", "2", "1.5", "--origin",
                                      "-1", "0", "3", "--output", std::string("out/") + k.prefix};
+    // clang-format on
     if (k.periodic)
       args.push_back("--periodic");
     if (k.saddle) {
@@ -90,7 +92,7 @@ TEST_F(Cli, WritesAllOutputsMatchingTheLibrary)
     p.saddle_merging = k.saddle;
     p.saddle_threshold = 0.52;
     phew_labels labels = {lib.patch.data(), lib.clump.data(), lib.halo.data(), nullptr};
-    ASSERT_EQ(phew_find_clumps(&in, &p, &labels, &lib.result), PHEW_OK) << lib.result.message;
+    ASSERT_EQ(phew_find_clumps(&lib.context, &in, &p, &labels, &lib.result), PHEW_OK) << lib.context.message;
     ASSERT_GT(lib.result.n_clumps, 2) << "the test field should have several clumps";
 
     const std::string base = path(std::string("out/") + k.prefix);
@@ -189,7 +191,7 @@ TEST_F(Cli, AutomaticThresholds)
   phew_params_init(&p); // automatic thresholds
   p.saddle_merging = 1;
   phew_labels labels = {lib.patch.data(), lib.clump.data(), lib.halo.data(), nullptr};
-  ASSERT_EQ(phew_find_clumps(&in, &p, &labels, &lib.result), PHEW_OK) << lib.result.message;
+  ASSERT_EQ(phew_find_clumps(&lib.context, &in, &p, &labels, &lib.result), PHEW_OK) << lib.context.message;
   ASSERT_GT(lib.result.n_clumps, 1) << "the test field should have clumps above 10 x its mean";
   long double sum = 0.0L;
   for (double x : v)

@@ -210,7 +210,7 @@ void run_library(const Particles &p, const Settings &s, PointsLibrary &lib)
   }
   in.points.n_neighbours = s.neighbours;
   in.points.n_density_neighbours = s.density_neighbours;
-  in.points.n_threads = 1;
+  lib.context.n_threads = 1;
   in.density = s.density ? pick(dens32, p.density) : nullptr;
   in.density_type = in.points.type;
   phew_params params;
@@ -221,7 +221,7 @@ void run_library(const Particles &p, const Settings &s, PointsLibrary &lib)
   params.saddle_merging = s.saddle;
   params.saddle_threshold = s.saddle_threshold;
   phew_labels labels = {lib.patch.data(), lib.clump.data(), lib.halo.data(), lib.density.data()};
-  ASSERT_EQ(phew_find_clumps(&in, &params, &labels, &lib.result), PHEW_OK) << lib.result.message;
+  ASSERT_EQ(phew_find_clumps(&lib.context, &in, &params, &labels, &lib.result), PHEW_OK) << lib.context.message;
 }
 
 template <class T> std::vector<T> read_values(const std::string &path)
@@ -606,8 +606,10 @@ TEST_F(CliPoints, FriendsOfFriendsEqualsTheLibrary)
     f.absolute = v.absolute;
     f.min_members = v.min_members;
     std::vector<int64_t> group((size_t)p.n());
-    phew_result r;
-    ASSERT_EQ(phew_find_fof_groups(&in, &f, group.data(), &r), PHEW_OK) << r.message;
+    phew_context context;
+    phew_context_init(&context);
+    phew_group_result r;
+    ASSERT_EQ(phew_find_fof_groups(&context, &in, &f, group.data(), &r), PHEW_OK) << context.message;
     const std::string raw = slurp(path("res-group.raw"));
     ASSERT_EQ(raw.size(), group.size() * 8);
     EXPECT_EQ(0, std::memcmp(raw.data(), group.data(), raw.size()));
@@ -615,7 +617,7 @@ TEST_F(CliPoints, FriendsOfFriendsEqualsTheLibrary)
     EXPECT_EQ(table.rfind("GroupId,NumberOfParticles,Mass,CenterOfMassX", 0), 0u) << table.substr(0, 80);
     EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), r.n_groups + 1);
     EXPECT_GE(r.n_groups, 4) << "the four blobs";
-    phew_result_free(&r);
+    phew_group_result_free(&r);
     for (const auto &kv : phew_files) // the PHEW files of the same prefix are untouched
       EXPECT_EQ(slurp(path(kv.first)), kv.second) << kv.first;
   }

@@ -93,7 +93,7 @@ void to_leaves(const LeafGraph &lg, const CoreRun &from_cells, std::vector<int64
 // A core run (labels per graph cell) against the reference: labels exactly, statistics,
 // catalogues (ids, counts, peak ids and densities, saddles, relevance exactly; masses, volumes
 // and mean densities to 1e-12; centres to 1e-9 of the box), dendrogram keyed by (peak, level).
-inline void expect_matches(const Graph &g, const phew_result &core, const std::vector<int64_t> &patch,
+inline void expect_matches(const Graph &g, const phew_clump_result &core, const std::vector<int64_t> &patch,
                            const std::vector<int64_t> &clump, const std::vector<int64_t> &halo, const Result &ref)
 {
   graphref::expect_matches(g, core, patch, clump, halo, ref, 1e-12);

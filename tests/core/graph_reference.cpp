@@ -516,7 +516,7 @@ void expect_objects(const Graph &g, const char *what, const phew_object *core, i
 
 } // namespace
 
-void expect_matches(const Graph &g, const phew_result &core, const std::vector<int64_t> &patch,
+void expect_matches(const Graph &g, const phew_clump_result &core, const std::vector<int64_t> &patch,
                     const std::vector<int64_t> &clump, const std::vector<int64_t> &halo, const Result &ref,
                     double volume_tolerance)
 {

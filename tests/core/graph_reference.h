@@ -64,7 +64,7 @@ Result find_clumps(const Graph &g, const phew_params &p);
 // volume_tolerance relative, masses and mean densities to 1e-12; centres to 1e-9 of the box,
 // where defined), dendrogram keyed by (peak, level), masses to 1e-12. Only g's densities, ids
 // and box are used (not its neighbour lists).
-void expect_matches(const Graph &g, const phew_result &core, const std::vector<int64_t> &patch,
+void expect_matches(const Graph &g, const phew_clump_result &core, const std::vector<int64_t> &patch,
                     const std::vector<int64_t> &clump, const std::vector<int64_t> &halo, const Result &ref,
                     double volume_tolerance);
 

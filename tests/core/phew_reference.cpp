@@ -62,7 +62,7 @@ Result find_clumps(const Field &f, const phew_params &p)
 
 void expect_matches(const Field &f, const phewtest::Run &core, const Result &ref)
 {
-  ASSERT_EQ(core.status, PHEW_OK) << core.result.message;
+  ASSERT_EQ(core.status, PHEW_OK) << core.context.message;
   graphref::expect_matches(grid_graph(f, false), core.result, core.patch, core.clump, core.halo, ref, 1e-15);
 }
 

@@ -39,14 +39,18 @@ int64_t highest_neighbour(const Field &f, int64_t c)
   return best;
 }
 
-std::unique_ptr<Run> run_input(const phew_input &in, const phew_params &p, size_t n, int64_t sentinel)
+std::unique_ptr<Run> run_input(const phew_input &input, const phew_params &p, size_t n, int64_t sentinel,
+                               const Adjust &adjust)
 {
   std::unique_ptr<Run> r(new Run);
+  phew_input in = input;
+  if (adjust)
+    adjust(in, r->context);
   r->patch.assign(n ? n : 1, sentinel);
   r->clump.assign(n ? n : 1, sentinel);
   r->halo.assign(n ? n : 1, sentinel);
   phew_labels labels = {r->patch.data(), r->clump.data(), r->halo.data(), nullptr};
-  r->status = phew_find_clumps(&in, &p, &labels, &r->result);
+  r->status = phew_find_clumps(&r->context, &in, &p, &labels, &r->result);
   r->patch.resize(n);
   r->clump.resize(n);
   r->halo.resize(n);
@@ -69,7 +73,7 @@ std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel)
 }
 
 std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t shuffle_seed, int64_t sentinel,
-                               const std::function<void(phew_input &)> &adjust)
+                               const Adjust &adjust)
 {
   const int64_t n = f.size();
   std::vector<int64_t> perm((size_t)n), inv((size_t)n); // local index -> grid cell, and back
@@ -120,10 +124,10 @@ std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t sh
   in.density_type = f.f32 ? PHEW_FLOAT32 : PHEW_FLOAT64;
   std::vector<int64_t> a((size_t)n, sentinel), b((size_t)n, sentinel), c((size_t)n, sentinel);
   phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
-  if (adjust)
-    adjust(in);
   std::unique_ptr<Run> r(new Run);
-  r->status = phew_find_clumps(&in, &p, &labels, &r->result);
+  if (adjust)
+    adjust(in, r->context);
+  r->status = phew_find_clumps(&r->context, &in, &p, &labels, &r->result);
   r->patch.resize((size_t)n);
   r->clump.resize((size_t)n);
   r->halo.resize((size_t)n);
@@ -367,9 +371,9 @@ void check_objects(const Field &f, const phew_params &p, const phew_object *rows
 
 void check_consistency(const Field &f, const phew_params &p, const Run &r)
 {
-  ASSERT_EQ(r.status, PHEW_OK) << r.result.message;
-  EXPECT_STREQ(r.result.message, "");
-  const phew_result &res = r.result;
+  ASSERT_EQ(r.status, PHEW_OK) << r.context.message;
+  EXPECT_STREQ(r.context.message, "");
+  const phew_clump_result &res = r.result;
   const size_t n = (size_t)f.size();
   ASSERT_EQ(r.patch.size(), n);
   // PeakPatchId: -1 exactly off the test cells; a patch label is a peak labelled with itself.
@@ -492,7 +496,7 @@ void expect_identical(const Run &a, const Run &b)
   EXPECT_TRUE(a.patch == b.patch) << "PeakPatchId differs";
   EXPECT_TRUE(a.clump == b.clump) << "ClumpId differs";
   EXPECT_TRUE(a.halo == b.halo) << "HaloId differs";
-  const phew_result &x = a.result, &y = b.result;
+  const phew_clump_result &x = a.result, &y = b.result;
   ASSERT_EQ(x.n_clumps, y.n_clumps);
   ASSERT_EQ(x.n_haloes, y.n_haloes);
   ASSERT_EQ(x.n_nodes, y.n_nodes);

@@ -88,33 +88,40 @@ template <class Fn> void for_each_neighbour(const Field &f, int64_t c, Fn fn)
 // Highest neighbour of c in the total order, or c itself if c is a peak.
 int64_t highest_neighbour(const Field &f, int64_t c);
 
-// The labels and the result of one phew_find_clumps call; frees the result.
+// The labels and the result of one phew_find_clumps call, with the context it ran in (its
+// message says why a failed call failed); frees the result.
 struct Run {
   phew_status status = PHEW_OK;
-  phew_result result{};
+  phew_context context;
+  phew_clump_result result{};
   std::vector<int64_t> patch, clump, halo;
-  Run() = default;
+  Run() { phew_context_init(&context); }
   Run(const Run &) = delete;
   Run &operator=(const Run &) = delete;
-  ~Run() { phew_result_free(&result); }
+  ~Run() { phew_clump_result_free(&result); }
   int64_t n_clumps() const { return result.n_clumps; }
   int64_t n_haloes() const { return result.n_haloes; }
   const phew_object &clump_row(int64_t i) const { return result.clumps[i]; }
   const phew_object &halo_row(int64_t i) const { return result.haloes[i]; }
 };
 
+// Sets more of the input and of the context of a run (callbacks, communicator, threads) before
+// the call.
+using Adjust = std::function<void(phew_input &, phew_context &)>;
+
 // phew_find_clumps on any input with n cells: labels start at sentinel (arrays of one element
-// when n is 0) and come back per cell.
-std::unique_ptr<Run> run_input(const phew_input &in, const phew_params &p, size_t n, int64_t sentinel = -7);
+// when n is 0) and come back per cell. `adjust` may set more of the input and the context.
+std::unique_ptr<Run> run_input(const phew_input &in, const phew_params &p, size_t n, int64_t sentinel = -7,
+                               const Adjust &adjust = nullptr);
 // Label arrays are filled with `sentinel` before the call so unwritten cells show.
 std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel = -7);
 
 // The same field handed to the core as an explicit graph (phew_graph): the 26-neighbour
 // stencil written out, cell volumes, centres and the periodic box, local cells stored in an
 // order shuffled by `shuffle_seed` (0: grid order). Labels are returned in grid order.
-// `adjust` may set more of the input (callbacks) before the run.
+// `adjust` may set more of the input and the context (callbacks) before the run.
 std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t shuffle_seed, int64_t sentinel = -7,
-                               const std::function<void(phew_input &)> &adjust = nullptr);
+                               const Adjust &adjust = nullptr);
 
 phew_params make_params(double threshold, double relevance = 2.0, int saddle_merging = 0,
                         double saddle_threshold = 0.0, double mass_threshold = 0.0);

@@ -36,9 +36,9 @@ std::unique_ptr<Run> run_ghosted(const Field &f, const phew_params &p, int activ
     for (int64_t y = 0; y < f.n[1]; ++y)
       for (int64_t x = 0; x < f.n[0]; ++x)
         block[(size_t)((x + 1) + stored[0] * ((y + 1) + stored[1] * (z + 1)))] = f.at(x, y, z);
-  char message[512] = {0};
-  EXPECT_EQ(phew_exchange_ghosts(&in.grid, block.data(), sizeof(double), nullptr, message, sizeof message), PHEW_OK)
-      << message;
+  phew_context context;
+  phew_context_init(&context);
+  EXPECT_EQ(phew_exchange_ghosts(&context, &in.grid, block.data(), sizeof(double)), PHEW_OK) << context.message;
   in.density = block.data();
   in.density_type = PHEW_FLOAT64;
   in.labels_active_only = active_only;
@@ -48,8 +48,8 @@ std::unique_ptr<Run> run_ghosted(const Field &f, const phew_params &p, int activ
   r->clump.assign(n_stored, -7);
   r->halo.assign(n_stored, -7);
   phew_labels labels = {r->patch.data(), r->clump.data(), r->halo.data(), nullptr};
-  r->status = phew_find_clumps(&in, &p, &labels, &r->result);
-  EXPECT_EQ(r->status, PHEW_OK) << r->result.message;
+  r->status = phew_find_clumps(&r->context, &in, &p, &labels, &r->result);
+  EXPECT_EQ(r->status, PHEW_OK) << r->context.message;
   return r;
 }
 
@@ -94,7 +94,9 @@ TEST(ActiveLabels, OtherMeshesRefuseTheFlag)
   int64_t patch[2], clump[2], halo[2];
   phew_labels labels = {patch, clump, halo, nullptr};
   const phew_params p = make_params(0.5);
-  phew_result result;
+  phew_context context;
+  phew_context_init(&context);
+  phew_clump_result result;
 
   phew_input graph;
   std::memset(&graph, 0, sizeof graph);
@@ -105,9 +107,9 @@ TEST(ActiveLabels, OtherMeshesRefuseTheFlag)
   graph.density = density;
   graph.density_type = PHEW_FLOAT64;
   graph.labels_active_only = 1;
-  EXPECT_EQ(phew_find_clumps(&graph, &p, &labels, &result), PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::strstr(result.message, "labels_active_only"), nullptr) << result.message;
-  phew_result_free(&result);
+  EXPECT_EQ(phew_find_clumps(&context, &graph, &p, &labels, &result), PHEW_ERROR_ARGUMENT);
+  EXPECT_NE(std::strstr(context.message, "labels_active_only"), nullptr) << context.message;
+  phew_clump_result_free(&result);
 
   phew_input points;
   std::memset(&points, 0, sizeof points);
@@ -116,9 +118,9 @@ TEST(ActiveLabels, OtherMeshesRefuseTheFlag)
   points.points.n = 2;
   points.points.position = centres;
   points.labels_active_only = 1;
-  EXPECT_EQ(phew_find_clumps(&points, &p, &labels, &result), PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::strstr(result.message, "labels_active_only"), nullptr) << result.message;
-  phew_result_free(&result);
+  EXPECT_EQ(phew_find_clumps(&context, &points, &p, &labels, &result), PHEW_ERROR_ARGUMENT);
+  EXPECT_NE(std::strstr(context.message, "labels_active_only"), nullptr) << context.message;
+  phew_clump_result_free(&result);
 }
 
 } // namespace

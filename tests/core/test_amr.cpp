@@ -89,7 +89,7 @@ amrref::Result check_against_reference(const Amr &a, const std::vector<double> &
     SCOPED_TRACE("core PHEW_MESH_GRAPH on the reference's leaf graph");
     if (!f32) {
       auto core = amrref::run_graph(g, p);
-      EXPECT_EQ(core->status, PHEW_OK) << core->result.message;
+      EXPECT_EQ(core->status, PHEW_OK) << core->context.message;
       if (core->status == PHEW_OK)
         amrref::expect_matches(g, core->result, core->patch, core->clump, core->halo, ref);
     }
@@ -97,7 +97,7 @@ amrref::Result check_against_reference(const Amr &a, const std::vector<double> &
   {
     SCOPED_TRACE("core PHEW_MESH_AMR");
     auto core = amrref::run_amr(a, rho, p, f32);
-    EXPECT_EQ(core->status, PHEW_OK) << core->result.message;
+    EXPECT_EQ(core->status, PHEW_OK) << core->context.message;
     if (core->status == PHEW_OK) {
       EXPECT_TRUE(amrref::covered_cells_unlabelled(lg, *core));
       std::vector<int64_t> patch, clump, halo;
@@ -454,7 +454,7 @@ TEST(AmrReference, OneLevelReferenceMatchesTheCoreGridPath)
     const amrref::Result ref = amrref::find_clumps(g, p);
     ASSERT_GT(ref.n_peaks, 3);
     auto core = phewtest::run(f, p);
-    ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+    ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
     amrref::expect_matches(g, core->result, core->patch, core->clump, core->halo, ref);
     // and against the grid reference, cell by cell
     const phewref::Result grid_ref = phewref::find_clumps(f, p);
@@ -481,7 +481,7 @@ TEST(AmrReference, RandomLeafGraphsMatchTheCoreGraphPath)
                                                 (int)(seed % 2), leaf_quantile(lg, rho, 0.7));
     const amrref::Result ref = amrref::find_clumps(gr, p);
     auto core = amrref::run_graph(gr, p);
-    ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+    ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
     amrref::expect_matches(gr, core->result, core->patch, core->clump, core->halo, ref);
   }
 }
@@ -559,7 +559,7 @@ TEST(Amr, SaddleThroughAFaceAnEdgeAndACornerAcrossLevels)
 
     // the core's own answer, spelled out
     auto core = amrref::run_amr(s.a, s.rho, p);
-    ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+    ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
     ASSERT_EQ(core->result.n_clumps, 2);
     EXPECT_EQ(core->result.clumps[0].peak_id, A);
     EXPECT_EQ(core->result.clumps[1].peak_id, B);
@@ -575,7 +575,7 @@ TEST(Amr, SaddleThroughAFaceAnEdgeAndACornerAcrossLevels)
     p.relevance_threshold = 2.05;
     check_against_reference(s.a, s.rho, p);
     auto noisy = amrref::run_amr(s.a, s.rho, p);
-    ASSERT_EQ(noisy->status, PHEW_OK) << noisy->result.message;
+    ASSERT_EQ(noisy->status, PHEW_OK) << noisy->context.message;
     ASSERT_EQ(noisy->result.n_clumps, 1);
     EXPECT_EQ(noisy->result.clumps[0].n_cells, 4);
     EXPECT_EQ(noisy->clump[(size_t)cell_index(s.a, 0, k.b[0], k.b[1], k.b[2])], 0);
@@ -601,7 +601,7 @@ TEST(Amr, SteepestAscentThroughAFaceAnEdgeAndACornerAcrossLevels)
     ASSERT_EQ(ref.clumps.size(), 2u);
     EXPECT_EQ(ref.clumps[1].key_saddle_density, 7.0); // (6 + 8) / 2
     auto core = amrref::run_amr(s.a, s.rho, p);
-    ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+    ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
     EXPECT_EQ(core->patch[(size_t)cell_index(s.a, 0, k.m[0], k.m[1], k.m[2])], 210);
     EXPECT_EQ(core->patch[(size_t)cell_index(s.a, 0, k.b[0], k.b[1], k.b[2])], s.gid(0, k.b[0], k.b[1], k.b[2]));
     ASSERT_EQ(core->result.n_clumps, 2);
@@ -632,7 +632,7 @@ TEST(Amr, PeakOnACoarseCellNextToAFinerRegion)
   EXPECT_EQ(ref.clumps[0].n_cells, 64 + 4);
   EXPECT_EQ(ref.clumps[0].peak_position[0], 2.5);
   auto core = amrref::run_amr(s.a, s.rho, p);
-  ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+  ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
   ASSERT_EQ(core->result.n_clumps, 1);
   EXPECT_EQ(core->result.clumps[0].peak_id, 22);
   EXPECT_EQ(core->result.clumps[0].peak_position[0], 2.5);
@@ -647,7 +647,7 @@ TEST(Amr, PeakOnACoarseCellNextToAFinerRegion)
   const amrref::Result r2 = check_against_reference(t.a, t.rho, phewtest::make_params(2.0, 1.5));
   EXPECT_EQ(r2.patch[(size_t)leaf_index(t.a, t.lg, 1, 3, 3, 3)], 42);
   auto c2 = amrref::run_amr(t.a, t.rho, phewtest::make_params(2.0, 1.5));
-  ASSERT_EQ(c2->status, PHEW_OK) << c2->result.message;
+  ASSERT_EQ(c2->status, PHEW_OK) << c2->context.message;
   EXPECT_EQ(c2->patch[(size_t)cell_index(t.a, 1, 3, 3, 3)], 42);
   ASSERT_EQ(c2->result.n_clumps, 2);
   EXPECT_EQ(c2->result.clumps[0].peak_id, 42);
@@ -690,7 +690,7 @@ TEST(Amr, LevelJumpsOfTwoAndThreeThroughACorner)
     EXPECT_EQ(ref.clumps[1].relevance, 1.2);
 
     auto core = amrref::run_amr(s.a, s.rho, p);
-    ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+    ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
     EXPECT_EQ(core->patch[(size_t)cell_index(s.a, k.m_level, k.m[0], k.m[1], k.m[2])], k.a_gid)
         << "the coarse cell must climb to the level-3 peak it touches at a corner";
     ASSERT_EQ(core->result.n_clumps, 2);
@@ -730,7 +730,7 @@ TEST(Amr, PeriodicWrapBetweenLevels)
     const int64_t want_m = per ? 64 : 42;
     EXPECT_EQ(ref.patch[(size_t)leaf_index(s.a, s.lg, 0, 3, 3, 3)], want_m);
     auto core = amrref::run_amr(s.a, s.rho, p);
-    ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+    ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
     EXPECT_EQ(core->patch[(size_t)cell_index(s.a, 0, 3, 3, 3)], want_m);
     ASSERT_EQ(core->result.n_clumps, 2);
     const phew_object &A = core->result.clumps[0];
@@ -811,7 +811,7 @@ TEST(Amr, DeepHierarchyAroundOnePoint)
     const phew_params p = phewtest::make_params(1.5, 1.2);
     const amrref::Result ref = check_against_reference(a, rho, p);
     auto core = amrref::run_amr(a, rho, p);
-    ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+    ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
     // the far level-0 cell climbs straight to the level-6 peak at the centre
     EXPECT_EQ(core->patch[(size_t)cell_index(a, 0, 1, 1, 1)], a.global_id(6, 63, 63, 63));
     EXPECT_EQ(ref.patch[(size_t)far], a.global_id(6, 63, 63, 63));
@@ -843,7 +843,7 @@ TEST(Amr, TinyDomainsAgainstTheReference)
 
 // Compare two catalogues where one is the uniform-grid run (peak ids g) and the other the AMR
 // run (peak ids offset + g).
-void expect_same_catalogue(const phew_result &grid, const phew_result &amr, int64_t offset)
+void expect_same_catalogue(const phew_clump_result &grid, const phew_clump_result &amr, int64_t offset)
 {
   ASSERT_EQ(grid.n_clumps, amr.n_clumps);
   ASSERT_EQ(grid.n_haloes, amr.n_haloes);
@@ -888,7 +888,7 @@ void expect_same_catalogue(const phew_result &grid, const phew_result &amr, int6
 }
 
 // Bit-identical runs (labels already compared by the caller).
-void expect_identical_tables(const phew_result &x, const phew_result &y)
+void expect_identical_tables(const phew_clump_result &x, const phew_clump_result &y)
 {
   ASSERT_EQ(x.n_clumps, y.n_clumps);
   ASSERT_EQ(x.n_haloes, y.n_haloes);
@@ -972,10 +972,10 @@ TEST(Amr, FinestLevelCoveringTheDomainIsTheUniformGrid)
       const std::vector<double> rho = fill_cells(a, lg, [&](int, const int64_t *x) { return f.at(x[0], x[1], x[2]); });
       const phew_params p = phewtest::make_params(phewtest::quantile(f, 0.4), 1.3, 1, phewtest::quantile(f, 0.7));
       auto grid = phewtest::run(f, p);
-      ASSERT_EQ(grid->status, PHEW_OK) << grid->result.message;
+      ASSERT_EQ(grid->status, PHEW_OK) << grid->context.message;
       ASSERT_GT(grid->result.n_clumps, 2);
       auto amr = amrref::run_amr(a, rho, p);
-      ASSERT_EQ(amr->status, PHEW_OK) << amr->result.message;
+      ASSERT_EQ(amr->status, PHEW_OK) << amr->context.message;
       EXPECT_TRUE(amrref::covered_cells_unlabelled(lg, *amr));
       const int64_t off = a.level_offset(L);
       std::vector<int64_t> got[3];
@@ -1003,7 +1003,7 @@ TEST(Amr, OneLevelSplitIntoBlocksIsTheSingleGrid)
     f.set_periodic(per);
     const phew_params p = phewtest::make_params(phewtest::quantile(f, 0.35), 1.2, 1, phewtest::quantile(f, 0.7));
     auto grid = phewtest::run(f, p);
-    ASSERT_EQ(grid->status, PHEW_OK) << grid->result.message;
+    ASSERT_EQ(grid->status, PHEW_OK) << grid->context.message;
     ASSERT_GT(grid->result.n_clumps, 2);
 
     std::vector<Amr> splits;
@@ -1052,7 +1052,7 @@ TEST(Amr, OneLevelSplitIntoBlocksIsTheSingleGrid)
       const LeafGraph lg = amrref::build_leaf_graph(a);
       const std::vector<double> rho = fill_cells(a, lg, [&](int, const int64_t *x) { return f.at(x[0], x[1], x[2]); });
       auto amr = amrref::run_amr(a, rho, p);
-      ASSERT_EQ(amr->status, PHEW_OK) << amr->result.message;
+      ASSERT_EQ(amr->status, PHEW_OK) << amr->context.message;
       std::vector<int64_t> got[3];
       labels_on_grid(a, *amr, 0, got);
       EXPECT_EQ(got[0], grid->patch);
@@ -1273,8 +1273,8 @@ TEST(Amr, RandomHierarchiesDoNotDependOnTheBlockList)
     const std::vector<double> rb = fill_cells(b, lb, value);
     const phew_params p = phewtest::make_params(leaf_quantile(la, ra, 0.3), 1.3, 1, leaf_quantile(la, ra, 0.7));
     auto x = amrref::run_amr(a, ra, p), y = amrref::run_amr(b, rb, p);
-    ASSERT_EQ(x->status, PHEW_OK) << x->result.message;
-    ASSERT_EQ(y->status, PHEW_OK) << y->result.message;
+    ASSERT_EQ(x->status, PHEW_OK) << x->context.message;
+    ASSERT_EQ(y->status, PHEW_OK) << y->context.message;
     std::map<int64_t, std::array<int64_t, 3>> lx, ly;
     for (int64_t i = 0; i < la.n(); ++i) {
       const size_t c = (size_t)la.cell_of_leaf[(size_t)i];
@@ -1315,8 +1315,9 @@ TEST(Amr, BadInputIsRefusedWithAMessage)
     const LeafGraph lg = amrref::build_leaf_graph(a);
     const std::vector<double> rho = fill_cells(a, lg, [](int l, const int64_t *x) { return 1.0 + l + 0.1 * x[0]; });
     auto ok = amrref::run_amr(a, rho, phewtest::make_params(1.5));
-    ASSERT_EQ(ok->status, PHEW_OK) << "the base case must be valid: " << ok->result.message;
+    ASSERT_EQ(ok->status, PHEW_OK) << "the base case must be valid: " << ok->context.message;
   }
+  // clang-format off
   const std::vector<Bad> bad = {
       {"odd lo on level 1", [](Amr &a, std::vector<double> &) { a.blocks[2].lo[0] = 3; }, PHEW_ERROR_ARGUMENT,
        {"align", "even", "odd"}},
@@ -1376,6 +1377,7 @@ TEST(Amr, BadInputIsRefusedWithAMessage)
       {"empty hierarchy", [](Amr &a, std::vector<double> &) { a.blocks.clear(); }, PHEW_ERROR_ARGUMENT,
        {"block", "empty", "tile", "cover", "no cells", "nothing"}},
   };
+  // clang-format on
   for (const Bad &k : bad) {
     SCOPED_TRACE(k.name);
     Amr a = base();
@@ -1389,8 +1391,8 @@ TEST(Amr, BadInputIsRefusedWithAMessage)
       return n;
     }()), 2.0);
     auto r = amrref::run_amr(a, rho, phewtest::make_params(1.5));
-    EXPECT_EQ(r->status, k.status) << r->result.message;
-    EXPECT_TRUE(contains_any(r->result.message, k.words)) << "message: '" << r->result.message << "'";
+    EXPECT_EQ(r->status, k.status) << r->context.message;
+    EXPECT_TRUE(contains_any(r->context.message, k.words)) << "message: '" << r->context.message << "'";
     EXPECT_EQ(r->result.n_clumps, 0);
     // this process's cells: those of the blocks it owns (rank 0)
     size_t own = 0;
@@ -1415,7 +1417,7 @@ TEST(Amr, BadInputIsRefusedWithAMessage)
   ASSERT_TRUE(std::isnan(rho[(size_t)cell_index(a, 1, 3, 3, 2)])) << "covered by level 2";
   const phew_params p = phewtest::make_params(1.5);
   auto r = amrref::run_amr(a, rho, p);
-  EXPECT_EQ(r->status, PHEW_OK) << r->result.message;
+  EXPECT_EQ(r->status, PHEW_OK) << r->context.message;
   check_against_reference(a, rho, p);
 }
 
@@ -1444,11 +1446,13 @@ TEST(Amr, UnreadableBlockListIsRefused)
     in.density_type = PHEW_FLOAT64;
     phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
     const phew_params p = phewtest::make_params(1.0);
-    phew_result r;
+    phew_context context;
+    phew_context_init(&context);
+    phew_clump_result r;
     std::memset(&r, 0, sizeof r);
-    EXPECT_EQ(phew_find_clumps(&in, &p, &labels, &r), PHEW_ERROR_ARGUMENT);
-    EXPECT_TRUE(contains_any(r.message, {"block"})) << r.message;
-    phew_result_free(&r);
+    EXPECT_EQ(phew_find_clumps(&context, &in, &p, &labels, &r), PHEW_ERROR_ARGUMENT);
+    EXPECT_TRUE(contains_any(context.message, {"block"})) << context.message;
+    phew_clump_result_free(&r);
   }
 }
 

@@ -124,7 +124,7 @@ TEST(AutomaticThresholds, GridIsTenTimesTheMeanDensity)
       const phew_params p =
           make_params(PHEW_THRESHOLD_AUTOMATIC, 1.5, merging, PHEW_THRESHOLD_AUTOMATIC);
       auto r = phewtest::run(f, p);
-      ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+      ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
       expect_relative(r->result.mean_density, mean, "mean density");
       expect_relative(r->result.density_threshold_used, 10.0L * mean, "density threshold");
       expect_automatic(*r, merging);
@@ -138,12 +138,12 @@ TEST(AutomaticThresholds, GridIsTenTimesTheMeanDensity)
       }
       phewtest::check_consistency(f, given_thresholds(p, *r), *r);
       auto given = phewtest::run(f, given_thresholds(p, *r));
-      ASSERT_EQ(given->status, PHEW_OK) << given->result.message;
+      ASSERT_EQ(given->status, PHEW_OK) << given->context.message;
       expect_same_run(*r, *given);
       EXPECT_EQ(given->result.density_threshold_used, r->result.density_threshold_used);
       // the same cells as an explicit graph: the same mean (to rounding) and thresholds
       auto graph = phewtest::run_graph(f, p, 99);
-      ASSERT_EQ(graph->status, PHEW_OK) << graph->result.message;
+      ASSERT_EQ(graph->status, PHEW_OK) << graph->context.message;
       expect_relative(graph->result.mean_density, mean, "mean density of the graph view");
       expect_automatic(*graph, merging);
     }
@@ -190,12 +190,12 @@ TEST(AutomaticThresholds, GraphWeighsByCellVolume)
       total += v;
     }
     auto r = phewtest::run_input(in, p, (size_t)n);
-    ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+    ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
     expect_relative(r->result.mean_density, mass / total, "mean density");
     expect_automatic(*r, true);
     EXPECT_GT(r->result.n_clumps, 1);
     auto given = phewtest::run_input(in, given_thresholds(p, *r), (size_t)n);
-    ASSERT_EQ(given->status, PHEW_OK) << given->result.message;
+    ASSERT_EQ(given->status, PHEW_OK) << given->context.message;
     expect_same_run(*r, *given);
   }
 }
@@ -230,12 +230,12 @@ TEST(AutomaticThresholds, AmrLeafCells)
   ASSERT_LT(lg.n(), (int64_t)cells.size()) << "covered cells";
   const phew_params p = make_params(PHEW_THRESHOLD_AUTOMATIC, 1.2, 1, PHEW_THRESHOLD_AUTOMATIC);
   auto r = amrref::run_amr(a, rho, p);
-  ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+  ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
   expect_relative(r->result.mean_density, mass / volume, "mean density");
   expect_automatic(*r, true);
   EXPECT_GT(r->result.n_clumps, 0);
   auto given = amrref::run_amr(a, rho, given_thresholds(p, *r));
-  ASSERT_EQ(given->status, PHEW_OK) << given->result.message;
+  ASSERT_EQ(given->status, PHEW_OK) << given->context.message;
   expect_same_run(*r, *given);
   // float32 densities: the mean of the values as the core reads them
   std::vector<double> rounded(rho);
@@ -245,7 +245,7 @@ TEST(AutomaticThresholds, AmrLeafCells)
   for (int64_t leaf = 0; leaf < lg.n(); ++leaf)
     mass32 += (long double)rounded[(size_t)lg.cell_of_leaf[(size_t)leaf]] * lg.volume[(size_t)leaf];
   auto r32 = amrref::run_amr(a, rounded, p, true);
-  ASSERT_EQ(r32->status, PHEW_OK) << r32->result.message;
+  ASSERT_EQ(r32->status, PHEW_OK) << r32->context.message;
   expect_relative(r32->result.mean_density, mass32 / volume, "float32 mean density");
 }
 
@@ -274,10 +274,12 @@ Particles blobs(uint64_t seed)
 
 struct PointsRun {
   phew_status status;
-  phew_result result{};
+  phew_context context;
+  phew_clump_result result{};
   std::vector<int64_t> patch, clump, halo;
   std::vector<double> rho;
-  ~PointsRun() { phew_result_free(&result); }
+  PointsRun() { phew_context_init(&context); }
+  ~PointsRun() { phew_clump_result_free(&result); }
 };
 
 void run_points(const Particles &p, bool box, const double *density, const phew_params &params, PointsRun &r)
@@ -294,7 +296,7 @@ void run_points(const Particles &p, bool box, const double *density, const phew_
     in.points.box_size[d] = 1.0;
     in.points.periodic[d] = box;
   }
-  in.points.n_threads = 1;
+  r.context.n_threads = 1;
   in.density = density;
   in.density_type = PHEW_FLOAT64;
   const size_t n = (size_t)p.n();
@@ -303,7 +305,7 @@ void run_points(const Particles &p, bool box, const double *density, const phew_
   r.halo.assign(n, -7);
   r.rho.assign(n, -7.0);
   phew_labels labels = {r.patch.data(), r.clump.data(), r.halo.data(), r.rho.data()};
-  r.status = phew_find_clumps(&in, &params, &labels, &r.result);
+  r.status = phew_find_clumps(&r.context, &in, &params, &labels, &r.result);
 }
 
 TEST(AutomaticThresholds, ParticlesInABox)
@@ -316,7 +318,7 @@ TEST(AutomaticThresholds, ParticlesInABox)
   // estimated densities are in units of the mean, total mass / box volume: the mean is 1
   PointsRun est;
   run_points(p, true, nullptr, params, est);
-  ASSERT_EQ(est.status, PHEW_OK) << est.result.message;
+  ASSERT_EQ(est.status, PHEW_OK) << est.context.message;
   EXPECT_EQ(est.result.mean_density, 1.0);
   EXPECT_EQ(est.result.density_threshold_used, 10.0);
   EXPECT_EQ(est.result.saddle_threshold_used, 25.0);
@@ -327,7 +329,7 @@ TEST(AutomaticThresholds, ParticlesInABox)
   EXPECT_EQ(est.result.stats.n_test_cells, above);
   PointsRun est_given;
   run_points(p, true, nullptr, make_params(10.0, 2.0, 1, 25.0), est_given);
-  ASSERT_EQ(est_given.status, PHEW_OK) << est_given.result.message;
+  ASSERT_EQ(est_given.status, PHEW_OK) << est_given.context.message;
   EXPECT_EQ(est.clump, est_given.clump);
   EXPECT_EQ(est.halo, est_given.halo);
 
@@ -337,7 +339,7 @@ TEST(AutomaticThresholds, ParticlesInABox)
     r *= 3.0 * (double)total;
   PointsRun box;
   run_points(p, true, given.data(), params, box);
-  ASSERT_EQ(box.status, PHEW_OK) << box.result.message;
+  ASSERT_EQ(box.status, PHEW_OK) << box.context.message;
   expect_relative(box.result.mean_density, total, "mean density, box volume 1");
   EXPECT_EQ(box.result.density_threshold_used, 10.0 * box.result.mean_density);
   EXPECT_EQ(box.result.saddle_threshold_used, 2.5 * box.result.density_threshold_used);
@@ -348,7 +350,7 @@ TEST(AutomaticThresholds, ParticlesInABox)
     volume += (long double)p.mass[(size_t)i] / given[(size_t)i];
   PointsRun open;
   run_points(p, false, given.data(), params, open);
-  ASSERT_EQ(open.status, PHEW_OK) << open.result.message;
+  ASSERT_EQ(open.status, PHEW_OK) << open.context.message;
   expect_relative(open.result.mean_density, total / volume, "mean density without a box");
   EXPECT_EQ(open.result.density_threshold_used, 10.0 * open.result.mean_density);
   EXPECT_EQ(open.result.saddle_threshold_used, 2.5 * open.result.density_threshold_used);
@@ -360,13 +362,13 @@ TEST(AutomaticThresholds, RelevanceBelowOneIsRefused)
   const Field f = skewed_field(8, 8, 8, 3);
   auto r = phewtest::run(f, make_params(PHEW_THRESHOLD_AUTOMATIC, 0.5));
   EXPECT_EQ(r->status, PHEW_ERROR_ARGUMENT);
-  EXPECT_STREQ(r->result.message, "the relevance threshold must be >= 1 (got 0.5): a peak's relevance, peak density / "
+  EXPECT_STREQ(r->context.message, "the relevance threshold must be >= 1 (got 0.5): a peak's relevance, peak density / "
                                   "key saddle density, is at least 1; 1 keeps every peak");
   for (int64_t x : r->clump)
     ASSERT_EQ(x, -1);
   // 1 keeps every peak: every peak is a clump (or discarded isolated noise: none at relevance 1)
   auto one = phewtest::run(f, make_params(PHEW_THRESHOLD_AUTOMATIC, 1.0));
-  ASSERT_EQ(one->status, PHEW_OK) << one->result.message;
+  ASSERT_EQ(one->status, PHEW_OK) << one->context.message;
   EXPECT_EQ(one->result.stats.n_clumps_found, one->result.stats.n_peaks);
 }
 
@@ -375,13 +377,13 @@ TEST(AutomaticThresholds, NaNIsStillAnError)
   const Field f = skewed_field(8, 8, 8, 4);
   auto r = phewtest::run(f, make_params(kNaN));
   EXPECT_EQ(r->status, PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::string(r->result.message).find("the density threshold must be set"), std::string::npos)
-      << r->result.message;
+  EXPECT_NE(std::string(r->context.message).find("the density threshold must be set"), std::string::npos)
+      << r->context.message;
   EXPECT_TRUE(std::isnan(r->result.density_threshold_used));
   auto s = phewtest::run(f, make_params(1.0, 2.0, 1, kNaN));
   EXPECT_EQ(s->status, PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::string(s->result.message).find("the saddle threshold must be set"), std::string::npos)
-      << s->result.message;
+  EXPECT_NE(std::string(s->context.message).find("the saddle threshold must be set"), std::string::npos)
+      << s->context.message;
   // without saddle merging the saddle threshold is not read
   EXPECT_EQ(phewtest::run(f, make_params(1.0, 2.0, 0, kNaN))->status, PHEW_OK);
 }
@@ -393,7 +395,7 @@ TEST(AutomaticThresholds, Edges)
   const Field f = skewed_field(9, 8, 7, 6);
   auto minus = phewtest::run(f, make_params(-1e300, 2.0, 1, -0.5));
   auto automatic = phewtest::run(f, make_params(PHEW_THRESHOLD_AUTOMATIC, 2.0, 1, PHEW_THRESHOLD_AUTOMATIC));
-  ASSERT_EQ(minus->status, PHEW_OK) << minus->result.message;
+  ASSERT_EQ(minus->status, PHEW_OK) << minus->context.message;
   ASSERT_EQ(automatic->status, PHEW_OK);
   expect_same_run(*minus, *automatic);
   auto given = phewtest::run(f, make_params(3.0, 2.0, 1, 4.5));
@@ -405,14 +407,14 @@ TEST(AutomaticThresholds, Edges)
   phew_params defaults;
   phew_params_init(&defaults);
   auto d = phewtest::run(f, defaults);
-  ASSERT_EQ(d->status, PHEW_OK) << d->result.message;
+  ASSERT_EQ(d->status, PHEW_OK) << d->context.message;
   EXPECT_EQ(d->result.density_threshold_used, automatic->result.density_threshold_used);
   EXPECT_TRUE(std::isnan(d->result.saddle_threshold_used));
 
   // a field of zeros: mean 0, threshold 0, nothing above it
   const Field zeros(6, 5, 4, 0.0);
   auto z = phewtest::run(zeros, make_params(PHEW_THRESHOLD_AUTOMATIC));
-  ASSERT_EQ(z->status, PHEW_OK) << z->result.message;
+  ASSERT_EQ(z->status, PHEW_OK) << z->context.message;
   EXPECT_EQ(z->result.mean_density, 0.0);
   EXPECT_EQ(z->result.density_threshold_used, 0.0);
   EXPECT_EQ(z->result.n_clumps, 0);
@@ -421,13 +423,13 @@ TEST(AutomaticThresholds, Edges)
   const Field huge(4, 4, 4, 1.7e308);
   auto h = phewtest::run(huge, make_params(PHEW_THRESHOLD_AUTOMATIC));
   EXPECT_EQ(h->status, PHEW_ERROR_DATA);
-  EXPECT_NE(std::string(h->result.message).find("automatic density threshold"), std::string::npos)
-      << h->result.message;
+  EXPECT_NE(std::string(h->context.message).find("automatic density threshold"), std::string::npos)
+      << h->context.message;
   // the sum of the cells may exceed the double range (it is exact): the mean does not
   Field big(4, 4, 4, 0.0);
   big.at(0, 0, 0) = big.at(2, 2, 2) = 1.7e308;
   auto b = phewtest::run(big, make_params(1e308, 1.0));
-  ASSERT_EQ(b->status, PHEW_OK) << b->result.message;
+  ASSERT_EQ(b->status, PHEW_OK) << b->context.message;
   EXPECT_EQ(b->result.mean_density, 1.7e308 / 32);
   EXPECT_EQ(b->result.n_clumps, 2);
 
@@ -436,8 +438,8 @@ TEST(AutomaticThresholds, Edges)
   bad.at(2, 3, 4) = kNaN;
   auto n = phewtest::run(bad, make_params(PHEW_THRESHOLD_AUTOMATIC));
   EXPECT_EQ(n->status, PHEW_ERROR_DATA);
-  EXPECT_NE(std::string(n->result.message).find("NaN, infinite or negative"), std::string::npos)
-      << n->result.message;
+  EXPECT_NE(std::string(n->context.message).find("NaN, infinite or negative"), std::string::npos)
+      << n->context.message;
 }
 
 } // namespace

@@ -22,10 +22,10 @@ Field small_field()
 void expect_failure(const Run &r, phew_status want, const char *what)
 {
   SCOPED_TRACE(what);
-  EXPECT_EQ(r.status, want) << "message: " << r.result.message;
+  EXPECT_EQ(r.status, want) << "message: " << r.context.message;
   EXPECT_NE(r.status, PHEW_OK);
-  EXPECT_GT(std::strlen(r.result.message), 0u) << "an error needs a message";
-  EXPECT_LT(std::strlen(r.result.message), sizeof r.result.message);
+  EXPECT_GT(std::strlen(r.context.message), 0u) << "an error needs a message";
+  EXPECT_LT(std::strlen(r.context.message), sizeof r.context.message);
   EXPECT_EQ(r.result.n_clumps, 0);
   EXPECT_EQ(r.result.n_haloes, 0);
   EXPECT_EQ(r.result.n_nodes, 0);
@@ -115,7 +115,7 @@ std::unique_ptr<Run> run_grid(void (*edit)(phew_grid &), const Field &f)
   in.density_type = PHEW_FLOAT64;
   phew_labels labels = {r->patch.data(), r->clump.data(), r->halo.data(), nullptr};
   const phew_params p = make_params(0.3);
-  r->status = phew_find_clumps(&in, &p, &labels, &r->result);
+  r->status = phew_find_clumps(&r->context, &in, &p, &labels, &r->result);
   return r;
 }
 
@@ -139,8 +139,8 @@ TEST(BadInput, GridDimensionsAndGeometry)
   for (const Case &k : cases) {
     auto r = run_grid(k.edit, f);
     SCOPED_TRACE(k.name);
-    EXPECT_EQ(r->status, PHEW_ERROR_ARGUMENT) << r->result.message;
-    EXPECT_GT(std::strlen(r->result.message), 0u);
+    EXPECT_EQ(r->status, PHEW_ERROR_ARGUMENT) << r->context.message;
+    EXPECT_GT(std::strlen(r->context.message), 0u);
     EXPECT_EQ(r->result.n_clumps, 0);
     EXPECT_EQ(r->result.clumps, nullptr);
   }
@@ -151,7 +151,7 @@ TEST(BadInput, GridDimensionsAndGeometry)
   empty.n[2] = 5;
   auto r = run(empty, make_params(0.3));
   EXPECT_EQ(r->status, PHEW_ERROR_ARGUMENT);
-  EXPECT_GT(std::strlen(r->result.message), 0u);
+  EXPECT_GT(std::strlen(r->context.message), 0u);
 }
 
 TEST(BadInput, GridErrorsLeaveTheLabelsAtMinusOne)
@@ -174,12 +174,14 @@ TEST(BadInput, NullPointers)
   in.density_type = PHEW_FLOAT64;
   phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
   const phew_params p = make_params(0.3);
-  phew_result res;
+  phew_context context;
+  phew_context_init(&context);
+  phew_clump_result res;
 
   auto check = [&](phew_status s, const char *what, bool labels_given) {
     SCOPED_TRACE(what);
     EXPECT_EQ(s, PHEW_ERROR_ARGUMENT);
-    EXPECT_GT(std::strlen(res.message), 0u);
+    EXPECT_GT(std::strlen(context.message), 0u);
     EXPECT_EQ(res.n_clumps, 0);
     EXPECT_EQ(res.clumps, nullptr);
     if (labels_given) {
@@ -188,32 +190,32 @@ TEST(BadInput, NullPointers)
         bad += (a[i] != -1) + (b[i] != -1) + (c[i] != -1);
       EXPECT_EQ(bad, 0) << "labels not reset to -1";
     }
-    phew_result_free(&res);
+    phew_clump_result_free(&res);
     std::fill(a.begin(), a.end(), -7);
     std::fill(b.begin(), b.end(), -7);
     std::fill(c.begin(), c.end(), -7);
   };
 
-  check(phew_find_clumps(nullptr, &p, &labels, &res), "NULL input", false);
-  check(phew_find_clumps(&in, nullptr, &labels, &res), "NULL params", false);
-  check(phew_find_clumps(&in, &p, nullptr, &res), "NULL labels", false);
-  EXPECT_NE(phew_find_clumps(&in, &p, &labels, nullptr), PHEW_OK) << "NULL result";
+  check(phew_find_clumps(&context, nullptr, &p, &labels, &res), "NULL input", false);
+  check(phew_find_clumps(&context, &in, nullptr, &labels, &res), "NULL params", false);
+  check(phew_find_clumps(&context, &in, &p, nullptr, &res), "NULL labels", false);
+  EXPECT_NE(phew_find_clumps(&context, &in, &p, &labels, nullptr), PHEW_OK) << "NULL result";
   in.density = nullptr;
-  check(phew_find_clumps(&in, &p, &labels, &res), "NULL density", true);
+  check(phew_find_clumps(&context, &in, &p, &labels, &res), "NULL density", true);
   in.density = f.rho.data();
   phew_labels partial = {a.data(), nullptr, c.data(), nullptr};
-  check(phew_find_clumps(&in, &p, &partial, &res), "NULL clump_id", false);
+  check(phew_find_clumps(&context, &in, &p, &partial, &res), "NULL clump_id", false);
   partial = {nullptr, b.data(), c.data(), nullptr};
-  check(phew_find_clumps(&in, &p, &partial, &res), "NULL peak_patch_id", false);
+  check(phew_find_clumps(&context, &in, &p, &partial, &res), "NULL peak_patch_id", false);
   partial = {a.data(), b.data(), nullptr, nullptr};
-  check(phew_find_clumps(&in, &p, &partial, &res), "NULL halo_id", false);
+  check(phew_find_clumps(&context, &in, &p, &partial, &res), "NULL halo_id", false);
   in.density_type = (phew_scalar_type)7;
-  check(phew_find_clumps(&in, &p, &labels, &res), "unknown density type", true);
+  check(phew_find_clumps(&context, &in, &p, &labels, &res), "unknown density type", true);
   in.density_type = PHEW_FLOAT64;
   // and a valid call afterwards still works
-  ASSERT_EQ(phew_find_clumps(&in, &p, &labels, &res), PHEW_OK) << res.message;
-  EXPECT_STREQ(res.message, "");
-  phew_result_free(&res);
+  ASSERT_EQ(phew_find_clumps(&context, &in, &p, &labels, &res), PHEW_OK) << context.message;
+  EXPECT_STREQ(context.message, "");
+  phew_clump_result_free(&res);
 }
 
 #ifndef PHEW_TESTS_WITH_MPI // only meaningful for a libphew built without MPI
@@ -229,13 +231,15 @@ TEST(BadInput, MpiCommunicatorWithoutMpi)
   phew_grid_init_whole(&in.grid, f.n[0], f.n[1], f.n[2]);
   in.density = f.rho.data();
   in.density_type = PHEW_FLOAT64;
-  in.mpi_comm = &fake_comm;
-  phew_labels labels = {a.data(), b.data(), c.data()};
+  phew_context context;
+  phew_context_init(&context);
+  context.mpi_comm = &fake_comm;
+  phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
   const phew_params p = make_params(0.3);
-  phew_result res;
-  EXPECT_EQ(phew_find_clumps(&in, &p, &labels, &res), PHEW_ERROR_MPI);
-  EXPECT_GT(std::strlen(res.message), 0u);
-  phew_result_free(&res);
+  phew_clump_result res;
+  EXPECT_EQ(phew_find_clumps(&context, &in, &p, &labels, &res), PHEW_ERROR_MPI);
+  EXPECT_GT(std::strlen(context.message), 0u);
+  phew_clump_result_free(&res);
 }
 #endif
 
@@ -244,11 +248,11 @@ TEST(BadInput, ResultFreeIsIdempotent)
   const Field f = small_field();
   auto r = run(f, make_params(0.3));
   ASSERT_EQ(r->status, PHEW_OK);
-  phew_result_free(&r->result);
+  phew_clump_result_free(&r->result);
   EXPECT_EQ(r->result.clumps, nullptr);
   EXPECT_EQ(r->result.n_clumps, 0);
-  phew_result_free(&r->result); // and again in ~Run
-  phew_result_free(nullptr);
+  phew_clump_result_free(&r->result); // and again in ~Run
+  phew_clump_result_free(nullptr);
 }
 
 TEST(BadInput, StatusAndStageStrings)

@@ -1,4 +1,4 @@
-// Cancel requests (phew_input.cancel): a run asked to stop returns PHEW_CANCELLED with every
+// Cancel requests (phew_context.cancel): a run asked to stop returns PHEW_CANCELLED with every
 // label -1 and an empty result, whether asked at a stage boundary or inside the watershed's
 // or the catalogue's loops; a callback that never asks changes nothing; particles stop
 // between their stages.
@@ -48,9 +48,11 @@ void note_progress(double fraction, const char *stage, void *data)
 struct GridRun
 {
   phew_status status;
-  phew_result result;
+  phew_context context;
+  phew_clump_result result;
   std::vector<int64_t> patch, clump, halo;
-  ~GridRun() { phew_result_free(&result); }
+  GridRun() { phew_context_init(&context); }
+  ~GridRun() { phew_clump_result_free(&result); }
 };
 
 void run_grid(const Field &f, Asker *asker, GridRun &r, int labels_active_only = 0)
@@ -62,23 +64,23 @@ void run_grid(const Field &f, Asker *asker, GridRun &r, int labels_active_only =
   in.density_type = PHEW_FLOAT64;
   in.labels_active_only = labels_active_only;
   if (asker) {
-    in.cancel = ask;
-    in.cancel_data = asker;
-    in.progress = note_progress;
-    in.progress_data = asker;
+    r.context.cancel = ask;
+    r.context.cancel_data = asker;
+    r.context.progress = note_progress;
+    r.context.progress_data = asker;
   }
   r.patch.assign((size_t)f.size(), 7);
   r.clump.assign(r.patch.size(), 7);
   r.halo.assign(r.patch.size(), 7);
   phew_labels labels = {r.patch.data(), r.clump.data(), r.halo.data(), nullptr};
   phew_params p = make_params(quantile(f, 0.6), 1.0, 1, quantile(f, 0.9));
-  r.status = phew_find_clumps(&in, &p, &labels, &r.result);
+  r.status = phew_find_clumps(&r.context, &in, &p, &labels, &r.result);
 }
 
 void expect_stopped(const GridRun &r)
 {
   EXPECT_EQ(r.status, PHEW_CANCELLED);
-  EXPECT_NE(std::strstr(r.result.message, "stopped on request"), nullptr) << r.result.message;
+  EXPECT_NE(std::strstr(r.context.message, "stopped on request"), nullptr) << r.context.message;
   EXPECT_EQ(r.result.n_clumps, 0);
   EXPECT_EQ(r.result.n_haloes, 0);
   EXPECT_EQ(r.result.n_nodes, 0);
@@ -122,7 +124,7 @@ TEST(Cancel, AtEachLaterStage)
   Asker count;
   GridRun all;
   run_grid(f, &count, all);
-  ASSERT_EQ(all.status, PHEW_OK) << all.result.message;
+  ASSERT_EQ(all.status, PHEW_OK) << all.context.message;
   // a stage boundary is the first call under a new stage name
   const std::vector<std::string> later = {"saddles", "noise removal", "saddle merging", "properties"};
   for (const std::string &stage : later) {
@@ -153,7 +155,7 @@ TEST(Cancel, InsideTheCatalogueLoops)
     Asker count;
     GridRun all;
     run_grid(f, &count, all, active_only);
-    ASSERT_EQ(all.status, PHEW_OK) << all.result.message;
+    ASSERT_EQ(all.status, PHEW_OK) << all.context.message;
     int boundary = 0;
     while (boundary < count.calls && count.stage_at_call[(size_t)boundary] != "properties")
       ++boundary;
@@ -189,15 +191,15 @@ TEST(Cancel, GraphsInsideEveryLoop)
   const phew_params p = make_params(quantile(f, 0.6), 1.0, 1, quantile(f, 0.9));
   Asker count;
   auto ask_with = [](Asker *a) {
-    return [a](phew_input &in) {
-      in.cancel = ask;
-      in.cancel_data = a;
-      in.progress = note_progress;
-      in.progress_data = a;
+    return [a](phew_input &, phew_context &context) {
+      context.cancel = ask;
+      context.cancel_data = a;
+      context.progress = note_progress;
+      context.progress_data = a;
     };
   };
   auto all = run_graph(f, p, 3, -7, ask_with(&count));
-  ASSERT_EQ(all->status, PHEW_OK) << all->result.message;
+  ASSERT_EQ(all->status, PHEW_OK) << all->context.message;
   ASSERT_GT(all->n_clumps(), 1);
   EXPECT_EQ(count.calls, 5 + 3 * 2) << "five stages, two ticks in each of three loops";
   for (size_t k = 1; k < count.progress_at_call.size(); ++k)
@@ -222,8 +224,8 @@ TEST(Cancel, NeverAskedChangesNothing)
   GridRun with, without;
   run_grid(f, &asker, with);
   run_grid(f, nullptr, without);
-  ASSERT_EQ(with.status, PHEW_OK) << with.result.message;
-  ASSERT_EQ(without.status, PHEW_OK) << without.result.message;
+  ASSERT_EQ(with.status, PHEW_OK) << with.context.message;
+  ASSERT_EQ(without.status, PHEW_OK) << without.context.message;
   EXPECT_EQ(asker.calls, 5 + 16 + 16 + 1) << "the five stages, 16 planes by the watershed and the sums, one by the labels";
   for (size_t k = 1; k < asker.progress_at_call.size(); ++k)
     EXPECT_GE(asker.progress_at_call[k], asker.progress_at_call[k - 1]) << "progress went back at call " << k + 1;
@@ -258,20 +260,22 @@ TEST(Cancel, ParticlesStopBetweenStages)
     }
     Asker asker;
     asker.stop_at = stop_at;
-    in.cancel = ask;
-    in.cancel_data = &asker;
+    phew_context context;
+    phew_context_init(&context);
+    context.cancel = ask;
+    context.cancel_data = &asker;
     std::vector<int64_t> patch((size_t)n, 7), clump((size_t)n, 7), halo((size_t)n, 7);
     std::vector<double> rho((size_t)n, 7.0);
     phew_labels labels = {patch.data(), clump.data(), halo.data(), rho.data()};
     phew_params p;
     phew_params_init(&p);
-    phew_result result;
+    phew_clump_result result;
     SCOPED_TRACE("stopped at call " + std::to_string(stop_at));
-    EXPECT_EQ(phew_find_clumps(&in, &p, &labels, &result), PHEW_CANCELLED) << result.message;
+    EXPECT_EQ(phew_find_clumps(&context, &in, &p, &labels, &result), PHEW_CANCELLED) << context.message;
     EXPECT_EQ(result.n_clumps, 0);
     for (int64_t i = 0; i < n; ++i)
       ASSERT_EQ(clump[(size_t)i], -1);
-    phew_result_free(&result);
+    phew_clump_result_free(&result);
   }
 }
 

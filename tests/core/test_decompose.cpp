@@ -27,7 +27,7 @@ TEST_P(Decompose, CoversTheGridOnceWithGhostLayers)
   int64_t most = 0, least = total;
   for (int r = 0; r < c.ranks; ++r) {
     phew_grid g;
-    ASSERT_EQ(phew_grid_decompose(&g, c.n, periodic, c.ranks, r), PHEW_OK);
+    ASSERT_EQ(phew_grid_block(nullptr, &g, c.n, periodic, c.ranks, r), PHEW_OK);
     int64_t cells = 1;
     for (int d = 0; d < 3; ++d) {
       EXPECT_EQ(g.global_dims[d], c.n[d]);
@@ -75,9 +75,9 @@ TEST(Decompose, RefusesNonsense)
 {
   phew_grid g;
   const int64_t n[3] = {4, 4, 4}, zero[3] = {4, 0, 4};
-  EXPECT_EQ(phew_grid_decompose(&g, n, nullptr, 0, 0), PHEW_ERROR_ARGUMENT);
-  EXPECT_EQ(phew_grid_decompose(&g, n, nullptr, 2, 2), PHEW_ERROR_ARGUMENT);
-  EXPECT_EQ(phew_grid_decompose(&g, zero, nullptr, 1, 0), PHEW_ERROR_ARGUMENT);
+  EXPECT_EQ(phew_grid_block(nullptr, &g, n, nullptr, 0, 0), PHEW_ERROR_ARGUMENT);
+  EXPECT_EQ(phew_grid_block(nullptr, &g, n, nullptr, 2, 2), PHEW_ERROR_ARGUMENT);
+  EXPECT_EQ(phew_grid_block(nullptr, &g, zero, nullptr, 1, 0), PHEW_ERROR_ARGUMENT);
 }
 
 } // namespace

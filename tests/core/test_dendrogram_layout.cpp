@@ -44,11 +44,13 @@ Layout layout_of(const std::vector<phew_node> &nodes)
   // sentinels: a failed call must leave them as they are
   phew_node_layout sentinel{-1.0, -2.0, -3.0, -4};
   l.at.assign(nodes.size() ? nodes.size() : 1, sentinel);
-  char message[256];
-  std::memset(message, 'x', sizeof message);
-  l.status = phew_layout_dendrogram(nodes.data(), (int64_t)nodes.size(), l.at.data(), &l.log_floor, message,
-                                    sizeof message);
-  l.message = message;
+  // a stale message, which the call must replace (or empty)
+  phew_context context;
+  phew_context_init(&context);
+  std::memset(context.message, 'x', sizeof context.message - 1);
+  context.message[sizeof context.message - 1] = '\0';
+  l.status = phew_layout_dendrogram(&context, nodes.data(), (int64_t)nodes.size(), l.at.data(), &l.log_floor);
+  l.message = context.message;
   l.at.resize(nodes.size());
   return l;
 }
@@ -421,16 +423,17 @@ TEST(DendrogramLayout, InvalidTreesAreRefused)
 
   phew_node one = make_node(0, -1, 5, 1);
   phew_node_layout out;
-  char message[128] = "";
-  EXPECT_EQ(phew_layout_dendrogram(&one, -1, &out, nullptr, message, sizeof message), PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::string(message).find("negative"), std::string::npos) << message;
-  EXPECT_EQ(phew_layout_dendrogram(nullptr, 1, &out, nullptr, message, sizeof message), PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::string(message).find("NULL"), std::string::npos) << message;
-  EXPECT_EQ(phew_layout_dendrogram(&one, 1, nullptr, nullptr, message, sizeof message), PHEW_ERROR_ARGUMENT);
-  EXPECT_EQ(phew_layout_dendrogram(nullptr, 0, nullptr, nullptr, message, sizeof message), PHEW_OK);
-  // no message buffer, no floor wanted: fine
-  EXPECT_EQ(phew_layout_dendrogram(&one, 1, &out, nullptr, nullptr, 0), PHEW_OK);
-  EXPECT_EQ(phew_layout_dendrogram(nullptr, 1, &out, nullptr, nullptr, 0), PHEW_ERROR_ARGUMENT);
+  phew_context context;
+  phew_context_init(&context);
+  EXPECT_EQ(phew_layout_dendrogram(&context, &one, -1, &out, nullptr), PHEW_ERROR_ARGUMENT);
+  EXPECT_NE(std::string(context.message).find("negative"), std::string::npos) << context.message;
+  EXPECT_EQ(phew_layout_dendrogram(&context, nullptr, 1, &out, nullptr), PHEW_ERROR_ARGUMENT);
+  EXPECT_NE(std::string(context.message).find("NULL"), std::string::npos) << context.message;
+  EXPECT_EQ(phew_layout_dendrogram(&context, &one, 1, nullptr, nullptr), PHEW_ERROR_ARGUMENT);
+  EXPECT_EQ(phew_layout_dendrogram(&context, nullptr, 0, nullptr, nullptr), PHEW_OK);
+  // no context (no message), no floor wanted: fine
+  EXPECT_EQ(phew_layout_dendrogram(nullptr, &one, 1, &out, nullptr), PHEW_OK);
+  EXPECT_EQ(phew_layout_dendrogram(nullptr, nullptr, 1, &out, nullptr), PHEW_ERROR_ARGUMENT);
 }
 
 // Random forests with tied peaks, zero saddles, ids that are not indices and a shuffled array.
@@ -476,7 +479,7 @@ TEST(DendrogramLayout, SampleDendrogram)
   std::string why;
   ASSERT_TRUE(read_sample(f, why)) << why;
   const std::unique_ptr<phewtest::Run> r = run(f, make_params(10.0, 2.0, 1, 25.0));
-  ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+  ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
   ASSERT_EQ(r->n_clumps(), 14);
   ASSERT_EQ(r->n_haloes(), 6);
   ASSERT_EQ(r->result.n_nodes, 22);

@@ -223,7 +223,7 @@ Field line(const std::vector<double> &values)
   return f;
 }
 
-const phew_node *leaf_of(const phew_result &r, int64_t clump)
+const phew_node *leaf_of(const phew_clump_result &r, int64_t clump)
 {
   for (int64_t i = 0; i < r.n_nodes; ++i)
     if (r.nodes[i].level == 0 && r.nodes[i].clump_id == clump)
@@ -287,7 +287,7 @@ TEST(ExtremeValues, LargestAndSmallestDensitiesInOneCell)
     auto r = run(f, p);
     if (v < DBL_MIN) { // a subnormal mass is not a double with 1e-12 precision: an error
       EXPECT_EQ(r->status, PHEW_ERROR_DATA);
-      EXPECT_NE(std::string(r->result.message).find("below the range"), std::string::npos) << r->result.message;
+      EXPECT_NE(std::string(r->context.message).find("below the range"), std::string::npos) << r->context.message;
       EXPECT_TRUE(std::all_of(r->clump.begin(), r->clump.end(), [](int64_t c) { return c == -1; }));
       continue;
     }
@@ -313,9 +313,9 @@ TEST(ExtremeValues, MassBeyondTheDoubleRangeIsAnError)
   f.at(4, 4, 5) = DBL_MAX / 2;
   auto r = run(f, make_params(0.0));
   EXPECT_EQ(r->status, PHEW_ERROR_DATA);
-  EXPECT_NE(std::string(r->result.message).find("whose peak is cell 355"), std::string::npos)
-      << r->result.message;
-  EXPECT_NE(std::string(r->result.message).find("above the range"), std::string::npos) << r->result.message;
+  EXPECT_NE(std::string(r->context.message).find("whose peak is cell 355"), std::string::npos)
+      << r->context.message;
+  EXPECT_NE(std::string(r->context.message).find("above the range"), std::string::npos) << r->context.message;
   EXPECT_EQ(r->n_clumps(), 0);
   EXPECT_TRUE(std::all_of(r->clump.begin(), r->clump.end(), [](int64_t c) { return c == -1; }));
 }
@@ -333,7 +333,7 @@ TEST(ExtremeValues, SpacingsThatPutVolumesOutOfRangeAreErrors)
     g.spacing[0] = g.spacing[1] = g.spacing[2] = h;
     auto r = run(g, p);
     EXPECT_EQ(r->status, PHEW_ERROR_DATA);
-    const std::string m = r->result.message;
+    const std::string m = r->context.message;
     EXPECT_NE(m.find(h < 1 ? "below the range" : "above the range"), std::string::npos) << m;
     EXPECT_NE(m.find("rescale"), std::string::npos) << m;
     EXPECT_TRUE(std::all_of(r->patch.begin(), r->patch.end(), [](int64_t c) { return c == -1; }));
@@ -351,7 +351,7 @@ TEST(ExtremeValues, TinyCellsKeepEveryDigit)
   g.spacing[1] = 2e-100;
   g.spacing[2] = 0.5e-100; // cell volume 1e-300, near the bottom of the range
   auto tiny = run(g, p);
-  ASSERT_EQ(tiny->status, PHEW_OK) << tiny->result.message;
+  ASSERT_EQ(tiny->status, PHEW_OK) << tiny->context.message;
   ASSERT_EQ(tiny->n_clumps(), unit->n_clumps());
   ASSERT_GT(unit->n_clumps(), 2);
   for (int64_t i = 0; i < unit->n_clumps(); ++i) {
@@ -371,7 +371,7 @@ TEST(ExtremeValues, MassThresholdComparesBeyondTheRange)
   f.at(6, 6, 6) = 1.0;
   f.spacing[0] = f.spacing[1] = f.spacing[2] = 1e-5; // masses 1e-315 (subnormal) and 1e-15
   auto r = run(f, make_params(0.0, 2.0, 0, 0.0, 1e-200));
-  ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+  ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
   ASSERT_EQ(r->n_clumps(), 1);
   EXPECT_NEAR(r->clump_row(0).mass, 1e-15, 1e-30);
   EXPECT_EQ(r->clump[(size_t)f.id(1, 1, 1)], -1);
@@ -384,7 +384,7 @@ TEST(ExtremeValues, IsolatedClumpAtThresholdZeroHasInfiniteRelevance)
 {
   const Field f = line({0, 1, 3, 1, 0});
   auto r = run(f, make_params(0.0));
-  ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+  ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
   ASSERT_EQ(r->n_clumps(), 1);
   EXPECT_EQ(r->clump_row(0).key_saddle_density, 0.0);
   EXPECT_TRUE(std::isinf(r->clump_row(0).relevance));
@@ -398,8 +398,8 @@ TEST(ExtremeValues, GridsBeyondTheDoubleRangeAreRefused)
   f.spacing[1] = 1e307; // the far corner is 1.08e308 + ...: still finite? 1e308 + 8e307 = inf
   auto r = run(f, make_params(quantile(f, 0.5)));
   EXPECT_EQ(r->status, PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::string(r->result.message).find("beyond the double range along y"), std::string::npos)
-      << r->result.message;
+  EXPECT_NE(std::string(r->context.message).find("beyond the double range along y"), std::string::npos)
+      << r->context.message;
 }
 
 // ---- sizes ------------------------------------------------------------------------------------
@@ -412,12 +412,12 @@ TEST(Sizes, CheckedProduct)
   EXPECT_EQ(p, (int64_t)1 << 60);
   const int64_t big[3] = {1, 3, 6148914691236517206};
   p = 7;
-  EXPECT_EQ(phew_checked_product(big, 3, &p), -1);
+  EXPECT_EQ(phew_checked_product(big, 3, &p), PHEW_ERROR_ARGUMENT);
   EXPECT_EQ(p, 7);
   const int64_t wraps[3] = {4294967297, 4294967295, 1};
-  EXPECT_EQ(phew_checked_product(wraps, 3, &p), -1);
+  EXPECT_EQ(phew_checked_product(wraps, 3, &p), PHEW_ERROR_ARGUMENT);
   const int64_t negative[2] = {-2, -3};
-  EXPECT_EQ(phew_checked_product(negative, 2, &p), -1);
+  EXPECT_EQ(phew_checked_product(negative, 2, &p), PHEW_ERROR_ARGUMENT);
   EXPECT_EQ(phew_checked_product(nullptr, 0, &p), 0);
   EXPECT_EQ(p, 1);
 }
@@ -440,19 +440,21 @@ TEST(Sizes, GridsWhoseCellCountOverflowsAreRefused)
     in.density_type = PHEW_FLOAT64;
     phew_labels l{labels[0], labels[1], labels[2], nullptr};
     phew_params p = make_params(0.5);
-    phew_result r{};
-    EXPECT_EQ(phew_find_clumps(&in, &p, &l, &r), PHEW_ERROR_ARGUMENT);
-    EXPECT_TRUE(std::string(r.message).find("overflows") != std::string::npos ||
-                std::string(r.message).find("at most 2^53") != std::string::npos)
-        << r.message;
-    phew_result_free(&r);
+    phew_context context;
+    phew_context_init(&context);
+    phew_clump_result r{};
+    EXPECT_EQ(phew_find_clumps(&context, &in, &p, &l, &r), PHEW_ERROR_ARGUMENT);
+    EXPECT_TRUE(std::string(context.message).find("overflows") != std::string::npos ||
+                std::string(context.message).find("at most 2^53") != std::string::npos)
+        << context.message;
+    phew_clump_result_free(&r);
     phew_grid g;
     const int per[3] = {0, 0, 0};
-    EXPECT_EQ(phew_grid_decompose(&g, d, per, 3, 1), PHEW_ERROR_ARGUMENT);
-    char message[256] = "";
-    EXPECT_EQ(phew_exchange_ghosts(&in.grid, rho, sizeof(double), nullptr, message, sizeof message),
-              PHEW_ERROR_ARGUMENT);
-    EXPECT_STRNE(message, "");
+    EXPECT_EQ(phew_grid_block(nullptr, &g, d, per, 3, 1), PHEW_ERROR_ARGUMENT);
+    phew_context exchange;
+    phew_context_init(&exchange);
+    EXPECT_EQ(phew_exchange_ghosts(&exchange, &in.grid, rho, sizeof(double)), PHEW_ERROR_ARGUMENT);
+    EXPECT_STRNE(exchange.message, "");
   }
 }
 
@@ -472,9 +474,11 @@ TEST(Sizes, HostileBlockOffsetsAreRefused)
       in.density_type = PHEW_FLOAT64;
       phew_labels l{labels[0], labels[1], labels[2], nullptr};
       phew_params p = make_params(0.5);
-      phew_result r{};
-      EXPECT_EQ(phew_find_clumps(&in, &p, &l, &r), PHEW_ERROR_ARGUMENT) << field << " " << v;
-      phew_result_free(&r);
+      phew_context context;
+      phew_context_init(&context);
+      phew_clump_result r{};
+      EXPECT_EQ(phew_find_clumps(&context, &in, &p, &l, &r), PHEW_ERROR_ARGUMENT) << field << " " << v;
+      phew_clump_result_free(&r);
     }
 }
 

@@ -164,9 +164,14 @@ Reference reference_fof(const Particles &p, double length, int64_t min_members)
 struct FofRun {
   phew_status status;
   std::vector<int64_t> group;
-  phew_result result;
-  FofRun() : status(PHEW_OK) { std::memset(&result, 0, sizeof result); }
-  ~FofRun() { phew_result_free(&result); }
+  phew_context context;
+  phew_group_result result;
+  FofRun() : status(PHEW_OK)
+  {
+    phew_context_init(&context);
+    std::memset(&result, 0, sizeof result);
+  }
+  ~FofRun() { phew_group_result_free(&result); }
 };
 
 void run_fof(const Particles &p, const phew_fof_params &params, FofRun &out, int threads = 1, bool velocities = true)
@@ -186,9 +191,9 @@ void run_fof(const Particles &p, const phew_fof_params &params, FofRun &out, int
     in.points.box_size[d] = p.box;
     in.points.periodic[d] = p.periodic;
   }
-  in.points.n_threads = threads;
+  out.context.n_threads = threads;
   out.group.assign(p.n(), -7);
-  out.status = phew_find_fof_groups(&in, &params, out.group.data(), &out.result);
+  out.status = phew_find_fof_groups(&out.context, &in, &params, out.group.data(), &out.result);
 }
 
 phew_fof_params absolute(double length, int64_t min_members)
@@ -204,7 +209,7 @@ phew_fof_params absolute(double length, int64_t min_members)
 // The labels and the catalogue against the reference (catalogue values in long double).
 void expect_reference(const Particles &p, double length, const FofRun &run, int64_t min_members, bool velocities = true)
 {
-  ASSERT_EQ(run.status, PHEW_OK) << run.result.message;
+  ASSERT_EQ(run.status, PHEW_OK) << run.context.message;
   const Reference ref = reference_fof(p, length, min_members);
   ASSERT_EQ(run.result.n_groups, (int64_t)ref.members.size());
   for (size_t i = 0; i < p.n(); ++i)
@@ -447,18 +452,18 @@ TEST(FriendsOfFriends, BadInputIsRefused)
   FofRun run;
   run_fof(p, absolute(-1.0, 20), run);
   EXPECT_EQ(run.status, PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::string(run.result.message).find("linking length"), std::string::npos) << run.result.message;
+  EXPECT_NE(std::string(run.context.message).find("linking length"), std::string::npos) << run.context.message;
   for (int64_t g : run.group)
     ASSERT_EQ(g, -1);
   FofRun members;
   run_fof(p, absolute(0.01, 0), members);
   EXPECT_EQ(members.status, PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::string(members.result.message).find("minimum number of members"), std::string::npos);
+  EXPECT_NE(std::string(members.context.message).find("minimum number of members"), std::string::npos);
   p.pos[7] = NAN;
   FofRun bad;
   run_fof(p, absolute(0.01, 20), bad);
   EXPECT_EQ(bad.status, PHEW_ERROR_DATA);
-  EXPECT_NE(std::string(bad.result.message).find("not finite"), std::string::npos) << bad.result.message;
+  EXPECT_NE(std::string(bad.context.message).find("not finite"), std::string::npos) << bad.context.message;
   for (int64_t g : bad.group)
     ASSERT_EQ(g, -1);
 }

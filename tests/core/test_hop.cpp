@@ -20,9 +20,11 @@ namespace {
 struct Line {
   std::vector<double> pos, rho;
   std::vector<int64_t> group;
-  phew_result result{};
+  phew_context context;
+  phew_group_result result{};
   phew_status status = PHEW_OK;
-  ~Line() { phew_result_free(&result); }
+  Line() { phew_context_init(&context); }
+  ~Line() { phew_group_result_free(&result); }
 };
 
 // Runs HOP on particles at x = 0, 1, 2, ... with the given densities (ids = indices).
@@ -40,7 +42,7 @@ void run_line(Line &l, const std::vector<double> &rho, int64_t min_members = 1, 
   in.points.n = (int64_t)n;
   in.points.type = PHEW_FLOAT64;
   in.points.position = l.pos.data();
-  in.points.n_threads = threads;
+  l.context.n_threads = threads;
   in.density = l.rho.data();
   in.density_type = PHEW_FLOAT64;
   phew_hop_params p;
@@ -49,7 +51,7 @@ void run_line(Line &l, const std::vector<double> &rho, int64_t min_members = 1, 
   p.n_hop = 3;
   p.n_merge = n_merge;
   p.min_members = min_members;
-  l.status = phew_find_hop_groups(&in, &p, l.group.data(), nullptr, &l.result);
+  l.status = phew_find_hop_groups(&l.context, &in, &p, l.group.data(), nullptr, &l.result);
 }
 
 // The GroupId of each particle, as a string: '.' for -1, else '0' + id.
@@ -67,7 +69,7 @@ TEST(Hop, HillsAreGroupsAndParticlesBelowOuterAreNone)
   // two proper hills (peaks 10 and 12), their boundary 0.7 (below the saddle); 0.5, 0.8 and
   // 0.6 are below outer
   run_line(l, {0.5, 2, 5, 10, 5, 2, 0.8, 0.6, 1.2, 3, 12, 3, 1.5, 0.5});
-  ASSERT_EQ(l.status, PHEW_OK) << l.result.message;
+  ASSERT_EQ(l.status, PHEW_OK) << l.context.message;
   EXPECT_EQ(groups_of(l), ".00000..11111.");
   ASSERT_EQ(l.result.n_groups, 2);
   // equal counts: the smaller smallest id first
@@ -83,7 +85,7 @@ TEST(Hop, ProperGroupsJoinAtTheSaddle)
   Line l;
   // the cut between 2.6 (hops to 3) and 2.8 (hops to 5): boundary 2.7 >= 2.5
   run_line(l, {0.5, 5, 10, 3, 2.6, 2.8, 5, 12, 4, 0.5});
-  ASSERT_EQ(l.status, PHEW_OK) << l.result.message;
+  ASSERT_EQ(l.status, PHEW_OK) << l.context.message;
   EXPECT_EQ(groups_of(l), ".00000000.");
   ASSERT_EQ(l.result.n_groups, 1);
   EXPECT_EQ(l.result.groups[0].peak_id, 7); // the higher peak names the group
@@ -98,7 +100,7 @@ TEST(Hop, EqualPathsGoToTheHigherPeakThenTheSmallerPeakId)
   // a fringe hill (peak 2) between two proper hills, both boundaries 1.35
   Line higher_right;
   run_line(higher_right, {0.5, 5, 10, 2.2, 1.2, 1.5, 2.0, 1.5, 1.2, 2.2, 12, 5, 0.5});
-  ASSERT_EQ(higher_right.status, PHEW_OK) << higher_right.result.message;
+  ASSERT_EQ(higher_right.status, PHEW_OK) << higher_right.context.message;
   EXPECT_EQ(groups_of(higher_right), ".11110000000.");
   Line higher_left;
   run_line(higher_left, {0.5, 5, 12, 2.2, 1.2, 1.5, 2.0, 1.5, 1.2, 2.2, 10, 5, 0.5});
@@ -114,7 +116,7 @@ TEST(Hop, FringeGroupsFollowTheWidestPathThroughOtherFringeGroups)
   // and B by 1.5, B touches P by 1.45. A's widest path goes through B to P (1.45 > 1.1)
   Line l;
   run_line(l, {0.5, 20, 1.4, 0.9, 1.3, 2.5, 1.6, 1.4, 2.8, 1.3, 1.6, 10, 1.2, 0.5});
-  ASSERT_EQ(l.status, PHEW_OK) << l.result.message;
+  ASSERT_EQ(l.status, PHEW_OK) << l.context.message;
   EXPECT_EQ(groups_of(l), ".11.000000000.");
 }
 
@@ -125,12 +127,12 @@ TEST(Hop, AFringeLinkNeedsBothPeaksAboveOuter)
   // through B, and is alone; B's own particles are all below outer
   Line below;
   run_line(below, {0.5, 1.3, 2.5, 1.6, 0.85, 0.9, 0.98, 0.9, 0.85, 1.6, 10, 1.2, 0.5}, 1, 4);
-  ASSERT_EQ(below.status, PHEW_OK) << below.result.message;
+  ASSERT_EQ(below.status, PHEW_OK) << below.context.message;
   EXPECT_EQ(groups_of(below), ".........000.");
   // B's peak 1.05 above outer: A and B join P
   Line above;
   run_line(above, {0.5, 1.3, 2.5, 1.6, 0.85, 0.9, 1.05, 0.9, 0.85, 1.6, 10, 1.2, 0.5}, 1, 4);
-  ASSERT_EQ(above.status, PHEW_OK) << above.result.message;
+  ASSERT_EQ(above.status, PHEW_OK) << above.context.message;
   EXPECT_EQ(groups_of(above), ".000..0..000.");
 }
 
@@ -139,7 +141,7 @@ TEST(Hop, AWeakestLinkBelowOuterLeavesTheFringeGroupAlone)
   // fringe (peak 2) next to a proper hill by 0.95 (< outer 1): alone, in no group
   Line l;
   run_line(l, {0.5, 1.2, 2, 1.2, 0.7, 1.2, 10, 1.2, 0.5});
-  ASSERT_EQ(l.status, PHEW_OK) << l.result.message;
+  ASSERT_EQ(l.status, PHEW_OK) << l.context.message;
   EXPECT_EQ(groups_of(l), ".....000.");
 }
 
@@ -147,7 +149,7 @@ TEST(Hop, GroupsBelowTheMinimumSizeAreDropped)
 {
   Line l;
   run_line(l, {0.5, 2, 5, 10, 5, 2, 1.2, 0.6, 3, 12, 3, 0.5}, 4);
-  ASSERT_EQ(l.status, PHEW_OK) << l.result.message;
+  ASSERT_EQ(l.status, PHEW_OK) << l.context.message;
   EXPECT_EQ(groups_of(l), ".000000.....");
 }
 
@@ -167,13 +169,15 @@ TEST(Hop, BadParametersAreRefused)
   in.density = rho.data();
   in.density_type = PHEW_FLOAT64;
   phew_hop_params p;
-  phew_result r{};
+  phew_context context;
+  phew_context_init(&context);
+  phew_group_result r{};
   const auto refused = [&](const char *what) {
-    const phew_status s = phew_find_hop_groups(&in, &p, group.data(), nullptr, &r);
+    const phew_status s = phew_find_hop_groups(&context, &in, &p, group.data(), nullptr, &r);
     EXPECT_EQ(s, PHEW_ERROR_ARGUMENT) << what;
-    EXPECT_NE(std::string(r.message), "") << what;
+    EXPECT_NE(std::string(context.message), "") << what;
     EXPECT_EQ(group[0], -1) << what;
-    phew_result_free(&r);
+    phew_group_result_free(&r);
     group.assign(10, 5);
   };
   phew_hop_params_init(&p);
@@ -194,8 +198,8 @@ TEST(Hop, BadParametersAreRefused)
   phew_hop_params_init(&p);
   p.n_hop = 64;
   refused("10 particles, 64 hop neighbours");
-  EXPECT_EQ(phew_find_hop_groups(&in, nullptr, group.data(), nullptr, &r), PHEW_ERROR_ARGUMENT);
-  phew_result_free(&r);
+  EXPECT_EQ(phew_find_hop_groups(&context, &in, nullptr, group.data(), nullptr, &r), PHEW_ERROR_ARGUMENT);
+  phew_group_result_free(&r);
 }
 
 } // namespace
@@ -208,7 +212,7 @@ TEST(Hop, NonFiniteGivenDensityIsRefused)
   Line l;
   run_line(l, {0.5, 2, 5, 10, NAN, 2, 1.2, 0.6, 1.2, 3, 12, 3, 1.5, 0.5});
   EXPECT_EQ(l.status, PHEW_ERROR_DATA);
-  EXPECT_NE(std::string(l.result.message).find("particle 4 has density"), std::string::npos) << l.result.message;
+  EXPECT_NE(std::string(l.context.message).find("particle 4 has density"), std::string::npos) << l.context.message;
   for (int64_t g : l.group)
     EXPECT_EQ(g, -1);
 }

@@ -548,7 +548,7 @@ TEST(IsolatedPeak, ZeroThresholdMakesIsolatedPeaksInfinitelyRelevant)
 {
   const Field f = isolated_blobs();
   auto r = run(f, make_params(0.0, 1e300));
-  ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+  ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
   // blob 2's side peak merges (relevance 7.5/4.75 < 1e300); the isolated ones stay
   ASSERT_EQ(r->n_clumps(), 2);
   EXPECT_EQ(r->clump_row(0).key_saddle_density, 0.0);
@@ -567,7 +567,7 @@ TEST(EmptyResult, ThresholdAboveTheMaximum)
     for (int saddle = 0; saddle < 2; ++saddle) {
       const phew_params p = make_params(t, 2.0, saddle, t);
       auto r = run(f, p, 1234);
-      ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+      ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
       EXPECT_EQ(r->n_clumps(), 0);
       EXPECT_EQ(r->n_haloes(), 0);
       EXPECT_EQ(r->result.n_nodes, 0);
@@ -586,7 +586,7 @@ TEST(EmptyResult, AllZeroField)
 {
   Field f(5, 4, 3, 0.0);
   auto r = run(f, make_params(0.0));
-  ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+  ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
   EXPECT_EQ(r->n_clumps(), 0);
   for (int64_t v : r->clump)
     ASSERT_EQ(v, -1);
@@ -870,7 +870,7 @@ TEST(Properties, FaintClumpNextToAVeryDenseOne)
     const phew_params p = make_params(0.5, 1.0);
     auto r = run(f, p);
     SCOPED_TRACE("bright clump density " + std::to_string(bright));
-    ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+    ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
     ASSERT_EQ(r->n_clumps(), 2) << "the faint clump went missing";
     const phew_object &faint = r->clump_row(1);
     EXPECT_EQ(faint.peak_id, f.id(11, 3, 3));
@@ -894,16 +894,18 @@ TEST(Progress, StagesInOrderEndingAtOne)
   phew_grid_init_whole(&in.grid, 16, 16, 16);
   in.density = f.rho.data();
   in.density_type = PHEW_FLOAT64;
-  in.progress = [](double fraction, const char *stage, void *data) {
+  phew_context context;
+  phew_context_init(&context);
+  context.progress = [](double fraction, const char *stage, void *data) {
     static_cast<std::vector<std::pair<double, std::string>> *>(data)->emplace_back(fraction, stage ? stage : "");
   };
-  in.progress_data = &calls;
+  context.progress_data = &calls;
   std::vector<int64_t> a((size_t)f.size()), b(a.size()), c(a.size());
   phew_labels labels = {a.data(), b.data(), c.data(), nullptr};
   phew_params p = make_params(quantile(f, 0.5));
-  phew_result res;
-  ASSERT_EQ(phew_find_clumps(&in, &p, &labels, &res), PHEW_OK);
-  phew_result_free(&res);
+  phew_clump_result res;
+  ASSERT_EQ(phew_find_clumps(&context, &in, &p, &labels, &res), PHEW_OK);
+  phew_clump_result_free(&res);
   ASSERT_GE(calls.size(), 2u);
   for (size_t i = 1; i < calls.size(); ++i)
     EXPECT_GE(calls[i].first, calls[i - 1].first);

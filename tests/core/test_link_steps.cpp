@@ -28,13 +28,15 @@ struct Step {
 };
 
 struct Links {
-  phew_result result{};
+  phew_context context;
+  phew_link_result result{};
   phew_status status = PHEW_OK;
   Links(const Step& a, const Step& b) {
+    phew_context_init(&context);
     const phew_step_labels x = a.view(), y = b.view();
-    status = phew_link_steps(&x, &y, nullptr, &result);
+    status = phew_link_steps(&context, &x, &y, &result);
   }
-  ~Links() { phew_result_free(&result); }
+  ~Links() { phew_link_result_free(&result); }
   const phew_link* find(int64_t p, int64_t d) const {
     for (int64_t k = 0; k < result.n_links; ++k)
       if (result.links[k].progenitor_id == p && result.links[k].descendant_id == d) return &result.links[k];
@@ -56,7 +58,7 @@ TEST(LinkSteps, WorkedExampleWithMergerSplitNewAndVanished) {
     b.id.push_back(k), b.label.push_back(later[k]), b.mass.push_back(2.0 * (k + 1));
   }
   Links l(a, b);
-  ASSERT_EQ(l.status, PHEW_OK) << l.result.message;
+  ASSERT_EQ(l.status, PHEW_OK) << l.context.message;
   ASSERT_EQ(l.result.n_links, 5);
   // by descendant (-1 last), then progenitor
   const int64_t order[5][2] = {{0, 0}, {1, 0}, {0, 1}, {-1, 2}, {2, -1}};
@@ -107,7 +109,7 @@ TEST(LinkSteps, SplitAndEqualShares) {
     b.id.push_back(100 + k), b.label.push_back(k < 4 ? 7 : 3);
   }
   Links l(a, b);  // no masses: 1 each
-  ASSERT_EQ(l.status, PHEW_OK) << l.result.message;
+  ASSERT_EQ(l.status, PHEW_OK) << l.context.message;
   ASSERT_EQ(l.result.n_links, 2);
   const phew_link *to3 = l.find(5, 3), *to7 = l.find(5, 7);
   ASSERT_TRUE(to3 && to7);
@@ -166,7 +168,7 @@ TEST(LinkSteps, RandomLabellingsMatchAMapReference) {
       if (!main_p.count(d)) expected_rows.insert({static_cast<uint64_t>(d), -1});
 
     Links l(a, b);
-    ASSERT_EQ(l.status, PHEW_OK) << l.result.message;
+    ASSERT_EQ(l.status, PHEW_OK) << l.context.message;
     ASSERT_EQ(static_cast<size_t>(l.result.n_links), expected_rows.size()) << "trial " << trial;
     size_t k = 0;
     for (auto& [d, p] : expected_rows) {  // the same rows in the same order
@@ -208,8 +210,8 @@ TEST(LinkSteps, BadInputIsRefusedWithAMessage) {
     twice.id = {1, 1};
     Links l(good, twice);
     EXPECT_EQ(l.status, PHEW_ERROR_DATA);
-    EXPECT_NE(std::string(l.result.message).find("passed twice in the later step"), std::string::npos)
-        << l.result.message;
+    EXPECT_NE(std::string(l.context.message).find("passed twice in the later step"), std::string::npos)
+        << l.context.message;
     EXPECT_EQ(l.result.links, nullptr);
   }
   {
@@ -217,7 +219,7 @@ TEST(LinkSteps, BadInputIsRefusedWithAMessage) {
     nan.mass = {1.0, std::nan("")};
     Links l(nan, good);
     EXPECT_EQ(l.status, PHEW_ERROR_DATA);
-    EXPECT_NE(std::string(l.result.message).find("finite"), std::string::npos) << l.result.message;
+    EXPECT_NE(std::string(l.context.message).find("finite"), std::string::npos) << l.context.message;
   }
   {
     Step bad_label = good;
@@ -231,9 +233,11 @@ TEST(LinkSteps, BadInputIsRefusedWithAMessage) {
     Links l(negative_id, good);
     EXPECT_EQ(l.status, PHEW_ERROR_DATA);
   }
-  phew_result result{};
+  phew_context context;
+  phew_context_init(&context);
+  phew_link_result result{};
   const phew_step_labels s = good.view();
-  EXPECT_EQ(phew_link_steps(nullptr, &s, nullptr, &result), PHEW_ERROR_ARGUMENT);
-  EXPECT_NE(std::string(result.message).find("missing"), std::string::npos);
-  phew_result_free(&result);
+  EXPECT_EQ(phew_link_steps(&context, nullptr, &s, &result), PHEW_ERROR_ARGUMENT);
+  EXPECT_NE(std::string(context.message).find("missing"), std::string::npos);
+  phew_link_result_free(&result);
 }

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 extern "C" {
-#include "particles/neighbours.h"
+#include "neighbours.h"
 }
 
 #include <algorithm>
@@ -104,7 +104,7 @@ Answer search(const Set &s, int n_dens, int n_keep, int threads, const std::vect
               int n_ordered = 0)
 {
   kd_tree *tree = nullptr;
-  phew_result result;
+  call_result result;
   std::memset(&result, 0, sizeof result);
   EXPECT_EQ(kd_tree_build(&tree, s.n(), s.pos.data(), s.id.data(), &s.box, threads, &result), PHEW_OK)
       << result.message;
@@ -234,7 +234,7 @@ TEST(Neighbours, DensityAgainstBruteForce)
     mass[i] = 0.5 + (double)(i % 7) / 7.0;
   const Answer a = search(s, 64, 0, 2);
   kd_tree *tree = nullptr;
-  phew_result result;
+  call_result result;
   std::memset(&result, 0, sizeof result);
   ASSERT_EQ(kd_tree_build(&tree, s.n(), s.pos.data(), s.id.data(), &s.box, 2, &result), PHEW_OK);
   std::vector<double> rho((size_t)s.n()), rho4((size_t)s.n());
@@ -296,7 +296,7 @@ TEST(Neighbours, Errors)
   const int periodic[3] = {1, 1, 1};
   Set s = make_set(UNIFORM, 40, periodic, 11);
   kd_tree *tree = nullptr;
-  phew_result result;
+  call_result result;
   std::memset(&result, 0, sizeof result);
   ASSERT_EQ(kd_tree_build(&tree, s.n(), s.pos.data(), s.id.data(), &s.box, 1, &result), PHEW_OK);
   std::vector<double> h((size_t)s.n()), reach((size_t)s.n());

@@ -186,10 +186,15 @@ graphref::Graph reference_graph(const Particles &p, const Reference &ref, const 
 struct PointsRun {
   std::vector<int64_t> patch, clump, halo;
   std::vector<double> rho;
-  phew_result result;
+  phew_context context;
+  phew_clump_result result;
   phew_status status;
-  PointsRun() { std::memset(&result, 0, sizeof result); }
-  ~PointsRun() { phew_result_free(&result); }
+  PointsRun()
+  {
+    phew_context_init(&context);
+    std::memset(&result, 0, sizeof result);
+  }
+  ~PointsRun() { phew_clump_result_free(&result); }
 };
 
 struct Options {
@@ -218,13 +223,13 @@ void run_points(const Particles &p, const phew_params &params, const Options &o,
     in.points.box_size[d] = p.box;
     in.points.periodic[d] = p.periodic;
   }
-  in.points.n_threads = o.threads;
+  r.context.n_threads = o.threads;
   r.patch.assign(n, -7);
   r.clump.assign(n, -7);
   r.halo.assign(n, -7);
   r.rho.assign(n, -7.0);
   phew_labels labels = {r.patch.data(), r.clump.data(), r.halo.data(), r.rho.data()};
-  r.status = phew_find_clumps(&in, &params, &labels, &r.result);
+  r.status = phew_find_clumps(&r.context, &in, &params, &labels, &r.result);
 }
 
 phew_params test_params()
@@ -254,7 +259,7 @@ TEST_P(PointsMatchReference, DensityGraphLabelsAndCatalogue)
   const phew_params params = test_params();
   PointsRun core;
   run_points(p, params, Options(), core);
-  ASSERT_EQ(core.status, PHEW_OK) << core.result.message;
+  ASSERT_EQ(core.status, PHEW_OK) << core.context.message;
 
   const Reference ref = reference(p, 16, 64);
   int64_t worst = 0;
@@ -285,7 +290,7 @@ TEST_P(PointsMatchReference, ParticleColumns)
   const Particles p = clustered(777, GetParam());
   PointsRun core;
   run_points(p, test_params(), Options(), core);
-  ASSERT_EQ(core.status, PHEW_OK) << core.result.message;
+  ASSERT_EQ(core.status, PHEW_OK) << core.context.message;
   auto check = [&](const std::vector<int64_t> &label, const phew_object *objects, int64_t n_objects, const char *what) {
     for (int64_t k = 0; k < n_objects; ++k) {
       const phew_object &o = objects[k];
@@ -336,8 +341,8 @@ TEST_P(PointsMatchReference, IndependentOfThreadsOrderAndType)
   const phew_params params = test_params();
   PointsRun base;
   run_points(p, params, Options(), base);
-  ASSERT_EQ(base.status, PHEW_OK) << base.result.message;
-  auto same_catalogue = [](const phew_result &a, const phew_result &b) {
+  ASSERT_EQ(base.status, PHEW_OK) << base.context.message;
+  auto same_catalogue = [](const phew_clump_result &a, const phew_clump_result &b) {
     ASSERT_EQ(a.n_clumps, b.n_clumps);
     ASSERT_EQ(a.n_haloes, b.n_haloes);
     ASSERT_EQ(a.n_nodes, b.n_nodes);
@@ -417,7 +422,7 @@ TEST(Points, WithoutMassesOrVelocities)
   o.velocities = false;
   PointsRun r;
   run_points(p, test_params(), o, r);
-  ASSERT_EQ(r.status, PHEW_OK) << r.result.message;
+  ASSERT_EQ(r.status, PHEW_OK) << r.context.message;
   EXPECT_EQ(r.result.columns, PHEW_COLUMNS_PARTICLES);
   ASSERT_GT(r.result.n_clumps, 0);
   for (int64_t k = 0; k < r.result.n_clumps; ++k) {
@@ -468,9 +473,9 @@ TEST(Points, BadInput)
     r.halo.assign(n, 5);
     r.rho.assign(n, 5.0);
     phew_labels labels = {r.patch.data(), r.clump.data(), r.halo.data(), r.rho.data()};
-    r.status = phew_find_clumps(&in, &params, &labels, &r.result);
+    r.status = phew_find_clumps(&r.context, &in, &params, &labels, &r.result);
     EXPECT_EQ(r.status, status) << words;
-    EXPECT_NE(std::strstr(r.result.message, words), nullptr) << "message: " << r.result.message;
+    EXPECT_NE(std::strstr(r.context.message, words), nullptr) << "message: " << r.context.message;
     for (size_t i = 0; i < n; ++i) {
       ASSERT_EQ(r.clump[i], -1);
       ASSERT_TRUE(std::isnan(r.rho[i]));
@@ -502,8 +507,8 @@ TEST(Points, BadInput)
     PointsRun r;
     run_points(good, test_params(), o, r);
     EXPECT_EQ(r.status, PHEW_ERROR_ARGUMENT);
-    EXPECT_NE(std::strstr(r.result.message, "particle id 110 is given to more than one particle"), nullptr)
-        << r.result.message;
+    EXPECT_NE(std::strstr(r.context.message, "particle id 110 is given to more than one particle"), nullptr)
+        << r.context.message;
   }
   Particles piled = good; // 70 particles at one point: h = 0
   for (int k = 0; k < 70; ++k)

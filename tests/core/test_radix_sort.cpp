@@ -1,11 +1,11 @@
-// The particles' radix sort (core/src/particles/radix_sort.c) against std::stable_sort on the
+// The particles' radix sort (core/src/base/radix_sort.c) against std::stable_sort on the
 // same key bits: keys with many ties (so that stability shows), indices packed into the keys'
 // low bits or in a payload array, keys in part of the word only, several block counts
 // (threads) and sizes around the block size.
 #include <gtest/gtest.h>
 
 extern "C" {
-#include "particles/radix_sort.h"
+#include "radix_sort.h"
 }
 
 #include <algorithm>

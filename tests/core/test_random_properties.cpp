@@ -80,7 +80,7 @@ TEST_P(RandomField, EveryCellClimbsToItsPeak)
 {
   const phew_params p = make_params(threshold);
   auto r = run(f, p);
-  ASSERT_EQ(r->status, PHEW_OK) << r->result.message;
+  ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
   int64_t checked = 0;
   for (int64_t c = 0; c < f.size(); ++c) {
     if (!(f.rho[(size_t)c] > threshold)) {

@@ -130,7 +130,7 @@ TEST_P(Reference, CoreMatchesTheReference)
                std::to_string(p.relevance_threshold) + ", saddle merging " + std::to_string(p.saddle_merging) +
                " at " + std::to_string(p.saddle_threshold) + ", mass threshold " + std::to_string(p.mass_threshold));
   auto core = run(f, p);
-  ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+  ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
   const phewref::Result ref = phewref::find_clumps(f, p);
   ASSERT_GT(ref.n_peaks, 3) << "a dull field";
   phewref::expect_matches(f, *core, ref);
@@ -157,7 +157,7 @@ TEST_P(ReferenceGraph, GraphViewMatchesTheReference)
   const Field f = make(k);
   const phew_params p = params_for(k, f);
   auto core = run_graph(f, p, 99 + k.seed);
-  ASSERT_EQ(core->status, PHEW_OK) << core->result.message;
+  ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
   const phewref::Result ref = phewref::find_clumps(f, p);
   phewref::expect_matches(f, *core, ref);
 }

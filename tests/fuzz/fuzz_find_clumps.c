@@ -76,12 +76,14 @@ static float rd_raw_f32(reader *r)
 
 /* Values that break arithmetic: extremes of both types, denormals, signed zero, invalid ones
  * at the end (negative, NaN, infinite). */
+/* clang-format off */
 static const double specials[] = {
   0.0, 1.0, 2.0, 0.5, 3.0, 10.0, 100.0, 1e-3, 1e-10, 1e10, 1e-30, 1e30, 1e-100, 1e100,
   1e-200, 1e200, 1e-300, 1e300, DBL_MAX, DBL_MIN, 0x1p-1074, 0x1p-1060, DBL_MAX / 3.0, 0x1p1000,
   FLT_MAX, FLT_MIN, 0x1p-149, 1.0 + DBL_EPSILON, 1.0 - DBL_EPSILON / 2, 1e-320, 7e15, 0x1p63,
   -0.0, -1.0, -DBL_MIN, -DBL_MAX, NAN, INFINITY, -INFINITY,
 };
+/* clang-format on */
 #define N_SPECIALS (sizeof specials / sizeof specials[0])
 
 static double special(unsigned k) { return specials[k % N_SPECIALS]; }
@@ -259,9 +261,11 @@ static void write_canonical(const fuzz_case *c, const char *path)
   fputc((int)((c->seed - 1u) & 0xffu), out);
   fputc((int)(((c->seed - 1u) >> 8) & 0xffu), out);
   fputc(0, out); /* scale: the default, 1 */
+  /* clang-format off */
   const double values[] = {c->params.density_threshold, c->params.relevance_threshold, c->params.saddle_threshold,
                            c->params.mass_threshold, c->spacing[0], c->spacing[1], c->spacing[2],
                            c->origin[0], c->origin[1], c->origin[2]};
+  /* clang-format on */
   for (size_t k = 0; k < sizeof values / sizeof values[0]; ++k) {
     fputc(240, out);
     fwrite(&values[k], sizeof(double), 1, out); /* little-endian, as the decoder reads */
@@ -279,7 +283,8 @@ static void write_canonical(const fuzz_case *c, const char *path)
 /* ---- running the core ------------------------------------------------------------------- */
 typedef struct run {
   phew_status status;
-  phew_result res;
+  phew_context context; /* the run's message */
+  phew_clump_result res;
   int64_t *patch, *clump, *halo;
 } run;
 
@@ -287,6 +292,7 @@ static void solve(const fuzz_case *c, unsigned seed, int as_f64, run *r)
 {
   const size_t n = (size_t)c->n_cells;
   memset(r, 0, sizeof *r);
+  phew_context_init(&r->context);
   r->patch = xcalloc(n, sizeof(int64_t));
   r->clump = xcalloc(n, sizeof(int64_t));
   r->halo = xcalloc(n, sizeof(int64_t));
@@ -310,12 +316,12 @@ static void solve(const fuzz_case *c, unsigned seed, int as_f64, run *r)
   phew_params p = c->params;
   p.peak_order_seed = seed;
   phew_labels labels = {r->patch, r->clump, r->halo, NULL};
-  r->status = phew_find_clumps(&in, &p, &labels, &r->res);
+  r->status = phew_find_clumps(&r->context, &in, &p, &labels, &r->res);
 }
 
 static void run_free(run *r)
 {
-  phew_result_free(&r->res);
+  phew_clump_result_free(&r->res);
   free(r->patch);
   free(r->clump);
   free(r->halo);
@@ -342,7 +348,7 @@ static void print_case(const fuzz_case *c)
 
 static void print_run(const run *r)
 {
-  fprintf(stderr, "  status %d %s: %lld clumps, %lld haloes, %lld nodes\n", (int)r->status, r->res.message,
+  fprintf(stderr, "  status %d %s: %lld clumps, %lld haloes, %lld nodes\n", (int)r->status, r->context.message,
           (long long)r->res.n_clumps, (long long)r->res.n_haloes, (long long)r->res.n_nodes);
   for (int64_t k = 0; k < r->res.n_clumps; ++k)
       fprintf(stderr, "  clump %lld: halo %lld parent %lld level %d peak %lld cells %lld mass %.17g\n", (long long)k,
@@ -613,7 +619,7 @@ static void check_rows(const fuzz_case *c, const run *r, const phew_object *rows
 
 static void check_dendrogram(const fuzz_case *c, const run *r)
 {
-  const phew_result *res = &r->res;
+  const phew_clump_result *res = &r->res;
   const int64_t nn = res->n_nodes;
   int64_t *leaf_of = xcalloc((size_t)(res->n_clumps + 1), sizeof *leaf_of);
   int64_t *root_of = xcalloc((size_t)(res->n_haloes + 1), sizeof *root_of);
@@ -694,14 +700,14 @@ static void check_dendrogram(const fuzz_case *c, const run *r)
 
 static void check_invariants(const fuzz_case *c, const run *r)
 {
-  const phew_result *res = &r->res;
+  const phew_clump_result *res = &r->res;
   const int valid = input_is_valid(c);
   if (r->status != PHEW_OK) {
     if (valid && input_is_tame(c))
-      fail("a", "a tame input failed: %s (%s)", phew_status_string(r->status), res->message);
-    if (res->message[0] == '\0')
+      fail("a", "a tame input failed: %s (%s)", phew_status_string(r->status), r->context.message);
+    if (r->context.message[0] == '\0')
       fail("a", "status %d without a message", (int)r->status);
-    if (strlen(res->message) >= sizeof res->message)
+    if (strlen(r->context.message) >= sizeof r->context.message)
       fail("a", "the message is not terminated");
     for (int64_t i = 0; i < c->n_cells; ++i)
       if (r->patch[i] != -1 || r->clump[i] != -1 || r->halo[i] != -1)
@@ -713,8 +719,8 @@ static void check_invariants(const fuzz_case *c, const run *r)
   }
   if (!valid)
     fail("a", "bad input accepted (a NaN, infinite or negative density, or a parameter out of range)");
-  if (res->message[0] != '\0')
-    fail("a", "success with a message: %s", res->message);
+  if (r->context.message[0] != '\0')
+    fail("a", "success with a message: %s", r->context.message);
   const double thr = c->params.density_threshold;
   int64_t n_test = 0, n_peaks = 0;
   for (int64_t i = 0; i < c->n_cells; ++i) {
@@ -819,15 +825,15 @@ static int same_counts(const phew_stats *a, const phew_stats *b)
 static void expect_identical(const char *oracle, const fuzz_case *c, const run *a, const run *b, int same_message)
 {
   if (a->status != b->status)
-    fail(oracle, "status %d (%s) vs %d (%s)", (int)a->status, a->res.message, (int)b->status, b->res.message);
-  if (same_message && strcmp(a->res.message, b->res.message) != 0)
-    fail(oracle, "message \"%s\" vs \"%s\"", a->res.message, b->res.message);
+    fail(oracle, "status %d (%s) vs %d (%s)", (int)a->status, a->context.message, (int)b->status, b->context.message);
+  if (same_message && strcmp(a->context.message, b->context.message) != 0)
+    fail(oracle, "message \"%s\" vs \"%s\"", a->context.message, b->context.message);
   for (int64_t i = 0; i < c->n_cells; ++i)
     if (a->patch[i] != b->patch[i] || a->clump[i] != b->clump[i] || a->halo[i] != b->halo[i])
       fail(oracle, "cell %lld: labels %lld %lld %lld vs %lld %lld %lld", (long long)i, (long long)a->patch[i],
            (long long)a->clump[i], (long long)a->halo[i], (long long)b->patch[i], (long long)b->clump[i],
            (long long)b->halo[i]);
-  const phew_result *x = &a->res, *y = &b->res;
+  const phew_clump_result *x = &a->res, *y = &b->res;
   if (x->n_clumps != y->n_clumps || x->n_haloes != y->n_haloes || x->n_nodes != y->n_nodes)
     fail(oracle, "%lld/%lld/%lld clumps/haloes/nodes vs %lld/%lld/%lld", (long long)x->n_clumps,
          (long long)x->n_haloes, (long long)x->n_nodes, (long long)y->n_clumps, (long long)y->n_haloes,
@@ -923,8 +929,8 @@ static void check_shift(const fuzz_case *c, const run *a)
   run b;
   solve(&s, 0, 0, &b);
   if (a->status != b.status)
-    fail("c", "status %d (%s) vs %d (%s) after the shift", (int)a->status, a->res.message, (int)b.status,
-         b.res.message);
+    fail("c", "status %d (%s) vs %d (%s) after the shift", (int)a->status, a->context.message, (int)b.status,
+         b.context.message);
   if (a->status == PHEW_OK) {
     for (int64_t i = 0; i < c->n_cells; ++i) {
       const int64_t j = shifted(c, i);
@@ -934,7 +940,7 @@ static void check_shift(const fuzz_case *c, const run *a)
              (long long)a->patch[i], (long long)a->clump[i], (long long)a->halo[i], (long long)b.patch[j],
              (long long)b.clump[j], (long long)b.halo[j]);
     }
-    const phew_result *x = &a->res, *y = &b.res;
+    const phew_clump_result *x = &a->res, *y = &b.res;
     if (x->n_clumps != y->n_clumps || x->n_haloes != y->n_haloes || x->n_nodes != y->n_nodes ||
         !same_counts(&x->stats, &y->stats))
       fail("c", "different counts after the shift");

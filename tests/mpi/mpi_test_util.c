@@ -12,12 +12,14 @@ void labels_alloc(run *r, int64_t n)
   r->halo = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
   for (int64_t i = 0; i < n; ++i)
     r->patch[i] = r->clump[i] = r->halo[i] = -7;
+  phew_context_init(&r->context);
 }
 
-void run_find(run *r, const phew_input *in, const phew_params *p)
+void run_find(run *r, const phew_input *in, const phew_params *p, MPI_Comm *comm)
 {
   phew_labels labels = {r->patch, r->clump, r->halo, NULL};
-  r->status = phew_find_clumps(in, p, &labels, &r->result);
+  r->context.mpi_comm = comm;
+  r->status = phew_find_clumps(&r->context, in, p, &labels, &r->result);
 }
 
 void run_free(run *r)
@@ -25,7 +27,7 @@ void run_free(run *r)
   free(r->patch);
   free(r->clump);
   free(r->halo);
-  phew_result_free(&r->result);
+  phew_clump_result_free(&r->result);
 }
 
 int64_t *gather_int64(const int64_t *mine, int count, MPI_Comm comm, int *total, int **displs_out)
@@ -73,7 +75,7 @@ int64_t *gather_cell_labels(const int64_t *ids, const run *r, int64_t n, MPI_Com
   return all;
 }
 
-int same_tables(const phew_result *a, const phew_result *b)
+int same_tables(const phew_clump_result *a, const phew_clump_result *b)
 {
   return a->n_clumps == b->n_clumps && a->n_haloes == b->n_haloes && a->n_nodes == b->n_nodes &&
          memcmp(a->clumps, b->clumps, (size_t)a->n_clumps * sizeof *a->clumps) == 0 &&
@@ -89,7 +91,7 @@ int same_stats(const phew_stats *a, const phew_stats *b)
          a->noise_levels == b->noise_levels && a->saddle_levels == b->saddle_levels;
 }
 
-int compare_with_serial(const char *name, const phew_result *ser, const phew_result *par, int with_stats)
+int compare_with_serial(const char *name, const phew_clump_result *ser, const phew_clump_result *par, int with_stats)
 {
   int failures = 0;
   if (!same_tables(ser, par)) {

@@ -1,4 +1,4 @@
-/* Under mpiexec with any number of ranks: split grids with phew_grid_decompose, fill every
+/* Under mpiexec with any number of ranks: split grids with phew_grid_block, fill every
  * active cell with its global id, exchange ghosts, and check that every ghost cell now holds
  * the global id of the cell it mirrors (periodic wrap included), for 8-byte and 4-byte
  * values; blocks that do not tile the grid are refused. Exit status 0 on every rank when all
@@ -19,7 +19,7 @@ static int check(const int64_t n[3], int periodic, MPI_Comm comm)
   MPI_Comm_rank(comm, &rank);
   const int per[3] = {periodic, periodic, periodic};
   phew_grid g;
-  if (phew_grid_decompose(&g, n, per, size, rank) != PHEW_OK)
+  if (phew_grid_block(NULL, &g, n, per, size, rank) != PHEW_OK)
     return 1;
   const int64_t sx = g.stored_dims[0], sy = g.stored_dims[1], sz = g.stored_dims[2];
   int64_t *v64 = malloc((size_t)(sx * sy * sz + 1) * sizeof *v64);
@@ -35,10 +35,12 @@ static int check(const int64_t n[3], int periodic, MPI_Comm comm)
         v64[x + sx * (y + sy * z)] = active ? id : -1;
         v32[x + sx * (y + sy * z)] = active ? (float)id : -1.0f;
       }
-  char message[256] = "";
-  if (phew_exchange_ghosts(&g, v64, sizeof *v64, &comm, message, sizeof message) != PHEW_OK ||
-      phew_exchange_ghosts(&g, v32, sizeof *v32, &comm, message, sizeof message) != PHEW_OK) {
-    fprintf(stderr, "rank %d: exchange failed: %s\n", rank, message);
+  phew_context context;
+  phew_context_init(&context);
+  context.mpi_comm = &comm;
+  if (phew_exchange_ghosts(&context, &g, v64, sizeof *v64) != PHEW_OK ||
+      phew_exchange_ghosts(&context, &g, v32, sizeof *v32) != PHEW_OK) {
+    fprintf(stderr, "rank %d: exchange failed: %s\n", rank, context.message);
     return 1;
   }
   for (int64_t z = 0; z < sz; ++z)
@@ -69,7 +71,7 @@ static int check_refuses_bad_tiling(MPI_Comm comm)
   const int64_t n[3] = {9, 7, 5};
   const int per[3] = {0, 0, 0};
   phew_grid g;
-  if (phew_grid_decompose(&g, n, per, size, 0) != PHEW_OK)
+  if (phew_grid_block(NULL, &g, n, per, size, 0) != PHEW_OK)
     return 1;
   if (size == 1)
     g.active_dims[0] -= 1; /* the last plane of x: stored, active nowhere */
@@ -77,17 +79,44 @@ static int check_refuses_bad_tiling(MPI_Comm comm)
   double *values = malloc((size_t)stored * sizeof *values);
   for (int64_t i = 0; i < stored; ++i)
     values[i] = (double)i + 0.5;
-  char message[256] = "";
-  const phew_status status = phew_exchange_ghosts(&g, values, sizeof *values, &comm, message, sizeof message);
+  phew_context context;
+  phew_context_init(&context);
+  context.mpi_comm = &comm;
+  const phew_status status = phew_exchange_ghosts(&context, &g, values, sizeof *values);
   int failures = 0;
-  if (status != PHEW_ERROR_ARGUMENT || !strstr(message, "do not tile")) {
-    fprintf(stderr, "rank %d: bad tiling: status %d, message '%s'\n", rank, (int)status, message);
+  if (status != PHEW_ERROR_ARGUMENT || !strstr(context.message, "do not tile")) {
+    fprintf(stderr, "rank %d: bad tiling: status %d, message '%s'\n", rank, (int)status, context.message);
     ++failures;
   }
   for (int64_t i = 0; i < stored; ++i)
     failures += values[i] != (double)i + 0.5; /* nothing written */
   free(values);
   return failures > 0;
+}
+
+/* phew_grid_decompose over a communicator gives each rank the block phew_grid_block gives
+ * for its rank and the communicator's size. */
+static int check_decompose(const int64_t n[3], int periodic, MPI_Comm comm)
+{
+  int size, rank;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  const int per[3] = {periodic, periodic, periodic};
+  phew_context context;
+  phew_context_init(&context);
+  context.mpi_comm = &comm;
+  phew_grid mine, expected;
+  if (phew_grid_decompose(&context, &mine, n, per) != PHEW_OK ||
+      phew_grid_block(NULL, &expected, n, per, size, rank) != PHEW_OK) {
+    fprintf(stderr, "rank %d: decomposing %lld x %lld x %lld failed: %s\n", rank, (long long)n[0], (long long)n[1],
+            (long long)n[2], context.message);
+    return 1;
+  }
+  if (memcmp(&mine, &expected, sizeof mine) != 0) {
+    fprintf(stderr, "rank %d: phew_grid_decompose differs from phew_grid_block(%d, %d)\n", rank, size, rank);
+    return 1;
+  }
+  return 0;
 }
 
 int main(int argc, char **argv)
@@ -98,7 +127,7 @@ int main(int argc, char **argv)
   int failed = 0;
   for (size_t k = 0; k < sizeof grids / sizeof grids[0]; ++k)
     for (int periodic = 0; periodic <= 1; ++periodic)
-      failed |= check(grids[k], periodic, comm);
+      failed |= check(grids[k], periodic, comm) | check_decompose(grids[k], periodic, comm);
   failed |= check_refuses_bad_tiling(comm);
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
   int rank;

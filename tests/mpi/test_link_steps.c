@@ -70,13 +70,16 @@ int main(int argc, char **argv)
   make(&a, 0);
   make(&b, 1);
 
-  phew_result serial;
+  phew_link_result serial;
   memset(&serial, 0, sizeof serial);
   if (rank == 0) {
     const phew_step_labels x = {N, a.id, a.label, a.mass}, y = {N, b.id, b.label, b.mass};
     MPI_Comm self = MPI_COMM_SELF;
-    if (phew_link_steps(&x, &y, &self, &serial) != PHEW_OK || serial.n_links < 20) {
-      printf("FAIL serial run: %s (%lld links)\n", serial.message, (long long)serial.n_links);
+    phew_context alone;
+    phew_context_init(&alone);
+    alone.mpi_comm = &self;
+    if (phew_link_steps(&alone, &x, &y, &serial) != PHEW_OK || serial.n_links < 20) {
+      printf("FAIL serial run: %s (%lld links)\n", alone.message, (long long)serial.n_links);
       failures++;
     }
   }
@@ -86,11 +89,14 @@ int main(int argc, char **argv)
   const phew_step_labels x = share(&a, 0, rank, size, id[0], label[0], mass[0]);
   const phew_step_labels y = share(&b, 1, rank, size, id[1], label[1], mass[1]);
   MPI_Comm world = MPI_COMM_WORLD;
-  phew_result parallel;
+  phew_context context;
+  phew_context_init(&context);
+  context.mpi_comm = &world;
+  phew_link_result parallel;
   memset(&parallel, 0, sizeof parallel);
-  const phew_status status = phew_link_steps(&x, &y, &world, &parallel);
+  const phew_status status = phew_link_steps(&context, &x, &y, &parallel);
   if (status != PHEW_OK) {
-    printf("FAIL rank %d: distributed run failed: %s\n", rank, parallel.message);
+    printf("FAIL rank %d: distributed run failed: %s\n", rank, context.message);
     failures++;
   }
   if (rank == 0 && (parallel.n_links != serial.n_links ||
@@ -116,21 +122,21 @@ int main(int argc, char **argv)
       failures++;
     }
   }
-  phew_result_free(&parallel);
+  phew_link_result_free(&parallel);
 
   /* one rank (the last) passes a NaN mass: every rank fails with the same message */
   if (y.n > 0 && rank == size - 1)
     mass[1][0] = NAN;
-  const phew_status bad = phew_link_steps(&x, &y, &world, &parallel);
+  const phew_status bad = phew_link_steps(&context, &x, &y, &parallel);
   char first[512];
-  memcpy(first, parallel.message, sizeof first);
+  memcpy(first, context.message, sizeof first);
   MPI_Bcast(first, (int)sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (bad != PHEW_ERROR_DATA || strcmp(first, parallel.message) || !strstr(parallel.message, "finite")) {
-    printf("FAIL rank %d: a NaN mass gave status %d, message '%s'\n", rank, (int)bad, parallel.message);
+  if (bad != PHEW_ERROR_DATA || strcmp(first, context.message) || !strstr(context.message, "finite")) {
+    printf("FAIL rank %d: a NaN mass gave status %d, message '%s'\n", rank, (int)bad, context.message);
     failures++;
   }
-  phew_result_free(&parallel);
-  phew_result_free(&serial);
+  phew_link_result_free(&parallel);
+  phew_link_result_free(&serial);
 
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -242,8 +242,7 @@ static void find_amr(run *r, const hierarchy *h, const double *global, int rank,
   in.amr.n_blocks = h->n_blocks;
   in.density = rho;
   in.density_type = single ? PHEW_FLOAT32 : PHEW_FLOAT64;
-  in.mpi_comm = comm;
-  run_find(r, &in, p);
+  run_find(r, &in, p, comm);
   free(rho);
 }
 
@@ -269,7 +268,7 @@ static int same_objects(const phew_object *x, const phew_object *y, int64_t n)
   return 1;
 }
 
-static int same_catalogue(const phew_result *a, const phew_result *b)
+static int same_catalogue(const phew_clump_result *a, const phew_clump_result *b)
 {
   return a->n_clumps == b->n_clumps && a->n_haloes == b->n_haloes && a->n_nodes == b->n_nodes &&
          same_objects(a->clumps, b->clumps, a->n_clumps) && same_objects(a->haloes, b->haloes, a->n_haloes);
@@ -371,8 +370,8 @@ static int check_amr(const char *name, kind k, int periodic, distribution how, u
     run ser;
     find_amr(&ser, &serial, global, 0, single, &p, &self);
     if (ser.status != PHEW_OK || par.status != PHEW_OK) {
-      printf("%s: status serial %d (%s), parallel %d (%s)\n", name, ser.status, ser.result.message, par.status,
-             par.result.message);
+      printf("%s: status serial %d (%s), parallel %d (%s)\n", name, ser.status, ser.context.message, par.status,
+             par.context.message);
       ++failures;
     } else {
       int64_t wrong = 0, first = -1, leaves = 0;
@@ -651,9 +650,9 @@ static void find_graph(run *r, const leaf_graph *g, const hierarchy *h, const in
   }
   in.density = rho;
   in.density_type = PHEW_FLOAT64;
-  in.mpi_comm = comm;
+  r->context.mpi_comm = comm;
   phew_labels labels = {a, b, cc, NULL};
-  r->status = phew_find_clumps(&in, p, &labels, &r->result);
+  r->status = phew_find_clumps(&r->context, &in, p, &labels, &r->result);
   for (int64_t i = 0; i < n; ++i) {
     r->patch[i] = a[perm[i]];
     r->clump[i] = b[perm[i]];
@@ -723,8 +722,8 @@ static int check_graph(const char *name, kind k, int periodic, distribution how,
     run ser;
     find_graph(&ser, &g, &h, every, g.n, 0, NULL, 0, 0, &self, &p);
     if (ser.status != PHEW_OK || par.status != PHEW_OK) {
-      printf("%s: status serial %d (%s), parallel %d (%s)\n", name, ser.status, ser.result.message, par.status,
-             par.result.message);
+      printf("%s: status serial %d (%s), parallel %d (%s)\n", name, ser.status, ser.context.message, par.status,
+             par.context.message);
       ++failures;
     } else {
       int64_t wrong = 0, first = -1;
@@ -765,7 +764,7 @@ static int check_graph(const char *name, kind k, int periodic, distribution how,
       if (amr.status != PHEW_OK || differ || !same_catalogue(&amr.result, &ser.result)) {
         printf("%s: the AMR path on the same leaves differs from the graph: status %d (%s), %lld labels, "
                "catalogue %s\n",
-               name, amr.status, amr.result.message, (long long)differ,
+               name, amr.status, amr.context.message, (long long)differ,
                amr.status == PHEW_OK && same_catalogue(&amr.result, &ser.result) ? "equal" : "different");
         ++failures;
       }
@@ -835,11 +834,11 @@ static int check_error(const char *name, int what)
   int failures = 0;
   const phew_status want = what == 0 ? PHEW_ERROR_DATA : what == 1 ? PHEW_OK : PHEW_ERROR_ARGUMENT;
   if (r.status != want) {
-    printf("%s: rank %d: status %d, expected %d ('%s')\n", name, rank, r.status, want, r.result.message);
+    printf("%s: rank %d: status %d, expected %d ('%s')\n", name, rank, r.status, want, r.context.message);
     ++failures;
   }
   if (want != PHEW_OK) {
-    if (r.result.message[0] == '\0' || r.result.n_clumps != 0) {
+    if (r.context.message[0] == '\0' || r.result.n_clumps != 0) {
       printf("%s: rank %d: no message or a catalogue after an error\n", name, rank);
       ++failures;
     }
@@ -853,7 +852,7 @@ static int check_error(const char *name, int what)
   /* every rank holds the same status and message */
   char message[512], *messages = NULL;
   memset(message, 0, sizeof message);
-  strncpy(message, r.result.message, sizeof message - 1);
+  strncpy(message, r.context.message, sizeof message - 1);
   int status = (int)r.status, lo = status, hi = status;
   MPI_Allreduce(&status, &lo, 1, MPI_INT, MPI_MIN, comm);
   MPI_Allreduce(&status, &hi, 1, MPI_INT, MPI_MAX, comm);
@@ -874,7 +873,7 @@ static int check_error(const char *name, int what)
   }
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, comm);
   if (rank == 0)
-    printf("%-44s every rank: status %d '%s': %s\n", name, r.status, r.result.message, failures ? "FAIL" : "ok");
+    printf("%-44s every rank: status %d '%s': %s\n", name, r.status, r.context.message, failures ? "FAIL" : "ok");
   run_free(&r);
   free(global);
   return failures;

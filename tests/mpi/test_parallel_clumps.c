@@ -112,14 +112,13 @@ static void find(run *r, const phew_grid *g, const double *global, int single, c
   in.grid = *g;
   in.density = rho;
   in.density_type = single ? PHEW_FLOAT32 : PHEW_FLOAT64;
-  in.mpi_comm = comm;
-  run_find(r, &in, p);
+  run_find(r, &in, p, comm);
   free(rho);
 }
 
 /* Masses and volumes positive and finite, mean densities and centres finite: exact sums keep
  * them right whatever the dynamic range. */
-static int masses_sane(const phew_result *r)
+static int masses_sane(const phew_clump_result *r)
 {
   for (int64_t i = 0; i < r->n_clumps + r->n_haloes; ++i) {
     const phew_object *o = i < r->n_clumps ? &r->clumps[i] : &r->haloes[i - r->n_clumps];
@@ -138,7 +137,7 @@ static int masses_sane(const phew_result *r)
 
 /* The thresholds used and the mean density, the same bits on every rank as in the serial
  * run (ser: rank 0 only); 0 if so. */
-static int same_thresholds(const char *name, const phew_result *par, const phew_result *ser, MPI_Comm comm)
+static int same_thresholds(const char *name, const phew_clump_result *par, const phew_clump_result *ser, MPI_Comm comm)
 {
   int rank;
   MPI_Comm_rank(comm, &rank);
@@ -181,7 +180,7 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
     p.density_threshold = p.saddle_threshold = PHEW_THRESHOLD_AUTOMATIC;
 
   phew_grid g;
-  phew_grid_decompose(&g, n, per, size, rank);
+  phew_grid_block(NULL, &g, n, per, size, rank);
   run par;
   find(&par, &g, global, single, &p, &comm);
 
@@ -205,7 +204,7 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
     find(&ser, &whole, global, single, &p, NULL);
     failures += same_thresholds(name, &par.result, &ser.result, comm);
     if (ser.status != PHEW_OK || par.status != PHEW_OK) {
-      printf("%s: status serial %d parallel %d (%s)\n", name, ser.status, par.status, par.result.message);
+      printf("%s: status serial %d parallel %d (%s)\n", name, ser.status, par.status, par.context.message);
       ++failures;
     } else {
       int64_t wrong = 0;
@@ -262,20 +261,20 @@ static int check_error(const char *name, int what, const char *expected)
   if (what == 1 && rank == culprit)
     p.density_threshold = NAN; /* negative ones are automatic */
   phew_grid g;
-  phew_grid_decompose(&g, n, per, size, rank);
+  phew_grid_block(NULL, &g, n, per, size, rank);
   if (what == 2 && rank == culprit)
     g.active_dims[0] = g.stored_dims[0] + 1;
   if (what == 0) { /* NaN in the culprit's first active cell, as every rank sees the field */
     phew_grid mine;
-    phew_grid_decompose(&mine, n, per, size, culprit);
+    phew_grid_block(NULL, &mine, n, per, size, culprit);
     const int64_t bad = mine.active_offset[0] + n[0] * (mine.active_offset[1] + n[1] * mine.active_offset[2]);
     global[bad] = NAN;
   }
   run r;
   find(&r, &g, global, 0, &p, &comm);
   int failures = 0;
-  if (r.status == PHEW_OK || strstr(r.result.message, expected) == NULL || r.result.n_clumps != 0) {
-    printf("%s: rank %d: status %d, message '%s' (expected '%s')\n", name, rank, r.status, r.result.message, expected);
+  if (r.status == PHEW_OK || strstr(r.context.message, expected) == NULL || r.result.n_clumps != 0) {
+    printf("%s: rank %d: status %d, message '%s' (expected '%s')\n", name, rank, r.status, r.context.message, expected);
     ++failures;
   }
   const int64_t n_stored = g.stored_dims[0] * g.stored_dims[1] * g.stored_dims[2];
@@ -287,7 +286,7 @@ static int check_error(const char *name, int what, const char *expected)
     }
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, comm);
   if (rank == 0)
-    printf("%-28s every rank: '%s': %s\n", name, r.result.message, failures ? "FAIL" : "ok");
+    printf("%-28s every rank: '%s': %s\n", name, r.context.message, failures ? "FAIL" : "ok");
   run_free(&r);
   free(global);
   return failures;

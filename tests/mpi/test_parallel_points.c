@@ -142,10 +142,11 @@ typedef struct answer {
   double density;
 } answer;
 
-/* The core's input for particles sel[0..n) of p (copies in *pos, *vel, *mass: free them);
- * with_ids passes their indices as ids. */
+/* The core's input for particles sel[0..n) of p (copies in *pos, *vel, *mass: free them),
+ * and the context of a run on comm with this many threads; with_ids passes their indices as
+ * ids. */
 static void points_input(const particles *p, const int64_t *sel, int64_t n, int with_ids, int threads, MPI_Comm *comm,
-                         phew_input *in, double **pos, double **vel, double **mass)
+                         phew_input *in, phew_context *context, double **pos, double **vel, double **mass)
 {
   *pos = malloc((size_t)(3 * n + 1) * sizeof(double));
   *vel = malloc((size_t)(3 * n + 1) * sizeof(double));
@@ -170,8 +171,9 @@ static void points_input(const particles *p, const int64_t *sel, int64_t n, int 
     in->points.box_size[d] = 1.0;
     in->points.periodic[d] = p->periodic;
   }
-  in->points.n_threads = threads;
-  in->mpi_comm = comm;
+  phew_context_init(context);
+  context->n_threads = threads;
+  context->mpi_comm = comm;
 }
 
 /* Runs particles sel[0..n) (of p) on comm; with_ids passes their indices as ids. */
@@ -180,17 +182,17 @@ static void run_points(const particles *p, const int64_t *sel, int64_t n, int wi
 {
   phew_input in;
   double *pos, *vel, *mass;
-  points_input(p, sel, n, with_ids, threads, comm, &in, &pos, &vel, &mass);
+  labels_alloc(r, n);
+  points_input(p, sel, n, with_ids, threads, comm, &in, &r->context, &pos, &vel, &mass);
   phew_params params;
   phew_params_init(&params);
   params.density_threshold = p->n < 1000 ? 1.0 : 5.0; /* small sets are flat */
   params.relevance_threshold = 2.0;
   params.saddle_merging = 1;
   params.saddle_threshold = 40.0;
-  labels_alloc(r, n);
   memset(&r->result, 0, sizeof r->result);
   phew_labels labels = {r->patch, r->clump, r->halo, density};
-  r->status = phew_find_clumps(&in, &params, &labels, &r->result);
+  r->status = phew_find_clumps(&r->context, &in, &params, &labels, &r->result);
   free(pos);
   free(vel);
   free(mass);
@@ -249,7 +251,7 @@ static int check(const char *name, kind k, int periodic, share how, uint64_t see
     MPI_Comm self = MPI_COMM_SELF;
     run_points(&p, all, p.n, 0, 1, &self, &serial, serial_density);
     if (serial.status != PHEW_OK) {
-      printf("%s: serial run failed: %s\n", name, serial.result.message);
+      printf("%s: serial run failed: %s\n", name, serial.context.message);
       failures = 1;
     }
   }
@@ -263,7 +265,7 @@ static int check(const char *name, kind k, int periodic, share how, uint64_t see
   run_points(&p, sel, n, how == SCATTERED, 1 + rank % 3, &world, &par, density);
   if (par.status != PHEW_OK) {
     if (rank == 0)
-      printf("%s: parallel run failed: %s\n", name, par.result.message);
+      printf("%s: parallel run failed: %s\n", name, par.context.message);
     failures = 1;
   }
 
@@ -325,20 +327,22 @@ static int check(const char *name, kind k, int periodic, share how, uint64_t see
   return failures;
 }
 
-/* Friends-of-Friends on particles sel[0..n) of p (with_ids: their indices as ids). */
+/* Friends-of-Friends on particles sel[0..n) of p (with_ids: their indices as ids); context
+ * gets the run's message. */
 static phew_status run_fof(const particles *p, const int64_t *sel, int64_t n, int with_ids, int threads, MPI_Comm *comm,
-                           double linking, int absolute, int64_t *group, phew_result *result)
+                           double linking, int absolute, int64_t *group, phew_context *context,
+                           phew_group_result *result)
 {
   phew_input in;
   double *pos, *vel, *mass;
-  points_input(p, sel, n, with_ids, threads, comm, &in, &pos, &vel, &mass);
+  points_input(p, sel, n, with_ids, threads, comm, &in, context, &pos, &vel, &mass);
   phew_fof_params params;
   phew_fof_params_init(&params);
   params.linking_length = linking;
   params.absolute = absolute;
   params.min_members = 5;
   memset(result, 0, sizeof *result);
-  const phew_status status = phew_find_fof_groups(&in, &params, group, result);
+  const phew_status status = phew_find_fof_groups(context, &in, &params, group, result);
   free(pos);
   free(vel);
   free(mass);
@@ -356,24 +360,27 @@ static int check_fof(const char *name, kind k, int periodic, share how, uint64_t
   int64_t *all = malloc((size_t)p.n * sizeof *all), *serial = malloc((size_t)p.n * sizeof *serial);
   for (int64_t i = 0; i < p.n; ++i)
     all[i] = i;
-  phew_result serial_result;
+  phew_context serial_context;
+  phew_group_result serial_result;
   memset(&serial_result, 0, sizeof serial_result);
   int failures = 0;
   if (rank == 0) {
     MPI_Comm self = MPI_COMM_SELF;
-    if (run_fof(&p, all, p.n, 0, 1, &self, linking, absolute, serial, &serial_result) != PHEW_OK) {
-      printf("%s: serial run failed: %s\n", name, serial_result.message);
+    if (run_fof(&p, all, p.n, 0, 1, &self, linking, absolute, serial, &serial_context, &serial_result) != PHEW_OK) {
+      printf("%s: serial run failed: %s\n", name, serial_context.message);
       failures = 1;
     }
   }
   int64_t *sel = malloc((size_t)p.n * sizeof *sel);
   const int64_t n = pick_share(&p, how, seed, rank, size, sel);
   int64_t *group = malloc((size_t)(n + 1) * sizeof *group);
-  phew_result result;
+  phew_context context;
+  phew_group_result result;
   MPI_Comm world = MPI_COMM_WORLD;
-  if (run_fof(&p, sel, n, how == SCATTERED, 1 + rank % 3, &world, linking, absolute, group, &result) != PHEW_OK) {
+  if (run_fof(&p, sel, n, how == SCATTERED, 1 + rank % 3, &world, linking, absolute, group, &context, &result) !=
+      PHEW_OK) {
     if (rank == 0)
-      printf("%s: parallel run failed: %s\n", name, result.message);
+      printf("%s: parallel run failed: %s\n", name, context.message);
     failures = 1;
   }
   /* (id, group) pairs on rank 0 */
@@ -416,8 +423,8 @@ static int check_fof(const char *name, kind k, int periodic, share how, uint64_t
   free(sel);
   free(all);
   free(serial);
-  phew_result_free(&result);
-  phew_result_free(&serial_result);
+  phew_group_result_free(&result);
+  phew_group_result_free(&serial_result);
   release(&p);
   return failures;
 }

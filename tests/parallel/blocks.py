@@ -1,5 +1,6 @@
-"""The blocks the command-line tool gives each rank: phew_grid_decompose called through ctypes
-on the built libphew, so the tests place features on the real block boundaries."""
+"""The blocks the command-line tool gives each rank: phew_grid_block (the blocks
+phew_grid_decompose gives the ranks of a communicator) called through ctypes on the built
+libphew, so the tests place features on the real block boundaries."""
 import ctypes
 
 _I3 = ctypes.c_int64 * 3
@@ -41,13 +42,18 @@ class Block:
 def decompose(libphew, dims, periodic, n_ranks):
     """The Block of every rank when a dims = (nx, ny, nz) grid runs on n_ranks."""
     lib = ctypes.CDLL(libphew)
+    # phew_status phew_grid_block(phew_context *context, phew_grid *grid, const int64_t global_dims[3],
+    #                             const int periodic[3], int n_blocks, int block); no context: NULL
+    lib.phew_grid_block.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Grid), ctypes.POINTER(ctypes.c_int64),
+                                    ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int]
+    lib.phew_grid_block.restype = ctypes.c_int
     blocks = []
     for rank in range(n_ranks):
         g = _Grid()
-        status = lib.phew_grid_decompose(ctypes.byref(g), _I3(*dims), (ctypes.c_int * 3)(*([int(periodic)] * 3)),
-                                         n_ranks, rank)
+        status = lib.phew_grid_block(None, ctypes.byref(g), _I3(*dims), (ctypes.c_int * 3)(*([int(periodic)] * 3)),
+                                     n_ranks, rank)
         if status != 0:
-            raise RuntimeError(f"phew_grid_decompose({dims}, {n_ranks}, {rank}) failed: {status}")
+            raise RuntimeError(f"phew_grid_block({dims}, {n_ranks}, {rank}) failed: {status}")
         blocks.append(Block(g))
     return blocks
 

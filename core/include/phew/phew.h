@@ -1,7 +1,12 @@
 /* phew: structure finding in density fields (Bleuler, Teyssier et al. 2015).
  *
  * Public C API of libphew. Plain C11, no VTK. The caller owns the density and label
- * arrays; the library owns the catalogue it returns (free it with phew_result_free).
+ * arrays; the library owns the catalogues it returns (free them with the result's _free).
+ *
+ * One convention throughout: every function that works on data takes a phew_context first
+ * (the communicator it is collective over, threads, progress and cancel callbacks, and the
+ * message of a failure) and returns a phew_status; each finder fills a result type of its own
+ * (phew_clump_result, phew_group_result, phew_link_result).
  *
  * Ids seen by users never depend on how the domain is split over MPI ranks:
  *   PeakPatchId  global cell id of the patch's peak (grids: ix + nx*(iy + ny*iz); AMR: see
@@ -35,8 +40,37 @@ typedef enum phew_status {
   PHEW_ERROR_MEMORY = 3,   /* an allocation failed */
   PHEW_ERROR_MPI = 4,      /* communication failed, or MPI support is not compiled in */
   PHEW_ERROR_IO = 5,       /* reading or writing a file failed (tool helpers only) */
-  PHEW_CANCELLED = 6       /* the caller's cancel callback asked to stop (phew_input.cancel) */
+  PHEW_CANCELLED = 6       /* the caller's cancel callback asked to stop (phew_context.cancel) */
 } phew_status;
+
+typedef void (*phew_progress_fn)(double fraction, const char *stage, void *user_data);
+/* Returns nonzero to stop the run. */
+typedef int (*phew_cancel_fn)(void *user_data);
+
+/* How a call runs. Every function that works on data takes one: the communicator it is
+ * collective over, the threads each rank may use, the caller's progress and cancel
+ * callbacks; a failed call writes why into message (the same on every rank of a collective
+ * call), a successful one empties it. Set up with phew_context_init; one context serves any
+ * number of calls, one at a time.
+ *
+ * cancel is asked at the start of every stage, where the ranks agree (one asking stops all),
+ * and inside the watershed's and the catalogue's loops (per z plane of a grid, per AMR block,
+ * every 65536 cells of a graph), which one rank may leave at once (the others stop at the
+ * next agreement); particles are asked between their stages. A stopped run returns
+ * PHEW_CANCELLED with every label -1 and an empty result, on every rank. */
+typedef struct phew_context {
+  void *mpi_comm;            /* address of an MPI_Comm, or NULL: this process alone */
+  int n_threads;             /* threads per rank for the particle code (neighbour search,
+                                density, halo finders); 0: all cores */
+  phew_progress_fn progress; /* optional: the fraction done (0..1) and the stage's name */
+  void *progress_data;
+  phew_cancel_fn cancel;     /* optional */
+  void *cancel_data;
+  char message[512];         /* why the last call failed; empty after a success */
+} phew_context;
+
+/* This process alone, all cores, no callbacks, no message. */
+PHEW_API void phew_context_init(phew_context *context);
 
 typedef enum phew_scalar_type { PHEW_FLOAT32 = 0, PHEW_FLOAT64 = 1 } phew_scalar_type;
 
@@ -46,7 +80,7 @@ typedef enum phew_scalar_type { PHEW_FLOAT32 = 0, PHEW_FLOAT64 = 1 } phew_scalar
 /* Parameters of the clump finder (paper sections 2.4 and 2.5). Densities and thresholds are
  * in the density's own units (particles with an estimated density: units of the mean density,
  * see phew_points); masses are density x cell volume in the data's units (particles: sums of
- * the mass array). phew_result reports the thresholds used and the mean density.
+ * the mass array). phew_clump_result reports the thresholds used and the mean density.
  *
  * Automatic thresholds (PHEW_THRESHOLD_AUTOMATIC, any negative value; the defaults):
  * - density: 10 x the mean density of the input, the total mass over the total volume of the
@@ -178,11 +212,9 @@ typedef struct phew_points {
   int periodic[3];           /* wrap along these axes with the box size (needs the box) */
   int n_neighbours;          /* PHEW's graph: nearest other particles per particle (16) */
   int n_density_neighbours;  /* the SPH estimate (64, the particle itself counted) */
-  int n_threads;             /* threads per rank for the neighbour search and the density;
-                                0: all cores */
 } phew_points;
 
-/* Defaults: no particles, float64, no box, 16 and 64 neighbours, all cores. */
+/* Defaults: no particles, float64, no box, 16 and 64 neighbours. */
 PHEW_API void phew_points_init(phew_points *points);
 
 typedef enum phew_mesh_kind {
@@ -192,26 +224,27 @@ typedef enum phew_mesh_kind {
   PHEW_MESH_POINTS = 3
 } phew_mesh_kind;
 
-/* This rank's block when the whole grid is split over n_ranks: blocks balanced by cell
- * count (the factorisation with the smallest cut), one ghost layer towards every
- * neighbouring block, across periodic edges too. Ranks may get no cells when n_ranks is
+/* Block `block` (0 .. n_blocks - 1) of the whole grid split into n_blocks: blocks balanced by
+ * cell count (the factorisation with the smallest cut), one ghost layer towards every
+ * neighbouring block, across periodic edges too. Blocks may have no cells when n_blocks is
  * larger than the grid allows. The origin and spacing are left at 0 and 1. Fails with
- * PHEW_ERROR_ARGUMENT when a dimension is below 1 or above 2^53, or the cell count overflows
- * int64. */
-PHEW_API phew_status phew_grid_decompose(phew_grid *grid, const int64_t global_dims[3], const int periodic[3], int n_ranks,
-                                int rank);
+ * PHEW_ERROR_ARGUMENT (and context->message) when a dimension is below 1 or above 2^53, the
+ * cell count overflows int64, or block is not in 0 .. n_blocks - 1. Not collective. */
+PHEW_API phew_status phew_grid_block(phew_context *context, phew_grid *grid, const int64_t global_dims[3],
+                                     const int periodic[3], int n_blocks, int block);
+
+/* This rank's block of the grid split over the ranks of context->mpi_comm (phew_grid_block
+ * with the communicator's size and this rank). Not collective. */
+PHEW_API phew_status phew_grid_decompose(phew_context *context, phew_grid *grid, const int64_t global_dims[3],
+                                         const int periodic[3]);
 
 /* Copy into the ghost cells of this rank's block (stored but not active) the values of the
  * cells they mirror, from the ranks whose active boxes hold them. values has one entry of
- * value_size bytes per stored cell, x fastest. Collective over mpi_comm (the address of an
- * MPI_Comm, or NULL for this process alone: ghosts then wrap onto its own cells). On error
- * every rank returns the same status and message is filled. */
-PHEW_API phew_status phew_exchange_ghosts(const phew_grid *grid, void *values, size_t value_size, void *mpi_comm,
-                                 char *message, size_t message_size);
-
-typedef void (*phew_progress_fn)(double fraction, const char *stage, void *user_data);
-/* Returns nonzero to stop the run. */
-typedef int (*phew_cancel_fn)(void *user_data);
+ * value_size bytes per stored cell, x fastest. Collective over context->mpi_comm (alone, ghosts
+ * wrap onto this process's own cells). On error every rank returns the same status and
+ * context->message says why. */
+PHEW_API phew_status phew_exchange_ghosts(phew_context *context, const phew_grid *grid, void *values,
+                                          size_t value_size);
 
 typedef struct phew_input {
   phew_mesh_kind mesh; /* which of grid, graph, amr and points describes the cells (0: grid) */
@@ -222,23 +255,11 @@ typedef struct phew_input {
   const void *density; /* one value per stored (grid), local (graph) or own block (amr) cell,
                           or per particle passed (points; NULL there: estimate it) */
   phew_scalar_type density_type;
-  void *mpi_comm;                /* address of an MPI_Comm, or NULL: this process alone */
-  phew_progress_fn progress;     /* optional */
-  void *progress_data;
   int labels_active_only;        /* grids only: 1 writes the labels of the active cells alone,
                                     laid out over the active box (x fastest) at the start of
                                     each label array, for a caller whose output has no ghost
                                     cells; the arrays still hold one entry per stored cell (the
                                     core works in them), the rest left undefined */
-  phew_cancel_fn cancel;         /* optional: asked at the start of every stage, where the ranks
-                                    agree (one asking stops all), and inside the watershed's
-                                    and the catalogue's loops (per z plane of a grid, per AMR
-                                    block, every 65536 cells of a graph), which one
-                                    rank may leave at once (the others stop at the next
-                                    agreement). A stopped run returns PHEW_CANCELLED with every
-                                    label -1 and an empty result, on every rank. Grids, graphs
-                                    and AMR; particles are asked between their stages. */
-  void *cancel_data;
 } phew_input;
 
 /* Per stored (grid), local (graph) or own block (amr) cell, written by phew_find_clumps; all
@@ -343,7 +364,7 @@ typedef struct phew_stats {
   int n_threads;               /* threads per rank of the neighbour search and the density */
 } phew_stats;
 
-/* Which optional columns the catalogue of a result has (phew_result.columns). */
+/* Which optional columns the catalogue of a result has (its `columns`). */
 enum phew_column_set {
   PHEW_COLUMNS_PARTICLES = 1, /* counts are NumberOfParticles; Radius */
   PHEW_COLUMNS_VELOCITY = 2,  /* MeanVelocityX/Y/Z, VelocityDispersion */
@@ -391,33 +412,31 @@ typedef struct phew_link {
                                  is a split */
 } phew_link;
 
-typedef struct phew_result {
-  int columns; /* phew_column_set flags of this catalogue */
+/* What phew_find_clumps finds: the catalogues and the dendrogram (complete on rank 0 of the
+ * communicator, empty elsewhere), the statistics, the thresholds used and the mean density
+ * (the same on every rank). */
+typedef struct phew_clump_result {
+  int columns; /* phew_column_set flags of this catalogue (0 for grids, graphs, AMR) */
   int64_t n_clumps;
   phew_object *clumps;
   int64_t n_haloes;
   phew_object *haloes;
   int64_t n_nodes;
   phew_node *nodes;
-  int64_t n_groups;    /* the halo finders on particles (FoF, HOP): their group catalogue */
-  phew_group *groups;
-  int64_t n_links;     /* phew_link_steps: the links, ordered by descendant id (-1 last), then
-                          progenitor id */
-  phew_link *links;
   phew_stats stats;
-  char message[512]; /* why the call failed, empty on success */
-  /* phew_find_clumps (NaN if it failed before they were known; 0 from the other functions):
-   * the thresholds it used (the given ones, or the automatic ones; the saddle threshold is
-   * NaN without saddle merging) and the mean density of the input (see phew_params), always
-   * computed, in the density's units. The same on every rank. */
+  /* the thresholds used (the given ones, or the automatic ones; the saddle threshold is NaN
+   * without saddle merging) and the mean density of the input (see phew_params), always
+   * computed, in the density's units; NaN if the call failed before they were known */
   double density_threshold_used;
   double saddle_threshold_used;
   double mean_density;
-} phew_result;
+} phew_clump_result;
+
+PHEW_API void phew_clump_result_free(phew_clump_result *result);
 
 /* Run the whole pipeline: watershed, saddles, noise removal, saddle merging, properties.
- * Collective over input->mpi_comm. On error every rank returns the same status, the
- * message says why, and the labels are filled with -1 (whenever the label arrays and the
+ * Collective over context->mpi_comm. On error every rank returns the same status,
+ * context->message says why, and the labels are filled with -1 (whenever the label arrays and the
  * number of cells are known; the density is never written).
  *
  * In parallel each rank passes its block of the grid: the active box it owns plus one ghost
@@ -433,16 +452,15 @@ typedef struct phew_result {
  * a volume of a listed clump, halo or dendrogram node that lies outside the normal double
  * range [DBL_MIN, DBL_MAX] fails the call with PHEW_ERROR_DATA and a message naming it;
  * structures left out by the mass threshold need not fit. */
-PHEW_API phew_status phew_find_clumps(const phew_input *input, const phew_params *params,
-                             phew_labels *labels, phew_result *result);
-
-PHEW_API void phew_result_free(phew_result *result);
+PHEW_API phew_status phew_find_clumps(phew_context *context, const phew_input *input, const phew_params *params,
+                                      phew_labels *labels, phew_clump_result *result);
 
 /* Particles only: the density of every particle passed (input->mesh == PHEW_MESH_POINTS),
  * the SPH estimate described at phew_points, without the clump finder. Collective; on error
- * every rank returns the same status and result->message says why. Only result->message and
- * result->stats.n_cells, n_ranks and seconds[0] are filled. */
-PHEW_API phew_status phew_estimate_density(const phew_input *input, double *density, phew_result *result);
+ * every rank returns the same status and context->message says why. stats (optional) gets
+ * n_cells, n_ranks, n_threads and the particle stages' seconds. */
+PHEW_API phew_status phew_estimate_density(phew_context *context, const phew_input *input, double *density,
+                                           phew_stats *stats);
 
 /* ---- halo finders on particles -------------------------------------------------------------
  * Both take particles as phew_find_clumps does (input->mesh == PHEW_MESH_POINTS, phew_points),
@@ -450,7 +468,18 @@ PHEW_API phew_status phew_estimate_density(const phew_input *input, double *dens
  * GroupId (-1: in no group), in the order passed. The catalogue (result->groups) is complete
  * on rank 0 and empty elsewhere; the labels and the catalogue are the same, bit for bit, for
  * any number of ranks and threads. Collective; on error every rank returns the same status,
- * result->message says why and the labels are -1. */
+ * context->message says why and the labels are -1. */
+
+/* What a halo finder finds: the group catalogue (complete on rank 0, empty elsewhere) and the
+ * statistics. */
+typedef struct phew_group_result {
+  int columns; /* phew_column_set flags: PHEW_COLUMNS_VELOCITY, PHEW_COLUMNS_PEAK */
+  int64_t n_groups;
+  phew_group *groups;
+  phew_stats stats;
+} phew_group_result;
+
+PHEW_API void phew_group_result_free(phew_group_result *result);
 
 /* Friends-of-Friends: two particles are friends when their distance (the nearest image on
  * periodic axes) is at most the linking length; groups are the connected components. */
@@ -464,8 +493,9 @@ typedef struct phew_fof_params {
 /* b = 0.2 relative, groups of at least 20 particles. */
 PHEW_API void phew_fof_params_init(phew_fof_params *params);
 
-PHEW_API phew_status phew_find_fof_groups(const phew_input *input, const phew_fof_params *params, int64_t *group_id,
-                                          phew_result *result);
+PHEW_API phew_status phew_find_fof_groups(phew_context *context, const phew_input *input,
+                                          const phew_fof_params *params, int64_t *group_id,
+                                          phew_group_result *result);
 
 #define PHEW_ARRAY_GROUP_ID "GroupId"
 
@@ -503,8 +533,9 @@ PHEW_API void phew_hop_params_init(phew_hop_params *params);
 
 /* density (optional, per particle passed): the density HOP used, in units of the mean density
  * when estimated (NaN on error). */
-PHEW_API phew_status phew_find_hop_groups(const phew_input *input, const phew_hop_params *params, int64_t *group_id,
-                                          double *density, phew_result *result);
+PHEW_API phew_status phew_find_hop_groups(phew_context *context, const phew_input *input,
+                                          const phew_hop_params *params, int64_t *group_id, double *density,
+                                          phew_group_result *result);
 
 /* ---- clumps followed in time ---------------------------------------------------------------
  * The labels of one step, as each rank holds them: element i (a cell or a particle) has the
@@ -520,13 +551,19 @@ typedef struct phew_step_labels {
 
 /* The merger tree from one step to the next: every pair of structures, one of each step, that
  * share elements, with the shared mass both ways; structures sharing none appear alone. The
- * links are complete on rank 0 of mpi_comm (address of an MPI_Comm, or NULL: this process
- * alone) and empty elsewhere, and the same, bit for bit, for any number of ranks (masses are
- * exact sums). Collective; on error every rank returns the same status and result->message
- * says why (an id passed twice in a step, a negative id or label, a mass that is not finite
- * and non-negative). Only result->n_links, links and message are written. */
-PHEW_API phew_status phew_link_steps(const phew_step_labels *earlier, const phew_step_labels *later, void *mpi_comm,
-                                     phew_result *result);
+ * links are complete on rank 0 of context->mpi_comm and empty elsewhere, and the same, bit
+ * for bit, for any number of ranks (masses are exact sums). Collective; on error every rank
+ * returns the same status and context->message says why (an id passed twice in a step, a
+ * negative id or label, a mass that is not finite and non-negative). */
+typedef struct phew_link_result {
+  int64_t n_links; /* ordered by descendant id (-1 last), then progenitor id */
+  phew_link *links;
+} phew_link_result;
+
+PHEW_API void phew_link_result_free(phew_link_result *result);
+
+PHEW_API phew_status phew_link_steps(phew_context *context, const phew_step_labels *earlier,
+                                     const phew_step_labels *later, phew_link_result *result);
 
 PHEW_API const char *phew_status_string(phew_status status);
 PHEW_API const char *phew_stage_name(int stage);
@@ -546,7 +583,7 @@ typedef struct phew_column {
 } phew_column;
 
 /* Column lists in output order: the clump table, the halo table, the dendrogram, for a
- * catalogue with these optional columns (phew_result.columns; 0 for grids, graphs, AMR). */
+ * catalogue with these optional columns (the result's columns; 0 for grids, graphs, AMR). */
 PHEW_API const phew_column *phew_clump_columns(int columns, int *count);
 PHEW_API const phew_column *phew_halo_columns(int columns, int *count);
 PHEW_API const phew_column *phew_node_columns(int columns, int *count);
@@ -560,17 +597,18 @@ PHEW_API const phew_column *phew_link_columns(int *count);
 PHEW_API double phew_column_as_double(const phew_column *column, const void *row);
 PHEW_API int64_t phew_column_as_int64(const phew_column *column, const void *row);
 
-/* *product = factors[0] * ... * factors[n_factors - 1]. Returns 0, or -1 (and leaves *product
- * unchanged) when a factor is negative or the product does not fit in int64_t. The core checks
+/* *product = factors[0] * ... * factors[n_factors - 1]. Returns PHEW_OK, or
+ * PHEW_ERROR_ARGUMENT (and leaves *product unchanged) when a factor is negative or the product
+ * does not fit in int64_t. The core checks
  * every size it derives from its input with it; front ends use it for the sizes they compute
  * from user input (cell counts, byte counts) before allocating or reading anything. */
-PHEW_API int phew_checked_product(const int64_t *factors, int n_factors, int64_t *product);
+PHEW_API phew_status phew_checked_product(const int64_t *factors, int n_factors, int64_t *product);
 
 /* 1 if the library was built with MPI support. */
 PHEW_API int phew_has_mpi(void);
 
 /* ---- drawing the dendrogram ----------------------------------------------------------------
- * Where each node of a dendrogram (phew_result.nodes) goes in a plot with the leaves along x
+ * Where each node of a dendrogram (phew_clump_result.nodes) goes in a plot with the leaves along x
  * and log10 of the density up y: a node is a vertical segment at x from log_top down to
  * log_bottom, and every node c with a parent p also a horizontal one at height log_bottom of c,
  * from x of c to x of p.
@@ -588,8 +626,8 @@ PHEW_API int phew_has_mpi(void);
  * nodes 0..n-1, children before parents). layout[i] describes nodes[i]. O(n log n), no
  * recursion. Fails with PHEW_ERROR_ARGUMENT (n_nodes < 0, a NULL array, two nodes with one id,
  * a parent id that is no node's, parents in a cycle) or PHEW_ERROR_DATA (a NaN or infinite
- * density, no positive density at all) and a message (message may be NULL with size 0), and
- * then writes neither layout nor *log_floor. No nodes: PHEW_OK, *log_floor = NaN. */
+ * density, no positive density at all) and context->message, and then writes neither layout
+ * nor *log_floor. Not collective. No nodes: PHEW_OK, *log_floor = NaN. */
 typedef struct phew_node_layout {
   double x;
   double log_top;
@@ -597,8 +635,8 @@ typedef struct phew_node_layout {
   int64_t parent_index; /* the parent's index in the node array, -1 for roots */
 } phew_node_layout;
 
-PHEW_API phew_status phew_layout_dendrogram(const phew_node *nodes, int64_t n_nodes, phew_node_layout *layout,
-                                            double *log_floor, char *message, size_t message_size);
+PHEW_API phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes, int64_t n_nodes,
+                                            phew_node_layout *layout, double *log_floor);
 
 #ifdef __cplusplus
 }

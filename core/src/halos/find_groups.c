@@ -35,7 +35,7 @@ static phew_status linking_length(const points_context *x, const phew_fof_params
   return PHEW_OK;
 }
 
-static phew_status check_fof(const phew_fof_params *p, phew_result *result)
+static phew_status check_fof(const phew_fof_params *p, call_result *result)
 {
   if (!p)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "no Friends-of-Friends parameters");
@@ -48,13 +48,9 @@ static phew_status check_fof(const phew_fof_params *p, phew_result *result)
   return PHEW_OK;
 }
 
-phew_status phew_find_fof_groups(const phew_input *in, const phew_fof_params *params, int64_t *group_id,
-                                 phew_result *result)
+static phew_status fof_groups(const phew_context *context, const phew_input *in, const phew_fof_params *params,
+                              int64_t *group_id, call_result *result)
 {
-  if (!result)
-    return PHEW_ERROR_ARGUMENT;
-  memset(result, 0, sizeof *result);
-  result->stats.n_ranks = 1;
   comm c;
   memset(&c, 0, sizeof c);
   c.size = 1;
@@ -65,9 +61,10 @@ phew_status phew_find_fof_groups(const phew_input *in, const phew_fof_params *pa
   subvolume *parts = NULL;
   int64_t *key = NULL, *label = NULL;
   const int64_t n_passed = in && in->mesh == PHEW_MESH_POINTS ? in->points.n : 0;
-  phew_status status = comm_init(&c, in, result);
+  phew_status status = comm_init(&c, context, result);
   if (status != PHEW_OK)
     goto done;
+  x.context = context;
   x.c = &c;
   x.result = result;
   if (!in || in->mesh != PHEW_MESH_POINTS)
@@ -104,7 +101,7 @@ phew_status phew_find_fof_groups(const phew_input *in, const phew_fof_params *pa
   result->stats.seconds[PHEW_STAGE_PROPERTIES] += phew_seconds() - t;
 done:
   if (status != PHEW_OK) {
-    phew_result_free(result);
+    call_result_free(result);
     for (int64_t i = 0; group_id && i < n_passed; ++i)
       group_id[i] = -1;
   }
@@ -134,7 +131,7 @@ void phew_hop_params_init(phew_hop_params *params)
   params->min_members = 10;
 }
 
-static phew_status check_hop(const phew_hop_params *p, phew_result *result)
+static phew_status check_hop(const phew_hop_params *p, call_result *result)
 {
   if (!p)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "no HOP parameters");
@@ -214,13 +211,9 @@ typedef struct hop_answer {
   double density;
 } hop_answer;
 
-phew_status phew_find_hop_groups(const phew_input *in, const phew_hop_params *params, int64_t *group_id,
-                                 double *density, phew_result *result)
+static phew_status hop_groups(const phew_context *context, const phew_input *in, const phew_hop_params *params,
+                              int64_t *group_id, double *density, call_result *result)
 {
-  if (!result)
-    return PHEW_ERROR_ARGUMENT;
-  memset(result, 0, sizeof *result);
-  result->stats.n_ranks = 1;
   points_run run;
   memset(&run, 0, sizeof run);
   id_map own;
@@ -229,7 +222,7 @@ phew_status phew_find_hop_groups(const phew_input *in, const phew_hop_params *pa
   int64_t *key = NULL, *key_padding = NULL, *final_key = NULL, *label = NULL;
   hop_answer *answers = NULL, *back = NULL;
   const int64_t n_passed = in && in->mesh == PHEW_MESH_POINTS ? in->points.n : 0;
-  phew_status status = comm_init(&run.c, in, result);
+  phew_status status = comm_init(&run.c, context, result);
   if (status != PHEW_OK)
     goto done;
   if (!in || in->mesh != PHEW_MESH_POINTS)
@@ -246,7 +239,7 @@ phew_status phew_find_hop_groups(const phew_input *in, const phew_hop_params *pa
   const int n_keep = params->n_hop - 1 > params->n_merge ? params->n_hop - 1 : params->n_merge;
   hop_in.points.n_neighbours = n_keep > 1 ? n_keep : 1;
   run.n_ordered = params->n_merge > 0 ? params->n_merge : 1; /* the hops need only the set */
-  status = points_prepare(&run, &hop_in, POINTS_HOP, result);
+  status = points_prepare(&run, context, &hop_in, POINTS_HOP, result);
   if (status != PHEW_OK)
     goto done;
 
@@ -309,7 +302,7 @@ phew_status phew_find_hop_groups(const phew_input *in, const phew_hop_params *pa
   result->stats.seconds[PHEW_STAGE_PROPERTIES] += phew_seconds() - t;
 done:
   if (status != PHEW_OK) {
-    phew_result_free(result);
+    call_result_free(result);
     for (int64_t i = 0; i < n_passed; ++i) {
       if (group_id)
         group_id[i] = -1;
@@ -322,7 +315,7 @@ done:
     result->stats.seconds[k] = comm_max_double(&run.c, result->stats.seconds[k]);
   result->stats.n_cells = run.x.n_total;
   result->stats.n_ranks = run.c.size;
-  if (own.key)
+  if (own.slots)
     id_map_free(&own);
   free(rho_padding);
   free(key);
@@ -333,4 +326,32 @@ done:
   free(back);
   points_run_free(&run);
   return status;
+}
+
+/* The group catalogue of a halo finder's call into the caller's result. */
+static phew_status report_groups(phew_context *context, call_result *r, phew_status s, phew_group_result *result)
+{
+  call_result_report(r, s, context);
+  *result = (phew_group_result){r->columns, r->n_groups, r->groups, r->stats};
+  return s;
+}
+
+phew_status phew_find_fof_groups(phew_context *context, const phew_input *in, const phew_fof_params *params,
+                                 int64_t *group_id, phew_group_result *result)
+{
+  if (!context || !result)
+    return PHEW_ERROR_ARGUMENT;
+  call_result r;
+  call_result_start(&r);
+  return report_groups(context, &r, fof_groups(context, in, params, group_id, &r), result);
+}
+
+phew_status phew_find_hop_groups(phew_context *context, const phew_input *in, const phew_hop_params *params,
+                                 int64_t *group_id, double *density, phew_group_result *result)
+{
+  if (!context || !result)
+    return PHEW_ERROR_ARGUMENT;
+  call_result r;
+  call_result_start(&r);
+  return report_groups(context, &r, hop_groups(context, in, params, group_id, density, &r), result);
 }

@@ -14,29 +14,12 @@
  * which is the smallest global id in the group. Nothing but those edges is gathered. */
 #include "halos.h"
 #include "union_find.h"
-#include "../particles/id_map.h"
-#include "../particles/threads.h"
+#include "id_map.h"
+#include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int union_find_init(union_find *u, int64_t n)
-{
-  u->n = n;
-  u->parent = malloc(((size_t)n + 1) * sizeof *u->parent);
-  if (!u->parent)
-    return -1;
-  for (int64_t i = 0; i < n; ++i)
-    atomic_init(&u->parent[i], (int32_t)i);
-  return 0;
-}
-
-void union_find_free(union_find *u)
-{
-  free(u->parent);
-  memset(u, 0, sizeof *u);
-}
 
 /* ---- across ranks ------------------------------------------------------------------------ */
 
@@ -124,7 +107,7 @@ static phew_status cross_edges(const points_context *x, const particle_set *s, c
       e[n++] = (key_edge){mine < it.key ? mine : it.key, mine < it.key ? it.key : mine};
   }
   inbox_free(&in);
-  if (own.key)
+  if (own.slots)
     id_map_free(&own);
   if (!ok) {
     free(e);
@@ -198,7 +181,7 @@ static phew_status join_keys(const key_edge *edges, int64_t n_edges, int64_t *ke
       key[i] = sorted[union_find_root(&sets, (int32_t)k)];
   }
   free(sorted);
-  if (index.key)
+  if (index.slots)
     id_map_free(&index);
   union_find_free(&sets);
   return ok ? PHEW_OK : PHEW_ERROR_MEMORY;
@@ -328,7 +311,7 @@ phew_status fof_find(const points_context *x, const subvolume *parts, particle_s
   int ok = smallest && size && padding_key;
   set_job job = {&sets, s, sent, smallest, size, key, padding_key, min_members, 0};
   for (job.step = 0; ok && job.step < 3; ++job.step)
-    particle_parallel(x->n_threads, (n + SET_BLOCK - 1) / SET_BLOCK, set_task, &job);
+    threads_run(x->n_threads, (n + SET_BLOCK - 1) / SET_BLOCK, set_task, &job);
   friend_sets_free(&sets);
   free((void *)smallest);
   free((void *)size);

@@ -1,6 +1,6 @@
 /* Friends-of-Friends: the cells of a blocked grid joined block by block (fof_cells.h). */
 #include "fof_cells.h"
-#include "../particles/threads.h"
+#include "threads.h"
 
 #include <string.h>
 
@@ -179,7 +179,7 @@ int link_blocks(const link_job *job, int threads)
     b.first[b.n] = job->n_cells;
     block_walk_init(w, job->g, job->length);
     block_job bj = {job, w, &b};
-    particle_parallel(threads, (b.n + BLOCKS_PER_TASK - 1) / BLOCKS_PER_TASK, block_task, &bj);
+    threads_run(threads, (b.n + BLOCKS_PER_TASK - 1) / BLOCKS_PER_TASK, block_task, &bj);
   }
   free(b.key);
   free(b.first);

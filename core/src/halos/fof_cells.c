@@ -15,8 +15,8 @@
  * that the sets are those of every pair compared; cells are whole only with a margin far above
  * the rounding of the distances. */
 #include "fof_cells.h"
-#include "../particles/radix_sort.h"
-#include "../particles/threads.h"
+#include "radix_sort.h"
+#include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -301,14 +301,14 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   int64_t *first = phew_malloc((size_t)n_blocks + 1, sizeof *first);
   f->order = phew_malloc((size_t)n + 1, sizeof *f->order);
   int ok = cell && sorted && first && f->order && union_find_init(&f->sets, n) == 0;
-  const int threads = particle_threads(n_threads);
+  const int threads = threads_resolve(n_threads);
   const int index_bits = radix_index_bits(n), packed = key_bits + index_bits <= 64 ? index_bits : 0;
   key_job keys = {&g, position, cell, sorted, f->order, packed, n, 0, first, NULL, NULL};
   if (ok)
-    particle_parallel(threads, n_blocks, key_task, &keys);
+    threads_run(threads, n_blocks, key_task, &keys);
   ok = ok && radix_sort(cell, packed ? NULL : f->order, n, packed, packed + key_bits, threads) == 0;
   for (keys.step = 1; ok && keys.step <= 2; ++keys.step)
-    particle_parallel(threads, n_blocks, key_task, &keys);
+    threads_run(threads, n_blocks, key_task, &keys);
   int64_t n_cells = 0;
   for (int64_t b = 0; ok && b < n_blocks; ++b) {
     const int64_t in_block = first[b];
@@ -322,7 +322,7 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
   keys.start = start;
   keys.key = key;
   if (ok) {
-    particle_parallel(threads, n_blocks, key_task, &keys);
+    threads_run(threads, n_blocks, key_task, &keys);
     start[n_cells] = n;
   }
   free(cell);
@@ -344,10 +344,10 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
     if (ok && g.blocked)
       ok = link_blocks(&job, threads) == 0;
     else if (ok)
-      particle_parallel(threads, (n_cells + CELLS_PER_TASK - 1) / CELLS_PER_TASK, link_task, &job);
+      threads_run(threads, (n_cells + CELLS_PER_TASK - 1) / CELLS_PER_TASK, link_task, &job);
     flatten_job flat = {&f->sets, g.whole ? &cells : NULL, start, n_cells};
     if (ok)
-      particle_parallel(threads, ((g.whole ? n_cells : n) + KEY_BLOCK - 1) / KEY_BLOCK, flatten_task, &flat);
+      threads_run(threads, ((g.whole ? n_cells : n) + KEY_BLOCK - 1) / KEY_BLOCK, flatten_task, &flat);
     union_find_free(&cells);
   }
   free(start);

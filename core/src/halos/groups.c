@@ -12,8 +12,8 @@
  * 4. Spread: the largest distance from the centre of mass and the mass-weighted squared
  *    velocity deviations, merged on rank 0 the same way. */
 #include "halos.h"
-#include "../particles/id_map.h"
-#include "../particles/threads.h"
+#include "id_map.h"
+#include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -93,7 +93,7 @@ static phew_status order_groups(const points_context *x, const particle_set *s, 
       t->reference_density = g->density ? g->density[i] : NAN;
     }
   }
-  if (local.key)
+  if (local.slots)
     id_map_free(&local);
   /* to the keys' home ranks */
   outbox o;
@@ -124,7 +124,7 @@ static phew_status order_groups(const points_context *x, const particle_set *s, 
       count_merge(&home[k], &it);
   }
   inbox_free(&in);
-  if (local.key)
+  if (local.slots)
     id_map_free(&local);
   int64_t n_kept = 0;
   for (int64_t k = 0; ok && k < n_home; ++k)
@@ -320,7 +320,7 @@ static void partial_sums(particle_job *job, int step, int partials, int64_t n_ta
       else
         spread_clear_group(&job->spread[at], k);
     }
-  particle_parallel(partials, n_tasks, particle_task, job);
+  threads_run(partials, n_tasks, particle_task, job);
   for (int t = 1; t < partials; ++t)
     for (int64_t k = 0; k < job->n_here; ++k) {
       const size_t at = (size_t)t * (size_t)job->n_here + (size_t)k;
@@ -331,138 +331,189 @@ static void partial_sums(particle_job *job, int step, int partials, int64_t n_ta
     }
 }
 
+/* What the steps of groups_build share. */
+typedef struct group_build {
+  const points_context *x;
+  const particle_set *s;
+  const group_keys *g;
+  group_count *list; /* the groups in catalogue order, on every rank */
+  int64_t n_groups;
+  int64_t *slot;     /* per group: its place among the groups present here, or -1 */
+  int64_t n_here;
+  particle_job job;
+  int threads, partials;
+  int64_t n_tasks;
+  group_sums *total; /* rank 0: per group */
+  double *centre;    /* per group: centre of mass and mean velocity (6) */
+  group_spread *spread_total; /* rank 0: per group */
+} group_build;
+
+/* The GroupIds, and the groups present here (their slot in this rank's partial sums); 0 if
+ * memory ran out. */
+static int label_groups(group_build *b, int64_t *group_id)
+{
+  const particle_set *s = b->s;
+  id_map of_key;
+  memset(&of_key, 0, sizeof of_key);
+  b->slot = phew_malloc((size_t)b->n_groups + 1, sizeof *b->slot);
+  int ok = b->slot && id_map_init(&of_key, b->n_groups) == 0;
+  for (int64_t k = 0; ok && k < b->n_groups; ++k) {
+    int64_t ignored;
+    ok = id_map_insert(&of_key, b->list[k].key, k, &ignored) == 0;
+    b->slot[k] = -1; /* not here, until a particle says so */
+  }
+  b->job = (particle_job){b->x, s, b->g, group_id, &of_key, b->list, b->slot, NULL, NULL, NULL, 0, STEP_LABELS};
+  b->threads = b->x->n_threads > 0 ? b->x->n_threads : 1;
+  b->n_tasks = (s->n_own + GROUP_TASK - 1) / GROUP_TASK;
+  if (ok)
+    threads_run(b->threads, b->n_tasks, particle_task, &b->job);
+  for (int64_t i = 0; ok && i < s->n_own; ++i)
+    if (group_id[i] >= 0)
+      b->slot[group_id[i]] = 0;
+  for (int64_t k = 0; ok && k < b->n_groups; ++k) /* in catalogue order */
+    if (b->slot[k] == 0)
+      b->slot[k] = b->n_here++;
+  if (of_key.slots)
+    id_map_free(&of_key);
+  b->job.of_key = NULL;
+  /* the threads' partial sums: as many copies as threads run, while they stay small against
+   * the particles (many tiny groups: one thread, reading the particles in order) */
+  b->partials = b->threads < b->n_tasks ? b->threads : (int)(b->n_tasks > 0 ? b->n_tasks : 1);
+  if ((double)b->partials * (double)b->n_here * (double)sizeof(group_sums) > 32.0 * (double)s->n_own + 65536.0)
+    b->partials = 1;
+  return ok;
+}
+
+/* Collective: the sums of every group, relative to its reference particle, on rank 0. */
+static phew_status sum_groups(group_build *b, int ok)
+{
+  comm *c = b->x->c;
+  group_sums *sums = ok ? phew_malloc((size_t)b->partials * (size_t)b->n_here + 1, sizeof *sums) : NULL;
+  ok = ok && sums;
+  b->job.sums = sums;
+  b->job.n_here = b->n_here;
+  if (ok)
+    partial_sums(&b->job, STEP_SUMS, b->partials, b->n_tasks, b->n_groups);
+  b->total = c->rank == 0 ? phew_malloc((size_t)b->n_groups + 1, sizeof *b->total) : NULL;
+  ok = ok && (c->rank != 0 || b->total);
+  for (int64_t k = 0; ok && b->total && k < b->n_groups; ++k)
+    sums_clear_group(&b->total[k], k);
+  phew_status status = comm_max(c, !ok) ? PHEW_ERROR_MEMORY : PHEW_OK;
+  if (status == PHEW_OK)
+    status = merge_on_rank0(c, ok ? sums : NULL, ok ? b->n_here : 0, sizeof *sums, b->total, b->n_groups,
+                            sums_merge_into);
+  free(sums);
+  b->job.sums = NULL;
+  return status;
+}
+
+/* Collective: centres of mass and mean velocities, on rank 0, then everywhere. */
+static phew_status group_centres(group_build *b)
+{
+  const points_context *x = b->x;
+  comm *c = x->c;
+  b->centre = c->rank == 0 ? phew_malloc((size_t)b->n_groups + 1, 6 * sizeof *b->centre) : NULL;
+  int64_t n_centre = b->n_groups;
+  if (comm_max(c, c->rank == 0 && !b->centre))
+    return PHEW_ERROR_MEMORY;
+  for (int64_t k = 0; c->rank == 0 && k < b->n_groups; ++k) {
+    group_sums *t = &b->total[k];
+    if (!b->s->mass) /* unit masses: the same exact sum as one per particle */
+      exact_sum_add_times_int(&t->mass, 1.0, b->list[k].count);
+    const wide_float mass = exact_sum_value(&t->mass);
+    for (int d = 0; d < 3; ++d) {
+      b->centre[6 * k + d] = wrap(x, d, b->list[k].reference[d] + wide_ratio(exact_sum_value(&t->moment[d]), mass));
+      b->centre[6 * k + 3 + d] = x->has_velocity ? wide_ratio(exact_sum_value(&t->momentum[d]), mass) : 0.0;
+    }
+  }
+  return comm_broadcast(c, (void **)&b->centre, &n_centre, 6 * sizeof *b->centre);
+}
+
+/* Collective: the spread of every group about its centre, on rank 0. */
+static phew_status group_spreads(group_build *b)
+{
+  comm *c = b->x->c;
+  group_spread *spread = phew_malloc((size_t)b->partials * (size_t)b->n_here + 1, sizeof *spread);
+  const int ok = spread != NULL;
+  b->job.spread = spread;
+  b->job.centre = b->centre;
+  if (ok)
+    partial_sums(&b->job, STEP_SPREAD, b->partials, b->n_tasks, b->n_groups);
+  b->spread_total = c->rank == 0 ? phew_malloc((size_t)b->n_groups + 1, sizeof *b->spread_total) : NULL;
+  for (int64_t k = 0; b->spread_total && k < b->n_groups; ++k)
+    spread_clear_group(&b->spread_total[k], k);
+  phew_status status = PHEW_OK;
+  if (comm_max(c, !ok || (c->rank == 0 && !b->spread_total)))
+    status = PHEW_ERROR_MEMORY;
+  if (status == PHEW_OK)
+    status = merge_on_rank0(c, spread, b->n_here, sizeof *spread, b->spread_total, b->n_groups, spread_merge_into);
+  free(spread);
+  b->job.spread = NULL;
+  return status;
+}
+
+/* Rank 0: the catalogue's rows from the sums. */
+static phew_status write_catalogue(const group_build *b, call_result *result)
+{
+  const points_context *x = b->x;
+  const group_keys *g = b->g;
+  result->groups = phew_malloc((size_t)b->n_groups + 1, sizeof *result->groups);
+  if (!result->groups)
+    return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the group catalogue");
+  for (int64_t k = 0; k < b->n_groups; ++k) {
+    const group_count *l = &b->list[k];
+    phew_group *o = &result->groups[k];
+    memset(o, 0, sizeof *o);
+    o->id = k;
+    o->n_particles = l->count;
+    o->min_particle_id = l->min_id;
+    const wide_float mass = exact_sum_value(&b->total[k].mass);
+    if (wide_to_double(mass, &o->mass) != WIDE_FITS) {
+      free(result->groups);
+      result->groups = NULL;
+      return phew_fail(result, PHEW_ERROR_DATA, "the mass of group %lld is beyond the range of double precision",
+                       (long long)k);
+    }
+    for (int d = 0; d < 3; ++d) {
+      o->center_of_mass[d] = b->centre[6 * k + d];
+      o->mean_velocity[d] = x->has_velocity ? b->centre[6 * k + 3 + d] : NAN;
+      o->peak_position[d] = g->density ? l->reference[d] : NAN;
+    }
+    o->radius = sqrt(b->spread_total[k].max_distance2);
+    o->velocity_dispersion =
+        x->has_velocity ? sqrt(wide_ratio(exact_sum_value(&b->spread_total[k].dispersion), mass)) : NAN;
+    o->peak_id = g->density ? l->key : -1;
+    o->peak_density = g->density ? l->reference_density : NAN;
+  }
+  result->n_groups = b->n_groups;
+  return PHEW_OK;
+}
+
 phew_status groups_build(const points_context *x, const particle_set *s, const group_keys *g, int64_t *group_id)
 {
   comm *c = x->c;
-  phew_result *result = x->result;
-  group_count *list = NULL;
-  int64_t n_groups = 0;
-  phew_status status = order_groups(x, s, g, &list, &n_groups);
+  call_result *result = x->result;
+  group_build b;
+  memset(&b, 0, sizeof b);
+  b.x = x;
+  b.s = s;
+  b.g = g;
+  phew_status status = order_groups(x, s, g, &b.list, &b.n_groups);
   if (status != PHEW_OK)
     return comm_agree(c, phew_fail(result, status, "out of memory for the group catalogue"), result);
-
-  /* labels, and the groups present here (their slot in this rank's partial sums) */
-  id_map of_key;
-  memset(&of_key, 0, sizeof of_key);
-  int64_t *slot = phew_malloc((size_t)n_groups + 1, sizeof *slot);
-  int ok = slot && id_map_init(&of_key, n_groups) == 0;
-  for (int64_t k = 0; ok && k < n_groups; ++k) {
-    int64_t ignored;
-    ok = id_map_insert(&of_key, list[k].key, k, &ignored) == 0;
-    slot[k] = -1; /* not here, until a particle says so */
-  }
-  particle_job job = {x, s, g, group_id, &of_key, list, slot, NULL, NULL, NULL, 0, STEP_LABELS};
-  const int threads = x->n_threads > 0 ? x->n_threads : 1;
-  const int64_t n_tasks = (s->n_own + GROUP_TASK - 1) / GROUP_TASK;
-  if (ok)
-    particle_parallel(threads, n_tasks, particle_task, &job);
-  int64_t n_here = 0; /* the groups present here, in catalogue order */
-  for (int64_t i = 0; ok && i < s->n_own; ++i)
-    if (group_id[i] >= 0)
-      slot[group_id[i]] = 0;
-  for (int64_t k = 0; ok && k < n_groups; ++k)
-    if (slot[k] == 0)
-      slot[k] = n_here++;
-  if (of_key.key)
-    id_map_free(&of_key);
-  /* the threads' partial sums: as many copies as threads run, while they stay small against
-   * the particles (many tiny groups: one thread, reading the particles in order) */
-  int partials = threads < n_tasks ? threads : (int)(n_tasks > 0 ? n_tasks : 1);
-  if ((double)partials * (double)n_here * (double)sizeof(group_sums) > 32.0 * (double)s->n_own + 65536.0)
-    partials = 1;
-
-  /* sums, relative to each group's reference particle */
-  group_sums *sums = ok ? phew_malloc((size_t)partials * (size_t)n_here + 1, sizeof *sums) : NULL;
-  ok = ok && sums;
-  job.sums = sums;
-  job.n_here = n_here;
-  if (ok)
-    partial_sums(&job, STEP_SUMS, partials, n_tasks, n_groups);
-  group_sums *total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *total) : NULL;
-  ok = ok && (c->rank != 0 || total);
-  for (int64_t k = 0; ok && total && k < n_groups; ++k)
-    sums_clear_group(&total[k], k);
-  if (comm_max(c, !ok))
-    status = PHEW_ERROR_MEMORY;
+  status = sum_groups(&b, label_groups(&b, group_id));
   if (status == PHEW_OK)
-    status = merge_on_rank0(c, ok ? sums : NULL, ok ? n_here : 0, sizeof *sums, total, n_groups, sums_merge_into);
-  free(sums);
-
-  /* centres of mass and mean velocities: on rank 0, then everywhere */
-  double *centre = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, 6 * sizeof *centre) : NULL;
-  int64_t n_centre = n_groups;
-  if (status == PHEW_OK && comm_max(c, c->rank == 0 && !centre))
-    status = PHEW_ERROR_MEMORY;
-  for (int64_t k = 0; status == PHEW_OK && c->rank == 0 && k < n_groups; ++k) {
-    if (!s->mass) /* unit masses: the same exact sum as one per particle */
-      exact_sum_add_times_int(&total[k].mass, 1.0, list[k].count);
-    const wide_float mass = exact_sum_value(&total[k].mass);
-    for (int d = 0; d < 3; ++d) {
-      centre[6 * k + d] = wrap(x, d, list[k].reference[d] + wide_ratio(exact_sum_value(&total[k].moment[d]), mass));
-      centre[6 * k + 3 + d] = x->has_velocity ? wide_ratio(exact_sum_value(&total[k].momentum[d]), mass) : 0.0;
-    }
-  }
+    status = group_centres(&b);
   if (status == PHEW_OK)
-    status = comm_broadcast(c, (void **)&centre, &n_centre, 6 * sizeof *centre);
-
-  /* spread about them */
-  group_spread *spread =
-      status == PHEW_OK ? phew_malloc((size_t)partials * (size_t)n_here + 1, sizeof *spread) : NULL;
-  ok = spread != NULL;
-  job.spread = spread;
-  job.centre = centre;
-  if (ok)
-    partial_sums(&job, STEP_SPREAD, partials, n_tasks, n_groups);
-  group_spread *spread_total = c->rank == 0 ? phew_malloc((size_t)n_groups + 1, sizeof *spread_total) : NULL;
-  for (int64_t k = 0; spread_total && k < n_groups; ++k)
-    spread_clear_group(&spread_total[k], k);
-  if (status == PHEW_OK && comm_max(c, !ok || (c->rank == 0 && !spread_total)))
-    status = PHEW_ERROR_MEMORY;
-  if (status == PHEW_OK)
-    status = merge_on_rank0(c, spread, n_here, sizeof *spread, spread_total, n_groups, spread_merge_into);
-  free(spread);
-  free(slot);
-
-  /* the catalogue */
+    status = group_spreads(&b);
+  free(b.slot);
   phew_status mine = PHEW_OK;
-  if (status == PHEW_OK && c->rank == 0) {
-    result->groups = phew_malloc((size_t)n_groups + 1, sizeof *result->groups);
-    if (!result->groups)
-      mine = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the group catalogue");
-    for (int64_t k = 0; mine == PHEW_OK && k < n_groups; ++k) {
-      phew_group *o = &result->groups[k];
-      memset(o, 0, sizeof *o);
-      o->id = k;
-      o->n_particles = list[k].count;
-      o->min_particle_id = list[k].min_id;
-      const wide_float mass = exact_sum_value(&total[k].mass);
-      if (wide_to_double(mass, &o->mass) != WIDE_FITS) {
-        mine = phew_fail(result, PHEW_ERROR_DATA, "the mass of group %lld is beyond the range of double precision",
-                         (long long)k);
-        break;
-      }
-      for (int d = 0; d < 3; ++d) {
-        o->center_of_mass[d] = centre[6 * k + d];
-        o->mean_velocity[d] = x->has_velocity ? centre[6 * k + 3 + d] : NAN;
-        o->peak_position[d] = g->density ? list[k].reference[d] : NAN;
-      }
-      o->radius = sqrt(spread_total[k].max_distance2);
-      o->velocity_dispersion =
-          x->has_velocity ? sqrt(wide_ratio(exact_sum_value(&spread_total[k].dispersion), mass)) : NAN;
-      o->peak_id = g->density ? list[k].key : -1;
-      o->peak_density = g->density ? list[k].reference_density : NAN;
-    }
-    if (mine == PHEW_OK) {
-      result->n_groups = n_groups;
-    } else {
-      free(result->groups);
-      result->groups = NULL;
-    }
-  }
-  free(total);
-  free(spread_total);
-  free(centre);
-  free(list);
+  if (status == PHEW_OK && c->rank == 0)
+    mine = write_catalogue(&b, result);
+  free(b.total);
+  free(b.spread_total);
+  free(b.centre);
+  free(b.list);
   if (status != PHEW_OK)
     mine = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the group catalogue");
   status = comm_agree(c, mine, result);

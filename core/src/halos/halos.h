@@ -1,7 +1,6 @@
 /* The halo finders on particles, on the particle path of core/src/particles (reading,
- * subvolumes, padding, trees):
+ * subvolumes, padding, trees), with base/union_find.h (sets joined by several threads at once):
  *
- *   union_find.h     sets joined by several threads at once
  *   fof_cells.c      the sets of friends among a rank's particles, on a grid of cells
  *   fof.c            Friends-of-Friends: each particle's group, as the smallest global id in it,
  *                    over the ranks
@@ -9,14 +8,12 @@
  *   hop.c            HOP's hops: each particle's group, as the global id of its maximum
  *   hop_regroup.c    HOP's boundaries and regrouping by the density thresholds
  *   groups.c         from a group key per particle to GroupIds and the group catalogue
- *   find_groups.c    phew_find_fof_groups and phew_find_hop_groups, end to end
- *
- * Internal to the core. */
+ *   find_groups.c    phew_find_fof_groups and phew_find_hop_groups, end to end */
 #ifndef PHEW_HALOS_HALOS_H
 #define PHEW_HALOS_HALOS_H
 
-#include "../particles/id_map.h"
-#include "../particles/points.h"
+#include "id_map.h"
+#include "particles.h"
 #include "union_find.h"
 
 /* The sets of friends among n particles (fof_cells.c): order[t] is the particle at sorted

@@ -14,7 +14,7 @@
  * another rank's particle), all answering from where they stood before the round: the
  * distance left halves each round (pointer jumping). */
 #include "halos.h"
-#include "../particles/threads.h"
+#include "threads.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +104,7 @@ phew_status hop_chains(const points_context *x, const particle_set *s, const id_
   /* the hops, then each chain followed through the own particles, remembering the ends */
   const int n_others = lists->n_hop - 1 < lists->n_keep ? lists->n_hop - 1 : lists->n_keep;
   hop_step step = {s, &x->box, lists->nearest, lists->n_keep, n_others, rho, rho_padding, end};
-  particle_parallel(x->n_threads, (n_own + HOP_BLOCK - 1) / HOP_BLOCK, hop_task, &step);
+  threads_run(x->n_threads, (n_own + HOP_BLOCK - 1) / HOP_BLOCK, hop_task, &step);
   uint8_t *done = phew_calloc((size_t)n_own + 1, 1);
   if (comm_max(c, !done)) {
     free(end);

@@ -6,7 +6,7 @@
  * most 1/4096 of the region's particles: the shares are then that close to the wanted ones
  * (or the bins reach the last bits of a double). Then every particle goes to the rank
  * of its subvolume, and at the end the answers go back to where each particle was passed. */
-#include "points.h"
+#include "particles.h"
 
 #include <math.h>
 #include <limits.h>

@@ -140,7 +140,7 @@ static void build_node(void *context, int thread, int64_t i)
 }
 
 phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, const int64_t *id,
-                          const particle_box *box, int n_threads, phew_result *result)
+                          const particle_box *box, int n_threads, call_result *result)
 {
   if (!tree)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "kd_tree_build: no place for the tree");
@@ -189,10 +189,10 @@ phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, con
       t->z[i] = position[3 * i + 2];
       t->index[i] = (int32_t)i;
     }
-    const int threads = particle_threads(n_threads);
+    const int threads = threads_resolve(n_threads);
     for (int level = 0; level <= depth; ++level) {
       build_level b = {t, level};
-      particle_parallel(threads, (int64_t)1 << level, build_node, &b);
+      threads_run(threads, (int64_t)1 << level, build_node, &b);
     }
   }
   *tree = t;
@@ -222,7 +222,7 @@ void kd_tree_moved(kd_tree *tree, const double *position, const int64_t *id)
 /* ---- queries in tree order -------------------------------------------------------------- */
 
 phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query,
-                                  int32_t **slot, phew_result *result)
+                                  int32_t **slot, call_result *result)
 {
   *query = NULL;
   *slot = NULL;

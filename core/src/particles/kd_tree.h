@@ -233,6 +233,6 @@ int kd_candidates_size(const kd_candidates *c);
  * the t-th is query (*query)[t], in tree slot (*slot)[t]. Fails (PHEW_ERROR_ARGUMENT) on an
  * index outside the tree; free both arrays. */
 phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query,
-                                  int32_t **slot, phew_result *result);
+                                  int32_t **slot, call_result *result);
 
 #endif

@@ -457,7 +457,7 @@ static void knn_task(void *context, int thread, int64_t task)
   }
 }
 
-phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result)
+phew_status knn_search(const kd_tree *tree, knn_query *q, call_result *result)
 {
   if (!tree || !q)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "knn_search: no tree or no query");
@@ -479,7 +479,7 @@ phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result)
     return status;
   const int64_t n_leaves = (int64_t)1 << tree->depth;
   const int64_t n_tasks = (n_leaves + KNN_LEAVES_PER_TASK - 1) / KNN_LEAVES_PER_TASK;
-  int threads = particle_threads(q->n_threads);
+  int threads = threads_resolve(q->n_threads);
   if (threads > n_tasks)
     threads = (int)n_tasks;
   knn_scratch *scratch = calloc((size_t)threads, sizeof *scratch);
@@ -502,7 +502,7 @@ phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result)
     }
     task_query[n_tasks] = q->n;
     knn_job job = {tree, q, (int)need, query, slot, task_query, scratch, done, no_memory};
-    particle_parallel(threads, n_tasks, knn_task, &job);
+    threads_run(threads, n_tasks, knn_task, &job);
     for (int64_t task = 0; task < n_tasks; ++task)
       ok = ok && !no_memory[task];
   }

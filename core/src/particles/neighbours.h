@@ -1,5 +1,5 @@
 /* Neighbours of particles: a kd-tree over float64 positions, exact k-nearest-neighbour
- * queries and the SPH density of HOP (Eisenstein & Hut 1998), threaded. Internal to the core.
+ * queries and the SPH density of HOP (Eisenstein & Hut 1998), threaded.
  *
  * Everything here is exact and independent of the tree's layout, of the order in which the
  * particles are stored and of the number of threads: distances are float64 squared
@@ -9,7 +9,7 @@
 #ifndef PHEW_PARTICLES_NEIGHBOURS_H
 #define PHEW_PARTICLES_NEIGHBOURS_H
 
-#include "../internal.h"
+#include "comm.h"
 
 #include <stdint.h>
 
@@ -53,7 +53,7 @@ double sph_kernel(double r, double h);
 typedef struct kd_tree kd_tree;
 
 phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, const int64_t *id,
-                          const particle_box *box, int n_threads, phew_result *result);
+                          const particle_box *box, int n_threads, call_result *result);
 void kd_tree_free(kd_tree *tree);
 int64_t kd_tree_size(const kd_tree *tree);
 /* The caller's arrays were moved (reallocated, maybe longer): the tree's particles are the
@@ -79,7 +79,7 @@ typedef struct knn_query {
 } knn_query;
 
 /* Fails (PHEW_ERROR_ARGUMENT, message) when the tree holds fewer particles than a query needs. */
-phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result);
+phew_status knn_search(const kd_tree *tree, knn_query *q, call_result *result);
 
 /* The SPH density of HOP, symmetrised:
  *   rho_i = sum_j m_j [W(r_ij, h_i) + W(r_ij, h_j)] / 2
@@ -90,7 +90,7 @@ phew_status knn_search(const kd_tree *tree, knn_query *q, phew_result *result);
  * are exact (order-independent) and rounded once. Fails with PHEW_ERROR_DATA when a query's h
  * is 0 (more than n_dens particles at one position). */
 phew_status sph_density(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
-                        const int32_t *subset, double *rho, int n_threads, phew_result *result);
+                        const int32_t *subset, double *rho, int n_threads, call_result *result);
 
 /* Balls known from the neighbour search: for tree particles 0 .. n-1, the n_keep nearest
  * other particles (tree indices, as knn_query gives them, in any order). With n_keep at least
@@ -105,9 +105,6 @@ typedef struct density_lists {
 /* sph_density with lists (NULL: none): the same densities, bit for bit. */
 phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
                                const int32_t *subset, const density_lists *lists, double *rho, int n_threads,
-                               phew_result *result);
-
-/* Number of threads "0: all cores" means, and the one place that asks OpenMP. */
-int particle_threads(int n_threads);
+                               call_result *result);
 
 #endif

@@ -16,7 +16,7 @@
  * tree serves the density as well. */
 #include "id_map.h"
 #include "kd_tree.h"
-#include "points.h"
+#include "particles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -279,8 +279,10 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
       break;
     t = phew_seconds();
     const int first = r->rounds == 0; /* all own particles, in order: straight into r */
+    /* clang-format off */
     knn_query q = {n_dens, r->n_keep, n_pending, first ? NULL : pending, first ? r->h : h, reach,
                    first ? r->nearest : nearest, x->n_threads, x->n_ordered};
+    /* clang-format on */
     mine = too_few ? PHEW_OK : knn_search(tree, &q, x->result);
     status = comm_agree(c, mine, x->result);
     r->seconds_search += phew_seconds() - t;

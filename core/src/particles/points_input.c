@@ -1,6 +1,6 @@
 /* The caller's particles: checks (one bad particle on one rank stops every rank, with a
  * message naming it), global ids, and this rank's particle_set in float64. */
-#include "points.h"
+#include "particles.h"
 #include "threads.h"
 #include "id_map.h"
 
@@ -41,7 +41,7 @@ static double value_at(const void *array, phew_scalar_type type, int64_t i)
   return type == PHEW_FLOAT32 ? (double)((const float *)array)[i] : ((const double *)array)[i];
 }
 
-static phew_status check_parameters(const phew_input *in, points_use use, phew_result *result)
+static phew_status check_parameters(const phew_input *in, int n_threads, points_use use, call_result *result)
 {
   const phew_points *p = &in->points;
   const int density = use != POINTS_FOF && in->density; /* FoF has no use for one */
@@ -59,7 +59,7 @@ static phew_status check_parameters(const phew_input *in, points_use use, phew_r
                      p->n_density_neighbours);
   if (p->n_neighbours > 4096 || p->n_density_neighbours > 4096)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "at most 4096 neighbours per particle");
-  if (p->n_threads < 0)
+  if (n_threads < 0)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the number of threads must be >= 0 (0: all cores)");
   if (density && in->density_type != PHEW_FLOAT32 && in->density_type != PHEW_FLOAT64)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown density type %d", (int)in->density_type);
@@ -77,7 +77,7 @@ static phew_status check_parameters(const phew_input *in, points_use use, phew_r
  * finite. The first bad one fails, its index in *bad (else -1), with its message if result is
  * given. */
 static phew_status check_particles(const phew_points *p, const int64_t *id, int64_t begin, int64_t end,
-                                   int64_t *bad, phew_result *result)
+                                   int64_t *bad, call_result *result)
 {
   static const char axis[] = "xyz";
   for (int64_t i = begin; i < end; ++i) {
@@ -212,30 +212,31 @@ static void read_task(void *context, int thread, int64_t task)
   }
 }
 
-phew_status points_read(points_context *x, const phew_input *in, points_use use, particle_set *s)
+/* Collective: which of masses, velocities, densities and ids are given (on every rank that
+ * has particles, or on none) into x; the given flags (1, 2, 4, 8) in *given. */
+static phew_status agree_given(points_context *x, const phew_input *in, points_use use, int64_t *given)
 {
   const phew_points *p = &in->points;
   comm *c = x->c;
-  phew_result *result = x->result;
-  x->points = p;
-  memset(s, 0, sizeof *s);
-  phew_status status = comm_agree(c, check_parameters(in, use, result), result);
-  if (status != PHEW_OK)
-    return status;
-
-  /* what is given must be given on every rank that has particles */
   const int64_t density = use != POINTS_FOF && in->density;
-  const int64_t given = (p->mass != NULL) | (p->velocity != NULL) << 1 | density << 2 | (p->id != NULL) << 3;
-  const int64_t any = comm_max(c, p->n > 0 ? given : 0), all = -comm_max(c, p->n > 0 ? -given : -any);
+  const int64_t mine = (p->mass != NULL) | (p->velocity != NULL) << 1 | density << 2 | (p->id != NULL) << 3;
+  const int64_t any = comm_max(c, p->n > 0 ? mine : 0), all = -comm_max(c, p->n > 0 ? -mine : -any);
   if (any != all)
-    return comm_agree(c, phew_fail(result, PHEW_ERROR_ARGUMENT,
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_ARGUMENT,
                                    "masses, velocities, densities and ids must be given on every rank or on none"),
-                      result);
+                      x->result);
   x->has_mass = (any & 1) != 0;
   x->has_velocity = (any & 2) != 0;
   x->has_density = (any & 4) != 0;
+  *given = any;
+  return PHEW_OK;
+}
 
-  /* global ids: given, or the index in the global input order */
+/* Collective: the set's arrays, the particles of all ranks (x->n_total) and the global index
+ * of this rank's first particle (*first: ids not given are the index in the global order). */
+static phew_status allocate_set(points_context *x, const phew_points *p, particle_set *s, int64_t *first)
+{
+  comm *c = x->c;
   int64_t *counts = phew_malloc((size_t)c->size, sizeof *counts);
   s->n_own = s->n = p->n;
   const int failed = !counts || particle_set_reserve(s, p->n) != PHEW_OK ||
@@ -244,49 +245,132 @@ phew_status points_read(points_context *x, const phew_input *in, points_use use,
                      (x->has_density && !(s->density = phew_malloc((size_t)p->n + 1, sizeof *s->density)));
   if (comm_max(c, failed)) {
     free(counts);
-    return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the particles"), result);
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the particles"), x->result);
   }
   s->capacity = p->n;
   comm_allgather(c, &p->n, sizeof p->n, counts);
-  int64_t first = 0;
+  *first = 0;
   x->n_total = 0;
   for (int r = 0; r < c->size; ++r) {
     if (r < c->rank)
-      first += counts[r];
+      *first += counts[r];
     x->n_total += counts[r];
   }
   free(counts);
-  const int threads = particle_threads(p->n_threads);
+  return PHEW_OK;
+}
+
+/* Collective: the particles read as float64 and checked (the first bad one named), ids
+ * unique, and this rank's bounds in lo and hi. */
+static phew_status read_particles(points_context *x, const phew_input *in, particle_set *s, int64_t first,
+                                  int ids_given, double lo[3], double hi[3])
+{
+  const phew_points *p = &in->points;
+  comm *c = x->c;
+  const int threads = threads_resolve(x->context->n_threads);
   const int64_t n_blocks = (p->n + READ_BLOCK - 1) / READ_BLOCK;
   int64_t *bad = phew_malloc((size_t)n_blocks + 1, sizeof *bad);
   double *bounds = phew_malloc((size_t)n_blocks + 1, 6 * sizeof *bounds);
   if (comm_max(c, !bad || !bounds)) {
     free(bad);
     free(bounds);
-    return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the particles"), result);
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the particles"), x->result);
   }
   read_job job = {p, in, s, first, bad, bounds, 0};
-  particle_parallel(threads, n_blocks, read_task, &job);
+  threads_run(threads, n_blocks, read_task, &job);
   int64_t first_bad = -1;
   for (int64_t b = 0; b < n_blocks && first_bad < 0; ++b)
     first_bad = bad[b];
   int64_t named; /* the message of the first bad particle */
-  status = comm_agree(
-      c, first_bad < 0 ? PHEW_OK : check_particles(p, s->id, first_bad, first_bad + 1, &named, result), result);
-  if (status == PHEW_OK && (any & 8))
+  phew_status status = comm_agree(
+      c, first_bad < 0 ? PHEW_OK : check_particles(p, s->id, first_bad, first_bad + 1, &named, x->result), x->result);
+  if (status == PHEW_OK && ids_given)
     status = check_unique_ids(x, s);
   if (status == PHEW_OK) {
     job.step = 1;
-    particle_parallel(threads, n_blocks, read_task, &job);
+    threads_run(threads, n_blocks, read_task, &job);
   }
   free(bad);
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}; /* this rank's */
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = INFINITY;
+    hi[d] = -INFINITY;
+  }
   for (int64_t b = 0; status == PHEW_OK && b < n_blocks; ++b)
     for (int d = 0; d < 3; ++d) {
       lo[d] = bounds[6 * b + d] < lo[d] ? bounds[6 * b + d] : lo[d];
       hi[d] = bounds[6 * b + 3 + d] > hi[d] ? bounds[6 * b + 3 + d] : hi[d];
     }
   free(bounds);
+  return status;
+}
+
+/* Collective: the neighbours a search finds, which must not exceed the particles. */
+static phew_status neighbour_counts(points_context *x, const phew_points *p, points_use use)
+{
+  x->n_keep = use == POINTS_PHEW || use == POINTS_HOP ? p->n_neighbours : 0;
+  x->k_search = x->n_keep + 1;
+  if (use != POINTS_FOF && !x->has_density && p->n_density_neighbours + 1 > x->k_search)
+    x->k_search = p->n_density_neighbours + 1;
+  if (use != POINTS_FOF && x->n_total < x->k_search)
+    return comm_agree(x->c, phew_fail(x->result, PHEW_ERROR_ARGUMENT,
+                                      "%lld particles are fewer than the %d neighbours each needs (itself counted): "
+                                      "lower the numbers of neighbours",
+                                      (long long)x->n_total, x->k_search),
+                      x->result);
+  return PHEW_OK;
+}
+
+/* Collective: the domain (the box along periodic axes, else the particles' bounds over all
+ * ranks), the mean density and the slack of distance tests. */
+static phew_status domain_and_mean(points_context *x, const phew_points *p, const particle_set *s,
+                                   const double lo[3], const double hi[3])
+{
+  comm *c = x->c;
+  for (int d = 0; d < 3; ++d) {
+    x->box.periodic[d] = p->periodic[d];
+    x->box.size[d] = p->has_box ? p->box_size[d] : 0.0;
+    x->lo[d] = p->periodic[d] ? p->box_origin[d] : -comm_max_double(c, -lo[d]);
+    x->hi[d] = p->periodic[d] ? p->box_origin[d] + p->box_size[d] : comm_max_double(c, hi[d]);
+  }
+  x->mean_density = 1.0;
+  if (p->has_box) {
+    const double mass = total_mass(x, s);
+    const double volume = p->box_size[0] * p->box_size[1] * p->box_size[2];
+    x->mean_density = mass / volume;
+    const phew_status status =
+        x->mean_density > 0.0 && isfinite(x->mean_density)
+            ? PHEW_OK
+            : phew_fail(x->result, PHEW_ERROR_DATA, "the mean density (total mass %g over box volume %g) is out of range",
+                        mass, volume);
+    const phew_status agreed = comm_agree(c, status, x->result);
+    if (agreed != PHEW_OK)
+      return agreed;
+  }
+  double scale = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    scale = fmax(scale, fmax(fabs(x->lo[d]), fabs(x->hi[d])));
+    scale = fmax(scale, x->box.size[d]);
+  }
+  x->slack = 16.0 * DBL_EPSILON * scale;
+  return PHEW_OK;
+}
+
+phew_status points_read(points_context *x, const phew_input *in, points_use use, particle_set *s)
+{
+  const phew_points *p = &in->points;
+  comm *c = x->c;
+  call_result *result = x->result;
+  x->points = p;
+  memset(s, 0, sizeof *s);
+  phew_status status = comm_agree(c, check_parameters(in, x->context->n_threads, use, result), result);
+  int64_t given = 0, first = 0;
+  if (status == PHEW_OK)
+    status = agree_given(x, in, use, &given);
+  if (status == PHEW_OK)
+    status = allocate_set(x, p, s, &first);
+  double lo[3], hi[3]; /* this rank's bounds */
+  if (status == PHEW_OK)
+    status = read_particles(x, in, s, first, (given & 8) != 0, lo, hi);
   if (status != PHEW_OK)
     return status;
   /* HOP's hops need densities that order: a NaN would let chains cycle (PHEW's graph path
@@ -298,45 +382,10 @@ phew_status points_read(points_context *x, const phew_input *in, points_use use,
                              (long long)s->id[i], s->density[i]);
   if (comm_agree(c, density_ok, result) != PHEW_OK)
     return PHEW_ERROR_DATA;
-
-  x->n_keep = use == POINTS_PHEW || use == POINTS_HOP ? p->n_neighbours : 0;
-  x->k_search = x->n_keep + 1;
-  if (use != POINTS_FOF && !x->has_density && p->n_density_neighbours + 1 > x->k_search)
-    x->k_search = p->n_density_neighbours + 1;
-  if (use != POINTS_FOF && x->n_total < x->k_search)
-    return comm_agree(c, phew_fail(result, PHEW_ERROR_ARGUMENT,
-                                   "%lld particles are fewer than the %d neighbours each needs (itself counted): "
-                                   "lower the numbers of neighbours",
-                                   (long long)x->n_total, x->k_search),
-                      result);
-
-  /* the domain: the box along periodic axes, else the particles' bounds */
-  for (int d = 0; d < 3; ++d) {
-    x->box.periodic[d] = p->periodic[d];
-    x->box.size[d] = p->has_box ? p->box_size[d] : 0.0;
-    x->lo[d] = p->periodic[d] ? p->box_origin[d] : -comm_max_double(c, -lo[d]);
-    x->hi[d] = p->periodic[d] ? p->box_origin[d] + p->box_size[d] : comm_max_double(c, hi[d]);
-  }
-
-  x->mean_density = 1.0;
-  if (p->has_box) {
-    const double mass = total_mass(x, s);
-    const double volume = p->box_size[0] * p->box_size[1] * p->box_size[2];
-    x->mean_density = mass / volume;
-    status = x->mean_density > 0.0 && isfinite(x->mean_density)
-                 ? PHEW_OK
-                 : phew_fail(result, PHEW_ERROR_DATA, "the mean density (total mass %g over box volume %g) is out of range",
-                             mass, volume);
-    status = comm_agree(c, status, result);
-    if (status != PHEW_OK)
-      return status;
-  }
-  double scale = 0.0;
-  for (int d = 0; d < 3; ++d) {
-    scale = fmax(scale, fmax(fabs(x->lo[d]), fabs(x->hi[d])));
-    scale = fmax(scale, x->box.size[d]);
-  }
-  x->slack = 16.0 * DBL_EPSILON * scale;
-  x->n_threads = particle_threads(p->n_threads);
-  return PHEW_OK;
+  status = neighbour_counts(x, p, use);
+  if (status == PHEW_OK)
+    status = domain_and_mean(x, p, s, lo, hi);
+  if (status == PHEW_OK)
+    x->n_threads = threads_resolve(x->context->n_threads);
+  return status;
 }

@@ -4,7 +4,7 @@
  * graph, PHEW's passes over its cells) reads far faster than an arbitrary input order. The
  * answers still go back to each particle's place (origin_index). Nothing depends on this
  * order: ties anywhere are broken by global ids, and the sums are exact. */
-#include "points.h"
+#include "particles.h"
 #include "radix_sort.h"
 #include "threads.h"
 
@@ -113,7 +113,7 @@ phew_status spatial_order(const points_context *x, particle_set *s)
     keys.scale[d] = extent > 0.0 ? 2097151.0 / extent : 0.0;
   }
   if (!failed)
-    particle_parallel(x->n_threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
+    threads_run(x->n_threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
   failed = failed || radix_sort(order, NULL, n, index_bits > ORDER_KEY_TOP - ORDER_SORTED_BITS ? index_bits : ORDER_KEY_TOP - ORDER_SORTED_BITS,
                                       ORDER_KEY_TOP, x->n_threads) != 0;
   if (!failed) { /* the arrays in parallel, one task each */
@@ -124,7 +124,7 @@ phew_status spatial_order(const points_context *x, particle_set *s)
     enum { N_ARRAYS = sizeof arrays / sizeof arrays[0] };
     int array_failed[N_ARRAYS];
     permute_job job = {arrays, order, ((uint64_t)1 << index_bits) - 1, n, array_failed};
-    particle_parallel(x->n_threads, N_ARRAYS, permute_task, &job);
+    threads_run(x->n_threads, N_ARRAYS, permute_task, &job);
     for (int k = 0; k < N_ARRAYS; ++k)
       failed = failed || array_failed[k];
   }

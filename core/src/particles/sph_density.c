@@ -22,6 +22,7 @@
  * gives particles of other ranges (balls crossing the cut) goes into the task's own small hash
  * table, added to the sums once every task is done. No locks, no atomic operations. */
 #include "kd_tree.h"
+#include "id_map.h"
 #include "threads.h"
 
 #include <math.h>
@@ -95,77 +96,44 @@ static inline void sum_add(uint64_t *sum, exact_u128 v)
   sum[1] += (uint64_t)(v >> 64) + (sum[0] < old);
 }
 
-/* A task's sums for particles outside its range: an open-addressing table by tree slot. */
+/* A task's sums for particles outside its range, by tree slot: the slots in the order met,
+ * their sums (two words each) and a map from slot to place. */
 typedef struct foreign_sums {
-  int64_t capacity, n; /* capacity: a power of two, or 0 */
-  int32_t *slot;       /* -1: empty */
-  uint64_t *sum;       /* two words each */
+  id_map place;  /* slot -> k */
+  int32_t *slot; /* slot of sum k */
+  uint64_t *sum; /* two words each */
+  int64_t n, capacity;
 } foreign_sums;
 
 static void foreign_free(foreign_sums *f)
 {
+  id_map_free(&f->place);
   free(f->slot);
   free(f->sum);
   memset(f, 0, sizeof *f);
 }
 
-static inline uint64_t foreign_hash(int32_t slot, int64_t capacity)
-{
-  return (uint64_t)hash_id(slot) & (uint64_t)(capacity - 1);
-}
-
-/* Room for one more entry (the table at most half full); 0 if memory ran out. */
-static int foreign_reserve(foreign_sums *f)
-{
-  if (2 * (f->n + 1) <= f->capacity)
-    return 1;
-  const int64_t capacity = f->capacity ? 2 * f->capacity : 1024;
-  int32_t *slot = phew_malloc((size_t)capacity, sizeof *slot);
-  uint64_t *sum = calloc((size_t)(2 * capacity), sizeof *sum);
-  if (!slot || !sum) {
-    free(slot);
-    free(sum);
-    return 0;
-  }
-  for (int64_t k = 0; k < capacity; ++k)
-    slot[k] = -1;
-  for (int64_t k = 0; k < f->capacity; ++k) {
-    if (f->slot[k] < 0)
-      continue;
-    uint64_t at = foreign_hash(f->slot[k], capacity);
-    while (slot[at] >= 0)
-      at = (at + 1) & (uint64_t)(capacity - 1);
-    slot[at] = f->slot[k];
-    sum[2 * at] = f->sum[2 * k];
-    sum[2 * at + 1] = f->sum[2 * k + 1];
-  }
-  free(f->slot);
-  free(f->sum);
-  f->slot = slot;
-  f->sum = sum;
-  f->capacity = capacity;
-  return 1;
-}
-
 /* The table's sum of slot s (made if new); NULL if memory ran out. */
 static uint64_t *foreign_sum(foreign_sums *f, int32_t s)
 {
-  if (f->capacity) {
-    uint64_t at = foreign_hash(s, f->capacity);
-    while (f->slot[at] >= 0) {
-      if (f->slot[at] == s)
-        return &f->sum[2 * at];
-      at = (at + 1) & (uint64_t)(f->capacity - 1);
-    }
-  }
-  if (!foreign_reserve(f))
+  const int64_t k = f->place.slots ? id_map_find(&f->place, s) : -1;
+  if (k >= 0)
+    return &f->sum[2 * k];
+  if (!f->place.slots && id_map_init(&f->place, 512) != 0)
     return NULL;
-  uint64_t at = foreign_hash(s, f->capacity);
-  while (f->slot[at] >= 0)
-    at = (at + 1) & (uint64_t)(f->capacity - 1);
-  f->slot[at] = s;
-  f->n++;
-  return &f->sum[2 * at];
+  if (f->n == f->capacity) {
+    const int64_t capacity = f->capacity ? 2 * f->capacity : 512;
+    if (phew_grow(&f->slot, (size_t)capacity, sizeof *f->slot) != 0 ||
+        phew_grow(&f->sum, (size_t)(2 * capacity), sizeof *f->sum) != 0)
+      return NULL;
+    f->capacity = capacity;
+  }
+  int64_t existing;
+  if (id_map_insert(&f->place, s, f->n, &existing) != 0)
+    return NULL;
+  f->slot[f->n] = s;
+  f->sum[2 * f->n] = f->sum[2 * f->n + 1] = 0;
+  return &f->sum[2 * f->n++];
 }
 
 /* The sum acc 2^base, rounded to 64 bits (to nearest, ties to even). */
@@ -319,19 +287,19 @@ static void density_task(void *context, int thread, int64_t task)
 }
 
 phew_status sph_density(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
-                        const int32_t *subset, double *rho, int n_threads, phew_result *result)
+                        const int32_t *subset, double *rho, int n_threads, call_result *result)
 {
   return sph_density_listed(tree, h, mass, mass_max, n, subset, NULL, rho, n_threads, result);
 }
 
-phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
-                               const int32_t *subset, const density_lists *lists, double *rho, int n_threads,
-                               phew_result *result)
+/* The queries and every tree particle's h and mass, checked; a query with h = 0 has more
+ * than n_dens particles at its position: no density (the first such query in the caller's
+ * order is named, whatever the threads). */
+static phew_status check_density_inputs(const kd_tree *tree, const double *h, const double *mass, double mass_max,
+                                        int64_t n, const int32_t *subset, const double *rho, call_result *result)
 {
   if (!tree || (n > 0 && (!h || !rho)))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "sph_density: missing tree, h or output");
-  if (n == 0)
-    return PHEW_OK;
   const int64_t N = tree->n;
   if (n < 0 || (!subset && n > N))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "%lld queries for a tree of %lld particles", (long long)n,
@@ -340,8 +308,7 @@ phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mas
     if (subset[j] < 0 || subset[j] >= N)
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "query %lld is particle %ld, outside the tree's 0 .. %lld",
                        (long long)j, (long)subset[j], (long long)N - 1);
-  /* h and mass of every tree particle: finite, h >= 0, mass in [0, mass_max] */
-  for (int64_t i = 0; i < N; ++i) {
+  for (int64_t i = 0; i < N; ++i) { /* finite, h >= 0, mass in [0, mass_max] */
     if (!(h[i] >= 0 && isfinite(h[i])))
       return phew_fail(result, PHEW_ERROR_DATA, "SPH density: the particle with global id %lld has smoothing length %g",
                        (long long)tree->id[i], h[i]);
@@ -350,8 +317,6 @@ phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mas
       return phew_fail(result, PHEW_ERROR_DATA, "SPH density: the particle with global id %lld has mass %g (bound %g)",
                        (long long)tree->id[i], m, mass_max);
   }
-  /* a query with h = 0 has more than n_dens particles at its position: no density (the
-   * first such query in the caller's order is named, whatever the threads) */
   for (int64_t j = 0; j < n; ++j) {
     const int32_t i = subset ? subset[j] : (int32_t)j;
     if (h[i] == 0)
@@ -360,115 +325,173 @@ phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mas
                        "the density's neighbour count sit at its position",
                        (long long)tree->id[i]);
   }
-  const int64_t n_leaves = (int64_t)1 << tree->depth;
-  const int threads = particle_threads(n_threads);
-  int64_t n_tasks = threads > 1 ? (int64_t)threads * DENSITY_TASKS_PER_THREAD : 1;
-  n_tasks = n_tasks < n_leaves ? n_tasks : n_leaves;
-  const int64_t leaves_per_task = (n_leaves + n_tasks - 1) / n_tasks;
-  double *slot_h = phew_malloc((size_t)N, sizeof *slot_h);
-  double *slot_mass = mass ? phew_malloc((size_t)N, sizeof *slot_mass) : NULL;
-  int16_t *slot_base = phew_malloc((size_t)N, sizeof *slot_base);
-  /* by caller's index: the query it is (only for a subset; else query i is particle i) */
-  int32_t *query_of = subset ? phew_malloc((size_t)N, sizeof *query_of) : NULL;
-  uint64_t *sum = phew_calloc((size_t)(2 * N), sizeof *sum);
-  int *no_memory = phew_malloc((size_t)n_tasks, sizeof *no_memory);
-  foreign_sums *foreign = calloc((size_t)n_tasks, sizeof *foreign);
-  kd_candidates *candidates = calloc((size_t)threads, sizeof *candidates);
-  double **d2 = calloc((size_t)threads, sizeof *d2), **w = calloc((size_t)threads, sizeof *w);
-  int32_t **ball = calloc((size_t)threads, sizeof *ball);
-  int *capacity = calloc((size_t)threads, sizeof *capacity);
-  int32_t *slot_of = lists ? phew_malloc((size_t)N, sizeof *slot_of) : NULL;
-  int ok = (!lists || slot_of) && slot_h && (!mass || slot_mass) && slot_base && (!subset || query_of) && sum && no_memory && foreign && candidates && d2 &&
-           w && ball && capacity;
-  for (int i = 0; ok && i < threads; ++i)
-    ok = kd_candidates_init(&candidates[i], tree) == PHEW_OK;
-  phew_status status = PHEW_OK;
-  if (ok) {
-    for (int64_t s = 0; lists && s < N; ++s)
-      slot_of[tree->index[s]] = (int32_t)s;
-    for (int64_t i = 0; subset && i < N; ++i)
-      query_of[i] = -1;
-    for (int64_t j = 0; subset && j < n; ++j)
-      query_of[subset[j]] = (int32_t)j;
-    const double grid_mass = mass_max > 0 ? mass_max : 1.0; /* all masses 0: every term is 0 */
-    int64_t worst = -1; /* the first query in the caller's order whose grid is out of range */
-    for (int64_t s = 0; s < N; ++s) {
-      const int32_t i = tree->index[s];
-      const int64_t j = subset ? query_of[i] : (i < n ? i : -1);
-      slot_h[s] = h[i];
-      slot_base[s] = j >= 0 ? grid_base(h[i], grid_mass) : GRID_NONE;
-      if (j >= 0 && slot_base[s] == GRID_NONE && (worst < 0 || j < worst))
-        worst = j;
-      if (mass)
-        slot_mass[s] = mass[i];
+  return PHEW_OK;
+}
+
+/* The work arrays of one density call: by tree slot, per task and per thread. */
+typedef struct density_work {
+  int threads;
+  int64_t n_tasks;
+  double *slot_h, *slot_mass;
+  int16_t *slot_base;
+  int32_t *query_of; /* by caller's index: the query it is (only for a subset) */
+  int32_t *slot_of;  /* with lists: caller's index -> tree slot */
+  uint64_t *sum;
+  int *no_memory;
+  foreign_sums *foreign;
+  kd_candidates *candidates;
+  double **d2, **w;
+  int32_t **ball;
+  int *capacity;
+} density_work;
+
+/* 0 if memory ran out (free what was made with density_work_free). */
+static int density_work_init(density_work *d, const kd_tree *tree, int n_threads, int with_mass, int with_subset,
+                             int with_lists)
+{
+  const int64_t N = tree->n, n_leaves = (int64_t)1 << tree->depth;
+  d->threads = threads_resolve(n_threads);
+  d->n_tasks = d->threads > 1 ? (int64_t)d->threads * DENSITY_TASKS_PER_THREAD : 1;
+  d->n_tasks = d->n_tasks < n_leaves ? d->n_tasks : n_leaves;
+  d->slot_h = phew_malloc((size_t)N, sizeof *d->slot_h);
+  d->slot_mass = with_mass ? phew_malloc((size_t)N, sizeof *d->slot_mass) : NULL;
+  d->slot_base = phew_malloc((size_t)N, sizeof *d->slot_base);
+  d->query_of = with_subset ? phew_malloc((size_t)N, sizeof *d->query_of) : NULL;
+  d->sum = phew_calloc((size_t)(2 * N), sizeof *d->sum);
+  d->no_memory = phew_malloc((size_t)d->n_tasks, sizeof *d->no_memory);
+  d->foreign = calloc((size_t)d->n_tasks, sizeof *d->foreign);
+  d->candidates = calloc((size_t)d->threads, sizeof *d->candidates);
+  d->d2 = calloc((size_t)d->threads, sizeof *d->d2);
+  d->w = calloc((size_t)d->threads, sizeof *d->w);
+  d->ball = calloc((size_t)d->threads, sizeof *d->ball);
+  d->capacity = calloc((size_t)d->threads, sizeof *d->capacity);
+  d->slot_of = with_lists ? phew_malloc((size_t)N, sizeof *d->slot_of) : NULL;
+  int ok = (!with_lists || d->slot_of) && d->slot_h && (!with_mass || d->slot_mass) && d->slot_base &&
+           (!with_subset || d->query_of) && d->sum && d->no_memory && d->foreign && d->candidates && d->d2 && d->w &&
+           d->ball && d->capacity;
+  for (int i = 0; ok && i < d->threads; ++i)
+    ok = kd_candidates_init(&d->candidates[i], tree) == PHEW_OK;
+  return ok;
+}
+
+static void density_work_free(density_work *d)
+{
+  for (int i = 0; i < d->threads; ++i) {
+    if (d->candidates && d->candidates[i].stack)
+      kd_candidates_free(&d->candidates[i]);
+    if (d->d2)
+      free(d->d2[i]);
+    if (d->w)
+      free(d->w[i]);
+    if (d->ball)
+      free(d->ball[i]);
+  }
+  for (int64_t task = 0; d->foreign && task < d->n_tasks; ++task)
+    foreign_free(&d->foreign[task]);
+  free(d->foreign);
+  free(d->candidates);
+  free(d->d2);
+  free(d->w);
+  free(d->ball);
+  free(d->capacity);
+  free(d->slot_of);
+  free(d->no_memory);
+  free(d->sum);
+  free(d->query_of);
+  free(d->slot_base);
+  free(d->slot_mass);
+  free(d->slot_h);
+}
+
+/* The query of tree slot s, or -1. */
+static int64_t query_at(const kd_tree *tree, const density_work *d, int64_t n, int64_t s)
+{
+  const int32_t i = tree->index[s];
+  return d->query_of ? d->query_of[i] : (i < n ? i : -1);
+}
+
+/* h, mass and each query's grid by tree slot; -1, or the first query (caller's order) whose
+ * grid is out of range. */
+static int64_t arrange_slots(const kd_tree *tree, density_work *d, const double *h, const double *mass,
+                             double mass_max, int64_t n, const int32_t *subset)
+{
+  const int64_t N = tree->n;
+  for (int64_t s = 0; d->slot_of && s < N; ++s)
+    d->slot_of[tree->index[s]] = (int32_t)s;
+  for (int64_t i = 0; subset && i < N; ++i)
+    d->query_of[i] = -1;
+  for (int64_t j = 0; subset && j < n; ++j)
+    d->query_of[subset[j]] = (int32_t)j;
+  const double grid_mass = mass_max > 0 ? mass_max : 1.0; /* all masses 0: every term is 0 */
+  int64_t worst = -1;
+  for (int64_t s = 0; s < N; ++s) {
+    const int32_t i = tree->index[s];
+    const int64_t j = query_at(tree, d, n, s);
+    d->slot_h[s] = h[i];
+    d->slot_base[s] = j >= 0 ? grid_base(h[i], grid_mass) : GRID_NONE;
+    if (j >= 0 && d->slot_base[s] == GRID_NONE && (worst < 0 || j < worst))
+      worst = j;
+    if (mass)
+      d->slot_mass[s] = mass[i];
+  }
+  return worst;
+}
+
+/* The sums (by slot) into the queries' places; -1, or the first query (caller's order) out of
+ * range. */
+static int64_t write_densities(const kd_tree *tree, const density_work *d, int64_t n, double *rho)
+{
+  int64_t worst = -1;
+  for (int64_t s = 0; s < tree->n; ++s) {
+    const int64_t j = query_at(tree, d, n, s);
+    if (j < 0)
+      continue;
+    wide_float value = sum_value((exact_u128)d->sum[2 * s] | (exact_u128)d->sum[2 * s + 1] << 64, d->slot_base[s]);
+    if (value.mantissa)
+      value.exponent -= 1; /* the 1/2 of the symmetrised kernel */
+    if (wide_to_double(value, &rho[j]) != WIDE_FITS && (worst < 0 || j < worst))
+      worst = j;
+  }
+  return worst;
+}
+
+phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mass, double mass_max, int64_t n,
+                               const int32_t *subset, const density_lists *lists, double *rho, int n_threads,
+                               call_result *result)
+{
+  if (!tree || (n > 0 && (!h || !rho)))
+    return phew_fail(result, PHEW_ERROR_ARGUMENT, "sph_density: missing tree, h or output");
+  if (n == 0)
+    return PHEW_OK;
+  phew_status status = check_density_inputs(tree, h, mass, mass_max, n, subset, rho, result);
+  if (status != PHEW_OK)
+    return status;
+  density_work d;
+  memset(&d, 0, sizeof d);
+  int ok = density_work_init(&d, tree, n_threads, mass != NULL, subset != NULL, lists != NULL);
+  int64_t worst = ok ? arrange_slots(tree, &d, h, mass, mass_max, n, subset) : -1;
+  if (ok && worst < 0) {
+    const int64_t n_leaves = (int64_t)1 << tree->depth;
+    density_job job = {tree, d.slot_h, d.slot_mass, d.slot_base, d.sum, (n_leaves + d.n_tasks - 1) / d.n_tasks,
+                       d.foreign, d.candidates, d.d2, d.w, d.ball, d.capacity, d.no_memory, lists, d.slot_of};
+    threads_run(d.threads, d.n_tasks, density_task, &job);
+    for (int64_t task = 0; task < d.n_tasks; ++task) {
+      ok = ok && !d.no_memory[task];
+      for (int64_t k = 0; ok && k < d.foreign[task].n; ++k) { /* what tasks gave other ranges */
+        const uint64_t *f = &d.foreign[task].sum[2 * k];
+        sum_add(&d.sum[2 * (int64_t)d.foreign[task].slot[k]], (exact_u128)f[0] | (exact_u128)f[1] << 64);
+      }
     }
-    if (worst >= 0) {
-      status = phew_fail(result, PHEW_ERROR_DATA,
-                         "SPH density: the density of the particle with global id %lld is beyond the range of "
-                         "normal doubles",
-                         (long long)tree->id[subset ? subset[worst] : worst]);
-      ok = 0;
-    }
-    density_job job = {tree, slot_h, slot_mass, slot_base, sum, leaves_per_task, foreign, candidates, d2, w, ball,
-                       capacity, no_memory, lists, slot_of};
     if (ok)
-      particle_parallel(threads, n_tasks, density_task, &job);
-    for (int64_t task = 0; task < n_tasks; ++task) {
-      ok = ok && !no_memory[task];
-      for (int64_t k = 0; ok && k < foreign[task].capacity; ++k) /* what tasks gave other ranges */
-        if (foreign[task].slot[k] >= 0) {
-          const uint64_t *f = &foreign[task].sum[2 * k];
-          sum_add(&sum[2 * (int64_t)foreign[task].slot[k]], (exact_u128)f[0] | (exact_u128)f[1] << 64);
-        }
-    }
+      worst = write_densities(tree, &d, n, rho);
   }
-  if (ok) {
-    /* the sums (by slot) into the queries' places; the first query in the caller's order out
-     * of range is named */
-    int64_t worst = -1;
-    for (int64_t s = 0; s < N; ++s) {
-      const int32_t i = tree->index[s];
-      const int64_t j = subset ? query_of[i] : (i < n ? i : -1);
-      if (j < 0)
-        continue;
-      wide_float value = sum_value((exact_u128)sum[2 * s] | (exact_u128)sum[2 * s + 1] << 64, slot_base[s]);
-      if (value.mantissa)
-        value.exponent -= 1; /* the 1/2 of the symmetrised kernel */
-      if (wide_to_double(value, &rho[j]) != WIDE_FITS && (worst < 0 || j < worst))
-        worst = j;
-    }
-    if (worst >= 0)
-      status = phew_fail(result, PHEW_ERROR_DATA,
-                         "SPH density: the density of the particle with global id %lld is beyond the range of "
-                         "normal doubles",
-                         (long long)tree->id[subset ? subset[worst] : worst]);
-  } else if (status == PHEW_OK) {
+  if (worst >= 0)
+    status = phew_fail(result, PHEW_ERROR_DATA,
+                       "SPH density: the density of the particle with global id %lld is beyond the range of "
+                       "normal doubles",
+                       (long long)tree->id[subset ? subset[worst] : worst]);
+  else if (!ok)
     status = phew_fail(result, PHEW_ERROR_MEMORY, "SPH density of %lld particles: out of memory", (long long)n);
-  }
-  for (int i = 0; i < threads; ++i) {
-    if (candidates && candidates[i].stack)
-      kd_candidates_free(&candidates[i]);
-    if (d2)
-      free(d2[i]);
-    if (w)
-      free(w[i]);
-    if (ball)
-      free(ball[i]);
-  }
-  for (int64_t task = 0; foreign && task < n_tasks; ++task)
-    foreign_free(&foreign[task]);
-  free(foreign);
-  free(candidates);
-  free(d2);
-  free(w);
-  free(ball);
-  free(capacity);
-  free(slot_of);
-  free(no_memory);
-  free(sum);
-  free(query_of);
-  free(slot_base);
-  free(slot_mass);
-  free(slot_h);
+  density_work_free(&d);
   return status;
 }

@@ -5,7 +5,7 @@
  * adds up the mass its elements share per pair of labels, and each label's whole mass, in
  * exact sums; rank 0 merges those partial sums (exact sums give the same bits however the
  * terms were split over ranks) and picks the main links. */
-#include "../internal.h"
+#include "comm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,7 +49,7 @@ static int by_pair(const void *a, const void *b)
   return (x->descendant > y->descendant) - (x->descendant < y->descendant);
 }
 
-static phew_status check_step(const phew_step_labels *s, const char *which, phew_result *result)
+static phew_status check_step(const phew_step_labels *s, const char *which, call_result *result)
 {
   if (!s || s->n < 0 || (s->n > 0 && (!s->id || !s->label)))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the %s step's labels are missing (n < 0, or no id or label array)",
@@ -114,7 +114,7 @@ static int64_t merge_equal_pairs(pair_mass *pairs, int64_t n)
  * share an element, and each label's whole mass as the pair (label, -1) for the earlier step
  * and (-1, label) for the later one. One term per record and per shared element, sorted by
  * pair: each pair's exact sums are then added up once, over its run of terms. */
-static phew_status sum_owned(element_record *r, int64_t n, pair_mass **pairs, int64_t *n_pairs, phew_result *result)
+static phew_status sum_owned(element_record *r, int64_t n, pair_mass **pairs, int64_t *n_pairs, call_result *result)
 {
   *pairs = NULL;
   *n_pairs = 0;
@@ -162,7 +162,7 @@ static phew_status sum_owned(element_record *r, int64_t n, pair_mass **pairs, in
   return PHEW_OK;
 }
 
-static phew_status to_double(const exact_sum *s, double *out, phew_result *result)
+static phew_status to_double(const exact_sum *s, double *out, call_result *result)
 {
   if (s->top == EXACT_SUM_EMPTY) {
     *out = 0.0;
@@ -219,7 +219,7 @@ static int by_int64(const void *a, const void *b)
 }
 
 /* Rank 0: the links from the merged pairs (sorted by progenitor, then descendant). */
-static phew_status build_links(const pair_mass *pairs, int64_t n, phew_result *result)
+static phew_status build_links(const pair_mass *pairs, int64_t n, call_result *result)
 {
   int64_t n_p = 0, n_d = 0, n_shared = 0;
   for (int64_t k = 0; k < n; ++k) {
@@ -329,20 +329,11 @@ done:
   return status;
 }
 
-phew_status phew_link_steps(const phew_step_labels *earlier, const phew_step_labels *later, void *mpi_comm,
-                            phew_result *result)
+static phew_status link_steps(const phew_context *context, const phew_step_labels *earlier,
+                              const phew_step_labels *later, call_result *result)
 {
-  if (!result)
-    return PHEW_ERROR_ARGUMENT;
-  free(result->links);
-  result->links = NULL;
-  result->n_links = 0;
-  result->message[0] = '\0';
-  phew_input input;
-  memset(&input, 0, sizeof input);
-  input.mpi_comm = mpi_comm;
   comm c;
-  phew_status status = comm_init(&c, &input, result);
+  phew_status status = comm_init(&c, context, result);
   if (status != PHEW_OK)
     return status; /* no communicator to agree over */
 
@@ -384,4 +375,17 @@ phew_status phew_link_steps(const phew_step_labels *earlier, const phew_step_lab
     status = build_links(all, merge_equal_pairs(all, n_all), result);
   free(all);
   return comm_agree(&c, status, result);
+}
+
+phew_status phew_link_steps(phew_context *context, const phew_step_labels *earlier, const phew_step_labels *later,
+                            phew_link_result *result)
+{
+  if (!context || !result)
+    return PHEW_ERROR_ARGUMENT;
+  call_result r;
+  call_result_start(&r);
+  const phew_status s = link_steps(context, earlier, later, &r);
+  call_result_report(&r, s, context);
+  *result = (phew_link_result){r.n_links, r.links};
+  return s;
 }

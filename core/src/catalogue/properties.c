@@ -1,0 +1,352 @@
+/* Per-structure sums over cells (number of cells, mass, first moments, volume, minimum
+ * density) and the physical values derived from them.
+ *
+ * The sums are exact (exact_sum.h): every term is added without rounding, whatever its
+ * magnitude, so the sums, and every property derived from them, have the same bits whatever
+ * order the cells are visited in and however the cells are split over ranks. Values are
+ * checked against the double range only at the end, where a clear error replaces an inf, a
+ * nan or a silent zero. */
+#include "amr_mesh.h"
+#include "catalogue.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void sums_clear(sums *s)
+{
+  memset(s, 0, sizeof *s); /* padding too: sums travel between ranks bytewise */
+  exact_sum_clear(&s->mass);
+  for (int d = 0; d < 3; ++d)
+    exact_sum_clear(&s->moment[d]);
+  exact_sum_clear(&s->volume);
+  s->min_density = INFINITY;
+  for (int d = 0; d < 3; ++d)
+    exact_sum_clear(&s->momentum[d]);
+  exact_sum_clear(&s->dispersion);
+  s->max_distance2 = 0.0;
+}
+
+void sums_start(sums *s, const mesh *m, double peak_density)
+{
+  sums_clear(s);
+  if (m->kind != PHEW_MESH_STRUCTURED)
+    return;
+  /* on a grid every term is known to be below the peak density (mass) or the peak density
+   * times the largest displacement (moments): the windows can be placed in advance */
+  exact_sum_start(&s->mass, exact_sum_top_bin(peak_density, 1));
+  for (int d = 0; d < 3; ++d) {
+    const int64_t n = m->b.grid->global_dims[d];
+    const uint64_t reach = (uint64_t)(m->b.grid->periodic[d] ? n / 2 + 1 : n);
+    exact_sum_start(&s->moment[d], exact_sum_top_bin(peak_density, reach));
+  }
+}
+
+void sums_merge(sums *to, const sums *from)
+{
+  to->n_cells += from->n_cells;
+  exact_sum_merge(&to->mass, &from->mass);
+  for (int d = 0; d < 3; ++d)
+    exact_sum_merge(&to->moment[d], &from->moment[d]);
+  exact_sum_merge(&to->volume, &from->volume);
+  if (from->min_density < to->min_density)
+    to->min_density = from->min_density;
+  for (int d = 0; d < 3; ++d)
+    exact_sum_merge(&to->momentum[d], &from->momentum[d]);
+  exact_sum_merge(&to->dispersion, &from->dispersion);
+  if (from->max_distance2 > to->max_distance2)
+    to->max_distance2 = from->max_distance2;
+}
+
+/* The sums of the structure of peak p in target t, with the cell (of density rho) counted,
+ * and the structure's reference; NULL if p belongs to none. */
+static inline sums *structure_sums(const sum_target *t, int64_t p, double rho, const double **reference)
+{
+  const int64_t k = t->structure_of_peak[p];
+  if (k < 0)
+    return NULL;
+  *reference = t->reference + 3 * k;
+  sums *s = &t->out[k];
+  s->n_cells++;
+  if (rho < s->min_density)
+    s->min_density = rho;
+  return s;
+}
+
+/* Grids: masses count densities (the cell volume is a common factor) and moments count
+ * densities times whole-cell displacements, all exact. */
+static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                             int n_targets, run_control *rc)
+{
+  const block *b = &m->b;
+  const phew_grid *g = b->grid;
+  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z) {
+    if (run_control_tick(rc, z - b->lo[2], b->hi[2] - b->lo[2]))
+      return;
+    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
+      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+      const double c[3] = {0.0, (double)(g->stored_offset[1] + y), (double)(g->stored_offset[2] + z)};
+      for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
+        const int64_t p = cell_peak[row + x];
+        if (p < 0)
+          continue;
+        const double rho = field_value(f, row + x);
+        int64_t e;
+        int negative;
+        const uint64_t mantissa = exact_split(rho, &e, &negative); /* rho > 0 */
+        const double cx = (double)(g->stored_offset[0] + x);
+        for (int t = 0; t < n_targets; ++t) {
+          const double *ref;
+          sums *s = structure_sums(&targets[t], p, rho, &ref);
+          if (!s)
+            continue;
+          exact_sum_add_below(&s->mass, 0, mantissa, e);
+          /* cell coordinates are integers below 2^53: the displacements are exact integers */
+          for (int a = 0; a < 3; ++a) {
+            const int64_t d = (int64_t)mesh_displacement(m, a, a == 0 ? cx : c[a], ref[a]);
+            if (d != 0)
+              exact_sum_add_below(&s->moment[a], d < 0, (exact_u128)mantissa * (uint64_t)(d < 0 ? -d : d), e);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* AMR leaves: as on a grid, in finest cells: a cell of level l counts 8^(finest - l) of them
+ * (a shift of the exponent), and twice the displacements are integers (in finest cells,
+ * centres are multiples of 1/2), so every term is exact. Neighbouring cells mostly belong to
+ * the same structures: their sums are looked up once per run of such cells. */
+static void accumulate_amr(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                           int n_targets, run_control *rc)
+{
+  const amr_mesh *a = m->amr;
+  const int finest = a->n_levels - 1;
+  int64_t period2[3]; /* of twice the coordinates; 0 on open axes */
+  for (int d = 0; d < 3; ++d)
+    period2[d] = 2 * (int64_t)m->period[d];
+  sums *s[2]; /* the catalogue sums clumps and haloes: two targets at most */
+  int64_t ref2[2][3];
+  for (int64_t o = 0; o < a->n_own_blocks; ++o) {
+    if (run_control_tick(rc, o, a->n_own_blocks))
+      return;
+    const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
+    const int scale = finest - k->level, weight = 3 * scale;
+    const int64_t first = a->first_cell[a->own_block[o]], px = k->dims[0] + 2, py = k->dims[1] + 2;
+    const int64_t *map = a->map + a->map_first[o];
+    int64_t last = -1; /* the peak whose structures s and ref2 hold */
+    for (int64_t z = 0; z < k->dims[2]; ++z)
+      for (int64_t y = 0; y < k->dims[1]; ++y) {
+        const int64_t row = first + k->dims[0] * (y + k->dims[1] * z);
+        const int64_t *entry = map + 1 + px * ((y + 1) + py * (z + 1));
+        const int64_t c2[3] = {0, ((2 * (k->lo[1] + y) + 1) << scale) - 1, ((2 * (k->lo[2] + z) + 1) << scale) - 1};
+        for (int64_t x = 0; x < k->dims[0]; ++x) {
+          const int64_t i = row + x, p = cell_peak[i];
+          if (p < 0 || entry[x] == AMR_REFINED)
+            continue;
+          if (p != last) {
+            for (int t = 0; t < n_targets && t < 2; ++t) {
+              const int64_t j = targets[t].structure_of_peak[p];
+              s[t] = j >= 0 ? &targets[t].out[j] : NULL;
+              for (int d = 0; s[t] && d < 3; ++d)
+                ref2[t][d] = (int64_t)(2.0 * targets[t].reference[3 * j + d]);
+            }
+            last = p;
+          }
+          const double rho = field_value(f, i);
+          int64_t e;
+          int negative;
+          const uint64_t mantissa = exact_split(rho, &e, &negative); /* rho > 0 */
+          const int64_t x2 = ((2 * (k->lo[0] + x) + 1) << scale) - 1;
+          for (int t = 0; t < n_targets && t < 2; ++t) {
+            sums *u = s[t];
+            if (!u)
+              continue;
+            u->n_cells++;
+            if (rho < u->min_density)
+              u->min_density = rho;
+            exact_sum_add_term(&u->mass, 0, mantissa, e + weight);
+            exact_sum_add_term(&u->volume, 0, 1, weight);
+            for (int d = 0; d < 3; ++d) { /* twice the nearest-image displacement */
+              int64_t twice = (d == 0 ? x2 : c2[d]) - ref2[t][d];
+              if (period2[d] > 0) {
+                if (2 * twice > period2[d])
+                  twice -= period2[d];
+                else if (2 * twice < -period2[d])
+                  twice += period2[d];
+              }
+              if (twice != 0)
+                exact_sum_add_term(&u->moment[d], twice < 0, (exact_u128)mantissa * (uint64_t)(twice < 0 ? -twice : twice),
+                                   e + weight - 1);
+            }
+          }
+        }
+      }
+  }
+}
+
+/* Graphs: masses are densities times cell volumes (particles: their masses), moments those
+ * times displacements. */
+static void accumulate_list(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                            int n_targets, run_control *rc)
+{
+  cell_walk w;
+  if (cell_walk_init(&w, m) != PHEW_OK)
+    return; /* cannot happen: the walk was made before, by the watershed */
+  const int has_position = m->graph->position != NULL;
+  for (int64_t i = 0; i < m->n_local; ++i) {
+    if (run_control_tick_cells(rc, i, m->n_local))
+      break;
+    const int64_t p = cell_peak[i];
+    if (p < 0 || !cell_walk_active(&w, i))
+      continue;
+    const double rho = field_value(f, i);
+    const double volume = cell_walk_volume(&w, i);
+    double c[3] = {0.0, 0.0, 0.0};
+    if (has_position)
+      cell_walk_coord(&w, i, c);
+    const double mass = m->particles ? (m->cell_mass ? m->cell_mass[i] : 1.0) : 0.0;
+    const double *v = m->velocity ? m->velocity + 3 * i : NULL;
+    for (int t = 0; t < n_targets; ++t) {
+      const double *ref;
+      sums *s = structure_sums(&targets[t], p, rho, &ref);
+      if (!s)
+        continue;
+      exact_sum_add(&s->volume, volume);
+      if (m->particles) {
+        exact_sum_add(&s->mass, mass);
+        for (int a = 0; a < 3; ++a) {
+          exact_sum_add_product(&s->moment[a], mass, mesh_displacement(m, a, c[a], ref[a]));
+          if (v)
+            exact_sum_add_product(&s->momentum[a], mass, v[a]);
+        }
+        continue;
+      }
+      exact_sum_add_product(&s->mass, rho, volume);
+      if (has_position)
+        for (int a = 0; a < 3; ++a)
+          exact_sum_add_product3(&s->moment[a], rho, volume, mesh_displacement(m, a, c[a], ref[a]));
+    }
+  }
+  cell_walk_free(&w);
+}
+
+void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets, int n_targets,
+                     run_control *rc)
+{
+  if (m->kind == PHEW_MESH_STRUCTURED)
+    accumulate_block(m, f, cell_peak, targets, n_targets, rc);
+  else if (m->kind == PHEW_MESH_AMR)
+    accumulate_amr(m, f, cell_peak, targets, n_targets, rc);
+  else
+    accumulate_list(m, f, cell_peak, targets, n_targets, rc);
+}
+
+void sums_merge_spread(sums *to, const sums *from)
+{
+  exact_sum_merge(&to->dispersion, &from->dispersion);
+  if (from->max_distance2 > to->max_distance2)
+    to->max_distance2 = from->max_distance2;
+}
+
+void sums_centre(const mesh *m, const sums *s, const double reference[3], double out[6])
+{
+  const wide_float mass = exact_sum_value(&s->mass);
+  for (int d = 0; d < 3; ++d) {
+    out[d] = reference[d] + wide_ratio(exact_sum_value(&s->moment[d]), mass);
+    out[3 + d] = m->velocity ? wide_ratio(exact_sum_value(&s->momentum[d]), mass) : 0.0;
+  }
+}
+
+void sums_accumulate_spread(const mesh *m, const int64_t *cell_peak, const sum_target *targets, const double *const *centre,
+                            int n_targets)
+{
+  const double *position = m->graph->position;
+  for (int64_t i = 0; i < m->n_local; ++i) {
+    const int64_t p = cell_peak[i];
+    if (p < 0 || (m->graph->ghost && m->graph->ghost[i]))
+      continue;
+    const double mass = m->cell_mass ? m->cell_mass[i] : 1.0;
+    for (int t = 0; t < n_targets; ++t) {
+      const int64_t k = targets[t].structure_of_peak[p];
+      if (k < 0)
+        continue;
+      const double *c = centre[t] + 6 * k;
+      sums *s = &targets[t].out[k];
+      s->n_cells++;
+      double r2 = 0.0, v2 = 0.0;
+      for (int a = 0; a < 3; ++a) {
+        const double dx = position ? mesh_displacement(m, a, position[3 * i + a], c[a]) : 0.0;
+        r2 += dx * dx;
+        if (m->velocity) {
+          const double dv = m->velocity[3 * i + a] - c[3 + a];
+          v2 += dv * dv;
+        }
+      }
+      if (r2 > s->max_distance2)
+        s->max_distance2 = r2;
+      if (m->velocity)
+        exact_sum_add_product(&s->dispersion, mass, v2);
+    }
+  }
+}
+
+/* ---- physical values --------------------------------------------------------------------- */
+
+/* Grids and AMR sum in cells (AMR: finest cells): times the cell volume, one axis at a time. */
+static wide_float times_cell_volume(const mesh *m, wide_float w)
+{
+  if (m->kind != PHEW_MESH_GRAPH)
+    for (int d = 0; d < 3; ++d)
+      w = wide_mul(w, wide_from_double(m->cell_size[d]));
+  return w;
+}
+
+wide_float sums_mass_value(const mesh *m, const exact_sum *mass) { return times_cell_volume(m, exact_sum_value(mass)); }
+
+static wide_float volume_value(const mesh *m, const sums *s)
+{
+  return times_cell_volume(m, m->kind == PHEW_MESH_STRUCTURED ? wide_from_int(s->n_cells) : exact_sum_value(&s->volume));
+}
+
+int sums_to_double(wide_float value, const char *what, const char *object, double *out, char *why, size_t why_size)
+{
+  const wide_range r = wide_to_double(value, out);
+  if (r == WIDE_FITS)
+    return 0;
+  const double decimal = wide_log10(value), power = floor(decimal);
+  snprintf(why, why_size, "the %s of %s is %.3ge%+.0f, %s the range of double precision (%g to %g): %s", what,
+           object, pow(10.0, decimal - power), power, r == WIDE_TOO_LARGE ? "above" : "below", DBL_MIN, DBL_MAX,
+           "rescale the density or the cell size");
+  return -1;
+}
+
+int sums_values(const mesh *m, const sums *s, const double reference[3], const char *object, phew_object *o, char *why,
+                size_t why_size)
+{
+  const wide_float mass = sums_mass_value(m, &s->mass), volume = volume_value(m, s);
+  if (sums_to_double(mass, "mass", object, &o->mass, why, why_size) != 0 ||
+      sums_to_double(volume, "volume", object, &o->volume, why, why_size) != 0)
+    return -1;
+  const wide_float weight = exact_sum_value(&s->mass); /* what the moments are weighted by */
+  /* a weighted mean of densities: never beyond the densities themselves */
+  o->mean_density = m->kind == PHEW_MESH_STRUCTURED ? wide_ratio(weight, wide_from_int(s->n_cells))
+                                                    : wide_ratio(weight, exact_sum_value(&s->volume));
+  o->min_density = s->min_density;
+  for (int d = 0; d < 3; ++d) {
+    const double shift = wide_ratio(exact_sum_value(&s->moment[d]), weight);
+    o->peak_position[d] = mesh_position(m, d, reference[d]);
+    o->center_of_mass[d] = mesh_wrap(m, d, mesh_position(m, d, reference[d] + shift));
+  }
+  if (m->particles) {
+    o->mean_density /= m->density_unit; /* volumes are physical, densities may be relative */
+    o->radius = sqrt(s->max_distance2);
+    if (m->velocity) {
+      for (int d = 0; d < 3; ++d)
+        o->mean_velocity[d] = wide_ratio(exact_sum_value(&s->momentum[d]), weight);
+      o->velocity_dispersion = sqrt(wide_ratio(exact_sum_value(&s->dispersion), weight));
+    }
+  }
+  return 0;
+}
