@@ -8,8 +8,8 @@
  * refined (into 8 blocks of 16^3 on level l+1) when one of 48 seeded blobs lies within
  * 0.055 / 2^l of the box of its centre, up to level L (default 2), which gives about 6 million
  * leaf cells on 3 levels. The density is the sum of the blobs (Gaussians of widths 0.004 to
- * 0.04) on a smooth background that is above the threshold in half of the box. The grid mode evaluates the same density on a cube with as many cells as the
- * hierarchy has leaves.
+ * 0.04) on a smooth background that is above the threshold in half of the box. The grid mode evaluates the same density
+ * on a cube with as many cells as the hierarchy has leaves.
  *
  * With --mpi the blocks are split over the ranks (see assign_owners), and the grid as the
  * command-line tool splits it. Times are the maximum over ranks; working memory is the peak

@@ -195,8 +195,7 @@ int main(int argc, char **argv)
   memset(&input, 0, sizeof input);
   decompose(&o, &input.grid);
   const size_t value_size = o.type == PHEW_FLOAT32 ? sizeof(float) : sizeof(double);
-  const size_t n_stored =
-      (size_t)(input.grid.stored_dims[0] * input.grid.stored_dims[1] * input.grid.stored_dims[2]);
+  const size_t n_stored = (size_t)(input.grid.stored_dims[0] * input.grid.stored_dims[1] * input.grid.stored_dims[2]);
   const double n_cells = (double)o.dims[0] * (double)o.dims[1] * (double)o.dims[2];
   input.density = load(&o, &input.grid, value_size);
   input.density_type = o.type;
@@ -225,8 +224,7 @@ int main(int argc, char **argv)
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
   if (status != PHEW_OK) {
-    fprintf(stderr, "bench_phew: phew_find_clumps failed: %s: %s\n", phew_status_string(status),
-            context.message);
+    fprintf(stderr, "bench_phew: phew_find_clumps failed: %s: %s\n", phew_status_string(status), context.message);
     die("the clump finder failed");
   }
 

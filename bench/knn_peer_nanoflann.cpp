@@ -61,8 +61,10 @@ using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<do
 
 [[noreturn]] void usage(const char *msg)
 {
-  std::fprintf(stderr, "knn_peer_nanoflann: %s\nusage: knn_peer_nanoflann --points FILE [--type float32|float64] "
-                       "[--k 65] [--leaf 10] [--periodic] [--dump FILE]\n", msg);
+  std::fprintf(stderr,
+               "knn_peer_nanoflann: %s\nusage: knn_peer_nanoflann --points FILE [--type float32|float64] "
+               "[--k 65] [--leaf 10] [--periodic] [--dump FILE]\n",
+               msg);
   std::exit(2);
 }
 
@@ -188,7 +190,7 @@ int main(int argc, char **argv)
       const double *x = &p[3 * i];
       int lo[3], hi[3]; // image shifts to try per axis
       for (int d = 0; d < 3; ++d) {
-        lo[d] = x[d] < w ? 1 : 0;        // image at x + 1
+        lo[d] = x[d] < w ? 1 : 0;         // image at x + 1
         hi[d] = x[d] >= 1.0 - w ? -1 : 0; // image at x - 1
       }
       for (int sx = hi[0]; sx <= lo[0]; ++sx)

@@ -56,8 +56,8 @@ static int box_io(int fd, const phew_grid *g, size_t value_size, char *values, i
 }
 
 /* This rank's part of a read or a write; returns 0 or -1 with message filled. */
-static int active_io(const char *path, const phew_grid *g, size_t value_size, void *values, int writing,
-                     char *message, size_t message_size)
+static int active_io(const char *path, const phew_grid *g, size_t value_size, void *values, int writing, char *message,
+                     size_t message_size)
 {
   const int64_t *ad = g->active_dims;
   if (ad[0] < 1 || ad[1] < 1 || ad[2] < 1)
@@ -72,16 +72,15 @@ static int active_io(const char *path, const phew_grid *g, size_t value_size, vo
   if (close(fd) != 0 && !err)
     err = errno; /* a delayed write error (NFS, quota) shows up here */
   if (err == -1)
-    snprintf(message, message_size, "'%s' ended before all its cells were read (it was changed during the run?)",
-             path);
+    snprintf(message, message_size, "'%s' ended before all its cells were read (it was changed during the run?)", path);
   else if (err)
     snprintf(message, message_size, writing ? "writing '%s' failed: %s" : "reading '%s' failed: %s", path,
              strerror(err));
   return err ? -1 : 0;
 }
 
-int block_read(const procs *p, const char *path, const phew_grid *g, size_t value_size, void *values,
-               char *message, size_t message_size)
+int block_read(const procs *p, const char *path, const phew_grid *g, size_t value_size, void *values, char *message,
+               size_t message_size)
 {
   const int ok = active_io(path, g, value_size, values, 0, message, message_size) == 0;
   if (!procs_all_ok(p, ok, message, message_size))
@@ -95,8 +94,8 @@ int block_read(const procs *p, const char *path, const phew_grid *g, size_t valu
   return 0;
 }
 
-int block_write_labels(const procs *p, const char *path, const phew_grid *g, const int64_t *labels,
-                       char *message, size_t message_size)
+int block_write_labels(const procs *p, const char *path, const phew_grid *g, const int64_t *labels, char *message,
+                       size_t message_size)
 {
   /* the label format is little-endian, which is what this machine stores */
   const int ok = active_io(path, g, sizeof *labels, (void *)labels, 1, message, message_size) == 0;

@@ -14,13 +14,13 @@
 /* Collective. Fills values (value_size bytes per stored cell of g): the active box from the
  * file at path, the ghost cells from the ranks that own them. Returns 0, or -1 on every rank
  * with the same message. */
-int block_read(const procs *p, const char *path, const phew_grid *g, size_t value_size, void *values,
-               char *message, size_t message_size);
+int block_read(const procs *p, const char *path, const phew_grid *g, size_t value_size, void *values, char *message,
+               size_t message_size);
 
 /* Collective. Writes the active cells of labels (one per stored cell of g) at their places in
  * the file at path, which must exist (rank 0 creates it). Returns 0, or -1 on every rank with
  * the same message. */
-int block_write_labels(const procs *p, const char *path, const phew_grid *g, const int64_t *labels,
-                       char *message, size_t message_size);
+int block_write_labels(const procs *p, const char *path, const phew_grid *g, const int64_t *labels, char *message,
+                       size_t message_size);
 
 #endif

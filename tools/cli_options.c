@@ -227,10 +227,10 @@ int parse_options(int argc, char **argv, options *o)
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const int left = argc - i - 1;
-#define NEED(k)                                                                                                   \
-  if (left < (k)) {                                                                                               \
-    fail("%s needs %d value(s)", a, (k));                                                                        \
-    return 1;                                                                                                     \
+#define NEED(k)                           \
+  if (left < (k)) {                       \
+    fail("%s needs %d value(s)", a, (k)); \
+    return 1;                             \
   }
     const int slot = mode_slot(a), finder_option_slot = finder_slot(a);
     if (slot >= 0)
@@ -358,9 +358,9 @@ int parse_options(int argc, char **argv, options *o)
       }
     } else if (!strcmp(a, "--outer") || !strcmp(a, "--saddle-factor") || !strcmp(a, "--peak-factor")) {
       NEED(1);
-      double *target = !strcmp(a, "--outer") ? &o->hop.outer
+      double *target = !strcmp(a, "--outer")           ? &o->hop.outer
                        : !strcmp(a, "--saddle-factor") ? &o->hop.saddle_factor
-                                                        : &o->hop.peak_factor;
+                                                       : &o->hop.peak_factor;
       if (option_double(a, argv[++i], target, "a positive number") != 0)
         return 1;
       if (!(*target > 0.0)) {

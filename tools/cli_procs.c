@@ -14,8 +14,9 @@ static int with_mpi;   /* MPI was initialised */
  * MPI_Init starts Open MPI's runtime, a third of a second that a serial run does not need. */
 static int launched_by_mpi(void)
 {
-  static const char *const set_by_launchers[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
-                                                 "MPI_LOCALNRANKS", "MV2_COMM_WORLD_SIZE", "SLURM_PROCID"};
+  static const char *const set_by_launchers[] = {
+      "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",           "PMI_RANK",    "PMI_SIZE",
+      "MPI_LOCALNRANKS",      "MV2_COMM_WORLD_SIZE", "SLURM_PROCID"};
   for (size_t k = 0; k < sizeof set_by_launchers / sizeof set_by_launchers[0]; ++k)
     if (getenv(set_by_launchers[k]))
       return 1;

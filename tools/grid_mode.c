@@ -25,8 +25,8 @@ static int cube_sizes(const options *o, int64_t value_size, int64_t *input_bytes
 {
   int64_t cells;
   if (phew_checked_product(o->dims, 3, &cells) != 0) {
-    fail("--dims %lld %lld %lld is too large: the number of cells overflows a 64-bit integer",
-         (long long)o->dims[0], (long long)o->dims[1], (long long)o->dims[2]);
+    fail("--dims %lld %lld %lld is too large: the number of cells overflows a 64-bit integer", (long long)o->dims[0],
+         (long long)o->dims[1], (long long)o->dims[2]);
     return -1;
   }
   const int64_t input[2] = {cells, value_size}, labels[2] = {cells, 8};
@@ -54,8 +54,7 @@ static void check_input(const options *o, int64_t n_bytes)
   else if (!S_ISREG(st.st_mode))
     fail("'%s' is not a regular file", o->input);
   else if ((int64_t)st.st_size != n_bytes)
-    fail("'%s' has %lld bytes but --dims and --type need %lld", o->input, (long long)st.st_size,
-         (long long)n_bytes);
+    fail("'%s' has %lld bytes but --dims and --type need %lld", o->input, (long long)st.st_size, (long long)n_bytes);
   close(fd);
 }
 

@@ -13,9 +13,9 @@
 /* Linux's PATH_MAX; longer paths cannot be opened. */
 enum { NAME_SIZE = 4096 };
 
-static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",  "-clump.raw",      "-halo.raw",   "-clumps.csv",
-                                                 "-haloes.csv", "-dendrogram.csv", "-density.raw", "-group.raw",
-                                                 "-groups.csv"};
+static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",   "-clump.raw",  "-halo.raw",
+                                                 "-clumps.csv",  "-haloes.csv", "-dendrogram.csv",
+                                                 "-density.raw", "-group.raw",  "-groups.csv"};
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
 static char final_name[OUTPUT_COUNT][NAME_SIZE];
@@ -204,15 +204,9 @@ int outputs_prepare(char *message, size_t message_size)
   return 0;
 }
 
-void outputs_discard(void)
-{
-  remove_temporaries();
-}
+void outputs_discard(void) { remove_temporaries(); }
 
-void outputs_done(void)
-{
-  atomic_store(&state, IDLE);
-}
+void outputs_done(void) { atomic_store(&state, IDLE); }
 
 /* Appends to message (which holds the first failure) the text of a further one. */
 static void append(char *message, size_t message_size, const char *format, const char *a, const char *b)
@@ -236,8 +230,8 @@ int outputs_commit(char *message, size_t message_size)
     if (!in_use[k] || lstat(final_name[k], &st) != 0)
       continue; /* nothing there before */
     if (rename(final_name[k], backup_name[k]) != 0) {
-      snprintf(message, message_size, "cannot move the previous '%s' aside to '%s': %s", final_name[k],
-               backup_name[k], strerror(errno));
+      snprintf(message, message_size, "cannot move the previous '%s' aside to '%s': %s", final_name[k], backup_name[k],
+               strerror(errno));
       ok = 0;
     } else {
       moved[k] = 1;

@@ -136,10 +136,10 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
   phew_input in;
   make_input(o, &s, &in);
   phew_context context = procs_context(p, o->n_threads);
-  const phew_status status =
-      o->finder == FINDER_FOF   ? phew_find_fof_groups(&context, &in, &o->fof, s.group, &groups)
-      : o->finder == FINDER_HOP ? phew_find_hop_groups(&context, &in, &o->hop, s.group, s.labels.density, &groups)
-                                : phew_find_clumps(&context, &in, &o->params, &s.labels, &clumps);
+  const phew_status status = o->finder == FINDER_FOF ? phew_find_fof_groups(&context, &in, &o->fof, s.group, &groups)
+                             : o->finder == FINDER_HOP
+                                 ? phew_find_hop_groups(&context, &in, &o->hop, s.group, s.labels.density, &groups)
+                                 : phew_find_clumps(&context, &in, &o->params, &s.labels, &clumps);
   if (status != PHEW_OK) /* the same status and message on every rank */
     fail("%s", context.message);
   if (!all_ok(p))

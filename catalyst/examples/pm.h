@@ -26,10 +26,10 @@ typedef struct pm_mesh {
 typedef struct pm_particles {
   int64_t n, capacity;
   int64_t n_total;
-  double mass;       /* every particle's */
-  double *position;  /* 3 per particle, in [0, 1) */
-  double *velocity;  /* 3 per particle */
-  int64_t *id;       /* the index of the particle's lattice site */
+  double mass;      /* every particle's */
+  double *position; /* 3 per particle, in [0, 1) */
+  double *velocity; /* 3 per particle */
+  int64_t *id;      /* the index of the particle's lattice site */
 } pm_particles;
 
 /* pm_gravity.c */

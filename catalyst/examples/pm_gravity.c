@@ -14,9 +14,9 @@ typedef struct pm_fft {
   double *real;          /* n * n * 2 (n/2 + 1) per plane: FFTW's padded in-place layout */
   fftw_complex *complex; /* the same memory */
   fftw_plan forward, backward;
-  double *deposit;       /* (nz + 2) planes of n * n: the slab and one plane beyond each side */
-  double *potential;     /* (nz + 4) planes: the slab and two planes beyond each side */
-  double *exchange;      /* 2 planes: the deposit's planes beyond the slab from the neighbours */
+  double *deposit;   /* (nz + 2) planes of n * n: the slab and one plane beyond each side */
+  double *potential; /* (nz + 4) planes: the slab and two planes beyond each side */
+  double *exchange;  /* 2 planes: the deposit's planes beyond the slab from the neighbours */
 } pm_fft;
 
 static size_t plane_size(const pm_mesh *m) { return (size_t)m->n * (size_t)m->n; }
@@ -115,8 +115,8 @@ static cic cic_of(const pm_mesh *m, const double *p)
 
 /* Planes to the neighbouring ranks along the ring (the rank itself when alone): `count`
  * values from `send_down` go to rank - 1 and arrive in its `receive_up`, and the other way. */
-static void swap_planes(const pm_mesh *m, double *send_down, double *receive_up, double *send_up,
-                        double *receive_down, size_t count)
+static void swap_planes(const pm_mesh *m, double *send_down, double *receive_up, double *send_up, double *receive_down,
+                        size_t count)
 {
   const int down = (m->rank + m->size - 1) % m->size, up = (m->rank + 1) % m->size;
   MPI_Sendrecv(send_down, (int)count, MPI_DOUBLE, down, 1, receive_up, (int)count, MPI_DOUBLE, up, 1, m->comm,
@@ -141,7 +141,7 @@ static void deposit(pm_mesh *m, const pm_particles *p)
   swap_planes(m, f->deposit, above, &f->deposit[(size_t)(m->nz + 1) * plane], below, plane);
   for (size_t c = 0; c < plane; ++c) {
     f->deposit[plane * (size_t)m->nz + c] += above[c]; /* the top plane of the slab */
-    f->deposit[plane + c] += below[c];                   /* the bottom plane */
+    f->deposit[plane + c] += below[c];                 /* the bottom plane */
   }
   const double to_density = p->mass * (double)n * (double)n * (double)n; /* mean density 1 */
   for (size_t c = 0; c < (size_t)m->nz * plane; ++c)
@@ -200,7 +200,8 @@ static void accelerations(pm_mesh *m)
         const size_t c = (size_t)y * (size_t)n;
         double *a = &m->accel[3 * ((size_t)z * plane + c + (size_t)x)];
         a[0] = -(mid[c + (size_t)wrap(x + 1, n)] - mid[c + (size_t)wrap(x - 1, n)]) * half_over_h;
-        a[1] = -(mid[(size_t)wrap(y + 1, n) * (size_t)n + (size_t)x] - mid[(size_t)wrap(y - 1, n) * (size_t)n + (size_t)x]) *
+        a[1] = -(mid[(size_t)wrap(y + 1, n) * (size_t)n + (size_t)x] -
+                 mid[(size_t)wrap(y - 1, n) * (size_t)n + (size_t)x]) *
                half_over_h;
         a[2] = -(above[c + (size_t)x] - below[c + (size_t)x]) * half_over_h;
       }

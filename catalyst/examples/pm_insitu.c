@@ -175,7 +175,8 @@ static int direct_step(insitu *in, const insitu_state *s, double *finder_seconds
   for (int64_t z = 0; ok && z < z_end - z_begin; ++z)
     for (int64_t y = 0; y < n; ++y)
       memcpy(&density[((size_t)(z + 1) * (size_t)(n + 2) + (size_t)(y + 1)) * (size_t)(n + 2) + 1],
-             &m->density[((size_t)(z + z_begin - m->z0) * (size_t)n + (size_t)y) * (size_t)n], (size_t)n * sizeof *density);
+             &m->density[((size_t)(z + z_begin - m->z0) * (size_t)n + (size_t)y) * (size_t)n],
+             (size_t)n * sizeof *density);
   int all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, in->comm);
   phew_status status = all_ok ? PHEW_OK : PHEW_ERROR_MEMORY;

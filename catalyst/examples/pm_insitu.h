@@ -15,8 +15,8 @@ enum { INSITU_MAX_SCRIPTS = 8 };
 typedef struct insitu_options {
   int n_scripts;
   const char *scripts[INSITU_MAX_SCRIPTS];
-  int direct;                              /* libphew on the grid, no Catalyst */
-  double threshold, relevance, saddle;     /* the direct path's, in units of the mean density */
+  int direct;                          /* libphew on the grid, no Catalyst */
+  double threshold, relevance, saddle; /* the direct path's, in units of the mean density */
   int stop_on_error;
 } insitu_options;
 
@@ -26,7 +26,7 @@ typedef struct insitu {
   insitu_options o;
   const char *output;
   phew_catalyst *catalyst;
-  FILE *timing; /* rank 0: OUTPUT/timing.csv */
+  FILE *timing;                  /* rank 0: OUTPUT/timing.csv */
   pm_tree clump_tree, halo_tree; /* the direct path's merger trees (direct_clump_, direct_halo_) */
 } insitu;
 

@@ -29,23 +29,22 @@ typedef struct options {
 
 static void usage(FILE *out)
 {
-  fprintf(out,
-          "usage: phew_pm [--mesh N] [--side P] [--steps S] [--every K] [--dt T] [--amplitude A]\n"
-          "               [--seed S] [--replicated] [--output DIR]\n"
-          "               [--catalyst SCRIPT]... [--direct [--threshold D] [--relevance R] [--saddle S]]\n"
-          "  --mesh N        cells per side of the mesh (default 64; a multiple of 2 x ranks)\n"
-          "  --side P        particles per side (default: the mesh's)\n"
-          "  --steps S       time steps (default 100); --dt T their length (default 0.05)\n"
-          "  --every K       find clumps every K steps, and after the last (default 10)\n"
-          "  --amplitude A   rms density contrast of the initial waves (default 0.05)\n"
-          "  --replicated    the same fields for any number of ranks (see the top of pm_sim.c)\n"
-          "  --output DIR    where the scripts and --direct write (default insitu_output)\n"
-          "  --catalyst F    run this Catalyst script (repeat for several)\n"
-          "  --direct        call libphew directly on the density grid (no Catalyst, no Python):\n"
-          "                  DIR/direct_clumps_STEP.csv, thresholds in units of the mean density\n"
-          "                  (defaults 10, 3, 30)\n"
-          "  --stop-on-error stop at the first failed in-situ call (default: say why, go on, and\n"
-          "                  exit with status 3 at the end)\n");
+  fprintf(out, "usage: phew_pm [--mesh N] [--side P] [--steps S] [--every K] [--dt T] [--amplitude A]\n"
+               "               [--seed S] [--replicated] [--output DIR]\n"
+               "               [--catalyst SCRIPT]... [--direct [--threshold D] [--relevance R] [--saddle S]]\n"
+               "  --mesh N        cells per side of the mesh (default 64; a multiple of 2 x ranks)\n"
+               "  --side P        particles per side (default: the mesh's)\n"
+               "  --steps S       time steps (default 100); --dt T their length (default 0.05)\n"
+               "  --every K       find clumps every K steps, and after the last (default 10)\n"
+               "  --amplitude A   rms density contrast of the initial waves (default 0.05)\n"
+               "  --replicated    the same fields for any number of ranks (see the top of pm_sim.c)\n"
+               "  --output DIR    where the scripts and --direct write (default insitu_output)\n"
+               "  --catalyst F    run this Catalyst script (repeat for several)\n"
+               "  --direct        call libphew directly on the density grid (no Catalyst, no Python):\n"
+               "                  DIR/direct_clumps_STEP.csv, thresholds in units of the mean density\n"
+               "                  (defaults 10, 3, 30)\n"
+               "  --stop-on-error stop at the first failed in-situ call (default: say why, go on, and\n"
+               "                  exit with status 3 at the end)\n");
 }
 
 static int parse(int argc, char **argv, options *o)
@@ -134,8 +133,9 @@ int main(int argc, char **argv)
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok) {
     if (rank == 0)
-      fprintf(stderr, "phew_pm: the mesh of %d cells per side cannot be split into slabs of at least 2 planes on %d "
-                      "ranks (it needs a multiple of 2 x ranks), or memory ran out\n",
+      fprintf(stderr,
+              "phew_pm: the mesh of %d cells per side cannot be split into slabs of at least 2 planes on %d "
+              "ranks (it needs a multiple of 2 x ranks), or memory ran out\n",
               o.mesh, o.replicated ? 1 : size);
     pm_mesh_free(&mesh);
     MPI_Finalize();

@@ -52,8 +52,7 @@ static int write_links(pm_tree *t, const phew_link_result *r, int step, double t
   return fclose(f) == 0 ? 0 : -1;
 }
 
-int pm_tree_step(pm_tree *t, MPI_Comm comm, int step, double time, int64_t n, int64_t *id, int64_t *label,
-                 double *mass)
+int pm_tree_step(pm_tree *t, MPI_Comm comm, int step, double time, int64_t n, int64_t *id, int64_t *label, double *mass)
 {
   int rank;
   MPI_Comm_rank(comm, &rank);

@@ -13,12 +13,12 @@
 
 typedef struct pm_tree {
   const char *output, *name;
-  int64_t steps;   /* calls so far (the Step column) */
-  double time;     /* of the last call */
-  int64_t n;       /* the last call's labelled cells on this rank */
+  int64_t steps; /* calls so far (the Step column) */
+  double time;   /* of the last call */
+  int64_t n;     /* the last call's labelled cells on this rank */
   int64_t *id, *label;
   double *mass;
-  FILE *whole;     /* rank 0: OUTPUT/NAME_tree.csv */
+  FILE *whole; /* rank 0: OUTPUT/NAME_tree.csv */
 } pm_tree;
 
 void pm_tree_init(pm_tree *t, const char *output, const char *name);

@@ -71,20 +71,20 @@ typedef struct phew_catalyst_grid {
   double origin[3];       /* corner of cell (0, 0, 0) */
   double spacing[3];      /* cell size */
   int periodic[3];
-  int type;               /* PHEW_CATALYST_FLOAT32 or PHEW_CATALYST_FLOAT64 */
-  const void *density;    /* dims[0] * dims[1] * dims[2] values, x fastest, no ghost cells */
-  const char *name;       /* the cell array's name; NULL: "density" */
+  int type;            /* PHEW_CATALYST_FLOAT32 or PHEW_CATALYST_FLOAT64 */
+  const void *density; /* dims[0] * dims[1] * dims[2] values, x fastest, no ghost cells */
+  const char *name;    /* the cell array's name; NULL: "density" */
 } phew_catalyst_grid;
 
 /* This rank's particles. */
 typedef struct phew_catalyst_particles {
   int64_t n;
-  int type;               /* of position, mass and velocity: PHEW_CATALYST_FLOAT32 or _FLOAT64 */
-  const void *position;   /* 3 per particle, x y z */
-  const void *mass;       /* 1 per particle, or NULL */
-  const void *velocity;   /* 3 per particle, or NULL */
-  const int64_t *id;      /* 1 per particle, unique over all ranks, or NULL */
-  double box_origin[3];   /* the periodic box (read when an axis is periodic) */
+  int type;             /* of position, mass and velocity: PHEW_CATALYST_FLOAT32 or _FLOAT64 */
+  const void *position; /* 3 per particle, x y z */
+  const void *mass;     /* 1 per particle, or NULL */
+  const void *velocity; /* 3 per particle, or NULL */
+  const int64_t *id;    /* 1 per particle, unique over all ranks, or NULL */
+  double box_origin[3]; /* the periodic box (read when an axis is periodic) */
   double box_size[3];
   int periodic[3];
 } phew_catalyst_particles;
@@ -107,8 +107,7 @@ PHEW_CATALYST_API int phew_catalyst_wants(phew_catalyst *adaptor, int64_t step, 
 /* Run the pipelines that want this step on the grid and/or the particles (either may be NULL
  * on every rank; a rank with no cells or no particles passes dims 0 or n 0). */
 PHEW_CATALYST_API int phew_catalyst_execute(phew_catalyst *adaptor, int64_t step, double time,
-                                            const phew_catalyst_grid *grid,
-                                            const phew_catalyst_particles *particles);
+                                            const phew_catalyst_grid *grid, const phew_catalyst_particles *particles);
 
 /* Why the last call failed ("" after a success). Valid until the next call. */
 PHEW_CATALYST_API const char *phew_catalyst_message(const phew_catalyst *adaptor);

@@ -87,8 +87,9 @@ std::string ErrorCapture::Errors(const std::vector<std::string>& files) const
   // a traceback ends with the exception: its last lines say most; without one, the first
   // filter's error is the cause (the filters after it fail for want of its output)
   const bool traceback = this->Recorder->Recorded.find("Traceback") != std::string::npos;
-  const std::string& all =
-    traceback || this->Recorder->FirstFilterError.empty() ? this->Recorder->Recorded : this->Recorder->FirstFilterError;
+  const std::string& all = traceback || this->Recorder->FirstFilterError.empty()
+    ? this->Recorder->Recorded
+    : this->Recorder->FirstFilterError;
   std::vector<std::string> lines;
   size_t begin = 0;
   while (begin < all.size())

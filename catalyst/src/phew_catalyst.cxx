@@ -46,22 +46,26 @@ double Now()
 // A VTK array over the caller's memory: VTK never frees it (save = 1) and the adaptor never
 // writes to it.
 template <typename T>
-vtkSmartPointer<vtkDataArray> Wrap(const void* data, int64_t tuples, int components, const char* name)
+vtkSmartPointer<vtkDataArray> Wrap(
+  const void* data, int64_t tuples, int components, const char* name)
 {
   auto array = vtkSmartPointer<vtkAOSDataArrayTemplate<T>>::New();
   array->SetName(name);
   array->SetNumberOfComponents(components);
-  array->SetArray(static_cast<T*>(const_cast<void*>(data)), static_cast<vtkIdType>(tuples * components), 1);
+  array->SetArray(
+    static_cast<T*>(const_cast<void*>(data)), static_cast<vtkIdType>(tuples * components), 1);
   return array;
 }
 
-vtkSmartPointer<vtkDataArray> WrapReal(int type, const void* data, int64_t tuples, int components, const char* name)
+vtkSmartPointer<vtkDataArray> WrapReal(
+  int type, const void* data, int64_t tuples, int components, const char* name)
 {
   return type == PHEW_CATALYST_FLOAT32 ? Wrap<float>(data, tuples, components, name)
                                        : Wrap<double>(data, tuples, components, name);
 }
 
-vtkSmartPointer<vtkDoubleArray> PeriodicBox(const double origin[3], const double size[3], const int periodic[3])
+vtkSmartPointer<vtkDoubleArray> PeriodicBox(
+  const double origin[3], const double size[3], const int periodic[3])
 {
   auto box = vtkSmartPointer<vtkDoubleArray>::New();
   box->SetName("PeriodicBox");
@@ -122,15 +126,15 @@ std::string CheckGrid(const phew_catalyst_grid* g)
   {
     if (g->global_dims[d] >= INT_MAX)
     {
-      return "the mesh has " + std::to_string(g->global_dims[d]) + " cells along axis " + std::to_string(d) +
-        ": VTK's extents hold at most 2^31 - 2";
+      return "the mesh has " + std::to_string(g->global_dims[d]) + " cells along axis " +
+        std::to_string(d) + ": VTK's extents hold at most 2^31 - 2";
     }
     if (g->global_dims[d] < 1 || g->offset[d] < 0 || g->dims[d] < 0 ||
       g->offset[d] + g->dims[d] > g->global_dims[d])
     {
-      return "the grid block (offset " + std::to_string(g->offset[d]) + ", " + std::to_string(g->dims[d]) +
-        " cells along axis " + std::to_string(d) + ") does not lie inside the mesh of " +
-        std::to_string(g->global_dims[d]) + " cells";
+      return "the grid block (offset " + std::to_string(g->offset[d]) + ", " +
+        std::to_string(g->dims[d]) + " cells along axis " + std::to_string(d) +
+        ") does not lie inside the mesh of " + std::to_string(g->global_dims[d]) + " cells";
     }
     if (!(g->spacing[d] > 0.0))
     {
@@ -220,7 +224,8 @@ vtkSmartPointer<vtkPolyData> ParticlesOf(const phew_catalyst_particles* p)
   {
     auto ids = vtkSmartPointer<vtkTypeInt64Array>::New();
     ids->SetName("ParticleId");
-    ids->SetArray(reinterpret_cast<vtkTypeInt64*>(const_cast<int64_t*>(p->id)), static_cast<vtkIdType>(p->n), 1);
+    ids->SetArray(reinterpret_cast<vtkTypeInt64*>(const_cast<int64_t*>(p->id)),
+      static_cast<vtkIdType>(p->n), 1);
     poly->GetPointData()->AddArray(ids);
   }
   poly->GetFieldData()->AddArray(PeriodicBox(p->box_origin, p->box_size, p->periodic));
@@ -338,7 +343,8 @@ extern "C"
     particles->type = PHEW_CATALYST_FLOAT64;
   }
 
-  int phew_catalyst_initialize(phew_catalyst** adaptor, int n_scripts, const char* const* scripts, const void* mpi_comm)
+  int phew_catalyst_initialize(
+    phew_catalyst** adaptor, int n_scripts, const char* const* scripts, const void* mpi_comm)
   {
     if (!adaptor)
     {
@@ -349,10 +355,12 @@ extern "C"
     {
       list.emplace_back(scripts[k] ? scripts[k] : "");
     }
-    return Initialize(adaptor, list, mpi_comm ? *static_cast<const MPI_Comm*>(mpi_comm) : MPI_COMM_WORLD);
+    return Initialize(
+      adaptor, list, mpi_comm ? *static_cast<const MPI_Comm*>(mpi_comm) : MPI_COMM_WORLD);
   }
 
-  int phew_catalyst_initialize_f(phew_catalyst** adaptor, int n_scripts, const char* scripts, int fortran_comm)
+  int phew_catalyst_initialize_f(
+    phew_catalyst** adaptor, int n_scripts, const char* scripts, int fortran_comm)
   {
     if (!adaptor)
     {
@@ -380,8 +388,8 @@ extern "C"
     return a->Processor->RequestDataDescription(description) != 0;
   }
 
-  int phew_catalyst_execute(phew_catalyst* a, int64_t step, double time, const phew_catalyst_grid* grid,
-    const phew_catalyst_particles* particles)
+  int phew_catalyst_execute(phew_catalyst* a, int64_t step, double time,
+    const phew_catalyst_grid* grid, const phew_catalyst_particles* particles)
   {
     if (!a)
     {
@@ -391,7 +399,8 @@ extern "C"
     a->PipelineSeconds = 0.0;
     if (!a->Processor || a->Processor->GetNumberOfPipelines() == 0)
     {
-      return a->Agree(PHEW_CATALYST_ERROR_SCRIPT, "Catalyst has no pipeline: a script did not load");
+      return a->Agree(
+        PHEW_CATALYST_ERROR_SCRIPT, "Catalyst has no pipeline: a script did not load");
     }
     std::string problem = grid ? CheckGrid(grid) : "";
     if (problem.empty() && particles)
@@ -404,9 +413,11 @@ extern "C"
     MPI_Allreduce(&channels, &all, 1, MPI_INT, MPI_BAND, a->Comm);
     if (problem.empty() && any != all)
     {
-      problem = "every rank must pass the same channels (a grid, particles, or both; empty ones on ranks with none)";
+      problem =
+        "every rank must pass the same channels (a grid, particles, or both; empty ones on ranks with none)";
     }
-    int status = a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_ARGUMENT, problem);
+    int status =
+      a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_ARGUMENT, problem);
     if (status != PHEW_CATALYST_OK)
     {
       return status;
@@ -431,8 +442,8 @@ extern "C"
     {
       vtkCPInputDataDescription* input = description->GetInputDescriptionByName(kGridChannel);
       input->SetGrid(GridOf(grid));
-      input->SetWholeExtent(0, static_cast<int>(grid->global_dims[0]), 0, static_cast<int>(grid->global_dims[1]), 0,
-        static_cast<int>(grid->global_dims[2]));
+      input->SetWholeExtent(0, static_cast<int>(grid->global_dims[0]), 0,
+        static_cast<int>(grid->global_dims[1]), 0, static_cast<int>(grid->global_dims[2]));
     }
     if (particles)
     {
@@ -452,7 +463,8 @@ extern "C"
     else if (!ok || capture.HasErrors())
     {
       failure = PHEW_CATALYST_ERROR_PIPELINE;
-      problem = "a Catalyst pipeline failed at step " + std::to_string(step) + ": " + capture.Errors(a->Scripts);
+      problem = "a Catalyst pipeline failed at step " + std::to_string(step) + ": " +
+        capture.Errors(a->Scripts);
     }
     // drop the references to the caller's arrays held by the description
     for (const char* channel : { kGridChannel, kParticleChannel })

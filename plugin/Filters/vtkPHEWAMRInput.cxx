@@ -268,8 +268,8 @@ std::string AMRInput::Describe(Context& context)
       std::to_string(level - 1) +
       ". To use every level, load them all (XMLUniformGridAMRReader: DefaultNumberOfLevels = 0).";
   }
-  const long long nKept = std::count_if(
-    raw.begin(), raw.end(), [kept](const Raw& r) { return r.Level < kept; });
+  const long long nKept =
+    std::count_if(raw.begin(), raw.end(), [kept](const Raw& r) { return r.Level < kept; });
 
   // 5. The kept hierarchy: 3-D boxes, refinement ratio 2, consistent spacings. The same
   //    metadata on every rank, so every rank finds the same problem.
@@ -416,7 +416,8 @@ std::string AMRInput::GatherDensity(Context& context, phew_input& in)
     }
     const Source& s = this->Sources[k];
     vtkUniformGrid* grid = this->AMR->GetDataSet(s.Level, s.Index);
-    const long long cells = this->Blocks[k].dims[0] * this->Blocks[k].dims[1] * this->Blocks[k].dims[2];
+    const long long cells =
+      this->Blocks[k].dims[0] * this->Blocks[k].dims[1] * this->Blocks[k].dims[2];
     int association = -1;
     vtkDataArray* array = context.Density(grid, association);
     std::string name = array && array->GetName() ? array->GetName() : selected;
@@ -575,8 +576,8 @@ std::string AMRInput::Finish(Context& context, vtkDataObject* outputObject)
         arrays[c] = vtkSmartPointer<vtkIdTypeArray>::New();
         arrays[c]->SetName(names[c]);
         arrays[c]->SetNumberOfTuples(cells);
-        std::copy(message.begin() + c * cells, message.begin() + (c + 1) * cells,
-          arrays[c]->GetPointer(0));
+        std::copy(
+          message.begin() + c * cells, message.begin() + (c + 1) * cells, arrays[c]->GetPointer(0));
       }
     }
     auto grid = vtkSmartPointer<vtkUniformGrid>::New();

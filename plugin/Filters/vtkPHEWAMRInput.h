@@ -59,8 +59,8 @@ private:
   std::vector<phew_amr_block> Blocks;
   std::vector<Source> Sources;
   long long DomainDims[3] = { 0, 0, 0 }; // level-0 cells per axis
-  double Origin[3] = { 0, 0, 0 };         // corner of the domain
-  double Spacing[3] = { 1, 1, 1 };        // level-0 spacing
+  double Origin[3] = { 0, 0, 0 };        // corner of the domain
+  double Spacing[3] = { 1, 1, 1 };       // level-0 spacing
   long long OwnCells = 0;
   std::vector<float> Density32;
   std::vector<double> Density64;

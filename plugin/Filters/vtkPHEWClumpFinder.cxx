@@ -92,7 +92,8 @@ std::string WhyEmpty(const phew_clump_result& result, double relevance, double m
 // drawings.
 void ClearTables(vtkInformationVector* outputVector)
 {
-  for (int port = vtkPHEWClumpFinder::CLUMPS_PORT; port < vtkPHEWClumpFinder::NUMBER_OF_PORTS; ++port)
+  for (int port = vtkPHEWClumpFinder::CLUMPS_PORT; port < vtkPHEWClumpFinder::NUMBER_OF_PORTS;
+       ++port)
   {
     if (vtkTable* table = vtkTable::GetData(outputVector, port))
     {
@@ -317,8 +318,8 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   {
     const std::string subject =
       context.Subject.empty() ? "density '" + context.DensityName + "'" : context.Subject;
-    vtkErrorMacro("PHEW failed on " << subject << " (" << phew_status_string(status)
-                                    << "): " << core.message);
+    vtkErrorMacro(
+      "PHEW failed on " << subject << " (" << phew_status_string(status) << "): " << core.message);
     phew_clump_result_free(&result);
     return false;
   }
@@ -336,8 +337,10 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   vtkPHEWTables::FillClumps(vtkTable::GetData(outputVector, CLUMPS_PORT), result);
   vtkPHEWTables::FillDendrogram(vtkTable::GetData(outputVector, DENDROGRAM_PORT), result);
   vtkPHEWTables::FillHaloes(vtkTable::GetData(outputVector, HALOES_PORT), result);
-  vtkPHEWTables::AddRunFigures(vtkTable::GetData(outputVector, CLUMPS_PORT), result, seconds.count());
-  problem = vtkPHEWDendrogramPlot::Build(result, vtkPolyData::GetData(outputVector, DENDROGRAM_PLOT_PORT));
+  vtkPHEWTables::AddRunFigures(
+    vtkTable::GetData(outputVector, CLUMPS_PORT), result, seconds.count());
+  problem =
+    vtkPHEWDendrogramPlot::Build(result, vtkPolyData::GetData(outputVector, DENDROGRAM_PLOT_PORT));
   const std::string empty = WhyEmpty(result, this->RelevanceThreshold, this->MassThreshold);
   if (!empty.empty() && context.Rank == 0)
   {

@@ -166,7 +166,7 @@ protected:
   double DensityThreshold = -1.0; // negative: automatic (PHEW_THRESHOLD_AUTOMATIC)
   double RelevanceThreshold = 2.0;
   bool SaddleMerging = true;
-  double SaddleThreshold = -1.0;  // negative: automatic
+  double SaddleThreshold = -1.0; // negative: automatic
   double MassThreshold = 0.0;
   bool Periodic = false;
   bool EstimateDensity = true;

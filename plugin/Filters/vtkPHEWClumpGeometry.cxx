@@ -133,8 +133,8 @@ public:
     const unsigned char duplicate = pointCells
       ? static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATEPOINT)
       : static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATECELL);
-    if (auto* ghostArray =
-          vtkUnsignedCharArray::SafeDownCast(attributes->GetArray(vtkDataSetAttributes::GhostArrayName())))
+    if (auto* ghostArray = vtkUnsignedCharArray::SafeDownCast(
+          attributes->GetArray(vtkDataSetAttributes::GhostArrayName())))
     {
       ghosts = ghostArray->GetPointer(0);
     }
@@ -213,7 +213,8 @@ private:
 };
 
 // One vertex per clump particle of every point set.
-void AddParticles(const std::vector<vtkPointSet*>& sets, const char* densityName, vtkPolyData* geometry)
+void AddParticles(
+  const std::vector<vtkPointSet*>& sets, const char* densityName, vtkPolyData* geometry)
 {
   vtkNew<vtkPoints> points;
   points->SetDataTypeToDouble();

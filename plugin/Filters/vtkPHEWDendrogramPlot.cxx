@@ -78,8 +78,10 @@ std::string Build(const phew_clump_result& result, vtkPolyData* plot)
   double low = 0.0, high = 0.0, leaves = 0.0;
   for (int64_t i = 0; i < n; ++i)
   {
-    low = i == 0 ? layout[i].log_bottom : std::min(low, std::min(layout[i].log_bottom, layout[i].log_top));
-    high = i == 0 ? layout[i].log_top : std::max(high, std::max(layout[i].log_bottom, layout[i].log_top));
+    low = i == 0 ? layout[i].log_bottom
+                 : std::min(low, std::min(layout[i].log_bottom, layout[i].log_top));
+    high = i == 0 ? layout[i].log_top
+                  : std::max(high, std::max(layout[i].log_bottom, layout[i].log_top));
     leaves = std::max(leaves, layout[i].x);
   }
   const double spacing = high > low && leaves > 0.0 ? (high - low) / leaves : 1.0;

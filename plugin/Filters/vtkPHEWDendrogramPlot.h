@@ -9,8 +9,8 @@
  * Point and cell data, per node: NodeId, ParentId (-1 for a root), ClumpId (a clump's own;
  * a structure's the ClumpId of its densest clump, so that a structure's trunk has the colour
  * of its main clump), LeafClumpId (a clump's own, -1 for a structure: what linked selection
- * matches), HaloId, Level, Mass, PeakDensity, SaddleDensity. ClumpId is the active scalars. Built from
- * the result on rank 0 (empty elsewhere, like the tables).
+ * matches), HaloId, Level, Mass, PeakDensity, SaddleDensity. ClumpId is the active scalars. Built
+ * from the result on rank 0 (empty elsewhere, like the tables).
  */
 #ifndef vtkPHEWDendrogramPlot_h
 #define vtkPHEWDendrogramPlot_h

@@ -53,7 +53,8 @@ std::string vtkPHEWFriendsOfFriends::RunParticles(phew_context& core, phew_input
   return std::string();
 }
 
-void vtkPHEWFriendsOfFriends::FillTables(vtkInformationVector* outputVector, const phew_group_result& result)
+void vtkPHEWFriendsOfFriends::FillTables(
+  vtkInformationVector* outputVector, const phew_group_result& result)
 {
   vtkPHEWParticleFilter::FillGroupTable(vtkTable::GetData(outputVector, 1), result);
 }

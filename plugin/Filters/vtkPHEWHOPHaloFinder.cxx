@@ -74,7 +74,8 @@ std::string vtkPHEWHOPHaloFinder::RunParticles(phew_context& core, phew_input& i
   return std::string();
 }
 
-void vtkPHEWHOPHaloFinder::FillTables(vtkInformationVector* outputVector, const phew_group_result& result)
+void vtkPHEWHOPHaloFinder::FillTables(
+  vtkInformationVector* outputVector, const phew_group_result& result)
 {
   vtkPHEWParticleFilter::FillGroupTable(vtkTable::GetData(outputVector, 1), result);
 }

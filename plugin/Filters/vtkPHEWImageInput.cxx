@@ -240,8 +240,8 @@ std::string ImageInput::Prepare(Context& context, phew_input& in, phew_labels& l
     this->Block64.reset(new double[nStored]);
     if (!owned.Empty())
     {
-      CopyRegion(static_cast<const double*>(values->GetVoidPointer(0)), piece,
-        this->Block64.get(), stored, owned);
+      CopyRegion(static_cast<const double*>(values->GetVoidPointer(0)), piece, this->Block64.get(),
+        stored, owned);
     }
     in.density = this->Block64.get();
   }
@@ -250,8 +250,8 @@ std::string ImageInput::Prepare(Context& context, phew_input& in, phew_labels& l
     this->Block32.reset(new float[nStored]);
     if (!owned.Empty())
     {
-      CopyRegion(static_cast<const float*>(values->GetVoidPointer(0)), piece,
-        this->Block32.get(), stored, owned);
+      CopyRegion(static_cast<const float*>(values->GetVoidPointer(0)), piece, this->Block32.get(),
+        stored, owned);
     }
     in.density = this->Block32.get();
   }

@@ -186,7 +186,8 @@ int vtkPHEWLinkedSelection::RequestData(
   {
     const int field = selection->GetNode(0)->GetFieldType();
     Tree tree;
-    ForEachPiece(input, [&](vtkDataObject* piece) { tree.Read(Attribute(piece, field), "ClumpId"); });
+    ForEachPiece(
+      input, [&](vtkDataObject* piece) { tree.Read(Attribute(piece, field), "ClumpId"); });
 
     // Shallow copies: handing a pipeline's own output to another filter makes it that
     // filter's input for good, and the upstream pipeline loses it.

@@ -13,11 +13,11 @@
  *
  * The output selects those structures by value (vtkSelectionNode::VALUES) in one node: the
  * clumps if any are named, else the groups, else the haloes (a selection naming clumps and
- * haloes at once links the clumps), in the attribute FieldType (a vtkSelectionNode::SelectionField: CELL for the labels
- * of a grid, POINT for particles and markers, ROW for tables). Selecting by value works on any
- * data, distributed or not, image, AMR, points or table. ClumpIdArrayName names the array
- * that holds clump ids in the target (LeafClumpId for the dendrogram plot, whose ClumpId also
- * colours the structures above a clump). The ids are gathered from every process, so the
+ * haloes at once links the clumps), in the attribute FieldType (a vtkSelectionNode::SelectionField:
+ * CELL for the labels of a grid, POINT for particles and markers, ROW for tables). Selecting by
+ * value works on any data, distributed or not, image, AMR, points or table. ClumpIdArrayName names
+ * the array that holds clump ids in the target (LeafClumpId for the dendrogram plot, whose ClumpId
+ * also colours the structures above a clump). The ids are gathered from every process, so the
  * output is the same on all of them.
  */
 #ifndef vtkPHEWLinkedSelection_h

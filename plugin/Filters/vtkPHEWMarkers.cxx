@@ -14,8 +14,8 @@
 namespace
 {
 // One vertex per row at (x, y, z) of the named columns; every column becomes point data.
-void TableToVertices(vtkTable* table, const char* const position[3], const char* scalars,
-  vtkPolyData* vertices)
+void TableToVertices(
+  vtkTable* table, const char* const position[3], const char* scalars, vtkPolyData* vertices)
 {
   vtkNew<vtkPoints> points;
   points->SetDataTypeToDouble();

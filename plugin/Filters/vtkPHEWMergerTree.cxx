@@ -37,7 +37,8 @@ enum ArrayIndex
 };
 
 // Step, Time and PreviousTime, then the link columns.
-vtkSmartPointer<vtkTable> LinkTable(const phew_link_result& result, int step, double time, double previous)
+vtkSmartPointer<vtkTable> LinkTable(
+  const phew_link_result& result, int step, double time, double previous)
 {
   int count = 0;
   const phew_column* columns = phew_link_columns(&count);
@@ -82,8 +83,9 @@ int64_t IdOf(vtkDataArray* ids, vtkIdType i)
 
 std::string NameOf(vtkInformation* selection)
 {
-  return selection && selection->Has(vtkDataObject::FIELD_NAME()) ? selection->Get(vtkDataObject::FIELD_NAME())
-                                                                    : "";
+  return selection && selection->Has(vtkDataObject::FIELD_NAME())
+    ? selection->Get(vtkDataObject::FIELD_NAME())
+    : "";
 }
 }
 
@@ -153,7 +155,8 @@ std::string vtkPHEWMergerTree::ReadStep(vtkDataSet* input, vtkInformation* input
   }
   if (masses && (masses->GetNumberOfComponents() != 1 || massAssociation != association))
   {
-    return "the mass array '" + massName + "' must be a one-component " + (cells ? "cell" : "point") + " array";
+    return "the mass array '" + massName + "' must be a one-component " +
+      (cells ? "cell" : "point") + " array";
   }
   if (!masses && !massName.empty() && massName != "None")
   {
@@ -202,7 +205,8 @@ std::string vtkPHEWMergerTree::ReadStep(vtkDataSet* input, vtkInformation* input
     int64_t id;
     if (image)
     {
-      const int64_t ix = extent[0] + i % cx, iy = extent[2] + (i / cx) % cy, iz = extent[4] + i / (cx * cy);
+      const int64_t ix = extent[0] + i % cx, iy = extent[2] + (i / cx) % cy,
+                    iz = extent[4] + i / (cx * cy);
       id = (ix - whole[0]) + nx * ((iy - whole[2]) + ny * (iz - whole[4]));
     }
     else
@@ -242,23 +246,28 @@ int vtkPHEWMergerTree::RequestData(
   {
     time = input->GetInformation()->Get(vtkDataObject::DATA_TIME_STEP());
   }
-  else if (outputVector->GetInformationObject(0)->Has(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()))
+  else if (outputVector->GetInformationObject(0)->Has(
+             vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()))
   {
-    time = outputVector->GetInformationObject(0)->Get(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP());
+    time = outputVector->GetInformationObject(0)->Get(
+      vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP());
   }
   const std::string arrays = NameOf(this->GetInputArrayInformation(LABELS)) + "|" +
-    NameOf(this->GetInputArrayInformation(IDS)) + "|" + NameOf(this->GetInputArrayInformation(MASSES));
+    NameOf(this->GetInputArrayInformation(IDS)) + "|" +
+    NameOf(this->GetInputArrayInformation(MASSES));
   // An input empty on every rank is a failed step upstream (or no data): not a step in which
   // every structure vanished. It stays out of the history.
-  int mine = input && (input->GetNumberOfPoints() > 0 || input->GetNumberOfCells() > 0) ? 1 : 0, any = mine;
+  int mine = input && (input->GetNumberOfPoints() > 0 || input->GetNumberOfCells() > 0) ? 1 : 0,
+      any = mine;
   if (context.Controller && context.NumberOfRanks > 1)
   {
     context.Controller->AllReduce(&mine, &any, 1, vtkCommunicator::MAX_OP);
   }
   if (!any)
   {
-    vtkErrorMacro("Merger tree: the input is empty (did the filter before it fail?); this step is left out "
-                  "of the history");
+    vtkErrorMacro(
+      "Merger tree: the input is empty (did the filter before it fail?); this step is left out "
+      "of the history");
     return 0;
   }
   Step step;
@@ -316,13 +325,15 @@ int vtkPHEWMergerTree::RequestData(
 
   links->ShallowCopy(this->History.back());
   history->DeepCopy(this->History.front());
-  for (size_t k = 1; k < this->History.size(); ++k) // column by column: every table has the same columns
+  // column by column: every table has the same columns
+  for (size_t k = 1; k < this->History.size(); ++k)
   {
     vtkTable* table = this->History[k];
     for (vtkIdType c = 0; c < history->GetNumberOfColumns(); ++c)
     {
       vtkAbstractArray* column = history->GetColumn(c);
-      column->InsertTuples(column->GetNumberOfTuples(), table->GetNumberOfRows(), 0, table->GetColumn(c));
+      column->InsertTuples(
+        column->GetNumberOfTuples(), table->GetNumberOfRows(), 0, table->GetColumn(c));
     }
   }
   return 1;

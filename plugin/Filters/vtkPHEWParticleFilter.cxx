@@ -17,7 +17,8 @@
 
 #include <cstring>
 
-static_assert(phew_adaptors::POINT_ARRAY_COUNT == 4, "PointArrayIndices has one entry per PointArray");
+static_assert(
+  phew_adaptors::POINT_ARRAY_COUNT == 4, "PointArrayIndices has one entry per PointArray");
 
 //------------------------------------------------------------------------------
 vtkPHEWParticleFilter::vtkPHEWParticleFilter()
@@ -115,8 +116,8 @@ void vtkPHEWParticleFilter::SetPointArrayIndices(const int indices[4])
     this->PointArrayIndices[which] = indices[which];
     if (indices[which] >= 0)
     {
-      this->SetInputArrayToProcess(indices[which], 0, 0, vtkDataObject::FIELD_ASSOCIATION_POINTS,
-        phew_adaptors::NoArrayName);
+      this->SetInputArrayToProcess(
+        indices[which], 0, 0, vtkDataObject::FIELD_ASSOCIATION_POINTS, phew_adaptors::NoArrayName);
     }
   }
 }

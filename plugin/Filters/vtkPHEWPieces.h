@@ -75,7 +75,8 @@ void CopyRegion(const T* from, const Box& fromBox, T* to, const Box& toBox, cons
 
 // The cells of `piece` not flagged as copies of another piece's cells (ghosts). Sets
 // `problem` when they do not form a box.
-Box NonGhostBox(const Box& piece, vtkUnsignedCharArray* ghosts, bool cellData, std::string& problem);
+Box NonGhostBox(
+  const Box& piece, vtkUnsignedCharArray* ghosts, bool cellData, std::string& problem);
 
 // Turns the non-ghost boxes of all ranks into owned boxes that tile `whole` exactly once:
 // a box inside a lower rank's box is a copy (from a source that ignores piece requests) and

@@ -31,7 +31,8 @@ const int kArrayComponents[POINT_ARRAY_COUNT] = { 1, 1, 3, 1 };
 
 // Appends the tuples of `array` whose point is not skipped to `out`, converted to T.
 template <typename T, typename V>
-void AppendTyped(const V* values, vtkIdType n, int comps, const std::vector<char>& skip, std::vector<T>& out)
+void AppendTyped(
+  const V* values, vtkIdType n, int comps, const std::vector<char>& skip, std::vector<T>& out)
 {
   for (vtkIdType i = 0; i < n; ++i)
   {
@@ -55,7 +56,8 @@ void Append(vtkDataArray* array, const std::vector<char>& skip, std::vector<T>& 
   {
     switch (array->GetDataType())
     {
-      vtkTemplateMacro(AppendTyped(static_cast<const VTK_TT*>(array->GetVoidPointer(0)), n, comps, skip, out));
+      vtkTemplateMacro(
+        AppendTyped(static_cast<const VTK_TT*>(array->GetVoidPointer(0)), n, comps, skip, out));
       default:
         break;
     }
@@ -227,7 +229,8 @@ std::string PointsInput::CheckLeaf(Leaf& leaf, const bool used[POINT_ARRAY_COUNT
     int association = -1;
     vtkDataArray* array = this->Options.Array(which, leaf.Data, association);
     const std::string what = kArrayWhat[which];
-    std::string name = array && array->GetName() ? array->GetName() : this->Options.SelectedName(which);
+    std::string name =
+      array && array->GetName() ? array->GetName() : this->Options.SelectedName(which);
     if (!array)
     {
       return "the " + what + " array '" + name + "' is not a point array" + where;
@@ -307,7 +310,8 @@ void PointsInput::GatherParticles(phew_input& in, const bool used[POINT_ARRAY_CO
     }
     return buffer.empty() ? nullptr : buffer.data();
   };
-  auto arrayOf = [](int which) { return [which](const Leaf* leaf) { return leaf->Arrays[which]; }; };
+  auto arrayOf = [](
+                   int which) { return [which](const Leaf* leaf) { return leaf->Arrays[which]; }; };
 
   p.n = this->Passed;
   p.type = allFloat ? PHEW_FLOAT32 : PHEW_FLOAT64;
@@ -315,15 +319,18 @@ void PointsInput::GatherParticles(phew_input& in, const bool used[POINT_ARRAY_CO
   {
     p.position = provide(this->Positions32, positionsOf);
     p.mass = used[POINT_MASS] ? provide(this->Masses32, arrayOf(POINT_MASS)) : nullptr;
-    p.velocity = used[POINT_VELOCITY] ? provide(this->Velocities32, arrayOf(POINT_VELOCITY)) : nullptr;
+    p.velocity =
+      used[POINT_VELOCITY] ? provide(this->Velocities32, arrayOf(POINT_VELOCITY)) : nullptr;
   }
   else
   {
     p.position = provide(this->Positions64, positionsOf);
     p.mass = used[POINT_MASS] ? provide(this->Masses64, arrayOf(POINT_MASS)) : nullptr;
-    p.velocity = used[POINT_VELOCITY] ? provide(this->Velocities64, arrayOf(POINT_VELOCITY)) : nullptr;
+    p.velocity =
+      used[POINT_VELOCITY] ? provide(this->Velocities64, arrayOf(POINT_VELOCITY)) : nullptr;
   }
-  p.id = used[POINT_ID] ? static_cast<const int64_t*>(provide(this->Ids, arrayOf(POINT_ID))) : nullptr;
+  p.id =
+    used[POINT_ID] ? static_cast<const int64_t*>(provide(this->Ids, arrayOf(POINT_ID))) : nullptr;
   in.density = nullptr;
   in.density_type = densityFloat ? PHEW_FLOAT32 : PHEW_FLOAT64;
   if (used[POINT_DENSITY])
@@ -421,7 +428,8 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
     const std::string name = o.SelectedName(which);
     used[which] = !name.empty() && name != NoArrayName;
   }
-  const bool clumps = o.Outputs == PointOutputs::ClumpLabels, hop = o.Outputs == PointOutputs::HOPGroups;
+  const bool clumps = o.Outputs == PointOutputs::ClumpLabels,
+             hop = o.Outputs == PointOutputs::HOPGroups;
   const bool groups = o.Outputs == PointOutputs::GroupIds || hop;
   this->LabelNames.clear();
   if (clumps)
@@ -532,7 +540,8 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
     labels.clump_id = this->LabelTargets[1];
     labels.halo_id = this->LabelTargets[2];
   }
-  this->Densities.assign(inPlace || !this->WithDensity ? 0 : n, std::numeric_limits<double>::quiet_NaN());
+  this->Densities.assign(
+    inPlace || !this->WithDensity ? 0 : n, std::numeric_limits<double>::quiet_NaN());
   labels.density = !this->WithDensity ? nullptr
     : inPlace                         ? this->OutDensity[k0]->GetPointer(0)
                                       : this->Densities.data();
@@ -545,9 +554,7 @@ int64_t* PointsInput::GroupIds()
 {
   const bool groups = this->Options.Outputs == PointOutputs::GroupIds ||
     this->Options.Outputs == PointOutputs::HOPGroups;
-  return groups && !this->LabelTargets.empty()
-    ? this->LabelTargets[0]
-    : nullptr;
+  return groups && !this->LabelTargets.empty() ? this->LabelTargets[0] : nullptr;
 }
 
 //------------------------------------------------------------------------------

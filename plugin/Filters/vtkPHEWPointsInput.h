@@ -127,12 +127,12 @@ private:
   std::vector<float> Positions32, Masses32, Velocities32, Density32;
   std::vector<double> Positions64, Masses64, Velocities64, Density64;
   std::vector<int64_t> Ids;
-  std::vector<std::string> LabelNames;              // of Outputs, in order
-  bool WithDensity = true;                          // Outputs has a Density array
-  std::vector<std::vector<int64_t>> Labels;         // per label, in core order, when not Direct
+  std::vector<std::string> LabelNames;      // of Outputs, in order
+  bool WithDensity = true;                  // Outputs has a Density array
+  std::vector<std::vector<int64_t>> Labels; // per label, in core order, when not Direct
   std::vector<double> Densities;
   std::vector<std::vector<vtkSmartPointer<vtkIdTypeArray>>> Out; // per label, per leaf
-  std::vector<int64_t*> LabelTargets;               // per label: where the core writes it
+  std::vector<int64_t*> LabelTargets; // per label: where the core writes it
   std::vector<vtkSmartPointer<vtkDoubleArray>> OutDensity;
 };
 } // namespace phew_adaptors

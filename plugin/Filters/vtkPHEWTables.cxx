@@ -82,7 +82,6 @@ void FillDendrogram(vtkTable* table, const phew_clump_result& result)
   Fill(table, columns, n, result.nodes, result.n_nodes, sizeof(phew_node));
 }
 
-
 void AddRunFigures(vtkTable* table, const phew_clump_result& result, double seconds)
 {
   auto wall = vtkSmartPointer<vtkDoubleArray>::New();

@@ -142,7 +142,8 @@ void pqPHEWColumnOrder::startup()
 //-----------------------------------------------------------------------------
 void pqPHEWColumnOrder::shutdown()
 {
-  QObject::disconnect(pqApplicationCore::instance()->getServerManagerModel(), nullptr, this, nullptr);
+  QObject::disconnect(
+    pqApplicationCore::instance()->getServerManagerModel(), nullptr, this, nullptr);
 }
 
 //-----------------------------------------------------------------------------

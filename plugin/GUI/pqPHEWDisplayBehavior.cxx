@@ -148,7 +148,8 @@ void SetCategories(vtkSMProxy* lut, int clumps, bool hideNegative)
     }
     vtkSMPropertyHelper(lut, "IndexedLookup").Set(0);
     vtkSMPropertyHelper(lut, "Annotations").SetNumberOfElements(0); // (left by few ids before)
-    vtkSMPropertyHelper(lut, "RGBPoints").Set(points.data(), static_cast<unsigned int>(points.size()));
+    vtkSMPropertyHelper(lut, "RGBPoints")
+      .Set(points.data(), static_cast<unsigned int>(points.size()));
     // one table value per id over (about) [-0.5, clumps - 0.5]: each value's centre is an
     // integer; the range stays the points' (never rescaled to the data)
     vtkSMPropertyHelper(lut, "Discretize").Set(1);
@@ -179,7 +180,8 @@ bool IsCategories(vtkSMProxy* lut)
   }
   vtkSMPropertyHelper points(lut, "RGBPoints");
   return vtkSMPropertyHelper(lut, "Discretize").GetAsInt() == 1 &&
-    static_cast<int>(points.GetNumberOfElements()) == 8 * vtkSMPropertyHelper(lut, "NumberOfTableValues").GetAsInt() &&
+    static_cast<int>(points.GetNumberOfElements()) ==
+    8 * vtkSMPropertyHelper(lut, "NumberOfTableValues").GetAsInt() &&
     points.GetNumberOfElements() >= 8 && points.GetAsDouble(0) == -0.5;
 }
 
@@ -188,10 +190,12 @@ bool IsCategories(vtkSMProxy* lut)
 void LabelLegend(vtkSMProxy* representation, vtkSMProxy* view)
 {
   vtkSMProxy* lut = vtkSMPropertyHelper(representation, "LookupTable", true).GetAsProxy();
-  if (vtkSMProxy* bar = lut ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr)
+  if (vtkSMProxy* bar =
+        lut ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr)
   {
     vtkSMPropertyHelper(bar, "ScalarBarLength").Set(0.8);
-    vtkSMPropertyHelper(bar, "AddRangeLabels").Set(vtkSMPropertyHelper(lut, "IndexedLookup").GetAsInt());
+    vtkSMPropertyHelper(bar, "AddRangeLabels")
+      .Set(vtkSMPropertyHelper(lut, "IndexedLookup").GetAsInt());
     bar->UpdateVTKObjects();
   }
 }
@@ -207,7 +211,8 @@ void ShowLegend(vtkSMProxy* representation, vtkSMProxy* view)
 bool HideLegend(vtkSMProxy* representation, vtkSMProxy* view)
 {
   vtkSMProxy* lut = vtkSMPropertyHelper(representation, "LookupTable", true).GetAsProxy();
-  vtkSMProxy* bar = lut ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr;
+  vtkSMProxy* bar =
+    lut ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr;
   if (!bar)
   {
     return false;
@@ -270,7 +275,8 @@ void ShowRows(pqPipelineSource* source)
       pqView* view = representation->getView();
       if (qobject_cast<pqSpreadSheetView*>(view))
       {
-        vtkSMPropertyHelper(view->getProxy(), "FieldAssociation").Set(vtkDataObject::FIELD_ASSOCIATION_ROWS);
+        vtkSMPropertyHelper(view->getProxy(), "FieldAssociation")
+          .Set(vtkDataObject::FIELD_ASSOCIATION_ROWS);
         view->getProxy()->UpdateVTKObjects();
         view->render();
       }
@@ -281,7 +287,8 @@ void ShowRows(pqPipelineSource* source)
 // The render view (not the dendrogram's) showing this source's clump geometry.
 pqView* MainView(pqPipelineSource* source)
 {
-  for (pqDataRepresentation* representation : source->getRepresentations(CLUMP_GEOMETRY_PORT, nullptr))
+  for (pqDataRepresentation* representation :
+    source->getRepresentations(CLUMP_GEOMETRY_PORT, nullptr))
   {
     if (representation->getView())
     {
@@ -323,8 +330,8 @@ void pqPHEWDisplayBehavior::onSourceAdded(pqPipelineSource* source)
 {
   if (!StyledPorts(source).empty())
   {
-    QObject::connect(source, QOverload<pqPipelineSource*>::of(&pqPipelineSource::dataUpdated),
-      this, &pqPHEWDisplayBehavior::onDataUpdated);
+    QObject::connect(source, QOverload<pqPipelineSource*>::of(&pqPipelineSource::dataUpdated), this,
+      &pqPHEWDisplayBehavior::onDataUpdated);
   }
 }
 
@@ -352,7 +359,8 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
   pqView* view = representation->getView();
   pqPipelineSource* source = representation->getInput();
   const std::vector<int> styled = StyledPorts(source);
-  if (!port || !view || std::find(styled.begin(), styled.end(), port->getPortNumber()) == styled.end())
+  if (!port || !view ||
+    std::find(styled.begin(), styled.end(), port->getPortNumber()) == styled.end())
   {
     return;
   }
@@ -387,7 +395,8 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
       QPointer<pqDataRepresentation> guarded(representation);
       auto connection = std::make_shared<QMetaObject::Connection>();
       *connection = QObject::connect(view, &pqView::endRender, [guarded, connection]() {
-        if (!guarded || !guarded->getView() || HideLegend(guarded->getProxy(), guarded->getView()->getProxy()))
+        if (!guarded || !guarded->getView() ||
+          HideLegend(guarded->getProxy(), guarded->getView()->getProxy()))
         {
           QObject::disconnect(*connection);
         }
@@ -485,7 +494,8 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
     {
       vtkSMProxy* proxy = representation->getProxy();
       vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
-      const char* colouredBy = vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
+      const char* colouredBy =
+        vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
       int clumps = 0;
       if (lut && colouredBy && std::strcmp(colouredBy, ids) == 0 && IsCategories(lut) &&
         IdAssociation(representation->getInputDataInformation(), ids, clumps) >= 0)

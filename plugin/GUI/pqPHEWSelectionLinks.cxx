@@ -67,7 +67,8 @@ bool OnlyOutlined(pqOutputPort* port)
   {
     if (representation && representation->isVisible())
     {
-      const char* type = vtkSMPropertyHelper(representation->getProxy(), "Representation", true).GetAsString();
+      const char* type =
+        vtkSMPropertyHelper(representation->getProxy(), "Representation", true).GetAsString();
       if (!type || std::strcmp(type, "Outline") != 0)
       {
         return false;
@@ -87,7 +88,8 @@ void MarkSelectedRows(pqSpreadSheetView* spreadsheet)
 {
   auto* rows = vtkSpreadSheetView::SafeDownCast(spreadsheet->getProxy()->GetClientSideObject());
   pqSpreadSheetViewModel* model = spreadsheet->getViewModel();
-  if (!rows || !model || rows->GetNumberOfRows() > 1000000 || model->rowCount() != rows->GetNumberOfRows())
+  if (!rows || !model || rows->GetNumberOfRows() > 1000000 ||
+    model->rowCount() != rows->GetNumberOfRows())
   {
     return;
   }
@@ -166,7 +168,8 @@ void pqPHEWSelectionLinks::connectToSelections()
 //-----------------------------------------------------------------------------
 void pqPHEWSelectionLinks::shutdown()
 {
-  QObject::disconnect(pqApplicationCore::instance()->getServerManagerModel(), nullptr, this, nullptr);
+  QObject::disconnect(
+    pqApplicationCore::instance()->getServerManagerModel(), nullptr, this, nullptr);
   if (QObject* manager = pqApplicationCore::instance()->manager("SELECTION_MANAGER"))
   {
     QObject::disconnect(manager, nullptr, this, nullptr);

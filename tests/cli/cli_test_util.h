@@ -30,7 +30,6 @@
 #include <string>
 #include <vector>
 
-
 namespace cli_test {
 
 struct Outcome {
@@ -256,8 +255,8 @@ protected:
   }
 };
 
-inline const char *const kSuffixes[6] = {"-patch.raw", "-clump.raw", "-halo.raw", "-clumps.csv", "-haloes.csv",
-                                  "-dendrogram.csv"};
+inline const char *const kSuffixes[6] = {"-patch.raw",  "-clump.raw",  "-halo.raw",
+                                         "-clumps.csv", "-haloes.csv", "-dendrogram.csv"};
 
 inline std::vector<std::string> lines_of(const std::string &text)
 {
@@ -289,7 +288,7 @@ inline std::string header(const phew_column *c, int n)
 
 // The CSV holds one row per catalogue entry, each value equal to the library's.
 inline void expect_csv(const std::string &text, const phew_column *cols, int n_cols, const void *rows, int64_t n_rows,
-                size_t row_size, const char *what)
+                       size_t row_size, const char *what)
 {
   SCOPED_TRACE(what);
   const std::vector<std::string> lines = lines_of(text);

@@ -72,9 +72,9 @@ static int rule_for(int op, const char *path)
           static const struct {
             const char *name;
             int value;
-          } known[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO},       {"EFBIG", EFBIG},   {"EDQUOT", EDQUOT},
-                       {"EPERM", EPERM},   {"EACCES", EACCES}, {"EXDEV", EXDEV},   {"EROFS", EROFS},
-                       {"SIGTERM", -SIGTERM}, {"SIGINT", -SIGINT},  {"PAUSE", ACTION_PAUSE}};
+          } known[] = {{"ENOSPC", ENOSPC},    {"EIO", EIO},        {"EFBIG", EFBIG},       {"EDQUOT", EDQUOT},
+                       {"EPERM", EPERM},      {"EACCES", EACCES},  {"EXDEV", EXDEV},       {"EROFS", EROFS},
+                       {"SIGTERM", -SIGTERM}, {"SIGINT", -SIGINT}, {"PAUSE", ACTION_PAUSE}};
           for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k)
             if (!strcmp(action, known[k].name))
               return known[k].value;
@@ -123,12 +123,12 @@ static int act(int action)
 /* The C library's function, looked up once per function rather than at every call: dlsym takes
  * the loader's lock, and the processes this is preloaded into (mpirun too, in tests/parallel)
  * may write from signal handlers. */
-#define NEXT(name)                                                                                                \
-  ({                                                                                                              \
-    static __typeof__(&name) next_;                                                                               \
-    if (!next_)                                                                                                   \
-      next_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name);                                                         \
-    next_;                                                                                                        \
+#define NEXT(name)                                        \
+  ({                                                      \
+    static __typeof__(&name) next_;                       \
+    if (!next_)                                           \
+      next_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name); \
+    next_;                                                \
   })
 
 ssize_t write(int fd, const void *buf, size_t n)

@@ -108,7 +108,8 @@ TEST_F(Cli, WritesAllOutputsMatchingTheLibrary)
       EXPECT_TRUE(got == *label_arrays[i]) << kSuffixes[i] << " differs from the library's labels";
     }
     int nc, nh, nn;
-    const phew_column *cc = phew_clump_columns(lib.result.columns, &nc), *hc = phew_halo_columns(lib.result.columns, &nh),
+    const phew_column *cc = phew_clump_columns(lib.result.columns, &nc),
+                      *hc = phew_halo_columns(lib.result.columns, &nh),
                       *dc = phew_node_columns(lib.result.columns, &nn);
     expect_csv(slurp(base + "-clumps.csv"), cc, nc, lib.result.clumps, lib.result.n_clumps, sizeof(phew_object),
                "clumps.csv");
@@ -166,8 +167,9 @@ TEST_F(Cli, AutomaticThresholds)
     }
   }
   write_raw("in.raw", v, false);
-  const std::vector<std::string> base = {"--input", "in.raw", "--dims", std::to_string(nx), std::to_string(ny),
-                                         std::to_string(nz), "--type", "float64", "--saddle", "auto"};
+  const std::vector<std::string> base = {
+      "--input",          "in.raw", "--dims",  std::to_string(nx), std::to_string(ny),
+      std::to_string(nz), "--type", "float64", "--saddle",         "auto"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = base;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -218,9 +220,10 @@ TEST_F(Cli, AutomaticThresholds)
   char threshold[64], saddle[64];
   std::snprintf(threshold, sizeof threshold, "%.17g", lib.result.density_threshold_used);
   std::snprintf(saddle, sizeof saddle, "%.17g", lib.result.saddle_threshold_used);
-  std::vector<std::string> given = {"--input", "in.raw", "--dims", std::to_string(nx), std::to_string(ny),
-                                    std::to_string(nz), "--type", "float64", "--threshold", threshold,
-                                    "--saddle", saddle, "--output", "given"};
+  std::vector<std::string> given = {
+      "--input",  "in.raw",  "--dims",      std::to_string(nx), std::to_string(ny), std::to_string(nz),
+      "--type",   "float64", "--threshold", threshold,          "--saddle",         saddle,
+      "--output", "given"};
   ASSERT_EQ(run(given).exit_code, 0);
   for (const char *s : kSuffixes)
     EXPECT_EQ(slurp(path(std::string("given") + s)), slurp(path(std::string("def") + s))) << s;
@@ -230,8 +233,8 @@ TEST_F(Cli, SuccessOverwritesAnEarlierRun)
 {
   const std::vector<double> v = field(8, 8, 8, 9);
   write_raw("in.raw", v, false);
-  const std::vector<std::string> base = {"--input", "in.raw", "--dims", "8", "8", "8", "--type", "float64",
-                                         "--output", "res", "--threshold"};
+  const std::vector<std::string> base = {"--input", "in.raw",  "--dims",   "8",   "8",          "8",
+                                         "--type",  "float64", "--output", "res", "--threshold"};
   std::vector<std::string> a = base, b = base;
   a.push_back("0.45");
   b.push_back("100"); // nothing above: empty tables, all labels -1
@@ -312,8 +315,8 @@ TEST_F(Cli, UnwritableOutputLeavesNothingBehind)
 {
   const std::vector<double> v = field(10, 9, 8, 12);
   write_raw("in.raw", v, false);
-  const std::vector<std::string> base = {"--input", "in.raw", "--dims", "10", "9", "8", "--type", "float64",
-                                         "--threshold", "0.5", "--output"};
+  const std::vector<std::string> base = {"--input", "in.raw",  "--dims",      "10",  "9",       "8",
+                                         "--type",  "float64", "--threshold", "0.5", "--output"};
   // output into a directory that does not exist
   std::vector<std::string> a = base;
   a.push_back("no/such/dir/res");
@@ -351,22 +354,28 @@ TEST_F(Cli, OverflowingDimsFailBeforeAnyRead)
     std::vector<std::string> dims;
     const char *type, *message;
   } cases[] = {
-      {{"1", "3", "6148914691236517206"}, "float64",
+      {{"1", "3", "6148914691236517206"},
+       "float64",
        "phew: error: --dims 1 3 6148914691236517206 is too large: the number of cells overflows a 64-bit integer\n"},
-      {{"4294967297", "4294967295", "1"}, "float64",
+      {{"4294967297", "4294967295", "1"},
+       "float64",
        "phew: error: --dims 4294967297 4294967295 1 is too large: the number of cells overflows a 64-bit integer\n"},
-      {{"9223372036854775807", "9223372036854775807", "9223372036854775807"}, "float32",
+      {{"9223372036854775807", "9223372036854775807", "9223372036854775807"},
+       "float32",
        "phew: error: --dims 9223372036854775807 9223372036854775807 9223372036854775807 is too large: the number "
        "of cells overflows a 64-bit integer\n"},
       // the cells fit, the bytes do not: 2^61 float32 cells are 2^63 bytes of input
-      {{"1", "2", "1152921504606846976"}, "float32",
+      {{"1", "2", "1152921504606846976"},
+       "float32",
        "phew: error: --dims 1 2 1152921504606846976 is too large: 2305843009213693952 cells of 8 bytes overflow a "
        "64-bit byte count\n"},
       // 2^60 float32 input bytes fit, but the label files need 2^63
-      {{"1", "1", "1152921504606846976"}, "float32",
+      {{"1", "1", "1152921504606846976"},
+       "float32",
        "phew: error: --dims 1 1 1152921504606846976 is too large: 1152921504606846976 cells of 8 bytes overflow a "
        "64-bit byte count\n"},
-      {{"1", "1", "99999999999999999999"}, "float64",
+      {{"1", "1", "99999999999999999999"},
+       "float64",
        "phew: error: --dims value '99999999999999999999' is out of range (at most 9223372036854775807)\n"},
   };
   for (const Case &c : cases) {
@@ -387,8 +396,8 @@ TEST_F(Cli, OverflowingDimsFailBeforeAnyRead)
 TEST_F(Cli, DirectoryAsInputIsNamed)
 {
   ASSERT_EQ(mkdir(path("cube.raw").c_str(), 0755), 0);
-  const std::vector<std::string> rest = {"--dims", "2", "2", "2", "--type", "float64", "--threshold", "0",
-                                         "--output", "out"};
+  const std::vector<std::string> rest = {"--dims",  "2",           "2", "2",        "--type",
+                                         "float64", "--threshold", "0", "--output", "out"};
   std::vector<std::string> a = {"--input", "cube.raw"}, b = {"--input", "missing.raw"};
   a.insert(a.end(), rest.begin(), rest.end());
   b.insert(b.end(), rest.begin(), rest.end());
@@ -407,8 +416,8 @@ TEST_F(Cli, DirectoryAsInputIsNamed)
 TEST_F(Cli, NumericOptionsTakeDenormalsAndRefuseOverflow)
 {
   write_raw("in.raw", field(8, 8, 8, 5), false);
-  const std::vector<std::string> base = {"--input", "in.raw", "--dims", "8", "8", "8", "--type", "float64",
-                                         "--output", "res"};
+  const std::vector<std::string> base = {"--input", "in.raw", "--dims",  "8",        "8",
+                                         "8",       "--type", "float64", "--output", "res"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = base;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -482,8 +491,8 @@ TEST_F(Cli, OutputsAreCheckedBeforeComputing)
     f << "a file, not a directory";
   }
   auto args = [&](const std::string &prefix) {
-    return std::vector<std::string>{"--input", "in.raw", "--dims", "10", "9", "8", "--type", "float64",
-                                    "--threshold", "0.5", "--output", prefix};
+    return std::vector<std::string>{"--input", "in.raw",  "--dims",      "10",  "9",        "8",
+                                    "--type",  "float64", "--threshold", "0.5", "--output", prefix};
   };
   const std::string long_prefix(5000, 'p');
   const std::string long_name = "out/" + std::string(300, 'n');
@@ -534,8 +543,8 @@ TEST_F(Cli, FailedRunKeepsPreviousOutputs)
   nan[100] = std::nan("");
   write_raw("nan.raw", nan, false);
   auto args = [&](const std::string &input, const std::string &threshold) {
-    return std::vector<std::string>{"--input", input, "--dims", "10", "9", "8", "--type", "float64",
-                                    "--threshold", threshold, "--output", "res"};
+    return std::vector<std::string>{"--input", input,     "--dims",      "10",      "9",        "8",
+                                    "--type",  "float64", "--threshold", threshold, "--output", "res"};
   };
   const Outcome first = run(args("in.raw", "0.45"));
   ASSERT_EQ(first.exit_code, 0) << first.err;
@@ -593,8 +602,8 @@ TEST_F(Cli, FailedRunKeepsPreviousOutputs)
   write_raw("big.raw", big, true);
   Launch limited;
   limited.file_size_limit = 12ll << 20;
-  const Outcome o = run({"--input", "big.raw", "--dims", "128", "128", "128", "--type", "float32", "--threshold",
-                         "0.5", "--output", "res"},
+  const Outcome o = run({"--input", "big.raw", "--dims", "128", "128", "128", "--type", "float32", "--threshold", "0.5",
+                         "--output", "res"},
                         limited);
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.err, "phew: error: writing 'res-patch.raw.partial' failed: File too large\n");
@@ -602,7 +611,7 @@ TEST_F(Cli, FailedRunKeepsPreviousOutputs)
 
   // if even putting a previous file back fails, the message says where it is, intact
   const Outcome r = run_with_faults(args("in.raw", "0.55"), "rename:res-halo.raw.partial:EIO;"
-                                                             "rename:res-patch.raw.previous:EIO");
+                                                            "rename:res-patch.raw.previous:EIO");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "phew: error: cannot rename 'res-halo.raw.partial' to 'res-halo.raw': Input/output error; the "
                    "previous 'res-patch.raw' is kept as 'res-patch.raw.previous'\n");
@@ -627,8 +636,8 @@ TEST_F(Cli, FailedRunKeepsPreviousOutputs)
 TEST_F(Cli, FailedRenameWithoutPreviousOutputsLeavesNothing)
 {
   write_raw("in.raw", field(10, 9, 8, 12), false);
-  const Outcome o = run_with_faults({"--input", "in.raw", "--dims", "10", "9", "8", "--type", "float64",
-                                     "--threshold", "0.5", "--output", "res"},
+  const Outcome o = run_with_faults({"--input", "in.raw", "--dims", "10", "9", "8", "--type", "float64", "--threshold",
+                                     "0.5", "--output", "res"},
                                     "rename:res-haloes.csv.partial:EIO");
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.err, "phew: error: cannot rename 'res-haloes.csv.partial' to 'res-haloes.csv': Input/output error\n");
@@ -657,8 +666,8 @@ TEST_F(Cli, SignalsRemoveTemporaryFiles)
   write_raw("big.raw", big, true);
   for (int sig : {SIGTERM, SIGINT}) {
     SCOPED_TRACE(strsignal(sig));
-    const pid_t pid = start({"--input", "big.raw", "--dims", "128", "128", "128", "--type", "float32",
-                             "--threshold", "0.5", "--output", "res"});
+    const pid_t pid = start({"--input", "big.raw", "--dims", "128", "128", "128", "--type", "float32", "--threshold",
+                             "0.5", "--output", "res"});
     const std::string partial = path("res-patch.raw.partial");
     for (int i = 0; i < 20000 && !exists(partial); ++i)
       usleep(500);
@@ -678,8 +687,8 @@ TEST_F(Cli, SignalAtEachStepLeavesOneConsistentSet)
 {
   write_raw("in.raw", field(10, 9, 8, 12), false);
   auto args = [&](const std::string &threshold, const std::string &prefix) {
-    return std::vector<std::string>{"--input", "in.raw", "--dims", "10", "9", "8", "--type", "float64",
-                                    "--threshold", threshold, "--output", prefix};
+    return std::vector<std::string>{"--input", "in.raw",  "--dims",      "10",      "9",        "8",
+                                    "--type",  "float64", "--threshold", threshold, "--output", prefix};
   };
   ASSERT_EQ(run(args("0.45", "res")).exit_code, 0);
   const std::map<std::string, std::string> previous = snapshot("res");

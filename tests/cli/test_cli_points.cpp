@@ -99,8 +99,8 @@ Particles clustered(uint64_t seed, bool f32, int n_blob = 600, int n_background 
   };
   for (size_t b = 0; b < p.centres.size(); ++b)
     for (int i = 0; i < n_blob; ++i)
-      add(p.centres[b][0] + 0.35 * r.normal(), p.centres[b][1] + 0.35 * r.normal(),
-          p.centres[b][2] + 0.35 * r.normal(), 10.0 * (double)b);
+      add(p.centres[b][0] + 0.35 * r.normal(), p.centres[b][1] + 0.35 * r.normal(), p.centres[b][2] + 0.35 * r.normal(),
+          10.0 * (double)b);
   for (int i = 0; i < n_background; ++i)
     add(p.box[0] * r.uniform(), p.box[1] * r.uniform(), p.box[2] * r.uniform(), 0.0);
   // ids: a permutation of 3 * index + 5, so that ids and input order differ
@@ -167,10 +167,10 @@ std::vector<std::string> write_and_args(const std::string &dir, const Particles 
   }
   if (s.periodic)
     a.push_back("--periodic");
-  a.insert(a.end(), {"--neighbours", std::to_string(s.neighbours), "--density-neighbours",
-                     std::to_string(s.density_neighbours), "--threads", std::to_string(s.threads), "--threshold",
-                     number(s.threshold), "--relevance", number(s.relevance), "--mass-threshold",
-                     number(s.mass_threshold)});
+  a.insert(a.end(),
+           {"--neighbours", std::to_string(s.neighbours), "--density-neighbours", std::to_string(s.density_neighbours),
+            "--threads", std::to_string(s.threads), "--threshold", number(s.threshold), "--relevance",
+            number(s.relevance), "--mass-threshold", number(s.mass_threshold)});
   if (s.saddle)
     a.insert(a.end(), {"--saddle", number(s.saddle_threshold)});
   return a;
@@ -332,8 +332,7 @@ TEST_F(CliPoints, OutputsEqualTheLibrary)
       blob_halo.push_back(got[2][i]);
     }
     std::sort(blob_halo.begin(), blob_halo.end());
-    EXPECT_TRUE(std::adjacent_find(blob_halo.begin(), blob_halo.end()) == blob_halo.end())
-        << "two blobs share a halo";
+    EXPECT_TRUE(std::adjacent_find(blob_halo.begin(), blob_halo.end()) == blob_halo.end()) << "two blobs share a halo";
     // PeakPatchId is the id of a particle whose own PeakPatchId is itself (its patch's peak)
     std::map<int64_t, size_t> index_of;
     for (size_t i = 0; i < n; ++i)
@@ -409,11 +408,11 @@ TEST_F(CliPoints, BadInputFailsWithOneLineAndKeepsPreviousOutputs)
     write_values(path(name), q);
   };
   with_position("pos_nan.raw", 3 * 250 + 1, std::nan(""));
-  with_position("pos_beyond.raw", 3 * 17 + 2, 12.5);          // z beyond the box (0, 12)
-  with_position("pos_on_edge.raw", 3 * 40, 10.0);             // x == LX: outside a periodic box
-  with_position("pos_negative.raw", 3 * 41 + 1, -1e-9);       // y below 0
-  write_bytes("pos_40.raw", whole.substr(0, 40 * 24));        // 40 particles, 65 needed
-  write_bytes("pos_100.raw", whole.substr(0, 100 * 24));      // 100 particles
+  with_position("pos_beyond.raw", 3 * 17 + 2, 12.5);     // z beyond the box (0, 12)
+  with_position("pos_on_edge.raw", 3 * 40, 10.0);        // x == LX: outside a periodic box
+  with_position("pos_negative.raw", 3 * 41 + 1, -1e-9);  // y below 0
+  write_bytes("pos_40.raw", whole.substr(0, 40 * 24));   // 40 particles, 65 needed
+  write_bytes("pos_100.raw", whole.substr(0, 100 * 24)); // 100 particles
   std::vector<double> negative_mass = p.mass;
   negative_mass[3] = -1.0;
   write_values(path("masses_negative.raw"), negative_mass);
@@ -465,8 +464,7 @@ TEST_F(CliPoints, BadInputFailsWithOneLineAndKeepsPreviousOutputs)
       {replaced("--points", {"pos_nan.raw"}), "a NaN position", "not finite"},
       {replaced("--points", {"pos_beyond.raw"}), "z beyond the box", "outside the box"},
       {replaced("--points", {"pos_negative.raw"}), "y below the box", "outside the box"},
-      {only_positions("pos_on_edge.raw", {"--periodic"}), "x on the upper face of a periodic box",
-       "outside the box"},
+      {only_positions("pos_on_edge.raw", {"--periodic"}), "x on the upper face of a periodic box", "outside the box"},
       {replaced("--masses", {"masses_negative.raw"}), "a negative mass", "mass"},
       {only_positions("pos_40.raw", {}), "40 particles, 64 density neighbours", "fewer"},
       {only_positions("pos_100.raw", {"--neighbours", "120", "--density-neighbours", "8"}),
@@ -482,11 +480,13 @@ TEST_F(CliPoints, BadInputFailsWithOneLineAndKeepsPreviousOutputs)
       {replaced("--dims", {"10", "10", "10"}), "--dims with --points", "--dims"},
       {replaced("--spacing", {"1", "1", "1"}), "--spacing with --points", "--spacing"},
       {replaced("--input", {"pos.raw"}), "--input and --points", "--input"},
-      {{"--input", "pos.raw", "--dims", "10", "10", "10", "--type", "float64", "--threshold", "1", "--box", "1",
-        "1", "1", "--output", "res"},
-       "--box with a grid", "--box"},
+      {{"--input", "pos.raw", "--dims", "10", "10", "10", "--type", "float64", "--threshold", "1", "--box", "1", "1",
+        "1", "--output", "res"},
+       "--box with a grid",
+       "--box"},
       {{"--type", "float64", "--threshold", "1", "--box", "1", "1", "1", "--output", "res"},
-       "neither --points nor --input", "--points"},
+       "neither --points nor --input",
+       "--points"},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.what);
@@ -564,8 +564,9 @@ TEST_F(CliPoints, FriendsOfFriendsEqualsTheLibrary)
   std::vector<std::string> phew_run = write_and_args(dir, p, s);
   phew_run.insert(phew_run.end(), {"--output", "res"});
   // the files and the box, without PHEW's options
-  const std::vector<std::string> base = {"--points", "pos.raw", "--masses", "masses.raw", "--velocities", "vel.raw",
-                                         "--ids",    "ids.raw", "--type",   "float64",    "--box",        number(p.box[0]),
+  const std::vector<std::string> base = {"--points",       "pos.raw",        "--masses",  "masses.raw",
+                                         "--velocities",   "vel.raw",        "--ids",     "ids.raw",
+                                         "--type",         "float64",        "--box",     number(p.box[0]),
                                          number(p.box[1]), number(p.box[2]), "--periodic"};
   ASSERT_EQ(run(phew_run).exit_code, 0);
   const std::map<std::string, std::string> phew_files = snapshot("res");

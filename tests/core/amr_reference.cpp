@@ -264,8 +264,8 @@ std::unique_ptr<CoreRun> run_graph(const Graph &g, const phew_params &p, int64_t
   if (!bad)
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << bad << " covered cell(s) have labels other than -1, first block cell "
-                                       << first << ": " << r.patch[(size_t)first] << " "
-                                       << r.clump[(size_t)first] << " " << r.halo[(size_t)first];
+                                       << first << ": " << r.patch[(size_t)first] << " " << r.clump[(size_t)first]
+                                       << " " << r.halo[(size_t)first];
 }
 
 void to_leaves(const LeafGraph &lg, const CoreRun &r, std::vector<int64_t> &patch, std::vector<int64_t> &clump,

@@ -57,7 +57,7 @@ struct LeafGraph {
   std::vector<int> level;
   std::vector<std::array<int64_t, 3>> idx;
   std::vector<double> volume;
-  std::vector<double> position; // 3 per leaf
+  std::vector<double> position;             // 3 per leaf
   std::vector<int64_t> offsets, neighbours; // CSR over leaves, each list sorted and unique
   std::vector<int64_t> leaf_of_cell;        // per block cell: leaf index, -1 when covered
   std::vector<int64_t> cell_of_leaf;        // per leaf: block cell index
@@ -87,8 +87,8 @@ std::unique_ptr<CoreRun> run_graph(const Graph &g, const phew_params &p, int64_t
 
 // Labels of block cells mapped to leaves (and covered cells checked to be -1).
 ::testing::AssertionResult covered_cells_unlabelled(const LeafGraph &lg, const CoreRun &r);
-void to_leaves(const LeafGraph &lg, const CoreRun &from_cells, std::vector<int64_t> &patch,
-               std::vector<int64_t> &clump, std::vector<int64_t> &halo);
+void to_leaves(const LeafGraph &lg, const CoreRun &from_cells, std::vector<int64_t> &patch, std::vector<int64_t> &clump,
+               std::vector<int64_t> &halo);
 
 // A core run (labels per graph cell) against the reference: labels exactly, statistics,
 // catalogues (ids, counts, peak ids and densities, saddles, relevance exactly; masses, volumes

@@ -22,8 +22,8 @@ struct Event {
 // Peaks (local cell indices) grouped under a head peak; neighbour lists of heads with saddles.
 struct Merger {
   const Graph &g;
-  std::map<int64_t, std::map<int64_t, double>> nb; // alive head -> neighbour head -> saddle
-  std::map<int64_t, int64_t> head;                 // every peak -> its head, -1 if discarded
+  std::map<int64_t, std::map<int64_t, double>> nb;   // alive head -> neighbour head -> saddle
+  std::map<int64_t, int64_t> head;                   // every peak -> its head, -1 if discarded
   std::map<int64_t, std::pair<double, int64_t>> key; // alive head -> key saddle, key neighbour
   std::vector<Event> events;
   int32_t levels = 0;
@@ -235,8 +235,8 @@ Result find_clumps(const Graph &g, const phew_params &p)
     a.mass += w;
     a.volume += g.volume[(size_t)c];
     for (int d = 0; d < 3; ++d) {
-      const double dd = displacement(g.position[(size_t)(3 * c + d)], g.position[(size_t)(3 * peak + d)],
-                                     g.box_size[d], g.periodic[d]);
+      const double dd = displacement(g.position[(size_t)(3 * c + d)], g.position[(size_t)(3 * peak + d)], g.box_size[d],
+                                     g.periodic[d]);
       a.moment[d] += w * (long double)dd;
       a.extent[d] = std::max(a.extent[d], std::fabs(dd));
     }
@@ -466,10 +466,10 @@ namespace {
     }
   if (bad == 0)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": " << bad << " of " << core.size()
-                                       << " cell(s) differ, first cell " << first << " (global id "
-                                       << g.gid[(size_t)first] << ", density " << g.rho[(size_t)first]
-                                       << "): core " << core[(size_t)first] << ", reference " << ref[(size_t)first];
+  return ::testing::AssertionFailure() << what << ": " << bad << " of " << core.size() << " cell(s) differ, first cell "
+                                       << first << " (global id " << g.gid[(size_t)first] << ", density "
+                                       << g.rho[(size_t)first] << "): core " << core[(size_t)first] << ", reference "
+                                       << ref[(size_t)first];
 }
 
 void expect_rel(double core, double ref, double tol, const char *what)
@@ -484,8 +484,8 @@ void expect_objects(const Graph &g, const char *what, const phew_object *core, i
   ASSERT_EQ(n_core, (int64_t)ref.size()) << "number of " << what;
   for (int64_t i = 0; i < n_core; ++i) {
     const phew_object &a = core[i], &b = ref[(size_t)i];
-    SCOPED_TRACE(std::string(what) + " " + std::to_string(i) + "\n core      " + phewtest::describe(a) + "\n reference " +
-                 phewtest::describe(b));
+    SCOPED_TRACE(std::string(what) + " " + std::to_string(i) + "\n core      " + phewtest::describe(a) +
+                 "\n reference " + phewtest::describe(b));
     EXPECT_EQ(a.id, b.id);
     EXPECT_EQ(a.halo_id, b.halo_id);
     EXPECT_EQ(a.parent_id, b.parent_id);
@@ -504,8 +504,8 @@ void expect_objects(const Graph &g, const char *what, const phew_object *core, i
       double diff = std::fabs(a.center_of_mass[d] - b.center_of_mass[d]);
       if (g.periodic[d])
         diff = std::min(diff, std::fabs(diff - box));
-      EXPECT_LE(diff, 1e-9 * box) << "centre of mass, axis " << d << ": core " << a.center_of_mass[d]
-                                  << ", reference " << b.center_of_mass[d];
+      EXPECT_LE(diff, 1e-9 * box) << "centre of mass, axis " << d << ": core " << a.center_of_mass[d] << ", reference "
+                                  << b.center_of_mass[d];
     }
     EXPECT_EQ(a.min_density, b.min_density);
     expect_rel(a.mean_density, b.mean_density, 1e-12, "mean density (mass / volume)");
@@ -562,9 +562,9 @@ void expect_matches(const Graph &g, const phew_clump_result &core, const std::ve
       ADD_FAILURE() << "node " << i << " (peak " << a.peak_id << ", level " << a.level << "): core parent ("
                     << parent_peak << ", " << parent_level << ") clump " << a.clump_id << " halo " << a.halo_id
                     << " saddle " << a.saddle_density << " cells " << a.n_cells << " mass " << a.mass
-                    << "; reference parent (" << b.parent_peak << ", " << b.parent_level << ") clump "
-                    << b.clump_id << " halo " << b.halo_id << " saddle " << b.saddle_density << " cells "
-                    << b.n_cells << " mass " << b.mass;
+                    << "; reference parent (" << b.parent_peak << ", " << b.parent_level << ") clump " << b.clump_id
+                    << " halo " << b.halo_id << " saddle " << b.saddle_density << " cells " << b.n_cells << " mass "
+                    << b.mass;
       ++failures;
     }
   }

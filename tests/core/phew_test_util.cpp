@@ -264,8 +264,8 @@ int64_t connected_components(const Field &f, double threshold, std::vector<int64
     auto x = ab.emplace(a[i], b[i]);
     auto y = ba.emplace(b[i], a[i]);
     if (x.first->second != b[i] || y.first->second != a[i])
-      return ::testing::AssertionFailure() << "cell " << i << ": label " << a[i] << " vs " << b[i]
-                                           << " splits or joins groups";
+      return ::testing::AssertionFailure()
+             << "cell " << i << ": label " << a[i] << " vs " << b[i] << " splits or joins groups";
   }
   return ::testing::AssertionSuccess() << ab.size() << " groups";
 }
@@ -275,9 +275,8 @@ std::string describe(const phew_object &o)
   std::ostringstream s;
   s.precision(17);
   s << "{id " << o.id << " halo " << o.halo_id << " parent " << o.parent_id << " level " << o.level << " peak "
-    << o.peak_id << " cells " << o.n_cells << " clumps " << o.n_clumps << " mass " << o.mass << " volume "
-    << o.volume << " peak_rho "
-    << o.peak_density << " saddle " << o.key_saddle_density << " relevance " << o.relevance << "}";
+    << o.peak_id << " cells " << o.n_cells << " clumps " << o.n_clumps << " mass " << o.mass << " volume " << o.volume
+    << " peak_rho " << o.peak_density << " saddle " << o.key_saddle_density << " relevance " << o.relevance << "}";
   return s.str();
 }
 

@@ -123,8 +123,8 @@ std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel 
 std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t shuffle_seed, int64_t sentinel = -7,
                                const Adjust &adjust = nullptr);
 
-phew_params make_params(double threshold, double relevance = 2.0, int saddle_merging = 0,
-                        double saddle_threshold = 0.0, double mass_threshold = 0.0);
+phew_params make_params(double threshold, double relevance = 2.0, int saddle_merging = 0, double saddle_threshold = 0.0,
+                        double mass_threshold = 0.0);
 
 // ---- seeded random fields -------------------------------------------------------------------
 struct SplitMix {

@@ -430,8 +430,10 @@ TEST(AmrReference, OneLevelReferenceMatchesTheCoreGridPath)
     int kind;
     double relevance;
     int merging;
-  } cases[] = {{{12, 10, 9}, {0, 0, 0}, 0, 1.5, 1}, {{11, 9, 8}, {1, 1, 1}, 0, 2.0, 1},
-               {{10, 10, 6}, {1, 0, 1}, 1, 1.2, 1}, {{9, 8, 7}, {0, 1, 0}, 2, 1.0, 0}};
+  } cases[] = {{{12, 10, 9}, {0, 0, 0}, 0, 1.5, 1},
+               {{11, 9, 8}, {1, 1, 1}, 0, 2.0, 1},
+               {{10, 10, 6}, {1, 0, 1}, 1, 1.2, 1},
+               {{9, 8, 7}, {0, 1, 0}, 2, 1.0, 0}};
   uint64_t seed = 40;
   for (const Case &k : cases) {
     SCOPED_TRACE(++seed);
@@ -449,8 +451,8 @@ TEST(AmrReference, OneLevelReferenceMatchesTheCoreGridPath)
     a.add(0, 0, 0, 0, f.n[0], f.n[1], f.n[2]);
     const LeafGraph lg = amrref::build_leaf_graph(a);
     const amrref::Graph g = amrref::make_graph(lg, f.rho);
-    const phew_params p =
-        phewtest::make_params(phewtest::quantile(f, 0.4), k.relevance, k.merging, phewtest::quantile(f, 0.75));
+    const phew_params p = phewtest::make_params(phewtest::quantile(f, 0.4), k.relevance, k.merging,
+                                                phewtest::quantile(f, 0.75));
     const amrref::Result ref = amrref::find_clumps(g, p);
     ASSERT_GT(ref.n_peaks, 3);
     auto core = phewtest::run(f, p);
@@ -474,8 +476,8 @@ TEST(AmrReference, RandomLeafGraphsMatchTheCoreGraphPath)
     const Amr a = random_amr(g, 1 + (int)(seed % 3), 2, 5, false);
     const LeafGraph lg = amrref::build_leaf_graph(a);
     const Blobs blobs(g, a);
-    const std::vector<double> rho =
-        fill_cells(a, lg, [&](int l, const int64_t *x) { return blobs(a, g, l, x); }, 0.0);
+    const std::vector<double> rho = fill_cells(
+        a, lg, [&](int l, const int64_t *x) { return blobs(a, g, l, x); }, 0.0);
     const amrref::Graph gr = amrref::make_graph(lg, rho);
     const phew_params p = phewtest::make_params(leaf_quantile(lg, rho, 0.35), 1.0 + 0.25 * (double)(seed % 4),
                                                 (int)(seed % 2), leaf_quantile(lg, rho, 0.7));
@@ -757,9 +759,9 @@ TEST(Amr, PeriodicOneAxisAcrossTheBoundaryBetweenLevels)
   a.level0_dims[0] = 4, a.level0_dims[1] = 3, a.level0_dims[2] = 2;
   a.periodic[0] = 1;
   a.add(0, 0, 0, 0, 4, 3, 2);
-  a.add(1, 0, 0, 0, 2, 6, 4);  // level-0 column x = 0
-  a.add(1, 6, 2, 0, 2, 2, 2);  // level-0 cell (3,1,0)
-  a.add(2, 0, 4, 0, 2, 4, 4);  // level-1 cells x = 0, y 2..3, z 0..1
+  a.add(1, 0, 0, 0, 2, 6, 4); // level-0 column x = 0
+  a.add(1, 6, 2, 0, 2, 2, 2); // level-0 cell (3,1,0)
+  a.add(2, 0, 4, 0, 2, 4, 4); // level-1 cells x = 0, y 2..3, z 0..1
   const LeafGraph lg = amrref::build_leaf_graph(a);
   const std::vector<double> rho = fill_cells(a, lg, [&](int l, const int64_t *x) {
     const double h = 1.0 / (double)(1 << l);
@@ -833,8 +835,8 @@ TEST(Amr, TinyDomainsAgainstTheReference)
     const phew_params p = phewtest::make_params(leaf_quantile(lg, rho, 0.2), 1.1, 1, leaf_quantile(lg, rho, 0.6));
     SCOPED_TRACE("seed " + std::to_string(seed) + ": level 0 " + std::to_string(a.level0_dims[0]) + "x" +
                  std::to_string(a.level0_dims[1]) + "x" + std::to_string(a.level0_dims[2]) + ", periodic " +
-                 std::to_string(a.periodic[0]) + std::to_string(a.periodic[1]) + std::to_string(a.periodic[2]) +
-                 ", " + std::to_string(lg.n()) + " leaves");
+                 std::to_string(a.periodic[0]) + std::to_string(a.periodic[1]) + std::to_string(a.periodic[2]) + ", " +
+                 std::to_string(lg.n()) + " leaves");
     check_against_reference(a, rho, p);
   }
 }
@@ -1079,7 +1081,7 @@ struct GaussianAmr {
   std::vector<double> rho;
   static double field(const double x[3], bool periodic)
   {
-    static const double c[6][3] = {{4.5, 4.5, 5.5}, {9.0, 5.5, 6.0},    {6.0, 10.0, 5.0},
+    static const double c[6][3] = {{4.5, 4.5, 5.5},    {9.0, 5.5, 6.0},   {6.0, 10.0, 5.0},
                                    {11.5, 11.0, 11.0}, {13.0, 3.0, 12.5}, {3.5, 3.5, 11.0}};
     static const double w[6] = {1.3, 1.2, 1.1, 1.5, 1.0, 1.0}, h[6] = {40.0, 25.0, 30.0, 18.0, 22.0, 9.0};
     double v = 1.0;
@@ -1220,16 +1222,15 @@ TEST(Amr, RandomHierarchiesMatchTheReference)
     const LeafGraph lg = amrref::build_leaf_graph(a);
     const Blobs blobs(g, a);
     const bool nan_covered = seed % 2 == 0;
-    const std::vector<double> rho =
-        fill_cells(a, lg, [&](int l, const int64_t *x) { return blobs(a, g, l, x); }, nan_covered ? NaN : 1e300);
-    phew_params p = phewtest::make_params(
-        leaf_quantile(lg, rho, 0.25 + 0.05 * (double)(seed % 5)), 1.0 + 0.25 * (double)(seed % 4),
-        (int)((seed / 2) % 2), leaf_quantile(lg, rho, 0.6 + 0.05 * (double)(seed % 5)));
+    const std::vector<double> rho = fill_cells(
+        a, lg, [&](int l, const int64_t *x) { return blobs(a, g, l, x); }, nan_covered ? NaN : 1e300);
+    phew_params p = phewtest::make_params(leaf_quantile(lg, rho, 0.25 + 0.05 * (double)(seed % 5)),
+                                          1.0 + 0.25 * (double)(seed % 4), (int)((seed / 2) % 2),
+                                          leaf_quantile(lg, rho, 0.6 + 0.05 * (double)(seed % 5)));
     p.peak_order_seed = seed % 5 == 1 ? (unsigned)seed : 0u; // merging order must not matter
     SCOPED_TRACE("seed " + std::to_string(seed) + ": " + std::to_string(a.blocks.size()) + " blocks, " +
-                 std::to_string(lg.n()) + " leaves, levels 0.." + std::to_string(a.max_level()) +
-                 ", periodic " + std::to_string(a.periodic[0]) + std::to_string(a.periodic[1]) +
-                 std::to_string(a.periodic[2]));
+                 std::to_string(lg.n()) + " leaves, levels 0.." + std::to_string(a.max_level()) + ", periodic " +
+                 std::to_string(a.periodic[0]) + std::to_string(a.periodic[1]) + std::to_string(a.periodic[2]));
     const amrref::Result ref = check_against_reference(a, rho, p, seed % 7 == 3);
     // what the cases cover: touching leaves two or more levels apart; patches meeting across levels
     int jump = 0, cross = 0;
@@ -1382,14 +1383,18 @@ TEST(Amr, BadInputIsRefusedWithAMessage)
     SCOPED_TRACE(k.name);
     Amr a = base();
     const LeafGraph lg = amrref::build_leaf_graph(a);
-    std::vector<double> rho = fill_cells(a, lg, [](int l, const int64_t *x) { return 1.0 + l + 0.1 * x[0]; }, NaN);
+    std::vector<double> rho = fill_cells(
+        a, lg, [](int l, const int64_t *x) { return 1.0 + l + 0.1 * x[0]; }, NaN);
     k.edit(a, rho);
-    rho.resize((size_t)std::max<int64_t>(0, [&] {
-      int64_t n = 0;
-      for (const phew_amr_block &B : a.blocks)
-        n += std::max<int64_t>(0, B.dims[0]) * std::max<int64_t>(0, B.dims[1]) * std::max<int64_t>(0, B.dims[2]);
-      return n;
-    }()), 2.0);
+    rho.resize((size_t)std::max<int64_t>(0,
+                                         [&] {
+                                           int64_t n = 0;
+                                           for (const phew_amr_block &B : a.blocks)
+                                             n += std::max<int64_t>(0, B.dims[0]) * std::max<int64_t>(0, B.dims[1]) *
+                                                  std::max<int64_t>(0, B.dims[2]);
+                                           return n;
+                                         }()),
+               2.0);
     auto r = amrref::run_amr(a, rho, phewtest::make_params(1.5));
     EXPECT_EQ(r->status, k.status) << r->context.message;
     EXPECT_TRUE(contains_any(r->context.message, k.words)) << "message: '" << r->context.message << "'";
@@ -1409,7 +1414,8 @@ TEST(Amr, BadInputIsRefusedWithAMessage)
   // NaN (and Inf) in covered cells is fine: they are never read
   Amr a = base();
   const LeafGraph lg = amrref::build_leaf_graph(a);
-  std::vector<double> rho = fill_cells(a, lg, [](int l, const int64_t *x) { return 1.0 + l + 0.1 * x[0]; }, NaN);
+  std::vector<double> rho = fill_cells(
+      a, lg, [](int l, const int64_t *x) { return 1.0 + l + 0.1 * x[0]; }, NaN);
   ASSERT_GE(cell_index(a, 0, 2, 2, 1), 0);
   ASSERT_LT(lg.leaf_of_cell[(size_t)cell_index(a, 0, 2, 2, 1)], 0) << "covered by level 1";
   rho[(size_t)cell_index(a, 0, 2, 2, 1)] = INFINITY;

@@ -121,8 +121,7 @@ TEST(AutomaticThresholds, GridIsTenTimesTheMeanDensity)
     const long double mean = sum / (long double)f.size();
     for (int merging = 0; merging < 2; ++merging) {
       SCOPED_TRACE(merging ? "saddle merging" : "no saddle merging");
-      const phew_params p =
-          make_params(PHEW_THRESHOLD_AUTOMATIC, 1.5, merging, PHEW_THRESHOLD_AUTOMATIC);
+      const phew_params p = make_params(PHEW_THRESHOLD_AUTOMATIC, 1.5, merging, PHEW_THRESHOLD_AUTOMATIC);
       auto r = phewtest::run(f, p);
       ASSERT_EQ(r->status, PHEW_OK) << r->context.message;
       expect_relative(r->result.mean_density, mean, "mean density");
@@ -211,9 +210,9 @@ TEST(AutomaticThresholds, AmrLeafCells)
   }
   a.periodic[0] = 1;
   a.add(0, 0, 0, 0, 6, 6, 6);
-  a.add(1, 2, 2, 2, 6, 4, 6);   // level-0 cells 1..3 x 1..2 x 1..3
-  a.add(1, 8, 8, 8, 4, 2, 2);   // level-0 cells 4..5 x 4 x 4
-  a.add(2, 6, 6, 6, 4, 4, 4);   // inside the first level-1 block
+  a.add(1, 2, 2, 2, 6, 4, 6); // level-0 cells 1..3 x 1..2 x 1..3
+  a.add(1, 8, 8, 8, 4, 2, 2); // level-0 cells 4..5 x 4 x 4
+  a.add(2, 6, 6, 6, 4, 4, 4); // inside the first level-1 block
   const amrref::LeafGraph lg = amrref::build_leaf_graph(a);
   const std::vector<amrref::BlockCell> cells = amrref::block_cells(a);
   phewtest::SplitMix g(11);
@@ -363,7 +362,7 @@ TEST(AutomaticThresholds, RelevanceBelowOneIsRefused)
   auto r = phewtest::run(f, make_params(PHEW_THRESHOLD_AUTOMATIC, 0.5));
   EXPECT_EQ(r->status, PHEW_ERROR_ARGUMENT);
   EXPECT_STREQ(r->context.message, "the relevance threshold must be >= 1 (got 0.5): a peak's relevance, peak density / "
-                                  "key saddle density, is at least 1; 1 keeps every peak");
+                                   "key saddle density, is at least 1; 1 keeps every peak");
   for (int64_t x : r->clump)
     ASSERT_EQ(x, -1);
   // 1 keeps every peak: every peak is a clump (or discarded isolated noise: none at relevance 1)
@@ -438,8 +437,7 @@ TEST(AutomaticThresholds, Edges)
   bad.at(2, 3, 4) = kNaN;
   auto n = phewtest::run(bad, make_params(PHEW_THRESHOLD_AUTOMATIC));
   EXPECT_EQ(n->status, PHEW_ERROR_DATA);
-  EXPECT_NE(std::string(n->context.message).find("NaN, infinite or negative"), std::string::npos)
-      << n->context.message;
+  EXPECT_NE(std::string(n->context.message).find("NaN, infinite or negative"), std::string::npos) << n->context.message;
 }
 
 } // namespace

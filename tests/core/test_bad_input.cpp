@@ -54,9 +54,9 @@ TEST(BadInput, NaNInfAndNegativeDensity)
         if (f32)
           f.rho32[(size_t)where] = (float)k.value;
         auto r = run(f, make_params(0.2));
-        expect_failure(*r, PHEW_ERROR_DATA,
-                       (std::string(k.name) + (f32 ? " float32" : " float64") + " at cell " + std::to_string(where))
-                           .c_str());
+        expect_failure(
+            *r, PHEW_ERROR_DATA,
+            (std::string(k.name) + (f32 ? " float32" : " float64") + " at cell " + std::to_string(where)).c_str());
       }
 }
 

@@ -14,13 +14,11 @@
 
 using namespace phewtest;
 
-namespace
-{
+namespace {
 
 // Counts the callback's calls, with the progress reported just before each; asks to stop
 // from call number `stop_at` on (0: never).
-struct Asker
-{
+struct Asker {
   int calls = 0;
   int stop_at = 0;
   double last_progress = -1.0;
@@ -45,8 +43,7 @@ void note_progress(double fraction, const char *stage, void *data)
   a->last_stage = stage ? stage : "";
 }
 
-struct GridRun
-{
+struct GridRun {
   phew_status status;
   phew_context context;
   phew_clump_result result;
@@ -226,7 +223,8 @@ TEST(Cancel, NeverAskedChangesNothing)
   run_grid(f, nullptr, without);
   ASSERT_EQ(with.status, PHEW_OK) << with.context.message;
   ASSERT_EQ(without.status, PHEW_OK) << without.context.message;
-  EXPECT_EQ(asker.calls, 5 + 16 + 16 + 1) << "the five stages, 16 planes by the watershed and the sums, one by the labels";
+  EXPECT_EQ(asker.calls, 5 + 16 + 16 + 1)
+      << "the five stages, 16 planes by the watershed and the sums, one by the labels";
   for (size_t k = 1; k < asker.progress_at_call.size(); ++k)
     EXPECT_GE(asker.progress_at_call[k], asker.progress_at_call[k - 1]) << "progress went back at call " << k + 1;
   EXPECT_GT(with.result.n_clumps, 1);

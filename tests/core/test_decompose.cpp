@@ -59,17 +59,16 @@ TEST_P(Decompose, CoversTheGridOnceWithGhostLayers)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Grids, Decompose,
-    ::testing::Values(Case{{16, 16, 16}, 0, 1}, Case{{16, 16, 16}, 1, 2}, Case{{16, 16, 16}, 0, 3},
-                      Case{{16, 16, 16}, 1, 4}, Case{{17, 13, 11}, 0, 6}, Case{{17, 13, 11}, 1, 8},
-                      Case{{64, 8, 8}, 1, 8}, Case{{4, 4, 4}, 1, 8}, Case{{2, 2, 2}, 1, 8},
-                      Case{{3, 1, 1}, 0, 8}, Case{{5, 5, 5}, 1, 5}),
-    [](const ::testing::TestParamInfo<Case> &i) {
-      const Case &c = i.param;
-      return std::to_string(c.n[0]) + "x" + std::to_string(c.n[1]) + "x" + std::to_string(c.n[2]) +
-             (c.periodic ? "_periodic_" : "_") + std::to_string(c.ranks) + "ranks";
-    });
+INSTANTIATE_TEST_SUITE_P(Grids, Decompose,
+                         ::testing::Values(Case{{16, 16, 16}, 0, 1}, Case{{16, 16, 16}, 1, 2}, Case{{16, 16, 16}, 0, 3},
+                                           Case{{16, 16, 16}, 1, 4}, Case{{17, 13, 11}, 0, 6}, Case{{17, 13, 11}, 1, 8},
+                                           Case{{64, 8, 8}, 1, 8}, Case{{4, 4, 4}, 1, 8}, Case{{2, 2, 2}, 1, 8},
+                                           Case{{3, 1, 1}, 0, 8}, Case{{5, 5, 5}, 1, 5}),
+                         [](const ::testing::TestParamInfo<Case> &i) {
+                           const Case &c = i.param;
+                           return std::to_string(c.n[0]) + "x" + std::to_string(c.n[1]) + "x" + std::to_string(c.n[2]) +
+                                  (c.periodic ? "_periodic_" : "_") + std::to_string(c.ranks) + "ranks";
+                         });
 
 TEST(Decompose, RefusesNonsense)
 {

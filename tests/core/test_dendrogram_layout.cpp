@@ -132,8 +132,8 @@ void check_rules(const std::vector<phew_node> &nodes, const Layout &l, bool cons
       return nodes[a].id < nodes[b].id;
     });
     for (size_t k = 1; k < group.size(); ++k)
-      EXPECT_LT(hi[group[k - 1]], lo[group[k]]) << "node " << nodes[group[k - 1]].id << " should be left of node "
-                                                << nodes[group[k]].id;
+      EXPECT_LT(hi[group[k - 1]], lo[group[k]])
+          << "node " << nodes[group[k - 1]].id << " should be left of node " << nodes[group[k]].id;
   };
   check_order(roots);
   for (size_t i = 0; i < n; ++i)
@@ -226,8 +226,7 @@ bool read_sample(Field &f, std::string &why)
 // A halo of two clumps: the root (id 2) and its leaves a (peak 100) and b (peak 50), joined at 30.
 TEST(DendrogramLayout, TwoLeafHalo)
 {
-  const std::vector<phew_node> nodes = {make_node(0, 2, 100, 30), make_node(1, 2, 50, 30),
-                                        make_node(2, -1, 100, 5, 1)};
+  const std::vector<phew_node> nodes = {make_node(0, 2, 100, 30), make_node(1, 2, 50, 30), make_node(2, -1, 100, 5, 1)};
   const Layout l = layout_of(nodes);
   ASSERT_EQ(l.status, PHEW_OK) << l.message;
   EXPECT_EQ(l.at[0].x, 0.0);
@@ -251,13 +250,14 @@ TEST(DendrogramLayout, TwoLeafHalo)
 TEST(DendrogramLayout, ThreeLevelTree)
 {
   enum { a1, b1, b3, b2, a2, b4, A, B1, B2, B, root };
-  const std::vector<phew_node> core_order = {
-      make_node(a1, A, 567, 100),     make_node(b1, B1, 498, 80),    make_node(b3, B2, 380, 70),
-      make_node(b2, B1, 283, 80),     make_node(a2, A, 275, 90),     make_node(b4, B2, 255, 70),
-      make_node(A, root, 567, 37, 1), make_node(B1, B, 498, 46, 1),  make_node(B2, B, 380, 46, 1),
-      make_node(B, root, 498, 37, 2), make_node(root, -1, 567, 15, 3)};
+  const std::vector<phew_node> core_order = {make_node(a1, A, 567, 100),     make_node(b1, B1, 498, 80),
+                                             make_node(b3, B2, 380, 70),     make_node(b2, B1, 283, 80),
+                                             make_node(a2, A, 275, 90),      make_node(b4, B2, 255, 70),
+                                             make_node(A, root, 567, 37, 1), make_node(B1, B, 498, 46, 1),
+                                             make_node(B2, B, 380, 46, 1),   make_node(B, root, 498, 37, 2),
+                                             make_node(root, -1, 567, 15, 3)};
   // expected x: a1 a2 | b1 b2 | b3 b4
-  std::map<int64_t, double> x = {{a1, 0},   {a2, 1},   {b1, 2},   {b2, 3}, {b3, 4},  {b4, 5},
+  std::map<int64_t, double> x = {{a1, 0},  {a2, 1},   {b1, 2},   {b2, 3},  {b3, 4},  {b4, 5},
                                  {A, 0.5}, {B1, 2.5}, {B2, 4.5}, {B, 3.5}, {root, 2}};
   std::map<int64_t, double> top = {{A, 100}, {B1, 80}, {B2, 70}, {B, 46}, {root, 37}};
   for (int variant = 0; variant < 2; ++variant) {
@@ -290,10 +290,9 @@ TEST(DendrogramLayout, ThreeLevelTree)
 // together.
 TEST(DendrogramLayout, MultipleRoots)
 {
-  const std::vector<phew_node> nodes = {
-      make_node(5, -1, 10, 3),  make_node(9, -1, 30, 4),   make_node(7, -1, 30, 2),
-      make_node(20, 22, 80, 8), make_node(21, 22, 40, 8),  make_node(22, -1, 80, 6, 1),
-      make_node(30, -1, 30, 1)};
+  const std::vector<phew_node> nodes = {make_node(5, -1, 10, 3),  make_node(9, -1, 30, 4),  make_node(7, -1, 30, 2),
+                                        make_node(20, 22, 80, 8), make_node(21, 22, 40, 8), make_node(22, -1, 80, 6, 1),
+                                        make_node(30, -1, 30, 1)};
   const Layout l = layout_of(nodes);
   ASSERT_EQ(l.status, PHEW_OK) << l.message;
   // order: 22 {20, 21}, 7, 9, 30 (peaks 30: ids 7 < 9 < 30), 5
@@ -394,17 +393,24 @@ TEST(DendrogramLayout, InvalidTreesAreRefused)
     const char *says;
   };
   const std::vector<Case> cases = {
-      {"parent not found (ids = indices)", {make_node(0, 1, 5, 1), make_node(1, 7, 5, 1)}, PHEW_ERROR_ARGUMENT,
+      {"parent not found (ids = indices)",
+       {make_node(0, 1, 5, 1), make_node(1, 7, 5, 1)},
+       PHEW_ERROR_ARGUMENT,
        "parent 7"},
-      {"parent not found (other ids)", {make_node(10, -1, 5, 1), make_node(20, 15, 5, 1)}, PHEW_ERROR_ARGUMENT,
+      {"parent not found (other ids)",
+       {make_node(10, -1, 5, 1), make_node(20, 15, 5, 1)},
+       PHEW_ERROR_ARGUMENT,
        "parent 15"},
-      {"negative parent other than -1", {make_node(0, -1, 5, 1), make_node(1, -2, 5, 1)}, PHEW_ERROR_ARGUMENT,
+      {"negative parent other than -1",
+       {make_node(0, -1, 5, 1), make_node(1, -2, 5, 1)},
+       PHEW_ERROR_ARGUMENT,
        "parent -2"},
       {"own parent", {make_node(0, -1, 5, 1), make_node(1, 1, 5, 1)}, PHEW_ERROR_ARGUMENT, "cycle"},
       {"cycle beside a good tree",
        {make_node(0, -1, 5, 1), make_node(1, 2, 5, 1), make_node(2, 3, 5, 1), make_node(3, 1, 5, 1),
         make_node(4, 3, 5, 1)},
-       PHEW_ERROR_ARGUMENT, "cycle"},
+       PHEW_ERROR_ARGUMENT,
+       "cycle"},
       {"cycle and no root", {make_node(10, 20, 5, 1), make_node(20, 10, 5, 1)}, PHEW_ERROR_ARGUMENT, "cycle"},
       {"duplicate id", {make_node(4, -1, 5, 1), make_node(4, -1, 6, 1)}, PHEW_ERROR_ARGUMENT, "same id 4"},
       {"NaN peak", {make_node(0, -1, NAN, 1)}, PHEW_ERROR_DATA, "peak density"},
@@ -491,8 +497,8 @@ TEST(DendrogramLayout, SampleDendrogram)
 
   // the leaves are the 14 clumps, at the x the designed hierarchy gives (ClumpIds of
   // datasets/README.md): H1 a1 a2 | b1 b2 | b3 b4, H2 c1 | c2 c3, H3 d1 d2, then f1, g1, e1
-  const std::map<int64_t, double> leaf_x = {{0, 0},  {7, 1},  {1, 2},  {5, 3},   {4, 4},   {9, 5},   {2, 6},
-                                            {3, 7},  {10, 8}, {6, 9},  {11, 10}, {8, 11}, {12, 12}, {13, 13}};
+  const std::map<int64_t, double> leaf_x = {{0, 0}, {7, 1},  {1, 2}, {5, 3},   {4, 4},  {9, 5},   {2, 6},
+                                            {3, 7}, {10, 8}, {6, 9}, {11, 10}, {8, 11}, {12, 12}, {13, 13}};
   int64_t leaves = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     bool has_children = false;

@@ -28,10 +28,10 @@ public:
     if (x == 0.0)
       return;
     int e = 0;
-    const double f = std::frexp(x, &e);                      // x = f * 2^e, f in [0.5, 1)
-    uint64_t m = (uint64_t)std::ldexp(f, 53);                // x = m * 2^(e - 53)
-    int64_t shift = (int64_t)e - 53 + 1074;                  // bit position of m's lowest bit
-    if (shift < 0) {                                         // subnormal: m has trailing zeros
+    const double f = std::frexp(x, &e);       // x = f * 2^e, f in [0.5, 1)
+    uint64_t m = (uint64_t)std::ldexp(f, 53); // x = m * 2^(e - 53)
+    int64_t shift = (int64_t)e - 53 + 1074;   // bit position of m's lowest bit
+    if (shift < 0) {                          // subnormal: m has trailing zeros
       m >>= -shift;
       shift = 0;
     }
@@ -161,7 +161,7 @@ TEST(ExactSum, TermsFarBelowTheLargestDoNotDisturbIt)
   exact_sum t;
   exact_sum_clear(&t);
   exact_sum_add(&t, 3.0);
-  exact_sum_add(&t, 0x1.0p-60);   // within the window: kept exactly
+  exact_sum_add(&t, 0x1.0p-60); // within the window: kept exactly
   exact_sum_add(&t, -3.0);
   EXPECT_EQ(value_of(t), 0x1.0p-60);
 }
@@ -313,8 +313,7 @@ TEST(ExtremeValues, MassBeyondTheDoubleRangeIsAnError)
   f.at(4, 4, 5) = DBL_MAX / 2;
   auto r = run(f, make_params(0.0));
   EXPECT_EQ(r->status, PHEW_ERROR_DATA);
-  EXPECT_NE(std::string(r->context.message).find("whose peak is cell 355"), std::string::npos)
-      << r->context.message;
+  EXPECT_NE(std::string(r->context.message).find("whose peak is cell 355"), std::string::npos) << r->context.message;
   EXPECT_NE(std::string(r->context.message).find("above the range"), std::string::npos) << r->context.message;
   EXPECT_EQ(r->n_clumps(), 0);
   EXPECT_TRUE(std::all_of(r->clump.begin(), r->clump.end(), [](int64_t c) { return c == -1; }));
@@ -427,14 +426,14 @@ TEST(Sizes, GridsWhoseCellCountOverflowsAreRefused)
 {
   double rho[3] = {1, 2, 1};
   int64_t labels[3][3];
-  const int64_t dims[][3] = {{1, 3, 6148914691236517206}, {4294967297, 4294967295, 1},
-                             {INT64_MAX, 1, 1}, {((int64_t)1 << 53) + 1, 2, 1}};
+  const int64_t dims[][3] = {
+      {1, 3, 6148914691236517206}, {4294967297, 4294967295, 1}, {INT64_MAX, 1, 1}, {((int64_t)1 << 53) + 1, 2, 1}};
   for (const auto &d : dims) {
     phew_input in{};
     phew_grid_init_whole(&in.grid, d[0], d[1], d[2]);
     int64_t count;
     if (phew_checked_product(d, 3, &count) == 0) // a count that fits: pass a one-cell block of
-      for (int a = 0; a < 3; ++a)               // it, as large as the label arrays really are
+      for (int a = 0; a < 3; ++a)                // it, as large as the label arrays really are
         in.grid.stored_dims[a] = in.grid.active_dims[a] = 1;
     in.density = rho;
     in.density_type = PHEW_FLOAT64;

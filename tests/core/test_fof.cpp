@@ -57,8 +57,9 @@ Particles blobs(uint64_t seed, bool periodic, int n_background)
     double c[3], sigma;
     int n;
   };
-  const Blob list[] = {{{0.30, 0.30, 0.30}, 0.03, 400}, {{0.37, 0.31, 0.30}, 0.01, 150}, {{0.70, 0.62, 0.55}, 0.04, 500},
-                       {{0.01, 0.99, 0.02}, 0.03, 350}, {{0.50, 0.80, 0.20}, 0.015, 120}, {{0.85, 0.15, 0.60}, 0.006, 40}};
+  const Blob list[] = {{{0.30, 0.30, 0.30}, 0.03, 400},  {{0.37, 0.31, 0.30}, 0.01, 150},
+                       {{0.70, 0.62, 0.55}, 0.04, 500},  {{0.01, 0.99, 0.02}, 0.03, 350},
+                       {{0.50, 0.80, 0.20}, 0.015, 120}, {{0.85, 0.15, 0.60}, 0.006, 40}};
   auto put = [&](double x, double y, double z, double vx) {
     const double c[3] = {x, y, z};
     for (double v : c) {
@@ -107,8 +108,8 @@ double distance2(const Particles &p, size_t i, size_t j)
 int64_t id_of(const Particles &p, size_t i) { return p.id.empty() ? (int64_t)i : p.id[i]; }
 
 struct Reference {
-  std::vector<int64_t> group;                   // per particle, -1: none
-  std::vector<std::vector<size_t>> members;     // per group, in catalogue order
+  std::vector<int64_t> group;               // per particle, -1: none
+  std::vector<std::vector<size_t>> members; // per group, in catalogue order
 };
 
 Reference reference_fof(const Particles &p, double length, int64_t min_members)
@@ -443,7 +444,8 @@ TEST(FriendsOfFriends, ThreadsAndStorageOrderChangeNothing)
   for (size_t i = 0; i < n; ++i)
     ASSERT_EQ(reversed.group[i], one.group[n - 1 - i]);
   ASSERT_EQ(reversed.result.n_groups, one.result.n_groups);
-  EXPECT_EQ(0, std::memcmp(reversed.result.groups, one.result.groups, sizeof(phew_group) * (size_t)one.result.n_groups));
+  EXPECT_EQ(0,
+            std::memcmp(reversed.result.groups, one.result.groups, sizeof(phew_group) * (size_t)one.result.n_groups));
 }
 
 TEST(FriendsOfFriends, BadInputIsRefused)

@@ -191,7 +191,7 @@ TEST(GraphView, ParticlesOnALine)
   EXPECT_EQ(r.result.clumps[1].peak_id, 104);
   EXPECT_DOUBLE_EQ(r.result.clumps[1].key_saddle_density, 2.5);
   EXPECT_DOUBLE_EQ(r.result.clumps[1].relevance, 2.0);
-  EXPECT_DOUBLE_EQ(r.result.clumps[1].mass, 7.0);   // cells 3 and 4, volume 1
+  EXPECT_DOUBLE_EQ(r.result.clumps[1].mass, 7.0); // cells 3 and 4, volume 1
   EXPECT_DOUBLE_EQ(r.result.clumps[1].center_of_mass[0], (3 * 2 + 4 * 5) / 7.0);
 
   p.relevance_threshold = 2.1; // now the lower peak is noise and joins the higher one

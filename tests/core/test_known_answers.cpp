@@ -141,10 +141,7 @@ TEST_F(TwoGaussians, Float32GivesTheSameAnswerOnFloatValues)
 // C (x=2, 6) - B (x=6, 8) - A (x=10, 10) along x. Patches: C = x1..3, B = x4..7, A = x8..11.
 // Saddles: C-B (x3, x4) = (5 + 4.5)/2 = 4.75; B-A (x7, x8) = (5 + 3)/2 = 4. B's key saddle
 // (4.75) leads to the lower C, so B does not merge on level 1.
-Field two_level_chain()
-{
-  return line({1, 4, 6, 5, 4.5, 7, 8, 5, 3, 7, 10, 4, 1});
-}
+Field two_level_chain() { return line({1, 4, 6, 5, 4.5, 7, 8, 5, 3, 7, 10, 4, 1}); }
 
 TEST(ThreePeakChain, PatchesAndKeySaddles)
 {

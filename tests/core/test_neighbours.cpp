@@ -78,7 +78,8 @@ double delta(const particle_box &b, int a, double x, double y)
 
 double dist2(const Set &s, int64_t i, int64_t j)
 {
-  const double dx = delta(s.box, 0, s.pos[3 * i], s.pos[3 * j]), dy = delta(s.box, 1, s.pos[3 * i + 1], s.pos[3 * j + 1]),
+  const double dx = delta(s.box, 0, s.pos[3 * i], s.pos[3 * j]),
+               dy = delta(s.box, 1, s.pos[3 * i + 1], s.pos[3 * j + 1]),
                dz = delta(s.box, 2, s.pos[3 * i + 2], s.pos[3 * j + 2]);
   return (dx * dx + dy * dy) + dz * dz;
 }
@@ -113,8 +114,8 @@ Answer search(const Set &s, int n_dens, int n_keep, int threads, const std::vect
   a.h.assign((size_t)n, -1);
   a.reach.assign((size_t)n, -1);
   a.nearest.assign((size_t)(n * n_keep + 1), -1);
-  knn_query q = {n_dens, n_keep, n, subset ? subset->data() : nullptr, a.h.data(), a.reach.data(), a.nearest.data(),
-                 threads, n_ordered};
+  knn_query q = {n_dens,           n_keep,  n,        subset ? subset->data() : nullptr, a.h.data(), a.reach.data(),
+                 a.nearest.data(), threads, n_ordered};
   EXPECT_EQ(knn_search(tree, &q, &result), PHEW_OK) << result.message;
   kd_tree_free(tree);
   return a;
@@ -160,7 +161,8 @@ TEST(Neighbours, BruteForce)
   expect_brute_force(make_set(CLUSTERED, 1200, periodic, 3), 64, 16, "clustered, periodic");
   expect_brute_force(make_set(CLUSTERED, 1200, mixed, 4), 64, 16, "clustered, mixed axes");
   EXPECT_GT(expect_brute_force(make_set(LATTICE, 1500, periodic, 5), 64, 16, "lattice with ties, periodic"), 500);
-  EXPECT_GT(expect_brute_force(make_set(LATTICE, 1500, open, 6), 32, 40, "lattice with ties, open, more kept than dens"),
+  EXPECT_GT(expect_brute_force(make_set(LATTICE, 1500, open, 6), 32, 40,
+                               "lattice with ties, open, more kept than dens"),
             500);
 }
 
@@ -238,16 +240,19 @@ TEST(Neighbours, DensityAgainstBruteForce)
   std::memset(&result, 0, sizeof result);
   ASSERT_EQ(kd_tree_build(&tree, s.n(), s.pos.data(), s.id.data(), &s.box, 2, &result), PHEW_OK);
   std::vector<double> rho((size_t)s.n()), rho4((size_t)s.n());
-  ASSERT_EQ(sph_density(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, rho.data(), 1, &result), PHEW_OK) << result.message;
+  ASSERT_EQ(sph_density(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, rho.data(), 1, &result), PHEW_OK)
+      << result.message;
   ASSERT_EQ(sph_density(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, rho4.data(), 4, &result), PHEW_OK);
   // HOP's way: the balls from 63-nearest lists instead of the tree, on 1 and 3 threads, the
   // first 1000 particles listed and the others scanning: the same bits
   const Answer listed = search(s, 64, 63, 2, nullptr, 4);
   const density_lists lists = {listed.nearest.data(), 63, 1000};
   std::vector<double> rho_lists((size_t)s.n()), rho_lists3((size_t)s.n());
-  ASSERT_EQ(sph_density_listed(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, &lists, rho_lists.data(), 1, &result),
+  ASSERT_EQ(sph_density_listed(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, &lists, rho_lists.data(), 1,
+                               &result),
             PHEW_OK);
-  ASSERT_EQ(sph_density_listed(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, &lists, rho_lists3.data(), 3, &result),
+  ASSERT_EQ(sph_density_listed(tree, a.h.data(), mass.data(), 2.0, s.n(), nullptr, &lists, rho_lists3.data(), 3,
+                               &result),
             PHEW_OK);
   kd_tree_free(tree);
   EXPECT_EQ(0, std::memcmp(rho.data(), rho4.data(), rho.size() * sizeof(double))) << "threads change the density";

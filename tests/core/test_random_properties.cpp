@@ -43,8 +43,8 @@ Field make_field(const FieldCase &k, int64_t n = 64)
 }
 
 const FieldCase kCases[] = {
-    {"SmoothedPeriodic", 0, true, false, 0.5},   {"SmoothedOpen", 0, false, false, 0.3},
-    {"SmoothedFloat32", 0, true, true, 0.6},     {"WhiteOpen", 1, false, false, 0.2},
+    {"SmoothedPeriodic", 0, true, false, 0.5},    {"SmoothedOpen", 0, false, false, 0.3},
+    {"SmoothedFloat32", 0, true, true, 0.6},      {"WhiteOpen", 1, false, false, 0.2},
     {"WhitePeriodicFloat32", 1, true, true, 0.5}, {"QuantizedPeriodic", 2, true, false, 0.4},
     {"QuantizedOpen", 2, false, false, 0.6},
 };

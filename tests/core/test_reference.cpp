@@ -105,8 +105,8 @@ std::vector<RefCase> cases()
         k.seed = 100 + (uint64_t)i;
         static const char *kinds[] = {"Smoothed", "White", "Quantized", "Lognormal"};
         k.name = std::string(kinds[kind]) + "_P" + std::to_string(periodic_sets[ps][0]) +
-                 std::to_string(periodic_sets[ps][1]) + std::to_string(periodic_sets[ps][2]) +
-                 (f32 ? "_f32" : "_f64") + "_" + std::to_string(i);
+                 std::to_string(periodic_sets[ps][1]) + std::to_string(periodic_sets[ps][2]) + (f32 ? "_f32" : "_f64") +
+                 "_" + std::to_string(i);
         v.push_back(k);
         ++i;
       }
@@ -127,8 +127,8 @@ TEST_P(Reference, CoreMatchesTheReference)
   const Field f = make(k);
   const phew_params p = params_for(k, f);
   SCOPED_TRACE("threshold " + std::to_string(p.density_threshold) + ", relevance " +
-               std::to_string(p.relevance_threshold) + ", saddle merging " + std::to_string(p.saddle_merging) +
-               " at " + std::to_string(p.saddle_threshold) + ", mass threshold " + std::to_string(p.mass_threshold));
+               std::to_string(p.relevance_threshold) + ", saddle merging " + std::to_string(p.saddle_merging) + " at " +
+               std::to_string(p.saddle_threshold) + ", mass threshold " + std::to_string(p.mass_threshold));
   auto core = run(f, p);
   ASSERT_EQ(core->status, PHEW_OK) << core->context.message;
   const phewref::Result ref = phewref::find_clumps(f, p);

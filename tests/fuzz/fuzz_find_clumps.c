@@ -119,10 +119,10 @@ typedef struct fuzz_case {
   int f32;
   double origin[3], spacing[3];
   phew_params params;
-  unsigned seed;     /* merge order of oracle (b), nonzero */
-  int64_t shift[3];  /* oracle (c) */
-  double *rho;       /* the values as the core sees them (float32 widened to double) */
-  float *rho32;      /* what the core gets when f32 */
+  unsigned seed;    /* merge order of oracle (b), nonzero */
+  int64_t shift[3]; /* oracle (c) */
+  double *rho;      /* the values as the core sees them (float32 widened to double) */
+  float *rho32;     /* what the core gets when f32 */
 } fuzz_case;
 
 static float to_float(double v)
@@ -337,8 +337,8 @@ static void print_case(const fuzz_case *c)
   fprintf(stderr, "  threshold %.17g relevance %.17g saddle merging %d at %.17g mass threshold %.17g\n",
           c->params.density_threshold, c->params.relevance_threshold, c->params.saddle_merging,
           c->params.saddle_threshold, c->params.mass_threshold);
-  fprintf(stderr, "  spacing %.17g %.17g %.17g origin %.17g %.17g %.17g\n", c->spacing[0], c->spacing[1],
-          c->spacing[2], c->origin[0], c->origin[1], c->origin[2]);
+  fprintf(stderr, "  spacing %.17g %.17g %.17g origin %.17g %.17g %.17g\n", c->spacing[0], c->spacing[1], c->spacing[2],
+          c->origin[0], c->origin[1], c->origin[2]);
   const int64_t shown = getenv("PHEW_FUZZ_VERBOSE") ? c->n_cells : 64;
   fprintf(stderr, "  densities:");
   for (int64_t i = 0; i < c->n_cells && i < shown; ++i)
@@ -351,7 +351,7 @@ static void print_run(const run *r)
   fprintf(stderr, "  status %d %s: %lld clumps, %lld haloes, %lld nodes\n", (int)r->status, r->context.message,
           (long long)r->res.n_clumps, (long long)r->res.n_haloes, (long long)r->res.n_nodes);
   for (int64_t k = 0; k < r->res.n_clumps; ++k)
-      fprintf(stderr, "  clump %lld: halo %lld parent %lld level %d peak %lld cells %lld mass %.17g\n", (long long)k,
+    fprintf(stderr, "  clump %lld: halo %lld parent %lld level %d peak %lld cells %lld mass %.17g\n", (long long)k,
             (long long)r->res.clumps[k].halo_id, (long long)r->res.clumps[k].parent_id, (int)r->res.clumps[k].level,
             (long long)r->res.clumps[k].peak_id, (long long)r->res.clumps[k].n_cells, r->res.clumps[k].mass);
   for (int64_t k = 0; k < r->res.n_haloes; ++k)
@@ -476,7 +476,7 @@ static int close_to(double got, long double want)
 /* ---- oracle (a): invariants -------------------------------------------------------------- */
 typedef struct truth {
   int64_t n_cells;
-  long double mass;     /* sum of density * cell volume */
+  long double mass; /* sum of density * cell volume */
   double min_density;
   int64_t lo[3], hi[3]; /* cell index bounds */
   int64_t far[3];       /* largest periodic distance of a cell from the peak, per axis */
@@ -530,8 +530,8 @@ static void check_rows(const fuzz_case *c, const run *r, const phew_object *rows
   truth *t = xcalloc((size_t)(n_rows > 0 ? n_rows : 1), sizeof *t);
   for (int64_t i = 0; i < c->n_cells; ++i)
     if (label[i] < -1 || label[i] >= n_rows)
-      fail("a", "cell %lld has %sId %lld, %lld %ss listed", (long long)i, what, (long long)label[i],
-           (long long)n_rows, what);
+      fail("a", "cell %lld has %sId %lld, %lld %ss listed", (long long)i, what, (long long)label[i], (long long)n_rows,
+           what);
   for (int64_t k = 0; k < n_rows; ++k)
     if (rows[k].peak_id < 0 || rows[k].peak_id >= c->n_cells)
       fail("a", "%s %lld has peak id %lld", what, (long long)k, (long long)rows[k].peak_id);
@@ -601,9 +601,9 @@ static void check_rows(const fuzz_case *c, const run *r, const phew_object *rows
           (!p->saddle_merging && o->level != 0))
         fail("a", "clump %lld: Level %d with ParentId %lld", (long long)k, (int)o->level, (long long)o->parent_id);
       if (o->parent_id >= 0) {
-        if (o->parent_id >= n_rows || !(rows[o->parent_id].peak_density > o->peak_density ||
-                                         (rows[o->parent_id].peak_density == o->peak_density &&
-                                          rows[o->parent_id].peak_id < o->peak_id)))
+        if (o->parent_id >= n_rows ||
+            !(rows[o->parent_id].peak_density > o->peak_density ||
+              (rows[o->parent_id].peak_density == o->peak_density && rows[o->parent_id].peak_id < o->peak_id)))
           fail("a", "clump %lld merged into clump %lld, which is not higher", (long long)k, (long long)o->parent_id);
         if (rows[o->parent_id].halo_id != o->halo_id)
           fail("a", "clump %lld and its parent are in different haloes", (long long)k);
@@ -652,8 +652,8 @@ static void check_dendrogram(const fuzz_case *c, const run *r)
         leaf_of[x->clump_id] = i;
         if (x->peak_id != k->peak_id || x->n_cells != k->n_cells || x->halo_id != k->halo_id ||
             !close_to(x->mass, k->mass))
-          fail("a", "leaf %lld (Mass %.17g, %lld cells) differs from clump %lld (Mass %.17g, %lld cells)",
-               (long long)i, x->mass, (long long)x->n_cells, (long long)x->clump_id, k->mass, (long long)k->n_cells);
+          fail("a", "leaf %lld (Mass %.17g, %lld cells) differs from clump %lld (Mass %.17g, %lld cells)", (long long)i,
+               x->mass, (long long)x->n_cells, (long long)x->clump_id, k->mass, (long long)k->n_cells);
       }
     } else if (x->clump_id != -1) {
       fail("a", "node %lld of level %d has ClumpId %lld", (long long)i, (int)x->level, (long long)x->clump_id);
@@ -664,8 +664,8 @@ static void check_dendrogram(const fuzz_case *c, const run *r)
       if (root_of[x->halo_id] != -1)
         fail("a", "two roots for halo %lld", (long long)x->halo_id);
       root_of[x->halo_id] = i;
-      if (x->peak_id != h->peak_id || x->n_cells != h->n_cells || !close_to(x->mass, h->mass) ||
-          x->level != h->level || x->saddle_density != h->key_saddle_density)
+      if (x->peak_id != h->peak_id || x->n_cells != h->n_cells || !close_to(x->mass, h->mass) || x->level != h->level ||
+          x->saddle_density != h->key_saddle_density)
         fail("a", "root %lld (Mass %.17g) differs from halo %lld (Mass %.17g)", (long long)i, x->mass,
              (long long)x->halo_id, h->mass);
     } else {
@@ -686,8 +686,8 @@ static void check_dendrogram(const fuzz_case *c, const run *r)
     if (res->nodes[i].level > 0 &&
         (n_children[i] < 2 || res->nodes[i].n_cells != child_cells[i] || !close_to(res->nodes[i].mass, child_mass[i])))
       fail("a", "node %lld (Mass %.17g, %lld cells) is not the sum of its %lld children (Mass %.17Lg, %lld cells)",
-           (long long)i, res->nodes[i].mass, (long long)res->nodes[i].n_cells, (long long)n_children[i],
-           child_mass[i], (long long)child_cells[i]);
+           (long long)i, res->nodes[i].mass, (long long)res->nodes[i].n_cells, (long long)n_children[i], child_mass[i],
+           (long long)child_cells[i]);
   for (int64_t k = 0; k < res->n_clumps; ++k)
     if (res->clumps[k].halo_id >= 0 && leaf_of[k] < 0)
       fail("a", "clump %lld has no leaf", (long long)k);
@@ -727,8 +727,8 @@ static void check_invariants(const fuzz_case *c, const run *r)
     const int test = c->rho[i] > thr;
     if (!test) {
       if (r->patch[i] != -1 || r->clump[i] != -1 || r->halo[i] != -1)
-        fail("a", "cell %lld at or below the threshold has labels %lld %lld %lld", (long long)i,
-             (long long)r->patch[i], (long long)r->clump[i], (long long)r->halo[i]);
+        fail("a", "cell %lld at or below the threshold has labels %lld %lld %lld", (long long)i, (long long)r->patch[i],
+             (long long)r->clump[i], (long long)r->halo[i]);
       continue;
     }
     ++n_test;
@@ -772,8 +772,7 @@ static void check_invariants(const fuzz_case *c, const run *r)
    * volumes), so with a mass threshold <= 0 nothing may be left out of the catalogues: a mass
    * that underflows to 0 does not fit in a double and must be an error, not a dropped clump. */
   const double mt = c->params.mass_threshold;
-  if (mt <= 0.0 &&
-      (res->n_clumps != st->n_clumps_found || res->n_haloes != st->n_haloes_found))
+  if (mt <= 0.0 && (res->n_clumps != st->n_clumps_found || res->n_haloes != st->n_haloes_found))
     fail("a", "%lld of %lld clumps and %lld of %lld haloes listed, but none is below the mass threshold %.17g",
          (long long)res->n_clumps, (long long)st->n_clumps_found, (long long)res->n_haloes,
          (long long)st->n_haloes_found, mt);
@@ -835,9 +834,8 @@ static void expect_identical(const char *oracle, const fuzz_case *c, const run *
            (long long)b->halo[i]);
   const phew_clump_result *x = &a->res, *y = &b->res;
   if (x->n_clumps != y->n_clumps || x->n_haloes != y->n_haloes || x->n_nodes != y->n_nodes)
-    fail(oracle, "%lld/%lld/%lld clumps/haloes/nodes vs %lld/%lld/%lld", (long long)x->n_clumps,
-         (long long)x->n_haloes, (long long)x->n_nodes, (long long)y->n_clumps, (long long)y->n_haloes,
-         (long long)y->n_nodes);
+    fail(oracle, "%lld/%lld/%lld clumps/haloes/nodes vs %lld/%lld/%lld", (long long)x->n_clumps, (long long)x->n_haloes,
+         (long long)x->n_nodes, (long long)y->n_clumps, (long long)y->n_haloes, (long long)y->n_nodes);
   for (int64_t k = 0; k < x->n_clumps; ++k)
     if (!same_object(&x->clumps[k], &y->clumps[k]))
       fail(oracle, "clump %lld differs (Mass %.17g vs %.17g)", (long long)k, x->clumps[k].mass, y->clumps[k].mass);
@@ -909,8 +907,8 @@ static void check_object_shifted(const fuzz_case *c, const char *what, int64_t k
     if (box - diff < diff)
       diff = box - diff;
     if (!(diff <= 1e-9L * (fabsl(c->origin[d]) + box)))
-      fail("c", "%s %lld: CenterOfMass[%d] %.17g, after the shift %.17g", what, (long long)k, d,
-           a->center_of_mass[d], b->center_of_mass[d]);
+      fail("c", "%s %lld: CenterOfMass[%d] %.17g, after the shift %.17g", what, (long long)k, d, a->center_of_mass[d],
+           b->center_of_mass[d]);
   }
 }
 

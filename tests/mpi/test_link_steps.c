@@ -48,8 +48,9 @@ static phew_step_labels share(const labelling *l, int scattered, int rank, int s
 {
   phew_step_labels s = {0, id, label, mass};
   for (int64_t k = 0; k < N; ++k) {
-    const int owner = scattered ? (int)(mix((uint64_t)k + 99) % (uint64_t)size)
-                      : size == 1 ? 0 : 1 + (int)(k * (size - 1) / N);
+    const int owner = scattered   ? (int)(mix((uint64_t)k + 99) % (uint64_t)size)
+                      : size == 1 ? 0
+                                  : 1 + (int)(k * (size - 1) / N);
     if (owner == rank) {
       id[s.n] = l->id[k];
       label[s.n] = l->label[k];
@@ -115,8 +116,8 @@ int main(int argc, char **argv)
       mergers += serial.links[k].n_progenitors >= 2 && serial.links[k].main_progenitor;
       splits += serial.links[k].n_descendants >= 2 && serial.links[k].main_descendant;
     }
-    printf("%d rank(s): %lld links, %d mergers, %d splits, the same bytes as serial\n", size,
-           (long long)serial.n_links, mergers, splits);
+    printf("%d rank(s): %lld links, %d mergers, %d splits, the same bytes as serial\n", size, (long long)serial.n_links,
+           mergers, splits);
     if (!mergers || !splits) {
       printf("FAIL the labellings should hold mergers and splits\n");
       failures++;

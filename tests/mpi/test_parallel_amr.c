@@ -58,7 +58,8 @@ static void add_split(hierarchy *h, int level, const int64_t lo[3], const int64_
   for (int64_t z = 0; z < dims[2]; z += step[2])
     for (int64_t y = 0; y < dims[1]; y += step[1])
       for (int64_t x = 0; x < dims[0]; x += step[0]) {
-        const int64_t d[3] = {dims[0] - x < step[0] ? dims[0] - x : step[0], dims[1] - y < step[1] ? dims[1] - y : step[1],
+        const int64_t d[3] = {dims[0] - x < step[0] ? dims[0] - x : step[0],
+                              dims[1] - y < step[1] ? dims[1] - y : step[1],
                               dims[2] - z < step[2] ? dims[2] - z : step[2]};
         add_block(h, level, lo[0] + x, lo[1] + y, lo[2] + z, d[0], d[1], d[2]);
       }
@@ -202,7 +203,8 @@ static double *all_densities(const hierarchy *h, kind k, int64_t *n_out)
       for (int64_t y = 0; y < B->dims[1]; ++y)
         for (int64_t x = 0; x < B->dims[0]; ++x, ++i) {
           const int64_t idx[3] = {B->lo[0] + x, B->lo[1] + y, B->lo[2] + z};
-          rho[i] = covered(h, B->level, idx) ? NAN : density(h, k, B->level, idx, off + idx[0] + nx * (idx[1] + ny * idx[2]));
+          rho[i] = covered(h, B->level, idx) ? NAN
+                                             : density(h, k, B->level, idx, off + idx[0] + nx * (idx[1] + ny * idx[2]));
         }
   }
   *n_out = n;
@@ -391,9 +393,9 @@ static int check_amr(const char *name, kind k, int periodic, distribution how, u
       if (wrong) {
         printf("%s: %lld block-cell labels differ from the serial run; first: cell %lld, parallel %lld %lld %lld, "
                "serial %lld %lld %lld\n",
-               name, (long long)wrong, (long long)first, (long long)labels[3 * first],
-               (long long)labels[3 * first + 1], (long long)labels[3 * first + 2], (long long)ser.patch[first],
-               (long long)ser.clump[first], (long long)ser.halo[first]);
+               name, (long long)wrong, (long long)first, (long long)labels[3 * first], (long long)labels[3 * first + 1],
+               (long long)labels[3 * first + 2], (long long)ser.patch[first], (long long)ser.clump[first],
+               (long long)ser.halo[first]);
         ++failures;
       }
       failures += compare_with_serial(name, &ser.result, &par.result, 1);
@@ -604,7 +606,8 @@ static void find_graph(run *r, const leaf_graph *g, const hierarchy *h, const in
   unsigned char *ghost = calloc(m, 1);
   int32_t *owner = calloc(m, sizeof *owner);
   int64_t *gid = malloc(m * sizeof *gid), *offsets = malloc((m + 1) * sizeof *offsets);
-  double *rho = malloc(m * sizeof *rho), *volume = malloc(m * sizeof *volume), *position = malloc(3 * m * sizeof *position);
+  double *rho = malloc(m * sizeof *rho), *volume = malloc(m * sizeof *volume),
+         *position = malloc(3 * m * sizeof *position);
   int64_t *count = calloc(m, sizeof *count);
   for (int64_t i = 0; i < n_active; ++i) /* neighbour counts of active cells; ghosts list none */
     count[perm[i]] = g->offsets[cells[i] + 1] - g->offsets[cells[i]];
@@ -729,7 +732,8 @@ static int check_graph(const char *name, kind k, int periodic, distribution how,
       int64_t wrong = 0, first = -1;
       for (int i = 0; i < total / 4; ++i) {
         const int64_t c = all[4 * i];
-        const int bad = all[4 * i + 1] != ser.patch[c] || all[4 * i + 2] != ser.clump[c] || all[4 * i + 3] != ser.halo[c];
+        const int bad = all[4 * i + 1] != ser.patch[c] || all[4 * i + 2] != ser.clump[c] ||
+                        all[4 * i + 3] != ser.halo[c];
         if (bad && first < 0)
           first = i;
         wrong += bad;

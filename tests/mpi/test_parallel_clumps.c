@@ -190,7 +190,8 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
   for (int64_t z = 0, i = 0; z < g.stored_dims[2]; ++z)
     for (int64_t y = 0; y < g.stored_dims[1]; ++y)
       for (int64_t x = 0; x < g.stored_dims[0]; ++x, ++i)
-        ids[i] = wrap(g.stored_offset[0] + x, nx) + nx * (wrap(g.stored_offset[1] + y, ny) + ny * wrap(g.stored_offset[2] + z, nz));
+        ids[i] = wrap(g.stored_offset[0] + x, nx) +
+                 nx * (wrap(g.stored_offset[1] + y, ny) + ny * wrap(g.stored_offset[2] + z, nz));
   int total = 0;
   int64_t *all = gather_cell_labels(ids, &par, n_stored, comm, &total, NULL);
 
@@ -225,7 +226,8 @@ static int check_case(const char *name, kind k, int64_t nx, int64_t ny, int64_t 
         printf("%s: warning: no clumps\n", name);
       printf("%-28s %3lld clumps %3lld haloes %3lld nodes, %d watershed rounds, %lld ghost peaks max: %s\n", name,
              (long long)ser.result.n_clumps, (long long)ser.result.n_haloes, (long long)ser.result.n_nodes,
-             par.result.stats.iterations[0], (long long)par.result.stats.max_ghost_peaks, wrong || !same_tables(&ser.result, &par.result) ? "FAIL" : "ok");
+             par.result.stats.iterations[0], (long long)par.result.stats.max_ghost_peaks,
+             wrong || !same_tables(&ser.result, &par.result) ? "FAIL" : "ok");
     }
     run_free(&ser);
   } else if (par.status != PHEW_OK || par.result.n_clumps != 0) {

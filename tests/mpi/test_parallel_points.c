@@ -66,19 +66,22 @@ static void make(particles *p, kind k, int periodic, uint64_t seed)
   p->periodic = periodic;
   p->n = 0;
   uint64_t s = seed;
-#define PUT(x, y, z)                                                                                                   \
-  do {                                                                                                                 \
-    const double c[3] = {wrap(x, periodic), wrap(y, periodic), wrap(z, periodic)};                                     \
-    for (int d = 0; d < 3; ++d) {                                                                                      \
-      p->pos[3 * p->n + d] = c[d];                                                                                     \
-      p->vel[3 * p->n + d] = 50.0 * normal(&s);                                                                        \
-    }                                                                                                                  \
-    p->mass[p->n++] = 0.5 + uniform(&s);                                                                               \
+#define PUT(x, y, z)                                                               \
+  do {                                                                             \
+    const double c[3] = {wrap(x, periodic), wrap(y, periodic), wrap(z, periodic)}; \
+    for (int d = 0; d < 3; ++d) {                                                  \
+      p->pos[3 * p->n + d] = c[d];                                                 \
+      p->vel[3 * p->n + d] = 50.0 * normal(&s);                                    \
+    }                                                                              \
+    p->mass[p->n++] = 0.5 + uniform(&s);                                           \
   } while (0)
   if (k == BLOBS || k == CORNER) {
     const double scale = k == CORNER ? 0.2 : 1.0;
-    const double centre[5][4] = {{0.3, 0.3, 0.3, 0.03}, {0.34, 0.32, 0.3, 0.01}, {0.7, 0.6, 0.55, 0.045},
-                                 {0.01, 0.99, 0.02, 0.03}, {0.5, 0.8, 0.2, 0.02}};
+    const double centre[5][4] = {{0.3, 0.3, 0.3, 0.03},
+                                 {0.34, 0.32, 0.3, 0.01},
+                                 {0.7, 0.6, 0.55, 0.045},
+                                 {0.01, 0.99, 0.02, 0.03},
+                                 {0.5, 0.8, 0.2, 0.02}};
     for (int b = 0; b < 5; ++b)
       for (int j = 0; j < 500; ++j)
         PUT(scale * (centre[b][0] + centre[b][3] * normal(&s)), scale * (centre[b][1] + centre[b][3] * normal(&s)),
@@ -411,8 +414,7 @@ static int check_fof(const char *name, kind k, int periodic, share how, uint64_t
       printf("%s: only %lld group(s): a weak test\n", name, (long long)serial_result.n_groups), failures = 1;
     if (!failures)
       printf("%s: %lld particles, %lld groups (largest %lld), max padding %lld: identical\n", name, (long long)p.n,
-             (long long)result.n_groups, (long long)result.groups[0].n_particles,
-             (long long)result.stats.max_padding);
+             (long long)result.n_groups, (long long)result.groups[0].n_particles, (long long)result.stats.max_padding);
   }
   MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   free(got);

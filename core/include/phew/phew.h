@@ -64,9 +64,9 @@ typedef struct phew_context {
                                 density, halo finders); 0: all cores */
   phew_progress_fn progress; /* optional: the fraction done (0..1) and the stage's name */
   void *progress_data;
-  phew_cancel_fn cancel;     /* optional */
+  phew_cancel_fn cancel; /* optional */
   void *cancel_data;
-  char message[512];         /* why the last call failed; empty after a success */
+  char message[512]; /* why the last call failed; empty after a success */
 } phew_context;
 
 /* This process alone, all cores, no callbacks, no message. */
@@ -133,16 +133,16 @@ PHEW_API void phew_grid_init_whole(phew_grid *grid, int64_t nx, int64_t ny, int6
  * passed for them are ignored) and gives them their owners' labels. The neighbour relation
  * should be symmetric (j lists i when i lists j); ghost cells need not list neighbours. */
 typedef struct phew_graph {
-  int64_t n_cells;              /* local cells, active and ghost */
-  const unsigned char *ghost;   /* nonzero for a ghost cell; NULL: every cell is active */
-  const int32_t *owner;         /* per cell, the rank owning it (read for ghost cells only);
-                                   may be NULL when there are no ghost cells */
-  const int64_t *global_id;     /* unique over all ranks; orders cells of equal density */
-  const int64_t *offsets;       /* n_cells + 1 entries: cell i's neighbours are */
-  const int64_t *neighbours;    /*   neighbours[offsets[i] .. offsets[i+1]) (local indices) */
-  const double *volume;         /* per cell; NULL: every cell has volume 1 */
-  const double *position;       /* 3 per cell (x, y, z of the centre); NULL: all at the origin */
-  double box_origin[3];         /* the periodic box, used by the centre of mass */
+  int64_t n_cells;            /* local cells, active and ghost */
+  const unsigned char *ghost; /* nonzero for a ghost cell; NULL: every cell is active */
+  const int32_t *owner;       /* per cell, the rank owning it (read for ghost cells only);
+                                 may be NULL when there are no ghost cells */
+  const int64_t *global_id;   /* unique over all ranks; orders cells of equal density */
+  const int64_t *offsets;     /* n_cells + 1 entries: cell i's neighbours are */
+  const int64_t *neighbours;  /*   neighbours[offsets[i] .. offsets[i+1]) (local indices) */
+  const double *volume;       /* per cell; NULL: every cell has volume 1 */
+  const double *position;     /* 3 per cell (x, y, z of the centre); NULL: all at the origin */
+  double box_origin[3];       /* the periodic box, used by the centre of mass */
   double box_size[3];
   int periodic[3];
 } phew_graph;
@@ -200,18 +200,18 @@ typedef struct phew_amr {
  * >= 0), else the index in the global input order (rank 0's particles first, then rank 1's,
  * ...). Catalogue masses are sums of particle masses; a particle's volume is m_i / rho_i. */
 typedef struct phew_points {
-  int64_t n;                 /* particles passed by this rank */
-  phew_scalar_type type;     /* of position, mass, velocity (the density has its own type) */
-  const void *position;      /* 3 per particle: x, y, z */
-  const void *mass;          /* 1 per particle, > 0; NULL: every particle has mass 1 */
-  const void *velocity;      /* 3 per particle; NULL: no velocity columns in the catalogue */
-  const int64_t *id;         /* NULL: the index in the global input order */
-  int has_box;               /* 0: no box (densities in mass per volume; no periodic axis) */
-  double box_origin[3];      /* the box: every particle inside, [origin, origin + size) */
+  int64_t n;             /* particles passed by this rank */
+  phew_scalar_type type; /* of position, mass, velocity (the density has its own type) */
+  const void *position;  /* 3 per particle: x, y, z */
+  const void *mass;      /* 1 per particle, > 0; NULL: every particle has mass 1 */
+  const void *velocity;  /* 3 per particle; NULL: no velocity columns in the catalogue */
+  const int64_t *id;     /* NULL: the index in the global input order */
+  int has_box;           /* 0: no box (densities in mass per volume; no periodic axis) */
+  double box_origin[3];  /* the box: every particle inside, [origin, origin + size) */
   double box_size[3];
-  int periodic[3];           /* wrap along these axes with the box size (needs the box) */
-  int n_neighbours;          /* PHEW's graph: nearest other particles per particle (16) */
-  int n_density_neighbours;  /* the SPH estimate (64, the particle itself counted) */
+  int periodic[3];          /* wrap along these axes with the box size (needs the box) */
+  int n_neighbours;         /* PHEW's graph: nearest other particles per particle (16) */
+  int n_density_neighbours; /* the SPH estimate (64, the particle itself counted) */
 } phew_points;
 
 /* Defaults: no particles, float64, no box, 16 and 64 neighbours. */
@@ -255,11 +255,11 @@ typedef struct phew_input {
   const void *density; /* one value per stored (grid), local (graph) or own block (amr) cell,
                           or per particle passed (points; NULL there: estimate it) */
   phew_scalar_type density_type;
-  int labels_active_only;        /* grids only: 1 writes the labels of the active cells alone,
-                                    laid out over the active box (x fastest) at the start of
-                                    each label array, for a caller whose output has no ghost
-                                    cells; the arrays still hold one entry per stored cell (the
-                                    core works in them), the rest left undefined */
+  int labels_active_only; /* grids only: 1 writes the labels of the active cells alone,
+                             laid out over the active box (x fastest) at the start of
+                             each label array, for a caller whose output has no ghost
+                             cells; the arrays still hold one entry per stored cell (the
+                             core works in them), the rest left undefined */
 } phew_input;
 
 /* Per stored (grid), local (graph) or own block (amr) cell, written by phew_find_clumps; all
@@ -285,7 +285,7 @@ typedef struct phew_object {
   double volume;
   double mass; /* sum of density * cell volume */
   double peak_density;
-  double peak_position[3]; /* centre of the peak cell */
+  double peak_position[3];  /* centre of the peak cell */
   double center_of_mass[3]; /* periodic-aware, wrapped into the box on periodic axes */
   double min_density;
   double mean_density;
@@ -337,31 +337,31 @@ PHEW_API const char *phew_particle_stage_name(int stage);
 
 /* Counts and per-stage diagnostics (global figures; times are the maximum over ranks). */
 typedef struct phew_stats {
-  int64_t n_cells;             /* active cells, all ranks */
+  int64_t n_cells; /* active cells, all ranks */
   int64_t n_test_cells;
   int64_t n_peaks;
-  int64_t n_saddle_pairs;      /* distinct pairs of neighbouring peak patches */
-  int64_t n_noise_discarded;   /* isolated irrelevant peaks */
-  int64_t n_clumps_found;      /* before the mass threshold */
-  int64_t n_haloes_found;      /* before the mass threshold */
-  int32_t noise_levels;        /* merging levels in noise removal */
-  int32_t saddle_levels;       /* merging levels in saddle merging */
+  int64_t n_saddle_pairs;               /* distinct pairs of neighbouring peak patches */
+  int64_t n_noise_discarded;            /* isolated irrelevant peaks */
+  int64_t n_clumps_found;               /* before the mass threshold */
+  int64_t n_haloes_found;               /* before the mass threshold */
+  int32_t noise_levels;                 /* merging levels in noise removal */
+  int32_t saddle_levels;                /* merging levels in saddle merging */
   int32_t iterations[PHEW_STAGE_COUNT]; /* communication rounds per stage: ghost exchanges of the
                                   watershed; key-saddle collections plus label scatters of the
                                   merging stages (1 for a stage without rounds) */
   double seconds[PHEW_STAGE_COUNT];     /* maximum over ranks */
   int64_t bytes_sent[PHEW_STAGE_COUNT]; /* to other ranks, summed over ranks */
-  int64_t max_active_peaks;    /* maximum over ranks of the peaks a rank owns */
-  int64_t max_ghost_peaks;     /* maximum over ranks of the ghost peaks a rank holds */
-  double max_ghost_ratio;      /* maximum over ranks of ghost / active peaks */
-  int64_t max_sparse_entries;  /* maximum over ranks of saddle-matrix entries (2 per pair) */
-  int64_t hash_collisions;     /* peak hash tables, summed over ranks */
+  int64_t max_active_peaks;             /* maximum over ranks of the peaks a rank owns */
+  int64_t max_ghost_peaks;              /* maximum over ranks of the ghost peaks a rank holds */
+  double max_ghost_ratio;               /* maximum over ranks of ghost / active peaks */
+  int64_t max_sparse_entries;           /* maximum over ranks of saddle-matrix entries (2 per pair) */
+  int64_t hash_collisions;              /* peak hash tables, summed over ranks */
   int n_ranks;
   /* particles: seconds of the stages before PHEW (maximum over ranks), the padding */
   double particle_seconds[PHEW_PARTICLE_STAGE_COUNT];
-  int32_t padding_rounds;      /* searches until every neighbourhood was inside the padding */
-  int64_t max_padding;         /* maximum over ranks of the padding particles held */
-  int n_threads;               /* threads per rank of the neighbour search and the density */
+  int32_t padding_rounds; /* searches until every neighbourhood was inside the padding */
+  int64_t max_padding;    /* maximum over ranks of the padding particles held */
+  int n_threads;          /* threads per rank of the neighbour search and the density */
 } phew_stats;
 
 /* Which optional columns the catalogue of a result has (its `columns`). */
@@ -374,16 +374,16 @@ enum phew_column_set {
 /* One group of a halo finder on particles (Friends-of-Friends, HOP), in catalogue order:
  * decreasing number of particles, equal counts by the smallest particle id. */
 typedef struct phew_group {
-  int64_t id;                /* GroupId: 0 .. n_groups - 1 */
+  int64_t id; /* GroupId: 0 .. n_groups - 1 */
   int64_t n_particles;
-  double mass;               /* sum of the particle masses */
-  double center_of_mass[3];  /* periodic-aware, wrapped into the box on periodic axes */
-  double radius;             /* largest distance of a member from the centre of mass */
-  int64_t min_particle_id;   /* the smallest global particle id in the group */
-  double mean_velocity[3];   /* with velocities (NaN otherwise): mass-weighted */
+  double mass;                /* sum of the particle masses */
+  double center_of_mass[3];   /* periodic-aware, wrapped into the box on periodic axes */
+  double radius;              /* largest distance of a member from the centre of mass */
+  int64_t min_particle_id;    /* the smallest global particle id in the group */
+  double mean_velocity[3];    /* with velocities (NaN otherwise): mass-weighted */
   double velocity_dispersion; /* sqrt(sum m |v - mean|^2 / sum m), 3D */
-  int64_t peak_id;           /* HOP (-1 otherwise): the group's densest particle */
-  double peak_density;       /* its density (NaN otherwise) */
+  int64_t peak_id;            /* HOP (-1 otherwise): the group's densest particle */
+  double peak_density;        /* its density (NaN otherwise) */
   double peak_position[3];
 } phew_group;
 
@@ -493,9 +493,8 @@ typedef struct phew_fof_params {
 /* b = 0.2 relative, groups of at least 20 particles. */
 PHEW_API void phew_fof_params_init(phew_fof_params *params);
 
-PHEW_API phew_status phew_find_fof_groups(phew_context *context, const phew_input *input,
-                                          const phew_fof_params *params, int64_t *group_id,
-                                          phew_group_result *result);
+PHEW_API phew_status phew_find_fof_groups(phew_context *context, const phew_input *input, const phew_fof_params *params,
+                                          int64_t *group_id, phew_group_result *result);
 
 #define PHEW_ARRAY_GROUP_ID "GroupId"
 
@@ -533,9 +532,8 @@ PHEW_API void phew_hop_params_init(phew_hop_params *params);
 
 /* density (optional, per particle passed): the density HOP used, in units of the mean density
  * when estimated (NaN on error). */
-PHEW_API phew_status phew_find_hop_groups(phew_context *context, const phew_input *input,
-                                          const phew_hop_params *params, int64_t *group_id, double *density,
-                                          phew_group_result *result);
+PHEW_API phew_status phew_find_hop_groups(phew_context *context, const phew_input *input, const phew_hop_params *params,
+                                          int64_t *group_id, double *density, phew_group_result *result);
 
 /* ---- clumps followed in time ---------------------------------------------------------------
  * The labels of one step, as each rank holds them: element i (a cell or a particle) has the

@@ -15,10 +15,7 @@ void phew_params_init(phew_params *params)
   params->peak_order_seed = 0;
 }
 
-void phew_context_init(phew_context *context)
-{
-  memset(context, 0, sizeof *context);
-}
+void phew_context_init(phew_context *context) { memset(context, 0, sizeof *context); }
 
 void phew_points_init(phew_points *points)
 {

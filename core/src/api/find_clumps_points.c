@@ -105,9 +105,10 @@ static phew_status answers_back(points_run *run, const phew_labels *local, phew_
   }
   particle_answer *answers = phew_malloc((size_t)n_own + 1, sizeof *answers);
   particle_answer *back = phew_malloc((size_t)n_passed + 1, sizeof *back);
-  phew_status s = comm_agree(
-      &run->c, answers && back ? PHEW_OK : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the labels"),
-      result);
+  phew_status s = comm_agree(&run->c,
+                             answers && back ? PHEW_OK
+                                             : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the labels"),
+                             result);
   for (int64_t i = 0; s == PHEW_OK && i < n_own; ++i)
     answers[i] = (particle_answer){local->peak_patch_id[i], local->clump_id[i], local->halo_id[i], run->rho[i]};
   if (s == PHEW_OK)

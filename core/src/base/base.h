@@ -26,7 +26,7 @@ typedef struct call_result {
   int64_t n_links;
   phew_link *links;
   phew_stats stats;
-  char message[512]; /* why the call failed, empty on success */
+  char message[512];             /* why the call failed, empty on success */
   double density_threshold_used; /* phew_clump_result */
   double saddle_threshold_used;
   double mean_density;

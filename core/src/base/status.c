@@ -20,8 +20,8 @@ const char *phew_status_string(phew_status status)
 
 const char *phew_stage_name(int stage)
 {
-  static const char *names[PHEW_STAGE_COUNT] = {"watershed", "saddles", "noise removal",
-                                                "saddle merging", "properties"};
+  static const char *names[PHEW_STAGE_COUNT] = {"watershed", "saddles", "noise removal", "saddle merging",
+                                                "properties"};
   return stage >= 0 && stage < PHEW_STAGE_COUNT ? names[stage] : "unknown";
 }
 

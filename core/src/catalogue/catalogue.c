@@ -16,8 +16,8 @@
 /* The heads of one kind of structure (clumps or haloes) among the peaks known here. */
 typedef struct local_structures {
   int64_t n;
-  int64_t *head;    /* local peak index of each head */
-  int64_t *of_peak; /* structure of every peak, -1 for none */
+  int64_t *head;     /* local peak index of each head */
+  int64_t *of_peak;  /* structure of every peak, -1 for none */
   double *reference; /* cell coordinates of each head (3 per structure) */
   sums *sums;
 } local_structures;
@@ -123,7 +123,8 @@ static phew_status spread_structures(const mesh *mesh, peak_comm *pc, const int6
   double *centre_of_peak = phew_malloc((size_t)(peaks->n > 0 ? peaks->n : 1), 12 * sizeof(double));
   double *centre[2] = {phew_malloc((size_t)clumps->n + 1, 6 * sizeof(double)),
                        phew_malloc((size_t)haloes->n + 1, 6 * sizeof(double))};
-  sums *spread[2] = {phew_malloc((size_t)clumps->n + 1, sizeof(sums)), phew_malloc((size_t)haloes->n + 1, sizeof(sums))};
+  sums *spread[2] = {phew_malloc((size_t)clumps->n + 1, sizeof(sums)),
+                     phew_malloc((size_t)haloes->n + 1, sizeof(sums))};
   phew_status status = PHEW_ERROR_MEMORY;
   const int failed = !centre_of_peak || !centre[0] || !centre[1] || !spread[0] || !spread[1];
   if (comm_max(pc->c, failed))
@@ -132,7 +133,8 @@ static phew_status spread_structures(const mesh *mesh, peak_comm *pc, const int6
   for (int t = 0; t < 2; ++t)
     for (int64_t i = 0; i < kinds[t]->n; ++i)
       if (kinds[t]->head[i] < peaks->n_owned)
-        sums_centre(mesh, &kinds[t]->sums[i], &kinds[t]->reference[3 * i], centre_of_peak + 12 * kinds[t]->head[i] + 6 * t);
+        sums_centre(mesh, &kinds[t]->sums[i], &kinds[t]->reference[3 * i],
+                    centre_of_peak + 12 * kinds[t]->head[i] + 6 * t);
   if (peak_comm_scatter(pc, centre_of_peak, 12 * sizeof(double), NULL, NULL, NULL) != PHEW_OK)
     goto done;
   for (int t = 0; t < 2; ++t)
@@ -297,8 +299,8 @@ static int64_t threshold_ids(int64_t n, const sums *const *s, const mesh *mesh, 
 }
 
 /* ids[2 * k] and ids[2 * k + 1]: ClumpId and HaloId of the k-th gathered record. */
-static phew_status assemble(const mesh *mesh, const phew_params *params, clump_record *records, int64_t n,
-                            int64_t *ids, call_result *result)
+static phew_status assemble(const mesh *mesh, const phew_params *params, clump_record *records, int64_t n, int64_t *ids,
+                            call_result *result)
 {
   phew_status status = PHEW_OK;
   clump_record **sorted = phew_malloc((size_t)n, sizeof *sorted);
@@ -400,8 +402,11 @@ static phew_status assemble(const mesh *mesh, const phew_params *params, clump_r
     ids[2 * k + 1] = halo_id[halo_of[c]];
   }
   {
-    const hierarchy_input h = {n,         (const clump_record *const *)sorted, clump_id, halo_of, n_mergers, mergers,
-                               halo_id,   root_saddle, halo_sums,          mesh};
+    const hierarchy_input h = {n,         (const clump_record *const *)sorted,
+                               clump_id,  halo_of,
+                               n_mergers, mergers,
+                               halo_id,   root_saddle,
+                               halo_sums, mesh};
     status = hierarchy_build(&h, result);
   }
 done:
@@ -466,8 +471,8 @@ static void label_cells(const mesh *mesh, const peak_table *peaks, const merge_s
 #define SUMS_SHARE 0.15
 
 phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params *params, peak_comm *pc,
-                            const merge_state *noise, const merge_state *saddle, run_control *rc,
-                            phew_labels *labels, call_result *result)
+                            const merge_state *noise, const merge_state *saddle, run_control *rc, phew_labels *labels,
+                            call_result *result)
 {
   const peak_table *peaks = pc->peaks;
   comm *c = pc->c;

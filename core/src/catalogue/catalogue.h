@@ -39,14 +39,14 @@ typedef struct sum_target {
 
 /* Add every active test cell to the sums of its structure, for each target, in one pass,
  * ticking rc; leaves early (the sums unfinished) when rc says stop. */
-void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
-                     int n_targets, run_control *rc);
+void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets, int n_targets,
+                     run_control *rc);
 /* Particles, second pass: the spread of every structure about its centre. centre holds 6
  * values per structure (of target.reference's structures): the centre of mass in cell
  * coordinates (unwrapped) and the mean velocity; only n_cells (the members seen),
  * dispersion and max_distance2 of the out sums are written. */
-void sums_accumulate_spread(const mesh *m, const int64_t *cell_peak, const sum_target *targets, const double *const *centre,
-                            int n_targets);
+void sums_accumulate_spread(const mesh *m, const int64_t *cell_peak, const sum_target *targets,
+                            const double *const *centre, int n_targets);
 /* Adds only the second-pass values (dispersion, max_distance2) of from. */
 void sums_merge_spread(sums *to, const sums *from);
 /* Particles: the centre of mass (cell coordinates, unwrapped) and mean velocity (0 without
@@ -65,7 +65,7 @@ int sums_values(const mesh *m, const sums *s, const double reference[3], const c
 /* ---- hierarchy and catalogue (hierarchy.c, catalogue.c) ----------------------------------- */
 /* PHEW_CANCELLED (on every rank) when rc says stop while the cells are summed or labelled. */
 phew_status catalogue_build(const mesh *m, const field *f, const phew_params *params, peak_comm *pc,
-                            const merge_state *noise, const merge_state *saddle, run_control *rc,
-                            phew_labels *labels, call_result *result);
+                            const merge_state *noise, const merge_state *saddle, run_control *rc, phew_labels *labels,
+                            call_result *result);
 
 #endif

@@ -55,15 +55,11 @@ static void *alloc_array(int64_t count, size_t size)
   return malloc((size_t)count * size);
 }
 
-static double log_or_floor(double density, double log_floor)
-{
-  return density > 0.0 ? log10(density) : log_floor;
-}
+static double log_or_floor(double density, double log_floor) { return density > 0.0 ? log10(density) : log_floor; }
 
 /* Parent index of every node, -1 for roots. Ids are usually the indices (phew_find_clumps
  * numbers its nodes 0..n-1); otherwise they are looked up in a sorted copy. */
-static phew_status map_parents(const phew_node *nodes, int64_t n, int64_t *parent, char *message,
-                               size_t message_size)
+static phew_status map_parents(const phew_node *nodes, int64_t n, int64_t *parent, char *message, size_t message_size)
 {
   int identity = 1;
   for (int64_t i = 0; i < n && identity; ++i)
@@ -266,8 +262,8 @@ phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes
   phew_status status = density_floor(nodes, n, &floor_value, message, message_size);
   if (status != PHEW_OK)
     return status;
-  tree_walk t = {alloc_array(n, sizeof(int64_t)), alloc_array(n + 1, sizeof(int64_t)),
-                 alloc_array(n, sizeof(int64_t)), alloc_array(n, sizeof(int64_t)), alloc_array(n, sizeof(int64_t)), 0};
+  tree_walk t = {alloc_array(n, sizeof(int64_t)), alloc_array(n + 1, sizeof(int64_t)), alloc_array(n, sizeof(int64_t)),
+                 alloc_array(n, sizeof(int64_t)), alloc_array(n, sizeof(int64_t)),     0};
   if (!t.parent || !t.first || !t.order || !t.stack || !t.preorder)
     status = PHEW_ERROR_MEMORY;
   if (status == PHEW_OK)

@@ -10,11 +10,11 @@
 #include <string.h>
 
 typedef struct tree_node {
-  int64_t head;   /* clump whose peak heads the node */
+  int64_t head; /* clump whose peak heads the node */
   int32_t level;
   int64_t parent; /* index into the node array, -1 for roots */
   double saddle;
-  int64_t clump;  /* leaves: clump index, else -1 */
+  int64_t clump; /* leaves: clump index, else -1 */
   int64_t n_cells;
   exact_sum mass; /* the exact sum of its leaves' masses */
 } tree_node;
@@ -109,7 +109,8 @@ phew_status hierarchy_build(const hierarchy_input *h, call_result *result)
   qsort(keys, (size_t)kept, sizeof *keys, compare_nodes);
   for (int64_t k = 0; k < kept; ++k)
     new_index[keys[k].node] = k;
-  result->nodes = calloc((size_t)(kept > 0 ? kept : 1), sizeof *result->nodes); /* padding too: tables compare bytewise */
+  result->nodes = calloc((size_t)(kept > 0 ? kept : 1),
+                         sizeof *result->nodes); /* padding too: tables compare bytewise */
   if (!result->nodes) {
     status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the dendrogram");
     goto done;

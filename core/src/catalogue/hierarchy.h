@@ -10,9 +10,9 @@ typedef struct clump_record {
   int64_t peak_id;
   double peak_density;
   double coord[3];
-  double key_saddle;   /* noise removal; isolated: no saddle at all */
+  double key_saddle; /* noise removal; isolated: no saddle at all */
   int32_t isolated;
-  int32_t is_halo;     /* it heads its halo */
+  int32_t is_halo; /* it heads its halo */
   int64_t halo_peak_id;
   double halo_peak_density;
   double halo_key_saddle; /* if it heads its halo */
@@ -22,7 +22,7 @@ typedef struct clump_record {
   double parent_peak_density;
   double merge_saddle;
   sums clump;
-  sums halo;           /* if it heads its halo */
+  sums halo; /* if it heads its halo */
 } clump_record;
 
 /* What the dendrogram is made of (on rank 0): the clumps in catalogue order, the
@@ -37,12 +37,12 @@ typedef struct hierarchy_input {
   int64_t n_clumps;
   const clump_record *const *clump; /* in catalogue order */
   const int64_t *clump_final_id;
-  const int64_t *halo_of_clump;     /* halo index */
+  const int64_t *halo_of_clump; /* halo index */
   int64_t n_mergers;
-  const merger *mergers;            /* by increasing level */
+  const merger *mergers; /* by increasing level */
   const int64_t *halo_final_id;
-  const double *root_saddle;        /* per halo */
-  const sums *const *halo_sums;     /* per halo */
+  const double *root_saddle;    /* per halo */
+  const sums *const *halo_sums; /* per halo */
   const mesh *mesh;
 } hierarchy_input;
 

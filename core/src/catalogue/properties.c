@@ -177,8 +177,8 @@ static void accumulate_amr(const mesh *m, const field *f, const int64_t *cell_pe
                   twice += period2[d];
               }
               if (twice != 0)
-                exact_sum_add_term(&u->moment[d], twice < 0, (exact_u128)mantissa * (uint64_t)(twice < 0 ? -twice : twice),
-                                   e + weight - 1);
+                exact_sum_add_term(&u->moment[d], twice < 0,
+                                   (exact_u128)mantissa * (uint64_t)(twice < 0 ? -twice : twice), e + weight - 1);
             }
           }
         }
@@ -259,8 +259,8 @@ void sums_centre(const mesh *m, const sums *s, const double reference[3], double
   }
 }
 
-void sums_accumulate_spread(const mesh *m, const int64_t *cell_peak, const sum_target *targets, const double *const *centre,
-                            int n_targets)
+void sums_accumulate_spread(const mesh *m, const int64_t *cell_peak, const sum_target *targets,
+                            const double *const *centre, int n_targets)
 {
   const double *position = m->graph->position;
   for (int64_t i = 0; i < m->n_local; ++i) {
@@ -307,7 +307,8 @@ wide_float sums_mass_value(const mesh *m, const exact_sum *mass) { return times_
 
 static wide_float volume_value(const mesh *m, const sums *s)
 {
-  return times_cell_volume(m, m->kind == PHEW_MESH_STRUCTURED ? wide_from_int(s->n_cells) : exact_sum_value(&s->volume));
+  return times_cell_volume(m,
+                           m->kind == PHEW_MESH_STRUCTURED ? wide_from_int(s->n_cells) : exact_sum_value(&s->volume));
 }
 
 int sums_to_double(wide_float value, const char *what, const char *object, double *out, char *why, size_t why_size)
@@ -316,8 +317,8 @@ int sums_to_double(wide_float value, const char *what, const char *object, doubl
   if (r == WIDE_FITS)
     return 0;
   const double decimal = wide_log10(value), power = floor(decimal);
-  snprintf(why, why_size, "the %s of %s is %.3ge%+.0f, %s the range of double precision (%g to %g): %s", what,
-           object, pow(10.0, decimal - power), power, r == WIDE_TOO_LARGE ? "above" : "below", DBL_MIN, DBL_MAX,
+  snprintf(why, why_size, "the %s of %s is %.3ge%+.0f, %s the range of double precision (%g to %g): %s", what, object,
+           pow(10.0, decimal - power), power, r == WIDE_TOO_LARGE ? "above" : "below", DBL_MIN, DBL_MAX,
            "rescale the density or the cell size");
   return -1;
 }

@@ -30,8 +30,7 @@ phew_status comm_init(comm *c, const phew_context *context, call_result *result)
   memset(c, 0, sizeof *c);
   c->size = 1;
   if (context && context->mpi_comm && !phew_has_mpi())
-    return phew_fail(result, PHEW_ERROR_MPI,
-                     "an MPI communicator was given but libphew was built without MPI support");
+    return phew_fail(result, PHEW_ERROR_MPI, "an MPI communicator was given but libphew was built without MPI support");
 #ifdef PHEW_WITH_MPI
   /* without a communicator MPI may not even be initialised: never call it */
   c->mpi = MPI_COMM_NULL;
@@ -184,8 +183,7 @@ static unsigned char *sorted_by_destination(const outbox *o, int *count, int *of
  * count of -1 everywhere says that this rank failed, and makes the exchange fail everywhere).
  * Every rank reaches the same collectives: a rank that cannot allocate says so in an
  * agreement before each of them. */
-static phew_status exchange_grouped(comm *c, const unsigned char *sorted, int *send_count, size_t item_size,
-                                    inbox *in)
+static phew_status exchange_grouped(comm *c, const unsigned char *sorted, int *send_count, size_t item_size, inbox *in)
 {
   const int size = c->size;
   memset(in, 0, sizeof *in);

@@ -73,7 +73,6 @@ phew_status comm_broadcast(comm *c, void **items, int64_t *n, size_t item_size);
 /* Collective: rank 0 sends counts[r] consecutive items to rank r; every rank receives n_out. */
 phew_status comm_scatter(comm *c, const void *items, const int *counts, size_t item_size, void *out, int64_t n_out);
 
-
 /* ---- ghost cells filled from their owners (ghost_exchange.c) ----------------------------- */
 /* The ghost cells of this rank: for each, its local index, the rank owning it and its global
  * id (which travel with the requests, so that no rank decodes another rank's layout). */
@@ -100,13 +99,12 @@ typedef struct ghost_plan {
 
 /* Collective. Fails on every rank if some ghost names no valid owner, or an owner does not
  * have the cell. */
-phew_status ghost_plan_build(ghost_plan *p, comm *c, const ghost_list *ghosts, cell_of_id_fn find,
-                             const void *context, char *message, size_t message_size);
+phew_status ghost_plan_build(ghost_plan *p, comm *c, const ghost_list *ghosts, cell_of_id_fn find, const void *context,
+                             char *message, size_t message_size);
 /* Collective: answer[i] (value of answer_cell[i]) travels to the ghost copies; ask[i]
  * receives the value of ask_cell[i]. */
 phew_status ghost_plan_exchange(const ghost_plan *p, comm *c, const void *answer, void *ask, size_t value_size);
 void ghost_plan_free(ghost_plan *p);
-
 
 /* ---- progress and cancel (run_control.c) ------------------------------------------------- */
 /* The caller's progress and cancel callbacks (phew_context). A stage reports where it starts in
@@ -116,9 +114,9 @@ void ghost_plan_free(ghost_plan *p);
 typedef struct run_control {
   const phew_context *context;
   const char *stage;
-  double from, to; /* the stage's share of the run */
+  double from, to;           /* the stage's share of the run */
   double part_from, part_to; /* the share of the loop ticking now (run_control_part) */
-  int stopped;     /* the cancel callback said stop (it stays said) */
+  int stopped;               /* the cancel callback said stop (it stays said) */
 } run_control;
 
 /* Collective: reports `stage` at `from`, then PHEW_CANCELLED on every rank if any was asked

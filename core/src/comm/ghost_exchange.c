@@ -27,8 +27,8 @@ phew_status ghost_list_reserve(ghost_list *g, int64_t n)
   return g->cell && g->owner && g->global_id ? PHEW_OK : PHEW_ERROR_MEMORY;
 }
 
-phew_status ghost_plan_build(ghost_plan *p, comm *c, const ghost_list *ghosts, cell_of_id_fn find,
-                             const void *context, char *message, size_t message_size)
+phew_status ghost_plan_build(ghost_plan *p, comm *c, const ghost_list *ghosts, cell_of_id_fn find, const void *context,
+                             char *message, size_t message_size)
 {
   memset(p, 0, sizeof *p);
   outbox asks;

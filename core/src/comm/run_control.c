@@ -36,7 +36,8 @@ int run_control_tick(run_control *rc, int64_t done, int64_t total)
     return 0;
   const phew_context *ctx = rc->context;
   if (ctx->progress && total > 0)
-    ctx->progress(rc->part_from + (rc->part_to - rc->part_from) * (double)done / (double)total, rc->stage, ctx->progress_data);
+    ctx->progress(rc->part_from + (rc->part_to - rc->part_from) * (double)done / (double)total, rc->stage,
+                  ctx->progress_data);
   if (ctx->cancel && !rc->stopped)
     rc->stopped = ctx->cancel(ctx->cancel_data) != 0;
   return rc->stopped;

@@ -48,10 +48,10 @@ phew_status ask_owners(const points_context *x, const id_map *own, const int32_t
   if (comm_max(c, unknown >= 0)) {
     inbox_free(&answered);
     return comm_agree(c,
-                      unknown >= 0 ? phew_fail(x->result, PHEW_ERROR_ARGUMENT,
-                                               "internal error: particle %lld asked about is not owned here",
-                                               (long long)unknown)
-                                   : PHEW_ERROR_ARGUMENT,
+                      unknown >= 0
+                          ? phew_fail(x->result, PHEW_ERROR_ARGUMENT,
+                                      "internal error: particle %lld asked about is not owned here", (long long)unknown)
+                          : PHEW_ERROR_ARGUMENT,
                       x->result);
   }
   /* answer k is the next one from rank[k] */

@@ -141,9 +141,10 @@ static phew_status check_hop(const phew_hop_params *p, call_result *result)
   if (!(p->saddle_factor > 0.0 && isfinite(p->saddle_factor * p->outer)))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the saddle factor must be positive (got %g)", p->saddle_factor);
   if (!(p->peak_factor >= 1.0 && isfinite(p->peak_factor * p->outer)))
-    return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                     "the peak factor must be at least 1 (got %g): a proper group's peak lies above the outer threshold",
-                     p->peak_factor);
+    return phew_fail(
+        result, PHEW_ERROR_ARGUMENT,
+        "the peak factor must be at least 1 (got %g): a proper group's peak lies above the outer threshold",
+        p->peak_factor);
   if (p->n_hop < 1 || p->n_hop > 4096 || p->n_merge < 0 || p->n_merge > 4096)
     return phew_fail(result, PHEW_ERROR_ARGUMENT,
                      "HOP needs 1 to 4096 hop neighbours and 0 to 4096 merge neighbours (got %d and %d)", p->n_hop,
@@ -167,8 +168,14 @@ static uint8_t *padding_in_lists(const particle_set *s, const hop_lists *lists, 
   return wanted;
 }
 
-static void reply_density(const void *context, int64_t i, void *out) { memcpy(out, (const double *)context + i, sizeof(double)); }
-static void reply_key(const void *context, int64_t i, void *out) { memcpy(out, (const int64_t *)context + i, sizeof(int64_t)); }
+static void reply_density(const void *context, int64_t i, void *out)
+{
+  memcpy(out, (const double *)context + i, sizeof(double));
+}
+static void reply_key(const void *context, int64_t i, void *out)
+{
+  memcpy(out, (const int64_t *)context + i, sizeof(int64_t));
+}
 
 /* Collective: per padding particle among the first `depth` of a list, its owner's value
  * (value_size bytes per own particle in `values`) into out (one per padding particle). */

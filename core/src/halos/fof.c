@@ -217,7 +217,7 @@ static void set_flush(const set_job *job, int32_t root, int64_t smallest, int64_
     return;
   int64_t now = atomic_load_explicit(&job->smallest[root], memory_order_relaxed);
   while (smallest < now && !atomic_compare_exchange_weak_explicit(&job->smallest[root], &now, smallest,
-                                                                   memory_order_relaxed, memory_order_relaxed))
+                                                                  memory_order_relaxed, memory_order_relaxed))
     ;
   if (size & SEEN_ELSEWHERE)
     atomic_fetch_or_explicit(&job->size[root], SEEN_ELSEWHERE, memory_order_relaxed);
@@ -286,10 +286,10 @@ phew_status fof_find(const points_context *x, const subvolume *parts, particle_s
 {
   comm *c = x->c;
   uint8_t *sent = phew_malloc((size_t)s->n_own + 1, sizeof *sent); /* own particles other ranks hold */
-  phew_status status = comm_max(c, !sent) ? comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY,
-                                                                    "Friends-of-Friends: out of memory"),
-                                                       x->result)
-                                          : padding_width(x, parts, s, linking_length, sent);
+  phew_status status = comm_max(c, !sent)
+                           ? comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "Friends-of-Friends: out of memory"),
+                                        x->result)
+                           : padding_width(x, parts, s, linking_length, sent);
   if (status != PHEW_OK) {
     free(sent);
     return status;
@@ -327,8 +327,10 @@ phew_status fof_find(const points_context *x, const subvolume *parts, particle_s
   status = cross_edges(x, s, key, padding_key, sent, &mine, &n_mine);
   free(padding_key);
   free(sent);
-  status = comm_agree(c, status == PHEW_OK ? PHEW_OK
-                                           : phew_fail(x->result, status, "Friends-of-Friends: the groups across ranks failed"),
+  status = comm_agree(c,
+                      status == PHEW_OK
+                          ? PHEW_OK
+                          : phew_fail(x->result, status, "Friends-of-Friends: the groups across ranks failed"),
                       x->result);
   if (status == PHEW_OK)
     status = share_edges(c, mine, n_mine, &all, &n_all);
@@ -336,7 +338,8 @@ phew_status fof_find(const points_context *x, const subvolume *parts, particle_s
     status = join_keys(all, n_all, key, n_own);
   free(mine);
   free(all);
-  return comm_agree(c, status == PHEW_OK ? PHEW_OK
-                                         : phew_fail(x->result, PHEW_ERROR_MEMORY, "Friends-of-Friends: out of memory"),
+  return comm_agree(c,
+                    status == PHEW_OK ? PHEW_OK
+                                      : phew_fail(x->result, PHEW_ERROR_MEMORY, "Friends-of-Friends: out of memory"),
                     x->result);
 }

@@ -19,11 +19,11 @@
 enum { BLOCKS_PER_TASK = 2048, EARLIER_BLOCKS = 13 };
 
 typedef struct block_walk {
-  int delta[EARLIER_BLOCKS][3];                /* the earlier neighbouring blocks */
-  uint64_t self[64];                           /* per place: the cells of its block before it */
-  int n_reached[64];                           /* per place: the earlier blocks it reaches */
+  int delta[EARLIER_BLOCKS][3]; /* the earlier neighbouring blocks */
+  uint64_t self[64];            /* per place: the cells of its block before it */
+  int n_reached[64];            /* per place: the earlier blocks it reaches */
   int8_t reached[64][EARLIER_BLOCKS];
-  uint64_t mask[64][EARLIER_BLOCKS];           /* and the cells there */
+  uint64_t mask[64][EARLIER_BLOCKS]; /* and the cells there */
 } block_walk;
 
 typedef struct block_list { /* the occupied blocks, in key order */

@@ -195,7 +195,7 @@ static int half_stencil(const cell_grid *g, double length, stencil_column *colum
 }
 
 enum {
-  KEY_BLOCK = 65536, /* particles per task of the keys, the copies and the cells' starts */
+  KEY_BLOCK = 65536,  /* particles per task of the keys, the copies and the cells' starts */
   PREFETCH_AHEAD = 16 /* particles: the copies read positions in sorted order, scattered */
 };
 
@@ -204,17 +204,17 @@ enum {
 typedef struct key_job {
   const cell_grid *g;
   const double *position;
-  uint64_t *cell;   /* per particle, then per sorted place: its cell's key */
+  uint64_t *cell; /* per particle, then per sorted place: its cell's key */
   double *sorted;
-  int32_t *place;   /* per particle its index, then per sorted place the particle there */
-  int packed;       /* > 0: the sort moves 8 bytes a particle, the index in the key's low
-                       `packed` bits (split again after it); 0: the index as a payload */
+  int32_t *place; /* per particle its index, then per sorted place the particle there */
+  int packed;     /* > 0: the sort moves 8 bytes a particle, the index in the key's low
+                     `packed` bits (split again after it); 0: the index as a payload */
   int64_t n;
-  int step;         /* 0: keys; 1: packed keys split; 2: copies and the count of cells each block
-                       starts; 3: starts */
-  int64_t *first;   /* per block: the cells started before it (step 3) or in it (step 2) */
-  int64_t *start;   /* per cell: its first sorted place */
-  uint64_t *key;    /* per cell */
+  int step;       /* 0: keys; 1: packed keys split; 2: copies and the count of cells each block
+                     starts; 3: starts */
+  int64_t *first; /* per block: the cells started before it (step 3) or in it (step 2) */
+  int64_t *start; /* per cell: its first sorted place */
+  uint64_t *key;  /* per cell */
 } key_job;
 
 static void key_task(void *context, int thread, int64_t task)
@@ -339,8 +339,9 @@ phew_status friend_sets_find(friend_sets *f, const double *position, int64_t n, 
     union_find cells;
     memset(&cells, 0, sizeof cells);
     ok = !g.whole || union_find_init(&cells, n_cells) == 0;
-    link_job job = {&g, box, start, key, sorted, n_cells, length, length * length, column, n_columns, shifts,
-                    g.whole ? &cells : &f->sets};
+    link_job job = {&g,     box,       start,  key,
+                    sorted, n_cells,   length, length * length,
+                    column, n_columns, shifts, g.whole ? &cells : &f->sets};
     if (ok && g.blocked)
       ok = link_blocks(&job, threads) == 0;
     else if (ok)

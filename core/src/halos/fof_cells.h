@@ -9,19 +9,19 @@
 #include <stdlib.h>
 
 enum {
-  CELL_BITS = 20,          /* cells per axis at most 2^20: keys of 60 bits */
+  CELL_BITS = 20, /* cells per axis at most 2^20: keys of 60 bits */
   CELLS_PER_TASK = 4096,
-  MAX_REACH = 3            /* cells a friend can be away along an axis */
+  MAX_REACH = 3 /* cells a friend can be away along an axis */
 };
 
 typedef struct cell_grid {
   int64_t dims[3];
   double origin[3], width[3]; /* cell (i, j, k) is origin + [i, i + 1) width along x ... */
   int periodic[3];
-  int whole;                  /* every cell's particles are all friends of one another */
-  int reach;                  /* along each axis, friends are at most this many cells apart */
-  int blocked;                /* cells keyed by blocks of 4^3 (fof_blocks); else in columns */
-  int64_t blocks[3];          /* blocks per axis, when blocked */
+  int whole;         /* every cell's particles are all friends of one another */
+  int reach;         /* along each axis, friends are at most this many cells apart */
+  int blocked;       /* cells keyed by blocks of 4^3 (fof_blocks); else in columns */
+  int64_t blocks[3]; /* blocks per axis, when blocked */
 } cell_grid;
 
 /* Unblocked: cells in x-major order, z fastest: the cells (x, y, z0 .. z1) have consecutive
@@ -30,7 +30,8 @@ static inline uint64_t cell_key(const cell_grid *g, const int64_t c[3])
 {
   if (g->blocked)
     return (((uint64_t)(c[0] >> 2) * (uint64_t)g->blocks[1] + (uint64_t)(c[1] >> 2)) * (uint64_t)g->blocks[2] +
-            (uint64_t)(c[2] >> 2)) << 6 |
+            (uint64_t)(c[2] >> 2))
+               << 6 |
            (uint64_t)((c[0] & 3) << 4 | (c[1] & 3) << 2 | (c[2] & 3));
   return ((uint64_t)c[0] * (uint64_t)g->dims[1] + (uint64_t)c[1]) * (uint64_t)g->dims[2] + (uint64_t)c[2];
 }
@@ -44,15 +45,15 @@ typedef struct stencil_column {
 typedef struct link_job {
   const cell_grid *g;
   const particle_box *box;
-  const int64_t *start;    /* per cell: its first particle in sorted order (n_cells + 1) */
-  const uint64_t *key;     /* per cell */
-  const double *position;  /* in sorted order, 3 per particle */
+  const int64_t *start;   /* per cell: its first particle in sorted order (n_cells + 1) */
+  const uint64_t *key;    /* per cell */
+  const double *position; /* in sorted order, 3 per particle */
   int64_t n_cells;
   double length, r2;
   const stencil_column *column; /* the half stencil, by column */
   int n_columns;
-  int shifts;              /* every pair of neighbouring cells has one nearest-image shift */
-  union_find *sets;        /* whole cells: by cell; else by sorted place */
+  int shifts;       /* every pair of neighbouring cells has one nearest-image shift */
+  union_find *sets; /* whole cells: by cell; else by sorted place */
 } link_job;
 
 /* Joins the friends between cells a and b (a != b); with whole cells, the two cells at the

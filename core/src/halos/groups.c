@@ -338,13 +338,13 @@ typedef struct group_build {
   const group_keys *g;
   group_count *list; /* the groups in catalogue order, on every rank */
   int64_t n_groups;
-  int64_t *slot;     /* per group: its place among the groups present here, or -1 */
+  int64_t *slot; /* per group: its place among the groups present here, or -1 */
   int64_t n_here;
   particle_job job;
   int threads, partials;
   int64_t n_tasks;
-  group_sums *total; /* rank 0: per group */
-  double *centre;    /* per group: centre of mass and mean velocity (6) */
+  group_sums *total;          /* rank 0: per group */
+  double *centre;             /* per group: centre of mass and mean velocity (6) */
   group_spread *spread_total; /* rank 0: per group */
 } group_build;
 
@@ -480,8 +480,8 @@ static phew_status write_catalogue(const group_build *b, call_result *result)
       o->peak_position[d] = g->density ? l->reference[d] : NAN;
     }
     o->radius = sqrt(b->spread_total[k].max_distance2);
-    o->velocity_dispersion =
-        x->has_velocity ? sqrt(wide_ratio(exact_sum_value(&b->spread_total[k].dispersion), mass)) : NAN;
+    o->velocity_dispersion = x->has_velocity ? sqrt(wide_ratio(exact_sum_value(&b->spread_total[k].dispersion), mass))
+                                             : NAN;
     o->peak_id = g->density ? l->key : -1;
     o->peak_density = g->density ? l->reference_density : NAN;
   }

@@ -76,9 +76,9 @@ phew_status hop_regroup(const points_context *x, const particle_set *s, const ho
 
 /* What a finder tells the catalogue about its groups. */
 typedef struct group_keys {
-  const int64_t *key;     /* per own particle: its group (a global particle id), or -1: none */
-  const double *density;  /* per own particle, or NULL: the catalogue has no peak columns */
-  int64_t min_members;    /* groups with fewer particles get no GroupId */
+  const int64_t *key;    /* per own particle: its group (a global particle id), or -1: none */
+  const double *density; /* per own particle, or NULL: the catalogue has no peak columns */
+  int64_t min_members;   /* groups with fewer particles get no GroupId */
 } group_keys;
 
 /* Collective: GroupIds of the groups with at least min_members particles, in catalogue order

@@ -70,9 +70,9 @@ typedef struct chain_state {
 /* What the owner of a particle says: its own chain's state. */
 typedef struct chain_view {
   const particle_set *s;
-  const int32_t *end;        /* per own particle: where its chain leaves the own particles */
-  const int64_t *slot;       /* per padding particle: its state's place, or -1 */
-  const chain_state *state;  /* per padding particle the chains stop at */
+  const int32_t *end;       /* per own particle: where its chain leaves the own particles */
+  const int64_t *slot;      /* per padding particle: its state's place, or -1 */
+  const chain_state *state; /* per padding particle the chains stop at */
 } chain_view;
 
 static chain_state chain_state_of(const chain_view *v, int64_t i)

@@ -105,10 +105,10 @@ static int regroup(const hop_peak *g, int64_t n, const hop_boundary *e, int64_t 
                    double peak, int64_t *final)
 {
   union_find proper, fringe;
-  int32_t *best = phew_malloc((size_t)n + 1, sizeof *best);     /* proper: its final group's peak; */
-  int32_t *head = phew_malloc((size_t)n + 1, sizeof *head);     /* fringe roots: the best proper */
-  int32_t *tail = phew_malloc((size_t)n + 1, sizeof *tail);     /* group reached, and the members */
-  int32_t *next = phew_malloc((size_t)n + 1, sizeof *next);     /* not yet given one (a list) */
+  int32_t *best = phew_malloc((size_t)n + 1, sizeof *best); /* proper: its final group's peak; */
+  int32_t *head = phew_malloc((size_t)n + 1, sizeof *head); /* fringe roots: the best proper */
+  int32_t *tail = phew_malloc((size_t)n + 1, sizeof *tail); /* group reached, and the members */
+  int32_t *next = phew_malloc((size_t)n + 1, sizeof *next); /* not yet given one (a list) */
   hop_link *links = phew_malloc((size_t)n_e + 1, sizeof *links);
   int32_t *touched = phew_malloc((size_t)n_e + 1, sizeof *touched);
   const int ok = best && head && tail && next && links && touched && union_find_init(&proper, n) == 0;
@@ -267,9 +267,9 @@ phew_status hop_regroup(const points_context *x, const particle_set *s, const ho
   }
   free(all_e);
   free(all_peaks);
-  status = comm_agree(c, status == PHEW_OK ? PHEW_OK
-                                           : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory regrouping HOP groups"),
-                      x->result);
+  status = comm_agree(
+      c, status == PHEW_OK ? PHEW_OK : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory regrouping HOP groups"),
+      x->result);
   if (status == PHEW_OK)
     status = comm_broadcast(c, (void **)&ends, &n_ends, sizeof *ends);
   if (status != PHEW_OK) {

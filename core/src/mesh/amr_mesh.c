@@ -138,8 +138,8 @@ static phew_status check_tiling(amr_mesh *a, const phew_amr *d, int64_t *stamp, 
     }
     amr_tiles_visit(&a->tiles, d, k->level, k->lo, k->dims, stamp, ++token, count_overlap, &o);
     if (o.covered > 0)
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "AMR block %lld overlaps another block of level %d",
-                       (long long)b, (int)k->level);
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "AMR block %lld overlaps another block of level %d", (long long)b,
+                       (int)k->level);
     if (k->level == 0) {
       level0 += k->dims[0] * k->dims[1] * k->dims[2]; /* inside the domain: no overflow */
       continue;
@@ -155,8 +155,8 @@ static phew_status check_tiling(amr_mesh *a, const phew_amr *d, int64_t *stamp, 
     amr_tiles_visit(&a->tiles, d, k->level - 1, lo, dims, stamp, ++token, count_overlap, &under);
     if (under.covered != dims[0] * dims[1] * dims[2])
       return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                       "AMR block %lld (level %d) is not inside the blocks of level %d: levels must nest",
-                       (long long)b, (int)k->level, (int)k->level - 1);
+                       "AMR block %lld (level %d) is not inside the blocks of level %d: levels must nest", (long long)b,
+                       (int)k->level, (int)k->level - 1);
   }
   int64_t n0;
   phew_checked_product(d->level0_dims, 3, &n0);
@@ -297,7 +297,7 @@ static int mark_covered(void *context, int64_t b)
   for (int d = 0; d < 3; ++d) {
     lo[d] = fine->lo[d] / 2 > k->lo[d] ? fine->lo[d] / 2 : k->lo[d];
     hi[d] = (fine->lo[d] + fine->dims[d]) / 2 < k->lo[d] + k->dims[d] ? (fine->lo[d] + fine->dims[d]) / 2
-                                                                        : k->lo[d] + k->dims[d];
+                                                                      : k->lo[d] + k->dims[d];
   }
   const int64_t px = k->dims[0] + 2, py = k->dims[1] + 2;
   if (hi[0] > lo[0] && hi[1] > lo[1] && hi[2] > lo[2])

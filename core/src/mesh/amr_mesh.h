@@ -23,7 +23,7 @@ typedef struct amr_tile_slot {
   int64_t tile[3];
   int32_t level; /* -1: empty slot */
   int32_t unused;
-  int64_t head;  /* first entry */
+  int64_t head; /* first entry */
 } amr_tile_slot;
 
 typedef struct amr_tiles {
@@ -43,8 +43,8 @@ struct amr_mesh {
   amr_tiles tiles;
   int64_t *first_cell; /* per block: local index of its first cell if this rank owns it, else -1 */
   int64_t n_own_blocks;
-  int64_t *own_block;  /* this rank's blocks, in list order */
-  int64_t *map_first;  /* per own block: first entry of its padded map */
+  int64_t *own_block;   /* this rank's blocks, in list order */
+  int64_t *map_first;   /* per own block: first entry of its padded map */
   unsigned char *plain; /* per own block: no covered cell, so that every cell not on its
                            faces has its 26 neighbours inside the block, on its level */
   int64_t *map;
@@ -53,7 +53,7 @@ struct amr_mesh {
   int64_t n_ghosts, ghost_capacity;
   int64_t *ghost_id; /* ghost k is local cell n_own_cells + k */
   int32_t *ghost_owner;
-  id_map ghost_index; /* ghost id -> k */
+  id_map ghost_index;           /* ghost id -> k */
   int64_t hint[AMR_MAX_LEVELS]; /* while building: the last block found on each level */
 };
 
@@ -76,16 +76,16 @@ int amr_tiles_visit(const amr_tiles *t, const phew_amr *desc, int level, const i
  * the current cell, and lists its neighbours. */
 typedef struct amr_cursor {
   const amr_mesh *a;
-  int64_t own;    /* own block of the current cell */
+  int64_t own;                 /* own block of the current cell */
   const phew_amr_block *block; /* that block */
-  int64_t cell;   /* the current cell */
-  int64_t xyz[3]; /* its position in that block */
-  const int64_t *entry; /* its map entry */
-  int64_t stride[2];    /* of the padded map along y and z */
-  int64_t stencil[26];  /* offsets of the 26 neighbouring entries */
-  int64_t *list;  /* neighbours of the current cell */
+  int64_t cell;                /* the current cell */
+  int64_t xyz[3];              /* its position in that block */
+  const int64_t *entry;        /* its map entry */
+  int64_t stride[2];           /* of the padded map along y and z */
+  int64_t stencil[26];         /* offsets of the 26 neighbouring entries */
+  int64_t *list;               /* neighbours of the current cell */
   int64_t n, capacity;
-  int create;     /* while building: new ghost cells are added (else they must exist) */
+  int create; /* while building: new ghost cells are added (else they must exist) */
   int failed;
 } amr_cursor;
 

@@ -1,6 +1,6 @@
-/* Grids split into blocks, and the whole grid as one block. Splitting over ranks: a px * py * pz grid of blocks, balanced by cell
- * count, with the factorisation that minimises the cut surface; each block stores one
- * ghost layer wherever a neighbouring block exists (across periodic edges too). */
+/* Grids split into blocks, and the whole grid as one block. Splitting over ranks: a px * py * pz grid of blocks,
+ * balanced by cell count, with the factorisation that minimises the cut surface; each block stores one ghost layer
+ * wherever a neighbouring block exists (across periodic edges too). */
 #include "mesh.h"
 
 #include <stdio.h>
@@ -54,8 +54,8 @@ static phew_status refuse(phew_context *context, const char *why)
   return PHEW_ERROR_ARGUMENT;
 }
 
-phew_status phew_grid_block(phew_context *context, phew_grid *grid, const int64_t global_dims[3],
-                            const int periodic[3], int n_ranks, int rank)
+phew_status phew_grid_block(phew_context *context, phew_grid *grid, const int64_t global_dims[3], const int periodic[3],
+                            int n_ranks, int rank)
 {
   if (!grid || !global_dims)
     return refuse(context, "phew_grid_block: the grid and the dimensions must not be NULL");

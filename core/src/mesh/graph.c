@@ -32,18 +32,17 @@ phew_status graph_init(mesh *m, const phew_graph *g, const particle_cells *cells
     for (int64_t k = g->offsets[i]; k < g->offsets[i + 1]; ++k) {
       const int64_t j = m->neighbours32 ? m->neighbours32[k] : g->neighbours[k];
       if (j < 0 || j >= g->n_cells)
-        return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld lists neighbour %lld, outside 0..%lld",
-                         (long long)i, (long long)j, (long long)g->n_cells - 1);
+        return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld lists neighbour %lld, outside 0..%lld", (long long)i,
+                         (long long)j, (long long)g->n_cells - 1);
     }
     if (g->volume && !(g->volume[i] > 0.0 && isfinite(g->volume[i])))
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld has volume %g: volumes must be positive",
-                       (long long)i, g->volume ? g->volume[i] : 0.0);
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld has volume %g: volumes must be positive", (long long)i,
+                       g->volume ? g->volume[i] : 0.0);
     if (g->position)
       for (int d = 0; d < 3; ++d) {
         const double x = g->position[3 * i + d];
         if (!isfinite(x))
-          return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld has a position that is not finite",
-                           (long long)i);
+          return phew_fail(result, PHEW_ERROR_ARGUMENT, "cell %lld has a position that is not finite", (long long)i);
         lo[d] = x < lo[d] ? x : lo[d];
         hi[d] = x > hi[d] ? x : hi[d];
       }
@@ -64,8 +63,8 @@ phew_status graph_init(mesh *m, const phew_graph *g, const particle_cells *cells
     m->spacing[d] = m->cell_size[d] = 1.0;
     /* displacements between cells are differences of positions: they must be finite too */
     if (hi[d] > lo[d] && !isfinite(hi[d] - lo[d]))
-      return phew_fail(result, PHEW_ERROR_ARGUMENT,
-                       "the cell positions along %c span more than the double range", (char)('x' + d));
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "the cell positions along %c span more than the double range",
+                       (char)('x' + d));
   }
   m->shift = 0.0;
   return PHEW_OK;

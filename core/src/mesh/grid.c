@@ -14,11 +14,11 @@ phew_status block_init(block *b, const phew_grid *g, call_result *result)
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid dimension %c is %lld: every axis needs at least one cell",
                        axis, (long long)g->global_dims[d]);
     if (g->global_dims[d] > PHEW_MAX_AXIS_CELLS) /* cell coordinates are exact in a double */
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid dimension %c is %lld: at most 2^53 cells per axis",
-                       axis, (long long)g->global_dims[d]);
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid dimension %c is %lld: at most 2^53 cells per axis", axis,
+                       (long long)g->global_dims[d]);
     if (!(g->spacing[d] > 0.0) || !isfinite(g->spacing[d]))
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid spacing along %c must be positive and finite (got %g)",
-                       axis, g->spacing[d]);
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid spacing along %c must be positive and finite (got %g)", axis,
+                       g->spacing[d]);
     if (!isfinite(g->origin[d]))
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "grid origin along %c is not finite", axis);
     /* every cell position, and the periodic box, must be finite doubles */
@@ -30,16 +30,16 @@ phew_status block_init(block *b, const phew_grid *g, call_result *result)
     /* n <= 2^53: once every offset and size is known to lie near [0, n], their sums below
      * cannot overflow */
     const int64_t n = g->global_dims[d];
-    if (g->stored_dims[d] < 0 || g->active_dims[d] < 0 ||
-        g->stored_offset[d] < -1 || g->stored_offset[d] > n || g->stored_dims[d] > n + 2 ||
-        g->active_offset[d] > n || g->active_dims[d] > n ||
+    if (g->stored_dims[d] < 0 || g->active_dims[d] < 0 || g->stored_offset[d] < -1 || g->stored_offset[d] > n ||
+        g->stored_dims[d] > n + 2 || g->active_offset[d] > n || g->active_dims[d] > n ||
         g->active_offset[d] < g->stored_offset[d] ||
-        g->active_offset[d] + g->active_dims[d] > g->stored_offset[d] + g->stored_dims[d] ||
-        g->active_offset[d] < 0 || g->active_offset[d] + g->active_dims[d] > g->global_dims[d] ||
-        g->stored_offset[d] < -1 || g->stored_offset[d] + g->stored_dims[d] > g->global_dims[d] + 1)
+        g->active_offset[d] + g->active_dims[d] > g->stored_offset[d] + g->stored_dims[d] || g->active_offset[d] < 0 ||
+        g->active_offset[d] + g->active_dims[d] > g->global_dims[d] || g->stored_offset[d] < -1 ||
+        g->stored_offset[d] + g->stored_dims[d] > g->global_dims[d] + 1)
       return phew_fail(result, PHEW_ERROR_ARGUMENT,
                        "inconsistent block along %c: the active cells must lie inside the stored cells, "
-                       "which may extend at most one ghost layer beyond the grid", axis);
+                       "which may extend at most one ghost layer beyond the grid",
+                       axis);
     if ((g->stored_offset[d] < 0 || g->stored_offset[d] + g->stored_dims[d] > g->global_dims[d]) && !g->periodic[d])
       return phew_fail(result, PHEW_ERROR_ARGUMENT, "ghost cells beyond the grid along %c need a periodic axis", axis);
     b->dims[d] = g->stored_dims[d];

@@ -115,8 +115,9 @@ static phew_status exchange_ghosts(comm *c_in, const phew_grid *g, void *values,
   if (comm_max(&c, n_receive != n_ghosts || overlap > 0)) {
     free(all);
     free(counts);
-    snprintf(message, message_size, "some ghost cells lie in no rank's active box, or active boxes overlap: the "
-                                    "blocks do not tile the grid");
+    snprintf(message, message_size,
+             "some ghost cells lie in no rank's active box, or active boxes overlap: the "
+             "blocks do not tile the grid");
     return PHEW_ERROR_ARGUMENT;
   }
 

@@ -75,17 +75,14 @@ phew_status mesh_init(mesh *m, const phew_input *in, comm *c, call_result *resul
     s = grid_init(m, &in->grid, result);
     m->active_labels = in->labels_active_only != 0;
     break;
-  case PHEW_MESH_GRAPH:
-    s = graph_mesh_init(m, &in->graph, NULL, c, result);
-    break;
+  case PHEW_MESH_GRAPH: s = graph_mesh_init(m, &in->graph, NULL, c, result); break;
   case PHEW_MESH_AMR: return amr_init(m, &in->amr, c, result); /* collective itself */
   default: s = phew_fail(result, PHEW_ERROR_ARGUMENT, "unknown mesh kind %d", (int)in->mesh);
   }
   return comm_agree(c, s, result); /* a bad block on one rank stops them all */
 }
 
-phew_status mesh_init_particles(mesh *m, const phew_graph *g, const particle_cells *cells, comm *c,
-                                call_result *result)
+phew_status mesh_init_particles(mesh *m, const phew_graph *g, const particle_cells *cells, comm *c, call_result *result)
 {
   memset(m, 0, sizeof *m);
   m->kind = PHEW_MESH_GRAPH;
@@ -183,7 +180,4 @@ void cell_walk_coord(const cell_walk *w, int64_t i, double c[3])
     c[d] = p ? p[3 * i + d] : 0.0;
 }
 
-double cell_walk_volume(const cell_walk *w, int64_t i)
-{
-  return w->m->graph->volume ? w->m->graph->volume[i] : 1.0;
-}
+double cell_walk_volume(const cell_walk *w, int64_t i) { return w->m->graph->volume ? w->m->graph->volume[i] : 1.0; }

@@ -13,12 +13,12 @@
 /* ---- geometry of a structured block (grid.c) ------------------------------------------ */
 typedef struct block {
   const phew_grid *grid;
-  int64_t dims[3];     /* stored cells per axis */
+  int64_t dims[3]; /* stored cells per axis */
   int64_t n_stored;
-  int64_t lo[3], hi[3]; /* active cells in stored coordinates: [lo, hi) */
-  int wraps[3];        /* the stored box spans a periodic axis: neighbours wrap inside it */
+  int64_t lo[3], hi[3];           /* active cells in stored coordinates: [lo, hi) */
+  int wraps[3];                   /* the stored box spans a periodic axis: neighbours wrap inside it */
   int64_t fast_lo[3], fast_hi[3]; /* cells whose 26 neighbours are stored and unwrapped */
-  int64_t offsets[27]; /* stored-index offsets of the 3x3x3 stencil, increasing, self at 13 */
+  int64_t offsets[27];            /* stored-index offsets of the 3x3x3 stencil, increasing, self at 13 */
 } block;
 
 /* Largest number of cells along one axis of a grid: cell coordinates stay exact in a double. */

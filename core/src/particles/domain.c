@@ -254,7 +254,8 @@ static void unpack_particle(const points_context *x, const packing *k, const uns
  * padding arrays yet). 0 if memory ran out. */
 static int reserve_own(const points_context *x, particle_set *s, int64_t n)
 {
-  return particle_set_reserve(s, n) == PHEW_OK && !phew_grow(&s->origin_index, (size_t)n + 1, sizeof *s->origin_index) &&
+  return particle_set_reserve(s, n) == PHEW_OK &&
+         !phew_grow(&s->origin_index, (size_t)n + 1, sizeof *s->origin_index) &&
          (s->origin_rank = phew_malloc((size_t)n + 1, sizeof *s->origin_rank)) &&
          (!x->has_velocity || !phew_grow(&s->velocity, (size_t)n + 1, 3 * sizeof *s->velocity)) &&
          (!x->has_density || !phew_grow(&s->density, (size_t)n + 1, sizeof *s->density));
@@ -286,8 +287,9 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
     free(at);
     free(items);
     free(stay_index);
-    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while sending the particles to their subvolumes"),
-                      x->result);
+    return comm_agree(
+        c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while sending the particles to their subvolumes"),
+        x->result);
   }
   at[0] = 0;
   for (int r = 0; r < c->size; ++r)
@@ -325,9 +327,10 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
   }
   free(stay_index);
   inbox_free(&in);
-  status = comm_agree(c, status == PHEW_OK ? status
-                                            : phew_fail(x->result, PHEW_ERROR_MEMORY,
-                                                        "out of memory while sending the particles to their subvolumes"),
+  status = comm_agree(c,
+                      status == PHEW_OK ? status
+                                        : phew_fail(x->result, PHEW_ERROR_MEMORY,
+                                                    "out of memory while sending the particles to their subvolumes"),
                       x->result);
   return status;
 }
@@ -400,8 +403,10 @@ phew_status domain_return(const points_context *x, const particle_set *s, const 
     memcpy(into + (size_t)index * value_size, in.items + (size_t)k * size + sizeof(int64_t), value_size);
   }
   inbox_free(&in);
-  return comm_agree(c, status == PHEW_OK ? status
-                                          : phew_fail(x->result, status == PHEW_ERROR_MPI ? PHEW_ERROR_MPI : PHEW_ERROR_MEMORY,
-                                                      "the answers could not be sent back to where the particles were passed"),
+  return comm_agree(c,
+                    status == PHEW_OK
+                        ? status
+                        : phew_fail(x->result, status == PHEW_ERROR_MPI ? PHEW_ERROR_MPI : PHEW_ERROR_MEMORY,
+                                    "the answers could not be sent back to where the particles were passed"),
                     x->result);
 }

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* ---- selection: the k-th smallest coordinate along an axis, moving whole particles ---- */
 
 static inline void swap_particles(double *const *pos, int32_t *index, int64_t a, int64_t b)
@@ -139,8 +138,8 @@ static void build_node(void *context, int thread, int64_t i)
   select_axis(pos, t->index, begin, end, split, axis);
 }
 
-phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, const int64_t *id,
-                          const particle_box *box, int n_threads, call_result *result)
+phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, const int64_t *id, const particle_box *box,
+                          int n_threads, call_result *result)
 {
   if (!tree)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "kd_tree_build: no place for the tree");
@@ -154,8 +153,8 @@ phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, con
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "kd_tree_build: missing positions, ids or box");
   for (int d = 0; d < 3; ++d)
     if (box->periodic[d] && !(box->size[d] > 0 && isfinite(box->size[d])))
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "kd-tree: periodic axis %d has size %g (must be positive and finite)",
-                       d, box->size[d]);
+      return phew_fail(result, PHEW_ERROR_ARGUMENT,
+                       "kd-tree: periodic axis %d has size %g (must be positive and finite)", d, box->size[d]);
   for (int64_t i = 0; i < 3 * n; ++i)
     if (!isfinite(position[i]))
       return phew_fail(result, PHEW_ERROR_DATA, "kd-tree: the particle with global id %lld has a non-finite position",
@@ -221,8 +220,8 @@ void kd_tree_moved(kd_tree *tree, const double *position, const int64_t *id)
 
 /* ---- queries in tree order -------------------------------------------------------------- */
 
-phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query,
-                                  int32_t **slot, call_result *result)
+phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query, int32_t **slot,
+                                  call_result *result)
 {
   *query = NULL;
   *slot = NULL;
@@ -365,8 +364,8 @@ static inline int gather_walk(const kd_tree *t, const double *lo, const double *
     for (int d = 0; d < 3; ++d) {
       c->lo[d][k] = node->lo[d];
       c->hi[d][k] = node->hi[d];
-      c->shift[d][k] =
-          periodic ? image_shift(&t->box, d, lo[d] - node->hi[d], hi[d] - node->lo[d], &c->uniform[k]) : 0.0;
+      c->shift[d][k] = periodic ? image_shift(&t->box, d, lo[d] - node->hi[d], hi[d] - node->lo[d], &c->uniform[k])
+                                : 0.0;
     }
     if (!c->uniform[k]) /* no bound: the infinite box */
       for (int d = 0; d < 3; ++d) {

@@ -36,12 +36,12 @@ struct kd_tree {
   const double *position; /* the caller's, 3 per particle */
   const int64_t *id;      /* the caller's global ids */
   particle_box box;
-  int depth;              /* leaves are at level depth (0: the root is the only leaf) */
-  int64_t n_nodes;        /* 2^(depth + 1) - 1, or 0 for an empty tree */
+  int depth;       /* leaves are at level depth (0: the root is the only leaf) */
+  int64_t n_nodes; /* 2^(depth + 1) - 1, or 0 for an empty tree */
   kd_node *node;
-  double *x, *y, *z;      /* the positions in tree order (float64, bitwise equal to the
-                             caller's), one array per axis for loops that vectorise */
-  int32_t *index;         /* tree slot -> caller's index */
+  double *x, *y, *z; /* the positions in tree order (float64, bitwise equal to the
+                        caller's), one array per axis for loops that vectorise */
+  int32_t *index;    /* tree slot -> caller's index */
 };
 
 /* First node of the leaf level. */
@@ -94,7 +94,7 @@ static inline double kd_axis_gap(const particle_box *box, int axis, double dl, d
   if (2.0 * dl >= -p && 2.0 * dh <= p) /* the usual case: no shift anywhere */
     return kd_gap(dl, dh);
   const double half = 0.5 * p;
-  double g = p; /* every piece is below this */
+  double g = p;                        /* every piece is below this */
   if (2.0 * dl <= p && 2.0 * dh >= -p) /* unshifted piece: d in [-p/2, p/2] */
     g = kd_gap(dl > -half ? dl : -half, dh < half ? dh : half);
   if (2.0 * dh > p) { /* shifted down: d in (p/2, dh] */
@@ -131,10 +131,7 @@ static inline double kd_box_distance2(const particle_box *box, const double *alo
 }
 
 /* Leaf number of tree slot s (the leaf i with (i n) >> depth <= s < ((i + 1) n) >> depth). */
-static inline int64_t kd_leaf_of_slot(const kd_tree *t, int64_t s)
-{
-  return (((s + 1) << t->depth) - 1) / t->n;
-}
+static inline int64_t kd_leaf_of_slot(const kd_tree *t, int64_t s) { return (((s + 1) << t->depth) - 1) / t->n; }
 
 /* Level of node v (its depth below the root). */
 static inline int kd_level(int64_t v) { return 63 - __builtin_clzll((uint64_t)v + 1); }
@@ -200,15 +197,15 @@ static inline double kd_plain_box_distance2(const double *alo, const double *ahi
  * (boxes as wide as half a period) is not `uniform`: its distances take the canonical
  * formula. */
 typedef struct kd_candidates {
-  int capacity; /* of the arrays, which grow */
-  int n;        /* leaves listed */
+  int capacity;          /* of the arrays, which grow */
+  int n;                 /* leaves listed */
   double *lo[3], *hi[3]; /* per axis: the leaves' bounding boxes */
   double *shift[3];      /* per axis: the shifts (when uniform) */
   int32_t *begin, *end;  /* tree slots */
   int32_t *uniform;
-  double *bound;   /* scratch of a scan: lower bounds of the squared distances */
-  int32_t *near;   /* scratch of a scan: the leaves within reach */
-  int32_t *stack;  /* the walk's */
+  double *bound;  /* scratch of a scan: lower bounds of the squared distances */
+  int32_t *near;  /* scratch of a scan: the leaves within reach */
+  int32_t *stack; /* the walk's */
 } kd_candidates;
 
 phew_status kd_candidates_init(kd_candidates *c, const kd_tree *t);
@@ -232,7 +229,7 @@ int kd_candidates_size(const kd_candidates *c);
 /* The queries of a batch (n of them: subset[0 .. n), or particles 0 .. n-1) in tree order:
  * the t-th is query (*query)[t], in tree slot (*slot)[t]. Fails (PHEW_ERROR_ARGUMENT) on an
  * index outside the tree; free both arrays. */
-phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query,
-                                  int32_t **slot, call_result *result);
+phew_status kd_tree_order_queries(const kd_tree *t, int64_t n, const int32_t *subset, int32_t **query, int32_t **slot,
+                                  call_result *result);
 
 #endif

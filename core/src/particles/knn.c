@@ -26,9 +26,9 @@
 #include <stdlib.h>
 
 enum { KNN_LEAVES_PER_TASK = 32 }; /* consecutive leaves per task (~ 500 particles) */
-#define KNN_LEAF_SLACK 1.2 /* R = previous leaf's largest K-th distance times this */
-#define KNN_QUERY_STEP 0.3 /* a query's first guess: the previous K-th distance plus this times the step */
-#define KNN_FIRST_GUESS 1.5 /* the task's first leaf: R = its box's diagonal times this */
+#define KNN_LEAF_SLACK 1.2         /* R = previous leaf's largest K-th distance times this */
+#define KNN_QUERY_STEP 0.3         /* a query's first guess: the previous K-th distance plus this times the step */
+#define KNN_FIRST_GUESS 1.5        /* the task's first leaf: R = its box's diagonal times this */
 
 typedef struct knn_entry {
   double d2;
@@ -306,10 +306,10 @@ static int scratch_fit(knn_scratch *w)
 enum { KNN_ANSWERED, KNN_WIDER };
 
 /* Query j (tree slot self) from the candidate list, which holds every particle within r2 of
- * it; try2[0 .. n_try): smaller radii to try first, increasing; bound2: a radius known to hold K particles, or INFINITY. Writes the outputs and
- * puts the K-th squared distance in *kth2 (KNN_ANSWERED), or, if the K-th distance may lie
- * beyond r2, a bound for it in *kth2 (KNN_WIDER: bound2, else the K-th smallest distance to the
- * listed particles, infinite if they are fewer than K). */
+ * it; try2[0 .. n_try): smaller radii to try first, increasing; bound2: a radius known to hold K particles, or
+ * INFINITY. Writes the outputs and puts the K-th squared distance in *kth2 (KNN_ANSWERED), or, if the K-th distance may
+ * lie beyond r2, a bound for it in *kth2 (KNN_WIDER: bound2, else the K-th smallest distance to the listed particles,
+ * infinite if they are fewer than K). */
 static int answer(const kd_tree *t, const knn_query *kq, int K, knn_scratch *w, double r2, const double *try2,
                   int n_try, double bound2, int32_t j, int32_t self, double *kth2)
 {

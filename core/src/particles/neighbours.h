@@ -52,8 +52,8 @@ double sph_kernel(double r, double h);
  * the caller's arrays ("tree index"). */
 typedef struct kd_tree kd_tree;
 
-phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, const int64_t *id,
-                          const particle_box *box, int n_threads, call_result *result);
+phew_status kd_tree_build(kd_tree **tree, int64_t n, const double *position, const int64_t *id, const particle_box *box,
+                          int n_threads, call_result *result);
 void kd_tree_free(kd_tree *tree);
 int64_t kd_tree_size(const kd_tree *tree);
 /* The caller's arrays were moved (reallocated, maybe longer): the tree's particles are the
@@ -63,19 +63,19 @@ void kd_tree_moved(kd_tree *tree, const double *position, const int64_t *id);
 /* A batch of k-nearest-neighbour queries. The nearest particles of a query are all tree
  * particles, itself included, ordered by increasing (squared distance, global id). */
 typedef struct knn_query {
-  int n_dens;         /* > 0: h = half the distance to the (n_dens + 1)-th nearest (itself first
-                         or tied at distance 0); 0: h is not wanted */
-  int n_keep;         /* nearest OTHER particles listed per query (itself left out), >= 0 */
-  int64_t n;          /* number of queries */
+  int n_dens;            /* > 0: h = half the distance to the (n_dens + 1)-th nearest (itself first
+                            or tied at distance 0); 0: h is not wanted */
+  int n_keep;            /* nearest OTHER particles listed per query (itself left out), >= 0 */
+  int64_t n;             /* number of queries */
   const int32_t *subset; /* tree indices of the queries; NULL: particles 0 .. n-1 */
-  double *h;          /* out, if n_dens > 0: per query */
-  double *reach;      /* out, optional: per query, the distance of the
-                         max(n_dens + 1, n_keep + 1)-th nearest, itself counted: the answer
-                         depends on no particle farther than this */
-  int32_t *nearest;   /* out, if n_keep > 0: n_keep tree indices per query */
-  int n_threads;      /* 0: all cores */
-  int n_ordered;      /* 0 (or >= n_keep): the n_keep are in order; else only the first
-                         n_ordered are, the others follow as a set, in no fixed order */
+  double *h;             /* out, if n_dens > 0: per query */
+  double *reach;         /* out, optional: per query, the distance of the
+                            max(n_dens + 1, n_keep + 1)-th nearest, itself counted: the answer
+                            depends on no particle farther than this */
+  int32_t *nearest;      /* out, if n_keep > 0: n_keep tree indices per query */
+  int n_threads;         /* 0: all cores */
+  int n_ordered;         /* 0 (or >= n_keep): the n_keep are in order; else only the first
+                            n_ordered are, the others follow as a set, in no fixed order */
 } knn_query;
 
 /* Fails (PHEW_ERROR_ARGUMENT, message) when the tree holds fewer particles than a query needs. */

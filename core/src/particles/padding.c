@@ -194,13 +194,14 @@ static phew_status ball_padding(const points_context *x, const subvolume *parts,
     status = append_padding(s, &in, sizeof(padding_item), c->size);
   inbox_free(&asked);
   inbox_free(&in);
-  return comm_agree(c, status == PHEW_OK ? status
-                                          : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
+  return comm_agree(c,
+                    status == PHEW_OK
+                        ? status
+                        : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
                     x->result);
 }
 
-phew_status padding_width(const points_context *x, const subvolume *parts, particle_set *s, double width,
-                          uint8_t *sent)
+phew_status padding_width(const points_context *x, const subvolume *parts, particle_set *s, double width, uint8_t *sent)
 {
   comm *c = x->c;
   for (int64_t i = 0; sent && i < s->n_own; ++i)
@@ -223,8 +224,10 @@ phew_status padding_width(const points_context *x, const subvolume *parts, parti
   if (status == PHEW_OK)
     status = append_padding(s, &in, sizeof(padding_item), c->size);
   inbox_free(&in);
-  return comm_agree(c, status == PHEW_OK ? status
-                                          : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
+  return comm_agree(c,
+                    status == PHEW_OK
+                        ? status
+                        : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while padding the subvolumes"),
                     x->result);
 }
 
@@ -245,7 +248,7 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
   double *asked = padded ? phew_malloc((size_t)n_own + 1, sizeof *asked) : NULL; /* by own index */
   int32_t *pending = padded ? phew_malloc((size_t)n_own + 1, sizeof *pending) : NULL;
   double *radius = padded ? phew_malloc((size_t)n_own + 1, sizeof *radius) : NULL;
-  double *h = NULL;         /* the answers of later rounds (the first one writes into r) */
+  double *h = NULL; /* the answers of later rounds (the first one writes into r) */
   int32_t *nearest = NULL;
   phew_status status = PHEW_OK;
   if (comm_max(c, (n_dens > 0 && !r->h) || !r->nearest || (padded && (!reach || !asked || !pending || !radius))))
@@ -303,7 +306,8 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
       if (!first && !too_few) {
         if (r->h)
           r->h[i] = h[k];
-        memcpy(&r->nearest[(size_t)i * r->n_keep], &nearest[(size_t)k * r->n_keep], (size_t)r->n_keep * sizeof *nearest);
+        memcpy(&r->nearest[(size_t)i * r->n_keep], &nearest[(size_t)k * r->n_keep],
+               (size_t)r->n_keep * sizeof *nearest);
       }
       const double ball = ball_radius(x, reach[k]);
       const int covered = !too_few && (ball <= inner_distance(x, me, &s->position[3 * i]) || ball <= asked[i]);
@@ -321,7 +325,8 @@ phew_status padding_neighbours(const points_context *x, const subvolume *parts, 
     h = phew_malloc((size_t)n_pending + 1, sizeof *h);
     nearest = phew_malloc((size_t)n_pending * (size_t)r->n_keep + 1, sizeof *nearest);
     if (comm_max(c, !h || !nearest)) {
-      status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists"), x->result);
+      status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists"),
+                          x->result);
       break;
     }
     status = ball_padding(x, parts, s, tree, pending, n_pending, radius, 0);
@@ -377,8 +382,9 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
     tree = NULL;
   }
   if (status == PHEW_OK) /* whether a rank builds or not, all agree */
-    status = comm_agree(
-        c, tree ? PHEW_OK : kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result), x->result);
+    status =
+        comm_agree(c, tree ? PHEW_OK : kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result),
+                   x->result);
   if (status == PHEW_OK)
     status = comm_agree(
         c, sph_density_listed(tree, s->h, s->mass, mass_max, s->n_own, NULL, lists, rho, x->n_threads, x->result),

@@ -134,10 +134,10 @@ typedef struct graph_builder {
   int64_t n_own;
   int k_keep;
   ghosts g;
-  id_map own;                 /* own particle's global id -> index (several ranks) */
-  int32_t *ghost_of_padding;  /* graph cell of each padding particle, or -1 */
-  int64_t *count;             /* per own particle: its row's length */
-  inbox in;                   /* the reverse edges other ranks sent */
+  id_map own;                /* own particle's global id -> index (several ranks) */
+  int32_t *ghost_of_padding; /* graph cell of each padding particle, or -1 */
+  int64_t *count;            /* per own particle: its row's length */
+  inbox in;                  /* the reverse edges other ranks sent */
   uint64_t *one_way_bits;
   int64_t *remote_to, *remote_from; /* per reverse edge: own index (-1: mutual), ghost cell */
   int failed;
@@ -196,8 +196,8 @@ static void add_padding_ghosts(graph_builder *b)
       if (j < n_own)
         continue;
       if (b->ghost_of_padding[j - n_own] < 0) {
-        const int64_t gi =
-            ghost_add(&b->g, s->id[j], s->owner[j - n_own], &s->position[3 * j], s->mass ? s->mass[j] : 1.0);
+        const int64_t gi = ghost_add(&b->g, s->id[j], s->owner[j - n_own], &s->position[3 * j],
+                                     s->mass ? s->mass[j] : 1.0);
         b->failed = gi < 0 || n_own + gi > INT32_MAX;
         b->ghost_of_padding[j - n_own] = (int32_t)(n_own + gi);
       }
@@ -321,8 +321,8 @@ static void allocate_cells(graph_builder *b)
     pg->owner = phew_malloc((size_t)n_cells, sizeof *pg->owner);
   }
   b->failed = b->failed || !pg->volume ||
-              (!pg->shares_cells && (!pg->global_id || !pg->position || (b->x->has_mass && !pg->mass) ||
-                                     !pg->ghost || !pg->owner));
+              (!pg->shares_cells &&
+               (!pg->global_id || !pg->position || (b->x->has_mass && !pg->mass) || !pg->ghost || !pg->owner));
   if (!b->failed && !pg->shares_cells && n_own > 0) { /* (memcpy from NULL is undefined even for 0 bytes) */
     memcpy(pg->global_id, s->id, (size_t)n_own * sizeof *pg->global_id);
     memcpy(pg->position, s->position, (size_t)n_own * 3 * sizeof *pg->position);
@@ -399,7 +399,9 @@ phew_status particle_graph_build(const points_context *x, const particle_set *s,
   free(b.ghost_of_padding);
   ghosts_free(&b.g);
   id_map_free(&b.own);
-  return comm_agree(x->c, status == PHEW_OK ? status
-                                            : phew_fail(x->result, status, "out of memory while building the neighbour graph"),
+  return comm_agree(x->c,
+                    status == PHEW_OK
+                        ? status
+                        : phew_fail(x->result, status, "out of memory while building the neighbour graph"),
                     x->result);
 }

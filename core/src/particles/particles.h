@@ -18,19 +18,19 @@
 
 /* The particles a rank holds: its own first, then padding copies of other ranks' particles. */
 typedef struct particle_set {
-  int64_t n_own;     /* own particles: [0, n_own) */
-  int64_t n;         /* with the padding: [n_own, n) */
+  int64_t n_own; /* own particles: [0, n_own) */
+  int64_t n;     /* with the padding: [n_own, n) */
   int64_t capacity;
-  double *position;  /* 3 per particle */
-  int64_t *id;       /* global ids */
-  double *mass;      /* NULL when every particle has mass 1 (the same on every rank) */
-  int32_t *owner;    /* rank owning each padding particle (index i - n_own); NULL without padding */
-  double *h;         /* smoothing lengths, when known (padding: from the owners) */
+  double *position; /* 3 per particle */
+  int64_t *id;      /* global ids */
+  double *mass;     /* NULL when every particle has mass 1 (the same on every rank) */
+  int32_t *owner;   /* rank owning each padding particle (index i - n_own); NULL without padding */
+  double *h;        /* smoothing lengths, when known (padding: from the owners) */
   /* own particles only */
-  double *velocity;  /* 3 per particle, or NULL */
-  double *density;   /* given densities, or NULL */
-  int32_t *origin_rank;   /* where each own particle was passed (NULL: on this rank) */
-  int64_t *origin_index;  /* (NULL: here, in this order) */
+  double *velocity;      /* 3 per particle, or NULL */
+  double *density;       /* given densities, or NULL */
+  int32_t *origin_rank;  /* where each own particle was passed (NULL: on this rank) */
+  int64_t *origin_index; /* (NULL: here, in this order) */
 } particle_set;
 
 void particle_set_free(particle_set *s);
@@ -43,17 +43,17 @@ typedef struct points_context {
   comm *c;
   const phew_points *points;
   particle_box box;
-  double lo[3], hi[3];  /* the domain: the box on periodic axes, else the particles' bounds */
-  int64_t n_total;      /* particles on all ranks */
+  double lo[3], hi[3]; /* the domain: the box on periodic axes, else the particles' bounds */
+  int64_t n_total;     /* particles on all ranks */
   int has_mass, has_velocity, has_density;
-  int n_keep;           /* neighbours listed per particle (0: none) */
-  int n_ordered;        /* of which the first n_ordered are in order, the rest a set (0: all
-                           in order; HOP needs only its merge neighbours in order) */
-  int k_search;         /* neighbours a search finds, itself counted */
+  int n_keep;    /* neighbours listed per particle (0: none) */
+  int n_ordered; /* of which the first n_ordered are in order, the rest a set (0: all
+                    in order; HOP needs only its merge neighbours in order) */
+  int k_search;  /* neighbours a search finds, itself counted */
   int n_threads;
-  double mean_density;  /* total mass / box volume, or 1 without a box */
-  double slack;         /* absolute margin of the padding's distance tests: a few ulps of the
-                           largest coordinate or box length (their rounding is absolute) */
+  double mean_density; /* total mass / box volume, or 1 without a box */
+  double slack;        /* absolute margin of the padding's distance tests: a few ulps of the
+                          largest coordinate or box length (their rounding is absolute) */
   call_result *result;
 } points_context;
 
@@ -100,12 +100,12 @@ double subvolume_distance2(const particle_box *box, const subvolume *v, const do
 
 /* The neighbours of the own particles, exact. */
 typedef struct neighbour_result {
-  double *h;          /* per own particle (when the density is estimated) */
-  int32_t *nearest;   /* n_keep per own particle: particle_set indices */
+  double *h;        /* per own particle (when the density is estimated) */
+  int32_t *nearest; /* n_keep per own particle: particle_set indices */
   int n_keep;
-  int rounds;         /* padding rounds (1: the first width sufficed) */
-  kd_tree *tree;      /* the last search's tree, of every particle the set then held: the
-                         density reuses it unless its padding adds particles */
+  int rounds;    /* padding rounds (1: the first width sufficed) */
+  kd_tree *tree; /* the last search's tree, of every particle the set then held: the
+                    density reuses it unless its padding adds particles */
   double seconds_tree, seconds_search;
 } neighbour_result;
 
@@ -130,15 +130,15 @@ phew_status padding_density(const points_context *x, const subvolume *parts, par
 /* The graph PHEW runs on: own particles first (in particle_set order), then ghosts. */
 typedef struct particle_graph {
   phew_graph g;
-  int32_t *neighbours;   /* 32-bit lists (g.neighbours stays NULL) */
+  int32_t *neighbours; /* 32-bit lists (g.neighbours stays NULL) */
   int64_t *offsets;
   int64_t *global_id;
   unsigned char *ghost;
   int32_t *owner;
   double *position;
-  double *mass;          /* NULL: 1 each */
+  double *mass; /* NULL: 1 each */
   double *volume;
-  int shares_cells;      /* no ghosts: global_id, position and mass are the particle set's */
+  int shares_cells; /* no ghosts: global_id, position and mass are the particle set's */
 } particle_graph;
 
 /* Collective: the symmetrised graph of the n_keep nearest other particles. On one rank it
@@ -157,7 +157,7 @@ typedef struct points_run {
   subvolume *parts;
   neighbour_result nr;
   particle_graph pg;
-  double *rho; /* per own particle; in units of the mean density when estimated */
+  double *rho;   /* per own particle; in units of the mean density when estimated */
   int n_ordered; /* set before points_prepare: points_context.n_ordered */
   double seconds[PHEW_PARTICLE_STAGE_COUNT];
 } points_run;

@@ -30,7 +30,8 @@ phew_status particle_set_reserve(particle_set *s, int64_t n)
     return PHEW_OK;
   if (phew_grow(&s->position, (size_t)n, 3 * sizeof(double)) || phew_grow(&s->id, (size_t)n, sizeof(int64_t)) ||
       (s->mass && phew_grow(&s->mass, (size_t)n, sizeof(double))) ||
-      (s->owner && phew_grow(&s->owner, (size_t)n, sizeof(int32_t))) || (s->h && phew_grow(&s->h, (size_t)n, sizeof(double))))
+      (s->owner && phew_grow(&s->owner, (size_t)n, sizeof(int32_t))) ||
+      (s->h && phew_grow(&s->h, (size_t)n, sizeof(double))))
     return PHEW_ERROR_MEMORY;
   s->capacity = n;
   return PHEW_OK;
@@ -76,8 +77,8 @@ static phew_status check_parameters(const phew_input *in, int n_threads, points_
 /* Each particle of [begin, end) once: positions inside the box, masses positive, velocities
  * finite. The first bad one fails, its index in *bad (else -1), with its message if result is
  * given. */
-static phew_status check_particles(const phew_points *p, const int64_t *id, int64_t begin, int64_t end,
-                                   int64_t *bad, call_result *result)
+static phew_status check_particles(const phew_points *p, const int64_t *id, int64_t begin, int64_t end, int64_t *bad,
+                                   call_result *result)
 {
   static const char axis[] = "xyz";
   for (int64_t i = begin; i < end; ++i) {
@@ -89,7 +90,8 @@ static phew_status check_particles(const phew_points *p, const int64_t *id, int6
       if (p->has_box) {
         const double lo = p->box_origin[d], hi = p->box_origin[d] + p->box_size[d];
         if (x < lo || x > hi || (p->periodic[d] && x == hi))
-          return phew_fail(result, PHEW_ERROR_DATA, "particle %lld lies outside the box along %c (%.17g not in [%.17g, %.17g%c)",
+          return phew_fail(result, PHEW_ERROR_DATA,
+                           "particle %lld lies outside the box along %c (%.17g not in [%.17g, %.17g%c)",
                            (long long)id[i], axis[d], x, lo, hi, p->periodic[d] ? ')' : ']');
       }
       if (p->velocity && !isfinite(value_at(p->velocity, p->type, 3 * i + d)))
@@ -102,8 +104,8 @@ static phew_status check_particles(const phew_points *p, const int64_t *id, int6
                          (long long)id[i], m);
     }
     if (p->id && id[i] < 0)
-      return phew_fail(result, PHEW_ERROR_ARGUMENT, "particle %lld (passed at %lld) has a negative id", (long long)id[i],
-                       (long long)i);
+      return phew_fail(result, PHEW_ERROR_ARGUMENT, "particle %lld (passed at %lld) has a negative id",
+                       (long long)id[i], (long long)i);
   }
   *bad = -1;
   return PHEW_OK;
@@ -142,8 +144,8 @@ static phew_status check_unique_ids(const points_context *x, const particle_set 
   if (status != PHEW_OK)
     status = phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while checking the particle ids");
   else if (repeated >= 0)
-    status = phew_fail(x->result, PHEW_ERROR_ARGUMENT, "particle id %lld is given to more than one particle: ids must be unique",
-                       (long long)repeated);
+    status = phew_fail(x->result, PHEW_ERROR_ARGUMENT,
+                       "particle id %lld is given to more than one particle: ids must be unique", (long long)repeated);
   return comm_agree(c, status, x->result);
 }
 
@@ -222,8 +224,9 @@ static phew_status agree_given(points_context *x, const phew_input *in, points_u
   const int64_t mine = (p->mass != NULL) | (p->velocity != NULL) << 1 | density << 2 | (p->id != NULL) << 3;
   const int64_t any = comm_max(c, p->n > 0 ? mine : 0), all = -comm_max(c, p->n > 0 ? -mine : -any);
   if (any != all)
-    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_ARGUMENT,
-                                   "masses, velocities, densities and ids must be given on every rank or on none"),
+    return comm_agree(c,
+                      phew_fail(x->result, PHEW_ERROR_ARGUMENT,
+                                "masses, velocities, densities and ids must be given on every rank or on none"),
                       x->result);
   x->has_mass = (any & 1) != 0;
   x->has_velocity = (any & 2) != 0;
@@ -312,18 +315,19 @@ static phew_status neighbour_counts(points_context *x, const phew_points *p, poi
   if (use != POINTS_FOF && !x->has_density && p->n_density_neighbours + 1 > x->k_search)
     x->k_search = p->n_density_neighbours + 1;
   if (use != POINTS_FOF && x->n_total < x->k_search)
-    return comm_agree(x->c, phew_fail(x->result, PHEW_ERROR_ARGUMENT,
-                                      "%lld particles are fewer than the %d neighbours each needs (itself counted): "
-                                      "lower the numbers of neighbours",
-                                      (long long)x->n_total, x->k_search),
+    return comm_agree(x->c,
+                      phew_fail(x->result, PHEW_ERROR_ARGUMENT,
+                                "%lld particles are fewer than the %d neighbours each needs (itself counted): "
+                                "lower the numbers of neighbours",
+                                (long long)x->n_total, x->k_search),
                       x->result);
   return PHEW_OK;
 }
 
 /* Collective: the domain (the box along periodic axes, else the particles' bounds over all
  * ranks), the mean density and the slack of distance tests. */
-static phew_status domain_and_mean(points_context *x, const phew_points *p, const particle_set *s,
-                                   const double lo[3], const double hi[3])
+static phew_status domain_and_mean(points_context *x, const phew_points *p, const particle_set *s, const double lo[3],
+                                   const double hi[3])
 {
   comm *c = x->c;
   for (int d = 0; d < 3; ++d) {
@@ -337,11 +341,11 @@ static phew_status domain_and_mean(points_context *x, const phew_points *p, cons
     const double mass = total_mass(x, s);
     const double volume = p->box_size[0] * p->box_size[1] * p->box_size[2];
     x->mean_density = mass / volume;
-    const phew_status status =
-        x->mean_density > 0.0 && isfinite(x->mean_density)
-            ? PHEW_OK
-            : phew_fail(x->result, PHEW_ERROR_DATA, "the mean density (total mass %g over box volume %g) is out of range",
-                        mass, volume);
+    const phew_status status = x->mean_density > 0.0 && isfinite(x->mean_density)
+                                   ? PHEW_OK
+                                   : phew_fail(x->result, PHEW_ERROR_DATA,
+                                               "the mean density (total mass %g over box volume %g) is out of range",
+                                               mass, volume);
     const phew_status agreed = comm_agree(c, status, x->result);
     if (agreed != PHEW_OK)
       return agreed;

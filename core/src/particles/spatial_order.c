@@ -25,7 +25,7 @@ static uint64_t spread3(uint64_t v)
 }
 
 enum {
-  ORDER_KEY_TOP = 63, /* the Morton key's bits: 21 per axis */
+  ORDER_KEY_TOP = 63,    /* the Morton key's bits: 21 per axis */
   ORDER_SORTED_BITS = 33 /* its top 11 bits per axis are sorted: the lower ones only order
                             particles inside a cell of 2^-11 of the domain per axis, which
                             gains memory locality nothing */
@@ -114,12 +114,14 @@ phew_status spatial_order(const points_context *x, particle_set *s)
   }
   if (!failed)
     threads_run(x->n_threads, (n + KEY_BLOCK - 1) / KEY_BLOCK, key_task, &keys);
-  failed = failed || radix_sort(order, NULL, n, index_bits > ORDER_KEY_TOP - ORDER_SORTED_BITS ? index_bits : ORDER_KEY_TOP - ORDER_SORTED_BITS,
-                                      ORDER_KEY_TOP, x->n_threads) != 0;
+  failed = failed ||
+           radix_sort(order, NULL, n,
+                      index_bits > ORDER_KEY_TOP - ORDER_SORTED_BITS ? index_bits : ORDER_KEY_TOP - ORDER_SORTED_BITS,
+                      ORDER_KEY_TOP, x->n_threads) != 0;
   if (!failed) { /* the arrays in parallel, one task each */
     permutation arrays[] = {{s->position, 3 * sizeof(double)}, {s->velocity, 3 * sizeof(double)},
-                            {s->id, sizeof(int64_t)},           {s->origin_index, sizeof(int64_t)},
-                            {s->mass, sizeof(double)},          {s->density, sizeof(double)},
+                            {s->id, sizeof(int64_t)},          {s->origin_index, sizeof(int64_t)},
+                            {s->mass, sizeof(double)},         {s->density, sizeof(double)},
                             {s->origin_rank, sizeof(int32_t)}};
     enum { N_ARRAYS = sizeof arrays / sizeof arrays[0] };
     int array_failed[N_ARRAYS];
@@ -129,7 +131,8 @@ phew_status spatial_order(const points_context *x, particle_set *s)
       failed = failed || array_failed[k];
   }
   free(order);
-  return comm_agree(x->c, failed ? phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while ordering the particles")
-                                 : PHEW_OK,
+  return comm_agree(x->c,
+                    failed ? phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while ordering the particles")
+                           : PHEW_OK,
                     x->result);
 }

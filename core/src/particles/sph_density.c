@@ -168,17 +168,17 @@ static wide_float sum_value(exact_u128 acc, int64_t base)
 
 typedef struct density_job {
   const kd_tree *t;
-  const double *slot_h;    /* h by tree slot */
-  const double *slot_mass; /* mass by tree slot, or NULL (1) */
+  const double *slot_h;     /* h by tree slot */
+  const double *slot_mass;  /* mass by tree slot, or NULL (1) */
   const int16_t *slot_base; /* by tree slot: the grid of its sum, or GRID_NONE if no query's */
-  uint64_t *sum;           /* by tree slot: two words */
+  uint64_t *sum;            /* by tree slot: two words */
   int64_t leaves_per_task;
-  foreign_sums *foreign;   /* per task */
-  kd_candidates *candidates; /* per thread */
-  double **d2, **w;          /* per thread: a ball's distances and kernels */
-  int32_t **ball;            /* and its tree slots */
-  int *capacity;             /* of those three */
-  int *no_memory;            /* per task */
+  foreign_sums *foreign;      /* per task */
+  kd_candidates *candidates;  /* per thread */
+  double **d2, **w;           /* per thread: a ball's distances and kernels */
+  int32_t **ball;             /* and its tree slots */
+  int *capacity;              /* of those three */
+  int *no_memory;             /* per task */
   const density_lists *lists; /* or NULL */
   const int32_t *slot_of;     /* with lists: caller's index -> tree slot */
 } density_job;
@@ -189,7 +189,8 @@ static int reserve_ball(const density_job *job, int thread, int n)
   if (n <= job->capacity[thread])
     return 1;
   const size_t capacity = 2 * (size_t)n;
-  if (phew_grow(&job->d2[thread], capacity, sizeof **job->d2) || phew_grow(&job->w[thread], capacity, sizeof **job->w) ||
+  if (phew_grow(&job->d2[thread], capacity, sizeof **job->d2) ||
+      phew_grow(&job->w[thread], capacity, sizeof **job->w) ||
       phew_grow(&job->ball[thread], capacity, sizeof **job->ball))
     return 0;
   job->capacity[thread] = (int)capacity;
@@ -412,8 +413,8 @@ static int64_t query_at(const kd_tree *tree, const density_work *d, int64_t n, i
 
 /* h, mass and each query's grid by tree slot; -1, or the first query (caller's order) whose
  * grid is out of range. */
-static int64_t arrange_slots(const kd_tree *tree, density_work *d, const double *h, const double *mass,
-                             double mass_max, int64_t n, const int32_t *subset)
+static int64_t arrange_slots(const kd_tree *tree, density_work *d, const double *h, const double *mass, double mass_max,
+                             int64_t n, const int32_t *subset)
 {
   const int64_t N = tree->n;
   for (int64_t s = 0; d->slot_of && s < N; ++s)
@@ -472,8 +473,11 @@ phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mas
   int64_t worst = ok ? arrange_slots(tree, &d, h, mass, mass_max, n, subset) : -1;
   if (ok && worst < 0) {
     const int64_t n_leaves = (int64_t)1 << tree->depth;
-    density_job job = {tree, d.slot_h, d.slot_mass, d.slot_base, d.sum, (n_leaves + d.n_tasks - 1) / d.n_tasks,
-                       d.foreign, d.candidates, d.d2, d.w, d.ball, d.capacity, d.no_memory, lists, d.slot_of};
+    density_job job = {tree,        d.slot_h,     d.slot_mass,
+                       d.slot_base, d.sum,        (n_leaves + d.n_tasks - 1) / d.n_tasks,
+                       d.foreign,   d.candidates, d.d2,
+                       d.w,         d.ball,       d.capacity,
+                       d.no_memory, lists,        d.slot_of};
     threads_run(d.threads, d.n_tasks, density_task, &job);
     for (int64_t task = 0; task < d.n_tasks; ++task) {
       ok = ok && !d.no_memory[task];

@@ -13,7 +13,7 @@ typedef struct pipeline {
   const phew_context *context;
   call_result *result;
   run_control rc;
-  double t0;       /* the current stage's clock and bytes at its start */
+  double t0; /* the current stage's clock and bytes at its start */
   int64_t bytes0;
   int stage;
   field f;
@@ -22,7 +22,7 @@ typedef struct pipeline {
   peak_table peaks;
   peak_comm pc;
   ghost_plan plan;
-  int ghosts;       /* some rank has ghost cells: the ghost plan is needed */
+  int ghosts;         /* some rank has ghost cells: the ghost plan is needed */
   void *density_copy; /* graphs and AMR with ghosts: the density with the ghosts' values */
   edge_list edges;
   int64_t sparse_entries;
@@ -51,8 +51,8 @@ static phew_status stage_begin(pipeline *pl, int stage, phew_status s)
   double from = 0.0;
   for (int k = 0; k < stage; ++k)
     from += stage_share[k];
-  const phew_status asked =
-      run_control_stage(&pl->rc, pl->c, phew_stage_name(stage), from, from + stage_share[stage], pl->result);
+  const phew_status asked = run_control_stage(&pl->rc, pl->c, phew_stage_name(stage), from, from + stage_share[stage],
+                                              pl->result);
   return s != PHEW_OK ? s : asked;
 }
 
@@ -167,8 +167,7 @@ static phew_status saddles_stage(pipeline *pl)
   call_result *result = pl->result;
   phew_status s = stage_begin(pl, PHEW_STAGE_SADDLES, PHEW_OK);
   if (s == PHEW_OK)
-    s = comm_agree(pl->c, saddles_find(pl->m, &pl->f, pl->labels->clump_id, pl->peaks.n, &pl->edges, result),
-                   result);
+    s = comm_agree(pl->c, saddles_find(pl->m, &pl->f, pl->labels->clump_id, pl->peaks.n, &pl->edges, result), result);
   if (s == PHEW_OK && saddles_count_distinct(&pl->pc, &pl->edges, &result->stats.n_saddle_pairs) != PHEW_OK)
     s = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while counting saddle pairs");
   pl->sparse_entries = 2 * pl->edges.n; /* before merging shrinks the list */
@@ -218,9 +217,10 @@ static phew_status saddle_merging_stage(pipeline *pl)
   result->stats.saddle_levels = pl->saddle.levels;
   /* ghost peaks met while saddle merging are heads of their own clumps */
   if (s == PHEW_OK)
-    s = comm_agree(pl->c, merge_state_fit(&pl->noise, pl->peaks.n) == PHEW_OK
-                              ? PHEW_OK
-                              : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks"),
+    s = comm_agree(pl->c,
+                   merge_state_fit(&pl->noise, pl->peaks.n) == PHEW_OK
+                       ? PHEW_OK
+                       : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks"),
                    result);
   stage_end(pl);
   return s;
@@ -231,8 +231,7 @@ static phew_status catalogue_stage(pipeline *pl)
 {
   phew_status s = stage_begin(pl, PHEW_STAGE_PROPERTIES, PHEW_OK);
   if (s == PHEW_OK)
-    s = catalogue_build(pl->m, &pl->f, pl->params, &pl->pc, &pl->noise, &pl->saddle, &pl->rc, pl->labels,
-                        pl->result);
+    s = catalogue_build(pl->m, &pl->f, pl->params, &pl->pc, &pl->noise, &pl->saddle, &pl->rc, pl->labels, pl->result);
   stage_end(pl);
   return s;
 }

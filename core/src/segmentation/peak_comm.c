@@ -72,8 +72,8 @@ phew_status peak_comm_register(peak_comm *pc, phew_status status)
 int64_t peak_comm_ghosts(const peak_comm *pc) { return pc->peaks->n - pc->peaks->n_owned; }
 
 /* Items are the peak's global id followed by the value. */
-static phew_status send_values(peak_comm *pc, outbox *o, const void *values, size_t value_size, int64_t peak,
-                               int dest, unsigned char *item)
+static phew_status send_values(peak_comm *pc, outbox *o, const void *values, size_t value_size, int64_t peak, int dest,
+                               unsigned char *item)
 {
   memcpy(item, &pc->peaks->global_id[peak], sizeof(int64_t));
   memcpy(item + sizeof(int64_t), (const unsigned char *)values + (size_t)peak * value_size, value_size);

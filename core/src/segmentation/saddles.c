@@ -96,8 +96,8 @@ static phew_status pair_map_raise(pair_map *m, int64_t a, int64_t b, double sadd
 #undef RHO_T
 #undef KERNEL
 
-phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak, int64_t n_peaks,
-                         edge_list *out, call_result *result)
+phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak, int64_t n_peaks, edge_list *out,
+                         call_result *result)
 {
   if (n_peaks >= (INT64_C(1) << 32) - 1)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "too many peaks on one process (%lld)", (long long)n_peaks);

@@ -12,8 +12,7 @@ static inline phew_status KERNEL(consider_pair)(pair_map *map, int64_t pa, doubl
   return pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[j]));
 }
 
-static phew_status KERNEL(scan_pairs)(const block *b, const RHO_T *rho, const int64_t *cell_peak,
-                                      pair_map *map)
+static phew_status KERNEL(scan_pairs)(const block *b, const RHO_T *rho, const int64_t *cell_peak, pair_map *map)
 {
   const int64_t *off = b->offsets;
   for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)

@@ -28,15 +28,15 @@ phew_status params_resolve(const phew_params *given, double mean_density, phew_p
 /* The peaks this rank knows (paper section 3.2): first its own ("active") peaks, then ghost
  * peaks owned by other ranks, found by global id through a hash table that grows. */
 typedef struct peak_table {
-  int64_t n;           /* number of peaks */
-  int64_t n_owned;     /* peaks [0, n_owned) are this rank's */
+  int64_t n;       /* number of peaks */
+  int64_t n_owned; /* peaks [0, n_owned) are this rank's */
   int64_t capacity;
-  int64_t *global_id;  /* global cell id of the peak cell */
-  int64_t *cell;       /* stored index of the peak cell, -1 for a ghost peak */
+  int64_t *global_id; /* global cell id of the peak cell */
+  int64_t *cell;      /* stored index of the peak cell, -1 for a ghost peak */
   double *density;
-  double *coord;       /* cell coordinates of the peak (3 per peak, see mesh) */
-  int *owner;          /* rank */
-  id_map index;        /* global id -> peak index (its collisions are a statistic) */
+  double *coord; /* cell coordinates of the peak (3 per peak, see mesh) */
+  int *owner;    /* rank */
+  id_map index;  /* global id -> peak index (its collisions are a statistic) */
 } peak_table;
 
 /* A peak as messages carry it: what any rank needs to add it as a ghost peak, so that no
@@ -66,10 +66,10 @@ phew_status peak_sort_higher_first(const peak_table *t, int64_t *list, int64_t n
 typedef struct peak_comm {
   comm *c;
   peak_table *peaks;
-  int64_t n_registered;  /* peaks [n_owned, n_registered) are known to their owners */
+  int64_t n_registered; /* peaks [n_owned, n_registered) are known to their owners */
   int64_t n_holders, holders_capacity;
-  int64_t *holder_peak;  /* owned peak ... */
-  int *holder_rank;      /* ... of which this rank holds a ghost copy */
+  int64_t *holder_peak; /* owned peak ... */
+  int *holder_rank;     /* ... of which this rank holds a ghost copy */
 } peak_comm;
 
 /* Called for each received value: peak is the local index of the peak it belongs to. */
@@ -94,8 +94,7 @@ phew_status peak_comm_collect(peak_comm *pc, const void *values, size_t value_si
 /* a is higher than b in the total order (density, then lower global id). */
 static inline int peak_higher(const peak_table *t, int64_t a, int64_t b)
 {
-  return t->density[a] > t->density[b] ||
-         (t->density[a] == t->density[b] && t->global_id[a] < t->global_id[b]);
+  return t->density[a] > t->density[b] || (t->density[a] == t->density[b] && t->global_id[a] < t->global_id[b]);
 }
 
 /* ---- watershed (watershed.c) ----------------------------------------------------------- */
@@ -117,30 +116,30 @@ typedef struct edge_list {
   saddle_edge *edges;
 } edge_list;
 
-phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak,
-                         int64_t n_peaks, edge_list *out, call_result *result);
+phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak, int64_t n_peaks, edge_list *out,
+                         call_result *result);
 void edge_list_free(edge_list *e);
 /* Collective: the number of distinct pairs of neighbouring patches over all ranks. */
 phew_status saddles_count_distinct(peak_comm *pc, const edge_list *edges, int64_t *count);
 
 /* ---- level-by-level merging (merging.c) ------------------------------------------------- */
 typedef struct merge_event {
-  int64_t child;   /* local peak index of the merged peak */
-  int64_t parent;  /* the peak whose group it joins (final label at that level) */
-  double saddle;   /* the key saddle it merged through */
+  int64_t child;  /* local peak index of the merged peak */
+  int64_t parent; /* the peak whose group it joins (final label at that level) */
+  double saddle;  /* the key saddle it merged through */
   int32_t level;
 } merge_event;
 
 typedef enum merge_rule { MERGE_BY_RELEVANCE, MERGE_BY_SADDLE } merge_rule;
 
 typedef struct merge_state {
-  int64_t n;          /* peaks known here: owned ones first, then ghost peaks */
+  int64_t n; /* peaks known here: owned ones first, then ghost peaks */
   int64_t n_owned;
-  int64_t *group;     /* final label (local peak index) of each peak, -1 for none */
+  int64_t *group;       /* final label (local peak index) of each peak, -1 for none */
   unsigned char *alive; /* owned peaks that have not merged (ghost peaks: 0) */
-  double *key_saddle; /* after the last level: highest saddle of every alive peak, or -inf */
+  double *key_saddle;   /* after the last level: highest saddle of every alive peak, or -inf */
   int64_t *key_neighbour;
-  merge_event *events;  /* of owned peaks */
+  merge_event *events; /* of owned peaks */
   int64_t n_events, events_capacity;
   int32_t levels;
 } merge_state;

@@ -49,8 +49,8 @@ static peak_ref cell_label(const peak_table *peaks, const int64_t *cell_peak, in
 /* Parallel watershed (paper section 3.1): ghost test cells are roots whose peak is not known
  * yet, and the active cells that climbed into them wait. Rounds of ghost exchange hand the
  * peaks over until no label changes anywhere. */
-static phew_status resolve_across_ranks(const mesh *m, const ghost_plan *plan, peak_comm *pc,
-                                        int64_t *up, int64_t *cell_peak, int32_t *rounds, call_result *result)
+static phew_status resolve_across_ranks(const mesh *m, const ghost_plan *plan, peak_comm *pc, int64_t *up,
+                                        int64_t *cell_peak, int32_t *rounds, call_result *result)
 {
   peak_table *peaks = pc->peaks;
   int64_t n_pending = 0;
@@ -98,8 +98,7 @@ static phew_status resolve_across_ranks(const mesh *m, const ghost_plan *plan, p
   for (int64_t k = 0; !failed && k < plan->n_ask; ++k) {
     const int64_t g = plan->ask_cell[k];
     cell_peak[g] = -1;
-    if (ask[k].global_id >= 0 &&
-        peak_table_ghost(peaks, &ask[k], &cell_peak[g]) != PHEW_OK)
+    if (ask[k].global_id >= 0 && peak_table_ghost(peaks, &ask[k], &cell_peak[g]) != PHEW_OK)
       failed = 1;
   }
   if (!failed && n_pending > 0)
@@ -107,7 +106,8 @@ static phew_status resolve_across_ranks(const mesh *m, const ghost_plan *plan, p
   failed = (int)comm_max(pc->c, failed);
   if (failed)
     s = phew_fail(result, failed == 2 ? PHEW_ERROR_MPI : PHEW_ERROR_MEMORY,
-                  failed == 2 ? "the parallel watershed left cells without a peak" : "out of memory in the parallel watershed");
+                  failed == 2 ? "the parallel watershed left cells without a peak"
+                              : "out of memory in the parallel watershed");
   free(pending);
   free(answer);
   free(ask);

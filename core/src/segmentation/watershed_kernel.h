@@ -2,8 +2,8 @@
  * RHO_T (the C type) and KERNEL(name) (a name mangler) defined. */
 
 /* Highest neighbour of a cell on the block's edge, in the total order (density, global id). */
-static int64_t KERNEL(highest_neighbour_slow)(const block *b, const RHO_T *rho, int64_t x, int64_t y,
-                                              int64_t z, int64_t i)
+static int64_t KERNEL(highest_neighbour_slow)(const block *b, const RHO_T *rho, int64_t x, int64_t y, int64_t z,
+                                              int64_t i)
 {
   int64_t best = i;
   RHO_T best_rho = rho[i];
@@ -56,8 +56,8 @@ static void KERNEL(row_highest)(const RHO_T *row, int64_t x0, int64_t x1, const 
 
 /* First pass: every active test cell points at its highest neighbour (itself for a peak);
  * other cells get -1. Peaks are appended to the table and numbered in cell_peak. */
-static phew_status KERNEL(point_uphill)(const block *b, run_control *rc, const RHO_T *rho, double threshold, int64_t *up,
-                                        int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
+static phew_status KERNEL(point_uphill)(const block *b, run_control *rc, const RHO_T *rho, double threshold,
+                                        int64_t *up, int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
                                         int64_t *n_bad)
 {
   const int64_t *off = b->offsets;
@@ -101,7 +101,8 @@ static phew_status KERNEL(point_uphill)(const block *b, run_control *rc, const R
           cell_peak[i] = peaks->n;
           const int64_t id = block_global_id(b, x, y, z);
           const phew_grid *g = b->grid;
-          const double coord[3] = {(double)(id % g->global_dims[0]), (double)((id / g->global_dims[0]) % g->global_dims[1]),
+          const double coord[3] = {(double)(id % g->global_dims[0]),
+                                   (double)((id / g->global_dims[0]) % g->global_dims[1]),
                                    (double)(id / (g->global_dims[0] * g->global_dims[1]))};
           if (peak_table_add(peaks, id, i, (double)r, coord, 0) != PHEW_OK) {
             status = PHEW_ERROR_MEMORY;
@@ -180,8 +181,9 @@ static phew_status KERNEL(point_uphill_list)(cell_walk *w, run_control *rc, cons
 /* The first pass over AMR leaves, block by block: cells of a block without covered cells
  * and away from its faces take the vectorised stencil of the grid (inside a block the index
  * order is the global id order, as on a grid); the others read the block's map. */
-static phew_status KERNEL(point_uphill_amr)(cell_walk *w, run_control *rc, const RHO_T *rho, double threshold, int64_t *up,
-                                            int64_t *cell_peak, peak_table *peaks, int64_t *n_test, int64_t *n_bad)
+static phew_status KERNEL(point_uphill_amr)(cell_walk *w, run_control *rc, const RHO_T *rho, double threshold,
+                                            int64_t *up, int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
+                                            int64_t *n_bad)
 {
   const amr_mesh *a = w->m->amr;
   amr_cursor *c = w->amr;

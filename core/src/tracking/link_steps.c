@@ -56,11 +56,15 @@ static phew_status check_step(const phew_step_labels *s, const char *which, call
                      which);
   for (int64_t i = 0; i < s->n; ++i) {
     if (s->id[i] < 0 || s->label[i] < -1)
-      return phew_fail(result, PHEW_ERROR_DATA, "the %s step has element id %lld with label %lld: ids must be >= 0 "
-                       "and labels >= -1", which, (long long)s->id[i], (long long)s->label[i]);
+      return phew_fail(result, PHEW_ERROR_DATA,
+                       "the %s step has element id %lld with label %lld: ids must be >= 0 "
+                       "and labels >= -1",
+                       which, (long long)s->id[i], (long long)s->label[i]);
     if (s->mass && !(s->mass[i] >= 0.0 && isfinite(s->mass[i])))
-      return phew_fail(result, PHEW_ERROR_DATA, "the %s step's element %lld has mass %g: masses must be finite and "
-                       ">= 0", which, (long long)s->id[i], s->mass[i]);
+      return phew_fail(result, PHEW_ERROR_DATA,
+                       "the %s step's element %lld has mass %g: masses must be finite and "
+                       ">= 0",
+                       which, (long long)s->id[i], s->mass[i]);
   }
   return PHEW_OK;
 }
@@ -121,8 +125,10 @@ static phew_status sum_owned(element_record *r, int64_t n, pair_mass **pairs, in
   qsort(r, (size_t)n, sizeof *r, by_id_then_step);
   for (int64_t i = 0; i + 1 < n; ++i)
     if (by_id_then_step(&r[i], &r[i + 1]) == 0)
-      return phew_fail(result, PHEW_ERROR_DATA, "element id %lld is passed twice in the %s step (ids must be unique "
-                       "over all ranks: ghost cells left in?)", (long long)r[i].id, r[i].later ? "later" : "earlier");
+      return phew_fail(result, PHEW_ERROR_DATA,
+                       "element id %lld is passed twice in the %s step (ids must be unique "
+                       "over all ranks: ghost cells left in?)",
+                       (long long)r[i].id, r[i].later ? "later" : "earlier");
   pair_term *terms = phew_malloc((size_t)(n + n / 2) + 1, sizeof *terms); /* at most one shared per 2 records */
   if (!terms)
     return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while adding up the shared masses");
@@ -229,9 +235,12 @@ static phew_status build_links(const pair_mass *pairs, int64_t n, call_result *r
   }
   /* per structure: its whole mass (pair index), its main partner's pair index, the count of
    * partners for which it is the main one */
-  int64_t *p_label = phew_malloc((size_t)n_p + 1, sizeof *p_label), *d_label = phew_malloc((size_t)n_d + 1, sizeof *d_label);
-  int64_t *p_whole = phew_malloc((size_t)n_p + 1, sizeof *p_whole), *d_whole = phew_malloc((size_t)n_d + 1, sizeof *d_whole);
-  int64_t *p_main = phew_malloc((size_t)n_p + 1, sizeof *p_main), *d_main = phew_malloc((size_t)n_d + 1, sizeof *d_main);
+  int64_t *p_label = phew_malloc((size_t)n_p + 1, sizeof *p_label),
+          *d_label = phew_malloc((size_t)n_d + 1, sizeof *d_label);
+  int64_t *p_whole = phew_malloc((size_t)n_p + 1, sizeof *p_whole),
+          *d_whole = phew_malloc((size_t)n_d + 1, sizeof *d_whole);
+  int64_t *p_main = phew_malloc((size_t)n_p + 1, sizeof *p_main),
+          *d_main = phew_malloc((size_t)n_d + 1, sizeof *d_main);
   int64_t *p_count = calloc((size_t)n_p + 1, sizeof *p_count), *d_count = calloc((size_t)n_d + 1, sizeof *d_count);
   phew_link *links = phew_malloc((size_t)(n_shared + n_p + n_d) + 1, sizeof *links);
   phew_status status = PHEW_OK;
@@ -291,7 +300,8 @@ static phew_status build_links(const pair_mass *pairs, int64_t n, call_result *r
     memset(l, 0, sizeof *l);
     l->progenitor_id = q->progenitor;
     l->descendant_id = q->descendant;
-    const exact_sum *pw = ip >= 0 ? &pairs[p_whole[ip]].earlier : NULL, *dw = id >= 0 ? &pairs[d_whole[id]].later : NULL;
+    const exact_sum *pw = ip >= 0 ? &pairs[p_whole[ip]].earlier : NULL,
+                    *dw = id >= 0 ? &pairs[d_whole[id]].later : NULL;
     if ((pw && to_double(pw, &l->progenitor_mass, result) != PHEW_OK) ||
         (dw && to_double(dw, &l->descendant_mass, result) != PHEW_OK) ||
         to_double(&q->earlier, &l->shared_mass_earlier, result) != PHEW_OK ||

@@ -48,8 +48,8 @@ static int64_t stored_index(const phew_grid *g, int64_t x, int64_t y, int64_t z)
   for (int d = 0; d < 3; ++d)
     if (c[d] < g->stored_offset[d] || c[d] >= g->stored_offset[d] + g->stored_dims[d])
       return -1;
-  return (x - g->stored_offset[0]) + g->stored_dims[0] * ((y - g->stored_offset[1]) +
-                                                          g->stored_dims[1] * (z - g->stored_offset[2]));
+  return (x - g->stored_offset[0]) +
+         g->stored_dims[0] * ((y - g->stored_offset[1]) + g->stored_dims[1] * (z - g->stored_offset[2]));
 }
 
 static int is_active(const phew_grid *g, int64_t x, int64_t y, int64_t z)
@@ -143,9 +143,8 @@ int main(int argc, char **argv)
       check(c->id == k, "ClumpIds 0 and 1 in catalogue order");
       check(c->peak_id == peak, "each clump's peak at its blob's centre cell");
       check(fabs(c->peak_density - peak_density) <= 1e-12 * peak_density, "each clump's peak density");
-      printf("clump %lld: peak cell %lld (expected %lld), peak density %.6f, %lld cells, mass %.6f\n",
-             (long long)c->id, (long long)c->peak_id, (long long)peak, c->peak_density, (long long)c->n_cells,
-             c->mass);
+      printf("clump %lld: peak cell %lld (expected %lld), peak density %.6f, %lld cells, mass %.6f\n", (long long)c->id,
+             (long long)c->peak_id, (long long)peak, c->peak_density, (long long)c->n_cells, c->mass);
     }
   } else {
     check(result.n_clumps == 0 && result.n_haloes == 0, "the catalogue only on rank 0");
