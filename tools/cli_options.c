@@ -212,6 +212,201 @@ static int check_mode(options *o, const int *given, int have_type)
   return 0;
 }
 
+/* What the options set beyond o while they are read. */
+typedef struct parse_state {
+  int64_t min_members;
+  int have_type;
+} parse_state;
+
+/* 1 (after fail) if option a lacks the k values it needs (left remain). */
+static int lacks_values(const char *a, int left, int k)
+{
+  if (left >= k)
+    return 0;
+  fail("%s needs %d value(s)", a, k);
+  return 1;
+}
+
+/* Each group reads the option argv[*i] if it is one of its own, moving *i past its values:
+ * 0 if taken, 1 after fail, -1 if not its option. */
+static int file_option(char **argv, int *i, int left, options *o, parse_state *st)
+{
+  (void)st;
+  const char *a = argv[*i];
+  const char **target = !strcmp(a, "--input")        ? &o->input
+                        : !strcmp(a, "--points")     ? &o->positions
+                        : !strcmp(a, "--output")     ? &o->output
+                        : !strcmp(a, "--masses")     ? &o->masses
+                        : !strcmp(a, "--velocities") ? &o->velocities
+                        : !strcmp(a, "--ids")        ? &o->ids
+                        : !strcmp(a, "--density")    ? &o->density
+                                                     : NULL;
+  if (!target)
+    return -1;
+  if (lacks_values(a, left, 1))
+    return 1;
+  *target = argv[++*i];
+  return 0;
+}
+
+static int dims_option(char **argv, int *i, options *o)
+{
+  for (int d = 0; d < 3; ++d) {
+    const int r = parse_int64(argv[++*i], &o->dims[d]);
+    if (r < 0) {
+      fail("--dims value '%s' is out of range (at most %lld)", argv[*i], (long long)INT64_MAX);
+      return 1;
+    }
+    if (r == 0 || o->dims[d] < 1) {
+      fail("--dims needs three positive integers (got '%s')", argv[*i]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int grid_option(char **argv, int *i, int left, options *o, parse_state *st)
+{
+  const char *a = argv[*i];
+  if (!strcmp(a, "--dims"))
+    return lacks_values(a, left, 3) || dims_option(argv, i, o);
+  if (!strcmp(a, "--type")) {
+    if (lacks_values(a, left, 1))
+      return 1;
+    const char *t = argv[++*i];
+    if (!strcmp(t, "float32"))
+      o->type = PHEW_FLOAT32;
+    else if (!strcmp(t, "float64"))
+      o->type = PHEW_FLOAT64;
+    else {
+      fail("--type must be float32 or float64 (got '%s')", t);
+      return 1;
+    }
+    st->have_type = 1;
+    return 0;
+  }
+  if (!strcmp(a, "--spacing") || !strcmp(a, "--origin")) {
+    if (lacks_values(a, left, 3))
+      return 1;
+    double *target = !strcmp(a, "--spacing") ? o->spacing : o->origin;
+    for (int d = 0; d < 3; ++d)
+      if (option_double(a, argv[++*i], &target[d], "three finite numbers") != 0)
+        return 1;
+    return 0;
+  }
+  if (!strcmp(a, "--box")) {
+    if (lacks_values(a, left, 3))
+      return 1;
+    for (int d = 0; d < 3; ++d) {
+      if (option_double(a, argv[++*i], &o->box[d], "three positive numbers") != 0)
+        return 1;
+      if (!(o->box[d] > 0.0)) {
+        fail("--box needs three positive numbers (got '%s')", argv[*i]);
+        return 1;
+      }
+    }
+    return 0;
+  }
+  return -1;
+}
+
+static int phew_option(char **argv, int *i, int left, options *o, parse_state *st)
+{
+  (void)st;
+  const char *a = argv[*i];
+  if (!strcmp(a, "--threshold") || !strcmp(a, "--saddle")) {
+    if (lacks_values(a, left, 1))
+      return 1;
+    double v = PHEW_THRESHOLD_AUTOMATIC;
+    if (strcmp(argv[++*i], "auto") != 0) {
+      /* negative numbers mean "automatic" to the core: here only "auto" says it */
+      if (option_double(a, argv[*i], &v, "a number >= 0 or auto") != 0)
+        return 1;
+      if (v < 0.0) {
+        fail("%s needs a number >= 0 or auto (got '%s')", a, argv[*i]);
+        return 1;
+      }
+    }
+    if (!strcmp(a, "--threshold")) {
+      o->params.density_threshold = v;
+    } else {
+      o->params.saddle_merging = 1;
+      o->params.saddle_threshold = v;
+    }
+    return 0;
+  }
+  if (!strcmp(a, "--relevance") || !strcmp(a, "--mass-threshold")) {
+    if (lacks_values(a, left, 1))
+      return 1;
+    double *target = !strcmp(a, "--relevance") ? &o->params.relevance_threshold : &o->params.mass_threshold;
+    return option_double(a, argv[++*i], target, "a finite number") != 0;
+  }
+  if (!strcmp(a, "--neighbours") || !strcmp(a, "--density-neighbours") || !strcmp(a, "--threads")) {
+    if (lacks_values(a, left, 1))
+      return 1;
+    int *target = !strcmp(a, "--neighbours")           ? &o->n_neighbours
+                  : !strcmp(a, "--density-neighbours") ? &o->n_density_neighbours
+                                                       : &o->n_threads;
+    return option_int(a, argv[++*i], target == &o->n_threads ? 0 : 1, target) != 0;
+  }
+  return -1;
+}
+
+/* A positive number into *target. */
+static int positive_option(const char *a, const char *text, double *target)
+{
+  if (option_double(a, text, target, "a positive number") != 0)
+    return 1;
+  if (!(*target > 0.0)) {
+    fail("%s needs a positive number (got '%s')", a, text);
+    return 1;
+  }
+  return 0;
+}
+
+static int halo_finder_option(char **argv, int *i, int left, options *o, parse_state *st)
+{
+  const char *a = argv[*i];
+  const int finder = !strcmp(a, "--finder"),
+            linking = !strcmp(a, "--linking-length") || !strcmp(a, "--linking-absolute");
+  const int min_members = !strcmp(a, "--min-members");
+  double *factor = !strcmp(a, "--outer")           ? &o->hop.outer
+                   : !strcmp(a, "--saddle-factor") ? &o->hop.saddle_factor
+                   : !strcmp(a, "--peak-factor")   ? &o->hop.peak_factor
+                                                   : NULL;
+  int *count = !strcmp(a, "--hop-neighbours")     ? &o->hop.n_hop
+               : !strcmp(a, "--merge-neighbours") ? &o->hop.n_merge
+                                                  : NULL;
+  if (!finder && !linking && !min_members && !factor && !count)
+    return -1;
+  if (lacks_values(a, left, 1))
+    return 1;
+  const char *v = argv[++*i];
+  if (finder) {
+    for (int f = FINDER_PHEW; f <= FINDER_HOP; ++f)
+      if (!strcmp(v, finder_name[f])) {
+        o->finder = f;
+        return 0;
+      }
+    fail("--finder must be phew, fof or hop (got '%s')", v);
+    return 1;
+  }
+  if (linking) {
+    o->fof.absolute = !strcmp(a, "--linking-absolute");
+    return positive_option(a, v, &o->fof.linking_length);
+  }
+  if (min_members) {
+    if (parse_int64(v, &st->min_members) != 1 || st->min_members < 1) {
+      fail("--min-members needs an integer of at least 1 (got '%s')", v);
+      return 1;
+    }
+    return 0;
+  }
+  if (factor)
+    return positive_option(a, v, factor);
+  return option_int(a, v, count == &o->hop.n_hop ? 1 : 0, count) != 0;
+}
+
 int parse_options(int argc, char **argv, options *o)
 {
   memset(o, 0, sizeof *o);
@@ -222,167 +417,36 @@ int parse_options(int argc, char **argv, options *o)
   o->n_density_neighbours = 64;
   phew_fof_params_init(&o->fof);
   phew_hop_params_init(&o->hop);
-  int64_t min_members = 0;
-  int given[N_GIVEN] = {0}, finder_given[N_FINDER_GIVEN] = {0}, have_type = 0;
+  parse_state st = {0, 0};
+  int given[N_GIVEN] = {0}, finder_given[N_FINDER_GIVEN] = {0};
+  static int (*const groups[])(char **, int *, int, options *, parse_state *) = {file_option, grid_option, phew_option,
+                                                                                 halo_finder_option};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
-    const int left = argc - i - 1;
-#define NEED(k)                           \
-  if (left < (k)) {                       \
-    fail("%s needs %d value(s)", a, (k)); \
-    return 1;                             \
-  }
     const int slot = mode_slot(a), finder_option_slot = finder_slot(a);
     if (slot >= 0)
       given[slot] = 1;
     if (finder_option_slot >= 0)
       finder_given[finder_option_slot] = 1;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 2;
-    } else if (!strcmp(a, "--input") || !strcmp(a, "--points") || !strcmp(a, "--output") || !strcmp(a, "--masses") ||
-               !strcmp(a, "--velocities") || !strcmp(a, "--ids") || !strcmp(a, "--density")) {
-      NEED(1);
-      const char *v = argv[++i];
-      const char **target = !strcmp(a, "--input")        ? &o->input
-                            : !strcmp(a, "--points")     ? &o->positions
-                            : !strcmp(a, "--output")     ? &o->output
-                            : !strcmp(a, "--masses")     ? &o->masses
-                            : !strcmp(a, "--velocities") ? &o->velocities
-                            : !strcmp(a, "--ids")        ? &o->ids
-                                                         : &o->density;
-      *target = v;
-    } else if (!strcmp(a, "--dims")) {
-      NEED(3);
-      for (int d = 0; d < 3; ++d) {
-        const int r = parse_int64(argv[++i], &o->dims[d]);
-        if (r < 0) {
-          fail("--dims value '%s' is out of range (at most %lld)", argv[i], (long long)INT64_MAX);
-          return 1;
-        }
-        if (r == 0 || o->dims[d] < 1) {
-          fail("--dims needs three positive integers (got '%s')", argv[i]);
-          return 1;
-        }
-      }
-    } else if (!strcmp(a, "--type")) {
-      NEED(1);
-      const char *t = argv[++i];
-      if (!strcmp(t, "float32"))
-        o->type = PHEW_FLOAT32;
-      else if (!strcmp(t, "float64"))
-        o->type = PHEW_FLOAT64;
-      else {
-        fail("--type must be float32 or float64 (got '%s')", t);
-        return 1;
-      }
-      have_type = 1;
-    } else if (!strcmp(a, "--threshold") || !strcmp(a, "--saddle")) {
-      NEED(1);
-      double v = PHEW_THRESHOLD_AUTOMATIC;
-      if (strcmp(argv[++i], "auto") != 0) {
-        /* negative numbers mean "automatic" to the core: here only "auto" says it */
-        if (option_double(a, argv[i], &v, "a number >= 0 or auto") != 0)
-          return 1;
-        if (v < 0.0) {
-          fail("%s needs a number >= 0 or auto (got '%s')", a, argv[i]);
-          return 1;
-        }
-      }
-      if (!strcmp(a, "--threshold")) {
-        o->params.density_threshold = v;
-      } else {
-        o->params.saddle_merging = 1;
-        o->params.saddle_threshold = v;
-      }
-    } else if (!strcmp(a, "--relevance") || !strcmp(a, "--mass-threshold")) {
-      NEED(1);
-      double v;
-      if (option_double(a, argv[++i], &v, "a finite number") != 0)
-        return 1;
-      if (!strcmp(a, "--relevance")) {
-        o->params.relevance_threshold = v;
-      } else {
-        o->params.mass_threshold = v;
-      }
-    } else if (!strcmp(a, "--spacing") || !strcmp(a, "--origin")) {
-      NEED(3);
-      double *target = !strcmp(a, "--spacing") ? o->spacing : o->origin;
-      for (int d = 0; d < 3; ++d)
-        if (option_double(a, argv[++i], &target[d], "three finite numbers") != 0)
-          return 1;
-    } else if (!strcmp(a, "--box")) {
-      NEED(3);
-      for (int d = 0; d < 3; ++d) {
-        if (option_double(a, argv[++i], &o->box[d], "three positive numbers") != 0)
-          return 1;
-        if (!(o->box[d] > 0.0)) {
-          fail("--box needs three positive numbers (got '%s')", argv[i]);
-          return 1;
-        }
-      }
-    } else if (!strcmp(a, "--neighbours") || !strcmp(a, "--density-neighbours") || !strcmp(a, "--threads")) {
-      NEED(1);
-      int *target = !strcmp(a, "--neighbours")           ? &o->n_neighbours
-                    : !strcmp(a, "--density-neighbours") ? &o->n_density_neighbours
-                                                         : &o->n_threads;
-      if (option_int(a, argv[++i], target == &o->n_threads ? 0 : 1, target) != 0)
-        return 1;
-    } else if (!strcmp(a, "--finder")) {
-      NEED(1);
-      const char *f = argv[++i];
-      if (!strcmp(f, "phew"))
-        o->finder = FINDER_PHEW;
-      else if (!strcmp(f, "fof"))
-        o->finder = FINDER_FOF;
-      else if (!strcmp(f, "hop"))
-        o->finder = FINDER_HOP;
-      else {
-        fail("--finder must be phew, fof or hop (got '%s')", f);
-        return 1;
-      }
-    } else if (!strcmp(a, "--linking-length") || !strcmp(a, "--linking-absolute")) {
-      NEED(1);
-      if (option_double(a, argv[++i], &o->fof.linking_length, "a positive number") != 0)
-        return 1;
-      if (!(o->fof.linking_length > 0.0)) {
-        fail("%s needs a positive number (got '%s')", a, argv[i]);
-        return 1;
-      }
-      o->fof.absolute = !strcmp(a, "--linking-absolute");
-    } else if (!strcmp(a, "--min-members")) {
-      NEED(1);
-      const int r = parse_int64(argv[++i], &min_members);
-      if (r != 1 || min_members < 1) {
-        fail("--min-members needs an integer of at least 1 (got '%s')", argv[i]);
-        return 1;
-      }
-    } else if (!strcmp(a, "--outer") || !strcmp(a, "--saddle-factor") || !strcmp(a, "--peak-factor")) {
-      NEED(1);
-      double *target = !strcmp(a, "--outer")           ? &o->hop.outer
-                       : !strcmp(a, "--saddle-factor") ? &o->hop.saddle_factor
-                                                       : &o->hop.peak_factor;
-      if (option_double(a, argv[++i], target, "a positive number") != 0)
-        return 1;
-      if (!(*target > 0.0)) {
-        fail("%s needs a positive number (got '%s')", a, argv[i]);
-        return 1;
-      }
-    } else if (!strcmp(a, "--hop-neighbours") || !strcmp(a, "--merge-neighbours")) {
-      NEED(1);
-      int *target = !strcmp(a, "--hop-neighbours") ? &o->hop.n_hop : &o->hop.n_merge;
-      if (option_int(a, argv[++i], !strcmp(a, "--hop-neighbours") ? 1 : 0, target) != 0)
-        return 1;
-    } else if (!strcmp(a, "--periodic")) {
+    if (!strcmp(a, "--periodic")) {
       o->periodic = 1;
-    } else if (!strcmp(a, "--verbose")) {
-      o->verbose = 1;
-    } else {
-      fail("unknown option '%s' (see phew --help)", a);
-      return 1;
+      continue;
     }
-#undef NEED
+    if (!strcmp(a, "--verbose")) {
+      o->verbose = 1;
+      continue;
+    }
+    int taken = -1;
+    for (size_t g = 0; taken < 0 && g < sizeof groups / sizeof groups[0]; ++g)
+      taken = groups[g](argv, &i, argc - i - 1, o, &st);
+    if (taken < 0)
+      fail("unknown option '%s' (see phew --help)", a);
+    if (taken != 0)
+      return 1;
   }
   if (finder_given[GIVEN_MIN_MEMBERS])
-    o->fof.min_members = o->hop.min_members = min_members;
-  return check_mode(o, given, have_type) || check_finder(o, finder_given);
+    o->fof.min_members = o->hop.min_members = st.min_members;
+  return check_mode(o, given, st.have_type) || check_finder(o, finder_given);
 }

@@ -6,7 +6,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-static MPI_Comm world; /* phew_input.mpi_comm points here */
+static MPI_Comm world; /* phew_context.mpi_comm points here */
 static int with_mpi;   /* MPI was initialised */
 
 /* Whether an MPI launcher (mpiexec, mpirun, srun) started this process: each sets one of these

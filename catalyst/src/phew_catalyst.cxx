@@ -5,6 +5,7 @@
 
 #include "error_capture.h"
 
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include <vtkAOSDataArrayTemplate.h>
@@ -242,6 +243,26 @@ bool Readable(const char* path)
   return f != nullptr;
 }
 
+// The phew plugin for the scripts' LoadPlugin: PHEW/PHEW.so beside this library, which is where
+// both the build tree and an installation put it (lib/libphew_catalyst.so, lib/PHEW/PHEW.so);
+// else the plugin this library was built with.
+std::string PluginPath()
+{
+  Dl_info self;
+  if (dladdr(reinterpret_cast<void*>(&PluginPath), &self) && self.dli_fname)
+  {
+    std::string path = self.dli_fname;
+    const size_t slash = path.rfind('/');
+    path =
+      (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/PHEW/PHEW.so";
+    if (Readable(path.c_str()))
+    {
+      return path;
+    }
+  }
+  return PHEW_CATALYST_PLUGIN;
+}
+
 int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts, MPI_Comm comm)
 {
   *adaptor = new (std::nothrow) phew_catalyst;
@@ -267,9 +288,7 @@ int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts,
   a->Scripts = scripts;
   MPI_Comm_rank(a->Comm, &a->Rank);
   MPI_Comm_size(a->Comm, &a->Size);
-#ifdef PHEW_CATALYST_PLUGIN
-  setenv("PHEW_PLUGIN", PHEW_CATALYST_PLUGIN, 0); // the scripts' LoadPlugin; a user's choice wins
-#endif
+  setenv("PHEW_PLUGIN", PluginPath().c_str(), 0); // the scripts' LoadPlugin; a user's choice wins
 
   std::string problem = scripts.empty() ? "no Catalyst script given" : "";
   for (const std::string& script : scripts)

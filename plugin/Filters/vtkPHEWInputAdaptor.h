@@ -54,7 +54,7 @@ std::string SharedProblem(const Context& context, int root, const std::string& m
 /// rank that found one, on every rank, or an empty string when none did.
 std::string AgreeOnProblem(const Context& context, const std::string& mine);
 
-/// For phew_input.cancel (cancel_data: the filter): whether the filter's AbortExecute flag is
+/// For phew_context.cancel (cancel_data: the filter): whether the filter's AbortExecute flag is
 /// set, by a progress observer or an application's stop button.
 int AbortRequested(void* algorithm);
 

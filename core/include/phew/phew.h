@@ -51,12 +51,16 @@ typedef int (*phew_cancel_fn)(void *user_data);
  * collective over, the threads each rank may use, the caller's progress and cancel
  * callbacks; a failed call writes why into message (the same on every rank of a collective
  * call), a successful one empties it. Set up with phew_context_init; one context serves any
- * number of calls, one at a time.
+ * number of calls, one at a time. A function given no context, or no result where it takes
+ * one, refuses at once with PHEW_ERROR_ARGUMENT (the message in the context if there is one,
+ * the result emptied if there is one, nothing else written); phew_grid_block and
+ * phew_layout_dendrogram, which are not collective, accept a NULL context (no message).
  *
  * cancel is asked at the start of every stage, where the ranks agree (one asking stops all),
  * and inside the watershed's and the catalogue's loops (per z plane of a grid, per AMR block,
  * every 65536 cells of a graph), which one rank may leave at once (the others stop at the
- * next agreement); particles are asked between their stages. A stopped run returns
+ * next agreement); particles are asked between their stages (phew_find_clumps,
+ * phew_estimate_density, phew_find_hop_groups; Friends-of-Friends is not asked). A stopped run returns
  * PHEW_CANCELLED with every label -1 and an empty result, on every rank. */
 typedef struct phew_context {
   void *mpi_comm;            /* address of an MPI_Comm, or NULL: this process alone */
@@ -458,7 +462,7 @@ PHEW_API phew_status phew_find_clumps(phew_context *context, const phew_input *i
 /* Particles only: the density of every particle passed (input->mesh == PHEW_MESH_POINTS),
  * the SPH estimate described at phew_points, without the clump finder. Collective; on error
  * every rank returns the same status and context->message says why. stats (optional) gets
- * n_cells, n_ranks, n_threads and the particle stages' seconds. */
+ * n_cells, n_ranks, n_threads, the particle stages' seconds and the padding figures. */
 PHEW_API phew_status phew_estimate_density(phew_context *context, const phew_input *input, double *density,
                                            phew_stats *stats);
 
@@ -473,7 +477,8 @@ PHEW_API phew_status phew_estimate_density(phew_context *context, const phew_inp
 /* What a halo finder finds: the group catalogue (complete on rank 0, empty elsewhere) and the
  * statistics. */
 typedef struct phew_group_result {
-  int columns; /* phew_column_set flags: PHEW_COLUMNS_VELOCITY, PHEW_COLUMNS_PEAK */
+  int columns; /* phew_column_set flags: PHEW_COLUMNS_PARTICLES, and PHEW_COLUMNS_VELOCITY,
+                  PHEW_COLUMNS_PEAK when the catalogue has those columns */
   int64_t n_groups;
   phew_group *groups;
   phew_stats stats;
@@ -553,6 +558,7 @@ typedef struct phew_step_labels {
  * for bit, for any number of ranks (masses are exact sums). Collective; on error every rank
  * returns the same status and context->message says why (an id passed twice in a step, a
  * negative id or label, a mass that is not finite and non-negative). */
+/* (The result is overwritten: free a previous one before passing it again.) */
 typedef struct phew_link_result {
   int64_t n_links; /* ordered by descendant id (-1 last), then progenitor id */
   phew_link *links;

@@ -1,7 +1,7 @@
 /* The front door of the clump finder (find_clumps.c): phew_find_clumps checks its arguments
  * once and sends grids, graphs and AMR hierarchies to the pipeline on their mesh, and
  * particles through the particle path to the pipeline on their graph (find_clumps_points.c).
- * Also the public structures' defaults (defaults.c) and the result's lifetime (result.c).
+ * Also the public structures' defaults (defaults.c) and the results' lifetime (results.c).
  * Internal to api/. */
 #ifndef PHEW_API_H
 #define PHEW_API_H

@@ -101,8 +101,10 @@ static phew_status find_clumps(const phew_context *context, const phew_input *in
 phew_status phew_find_clumps(phew_context *context, const phew_input *in, const phew_params *params,
                              phew_labels *labels, phew_clump_result *result)
 {
+  if (result)
+    memset(result, 0, sizeof *result);
   if (!context || !result)
-    return PHEW_ERROR_ARGUMENT;
+    return call_refused(context, "phew_find_clumps");
   call_result r;
   call_result_start(&r);
   const phew_status s = find_clumps(context, in, params, labels, &r);

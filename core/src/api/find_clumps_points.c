@@ -155,8 +155,10 @@ phew_status find_clumps_points(const phew_context *context, const comm *c, const
     s = comm_agree(&run.c,
                    density && work ? PHEW_OK : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the labels"),
                    result);
-    phew_labels local = {work, work + n_cells, work + 2 * n_cells, NULL};
+    phew_labels local = {work, NULL, NULL, NULL};
     if (s == PHEW_OK) {
+      local.clump_id = work + n_cells;
+      local.halo_id = work + 2 * n_cells;
       graph_volumes(&run.pg, density, run.x.has_density ? 1.0 : run.x.mean_density);
       s = clumps_on_graph(&run, context, params, density, &local, result);
     }

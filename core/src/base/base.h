@@ -11,8 +11,9 @@
 #include <stdint.h>
 
 /* What a public call reports besides its labels, as the core's functions fill it: the failure
- * message, the statistics and every kind of table. The public functions (api/) hand the
- * message to the caller's phew_context and the tables to the result type of their finder. */
+ * message, the statistics and every kind of table. The public functions (phew_find_clumps in
+ * api/, the others in the module that does their work) hand the message to the caller's
+ * phew_context and the tables to the result type of their finder. */
 typedef struct call_result {
   int columns; /* phew_column_set flags of this catalogue */
   int64_t n_clumps;
@@ -39,6 +40,9 @@ void call_result_free(call_result *r);
 /* The call's message into context->message (context may be NULL): r's message after a
  * failure (or the status's name if it has none), empty after a success. */
 void call_result_report(const call_result *r, phew_status status, phew_context *context);
+/* A public call without its context or its result: PHEW_ERROR_ARGUMENT, with a message when
+ * there is a context; the caller empties the result it has (nothing else is touched). */
+phew_status call_refused(phew_context *context, const char *function);
 
 /* Writes the message into result->message unless one is there already (the first, most
  * specific message is kept), and returns status. result may be NULL. */

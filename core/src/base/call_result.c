@@ -40,3 +40,10 @@ void call_result_report(const call_result *r, phew_status status, phew_context *
   else
     snprintf(context->message, sizeof context->message, "%s", phew_status_string(status));
 }
+
+phew_status call_refused(phew_context *context, const char *function)
+{
+  if (context)
+    snprintf(context->message, sizeof context->message, "%s: the context and the result must not be NULL", function);
+  return PHEW_ERROR_ARGUMENT;
+}

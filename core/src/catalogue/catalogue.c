@@ -299,127 +299,166 @@ static int64_t threshold_ids(int64_t n, const sums *const *s, const mesh *mesh, 
 }
 
 /* ids[2 * k] and ids[2 * k + 1]: ClumpId and HaloId of the k-th gathered record. */
-static phew_status assemble(const mesh *mesh, const phew_params *params, clump_record *records, int64_t n, int64_t *ids,
-                            call_result *result)
+/* The catalogue as rank 0 assembles it: the clumps in catalogue order and what each says
+ * about its halo and its mergers. */
+typedef struct assembly {
+  int64_t n; /* clumps */
+  clump_record **sorted;
+  int64_t *clump_id;
+  int64_t *halo_of;    /* halo index of each clump */
+  int64_t *halo_index; /* of a clump heading a halo, else -1 */
+  int64_t *halo_head;  /* clump heading each halo */
+  int64_t *halo_id;
+  double *root_saddle; /* per halo */
+  const sums **clump_sums, **halo_sums;
+  merger *mergers;
+  int64_t n_haloes, n_mergers;
+} assembly;
+
+static int assembly_init(assembly *a, clump_record *records, int64_t n)
 {
-  phew_status status = PHEW_OK;
-  clump_record **sorted = phew_malloc((size_t)n, sizeof *sorted);
-  int64_t *clump_id = phew_malloc((size_t)n, sizeof *clump_id);
-  int64_t *halo_of = phew_malloc((size_t)n, sizeof *halo_of);
-  int64_t *halo_index = phew_malloc((size_t)n, sizeof *halo_index); /* of a clump heading a halo */
-  int64_t *halo_head = phew_malloc((size_t)n, sizeof *halo_head);   /* clump heading each halo */
-  int64_t *halo_id = phew_malloc((size_t)n, sizeof *halo_id);
-  double *root_saddle = phew_malloc((size_t)n, sizeof *root_saddle);
-  const sums **clump_sums = phew_malloc((size_t)n, sizeof *clump_sums);
-  const sums **halo_sums = phew_malloc((size_t)n, sizeof *halo_sums);
-  merger *mergers = phew_malloc((size_t)n, sizeof *mergers);
-  if (!sorted || !clump_id || !halo_of || !halo_index || !halo_head || !halo_id || !root_saddle || !clump_sums ||
-      !halo_sums || !mergers) {
-    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
-    goto done;
-  }
+  a->n = n;
+  a->sorted = phew_malloc((size_t)n, sizeof *a->sorted);
+  a->clump_id = phew_malloc((size_t)n, sizeof *a->clump_id);
+  a->halo_of = phew_malloc((size_t)n, sizeof *a->halo_of);
+  a->halo_index = phew_malloc((size_t)n, sizeof *a->halo_index);
+  a->halo_head = phew_malloc((size_t)n, sizeof *a->halo_head);
+  a->halo_id = phew_malloc((size_t)n, sizeof *a->halo_id);
+  a->root_saddle = phew_malloc((size_t)n, sizeof *a->root_saddle);
+  a->clump_sums = phew_malloc((size_t)n, sizeof *a->clump_sums);
+  a->halo_sums = phew_malloc((size_t)n, sizeof *a->halo_sums);
+  a->mergers = phew_malloc((size_t)n, sizeof *a->mergers);
+  if (!a->sorted || !a->clump_id || !a->halo_of || !a->halo_index || !a->halo_head || !a->halo_id || !a->root_saddle ||
+      !a->clump_sums || !a->halo_sums || !a->mergers)
+    return 0;
   for (int64_t i = 0; i < n; ++i)
-    sorted[i] = &records[i];
-  qsort(sorted, (size_t)n, sizeof *sorted, compare_records);
+    a->sorted[i] = &records[i];
+  qsort(a->sorted, (size_t)n, sizeof *a->sorted, compare_records);
+  return 1;
+}
 
-  int64_t n_haloes = 0, n_mergers = 0;
-  for (int64_t c = 0; c < n; ++c) {
-    clump_sums[c] = &sorted[c]->clump;
-    halo_index[c] = -1;
-    if (sorted[c]->is_halo) {
-      halo_index[c] = n_haloes;
-      halo_head[n_haloes] = c;
-      halo_sums[n_haloes] = &sorted[c]->halo;
-      root_saddle[n_haloes] = sorted[c]->halo_isolated ? params->density_threshold : sorted[c]->halo_key_saddle;
-      ++n_haloes;
+static void assembly_free(assembly *a)
+{
+  free(a->sorted);
+  free(a->clump_id);
+  free(a->halo_of);
+  free(a->halo_index);
+  free(a->halo_head);
+  free(a->halo_id);
+  free(a->root_saddle);
+  free(a->clump_sums);
+  free(a->halo_sums);
+  free(a->mergers);
+}
+
+/* The haloes (the clumps heading one), each clump's halo and the saddle-merging events. */
+static phew_status link_structures(assembly *a, const phew_params *params, call_result *result)
+{
+  for (int64_t c = 0; c < a->n; ++c) {
+    const clump_record *r = a->sorted[c];
+    a->clump_sums[c] = &r->clump;
+    a->halo_index[c] = -1;
+    if (r->is_halo) {
+      a->halo_index[c] = a->n_haloes;
+      a->halo_head[a->n_haloes] = c;
+      a->halo_sums[a->n_haloes] = &r->halo;
+      a->root_saddle[a->n_haloes] = r->halo_isolated ? params->density_threshold : r->halo_key_saddle;
+      ++a->n_haloes;
     }
   }
-  for (int64_t c = 0; c < n; ++c) {
-    const clump_record *r = sorted[c];
-    const int64_t head = clump_index(sorted, n, r->halo_peak_id, r->halo_peak_density);
-    halo_of[c] = head >= 0 ? halo_index[head] : -1;
-    if (halo_of[c] < 0) {
-      status = phew_fail(result, PHEW_ERROR_MPI, "clump %lld has no halo", (long long)r->peak_id);
-      goto done;
-    }
+  for (int64_t c = 0; c < a->n; ++c) {
+    const clump_record *r = a->sorted[c];
+    const int64_t head = clump_index(a->sorted, a->n, r->halo_peak_id, r->halo_peak_density);
+    a->halo_of[c] = head >= 0 ? a->halo_index[head] : -1;
+    if (a->halo_of[c] < 0)
+      return phew_fail(result, PHEW_ERROR_MPI, "clump %lld has no halo", (long long)r->peak_id);
     if (r->merge_level > 0) {
-      const int64_t parent = clump_index(sorted, n, r->parent_peak_id, r->parent_peak_density);
-      mergers[n_mergers++] = (merger){c, parent, r->merge_saddle, r->merge_level};
+      const int64_t parent = clump_index(a->sorted, a->n, r->parent_peak_id, r->parent_peak_density);
+      a->mergers[a->n_mergers++] = (merger){c, parent, r->merge_saddle, r->merge_level};
     }
   }
-  qsort(mergers, (size_t)n_mergers, sizeof *mergers, merger_level_order);
-  const int64_t n_clumps_kept = threshold_ids(n, clump_sums, mesh, params->mass_threshold, clump_id);
-  const int64_t n_haloes_kept = threshold_ids(n_haloes, halo_sums, mesh, params->mass_threshold, halo_id);
+  qsort(a->mergers, (size_t)a->n_mergers, sizeof *a->mergers, merger_level_order);
+  return PHEW_OK;
+}
 
-  result->clumps = phew_malloc((size_t)n_clumps_kept, sizeof *result->clumps);
-  result->haloes = phew_malloc((size_t)n_haloes_kept, sizeof *result->haloes);
-  if (!result->clumps || !result->haloes) {
-    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
-    goto done;
-  }
-  for (int64_t h = 0; h < n_haloes; ++h) {
-    if (halo_id[h] < 0)
+/* The rows of the haloes and clumps above the mass threshold. */
+static phew_status write_rows(const assembly *a, const mesh *mesh, const phew_params *params, call_result *result)
+{
+  for (int64_t h = 0; h < a->n_haloes; ++h) {
+    if (a->halo_id[h] < 0)
       continue;
-    const clump_record *r = sorted[halo_head[h]];
-    phew_object *o = &result->haloes[halo_id[h]];
-    status = fill_object(o, halo_id[h], r, &r->halo, r->halo_key_saddle, r->halo_isolated, mesh, "halo",
-                         params->density_threshold, result);
+    const clump_record *r = a->sorted[a->halo_head[h]];
+    phew_object *o = &result->haloes[a->halo_id[h]];
+    const phew_status status = fill_object(o, a->halo_id[h], r, &r->halo, r->halo_key_saddle, r->halo_isolated, mesh,
+                                           "halo", params->density_threshold, result);
     if (status != PHEW_OK)
-      goto done;
+      return status;
     o->halo_id = o->id;
     o->n_clumps = 0;
   }
-  for (int64_t c = 0; c < n; ++c) {
-    const clump_record *r = sorted[c];
-    const int64_t h = halo_id[halo_of[c]];
+  for (int64_t c = 0; c < a->n; ++c) {
+    const clump_record *r = a->sorted[c];
+    const int64_t h = a->halo_id[a->halo_of[c]];
     if (h >= 0) {
       phew_object *halo = &result->haloes[h];
       halo->n_clumps++;
       if (halo->level < r->merge_level)
         halo->level = r->merge_level;
     }
-    if (clump_id[c] < 0)
+    if (a->clump_id[c] < 0)
       continue;
-    phew_object *o = &result->clumps[clump_id[c]];
-    status = fill_object(o, clump_id[c], r, &r->clump, r->key_saddle, r->isolated, mesh, "clump",
-                         params->density_threshold, result);
+    phew_object *o = &result->clumps[a->clump_id[c]];
+    const phew_status status = fill_object(o, a->clump_id[c], r, &r->clump, r->key_saddle, r->isolated, mesh, "clump",
+                                           params->density_threshold, result);
     if (status != PHEW_OK)
-      goto done;
+      return status;
     o->halo_id = h;
   }
-  for (int64_t e = 0; e < n_mergers; ++e) {
-    const int64_t child = clump_id[mergers[e].child];
+  for (int64_t e = 0; e < a->n_mergers; ++e) {
+    const int64_t child = a->clump_id[a->mergers[e].child];
     if (child >= 0) {
-      result->clumps[child].parent_id = clump_id[mergers[e].parent];
-      result->clumps[child].level = mergers[e].level;
+      result->clumps[child].parent_id = a->clump_id[a->mergers[e].parent];
+      result->clumps[child].level = a->mergers[e].level;
     }
   }
-  result->n_clumps = n_clumps_kept;
-  result->n_haloes = n_haloes_kept;
-  for (int64_t c = 0; c < n; ++c) {
-    const int64_t k = sorted[c] - records;
-    ids[2 * k] = clump_id[c];
-    ids[2 * k + 1] = halo_id[halo_of[c]];
+  return PHEW_OK;
+}
+
+static phew_status assemble(const mesh *mesh, const phew_params *params, clump_record *records, int64_t n, int64_t *ids,
+                            call_result *result)
+{
+  assembly a;
+  memset(&a, 0, sizeof a);
+  phew_status status = assembly_init(&a, records, n)
+                           ? link_structures(&a, params, result)
+                           : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
+  int64_t n_clumps_kept = 0, n_haloes_kept = 0;
+  if (status == PHEW_OK) {
+    n_clumps_kept = threshold_ids(n, a.clump_sums, mesh, params->mass_threshold, a.clump_id);
+    n_haloes_kept = threshold_ids(a.n_haloes, a.halo_sums, mesh, params->mass_threshold, a.halo_id);
+    result->clumps = phew_malloc((size_t)n_clumps_kept, sizeof *result->clumps);
+    result->haloes = phew_malloc((size_t)n_haloes_kept, sizeof *result->haloes);
+    if (!result->clumps || !result->haloes)
+      status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
   }
-  {
-    const hierarchy_input h = {n,         (const clump_record *const *)sorted,
-                               clump_id,  halo_of,
-                               n_mergers, mergers,
-                               halo_id,   root_saddle,
-                               halo_sums, mesh};
+  if (status == PHEW_OK)
+    status = write_rows(&a, mesh, params, result);
+  if (status == PHEW_OK) {
+    result->n_clumps = n_clumps_kept;
+    result->n_haloes = n_haloes_kept;
+    for (int64_t c = 0; c < n; ++c) {
+      const int64_t k = a.sorted[c] - records;
+      ids[2 * k] = a.clump_id[c];
+      ids[2 * k + 1] = a.halo_id[a.halo_of[c]];
+    }
+    const hierarchy_input h = {n,           (const clump_record *const *)a.sorted,
+                               a.clump_id,  a.halo_of,
+                               a.n_mergers, a.mergers,
+                               a.halo_id,   a.root_saddle,
+                               a.halo_sums, mesh};
     status = hierarchy_build(&h, result);
   }
-done:
-  free(sorted);
-  free(clump_id);
-  free(halo_of);
-  free(halo_index);
-  free(halo_head);
-  free(halo_id);
-  free(root_saddle);
-  free(clump_sums);
-  free(halo_sums);
-  free(mergers);
+  assembly_free(&a);
   return status;
 }
 

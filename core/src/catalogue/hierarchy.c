@@ -36,19 +36,11 @@ static int compare_nodes(const void *pa, const void *pb)
   return a->global_id < b->global_id ? -1 : (a->global_id > b->global_id);
 }
 
-phew_status hierarchy_build(const hierarchy_input *h, call_result *result)
+/* The nodes of the merger levels, level by level; returns the number of nodes (the leaves
+ * first). current[c]: the node clump c's peak heads now; created[c]: its new node on the
+ * level being merged, or -1. */
+static int64_t merge_nodes(const hierarchy_input *h, tree_node *nodes, int64_t *current, int64_t *created)
 {
-  const int64_t capacity = h->n_clumps + h->n_mergers; /* each merger adds at most one node */
-  tree_node *nodes = phew_malloc((size_t)capacity, sizeof *nodes);
-  int64_t *current = phew_malloc((size_t)h->n_clumps, sizeof *current);
-  int64_t *created = phew_malloc((size_t)h->n_clumps, sizeof *created);
-  int64_t *new_index = phew_malloc((size_t)capacity, sizeof *new_index);
-  sort_key *keys = phew_malloc((size_t)capacity, sizeof *keys);
-  phew_status status = PHEW_OK;
-  if (!nodes || !current || !created || !new_index || !keys) {
-    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the dendrogram");
-    goto done;
-  }
   int64_t n = 0;
   for (int64_t c = 0; c < h->n_clumps; ++c) {
     const sums *clump = &h->clump[c]->clump;
@@ -93,8 +85,13 @@ phew_status hierarchy_build(const hierarchy_input *h, call_result *result)
       nodes[nodes[i].parent].n_cells += nodes[i].n_cells;
       exact_sum_merge(&nodes[nodes[i].parent].mass, &nodes[i].mass);
     }
+  return n;
+}
 
-  /* keep the nodes of haloes above the mass threshold; order by level, then peak order */
+/* The nodes of haloes above the mass threshold, by level, then peak order: their keys (and
+ * new_index, node -> place or -1); returns how many. */
+static int64_t keep_nodes(const hierarchy_input *h, tree_node *nodes, int64_t n, sort_key *keys, int64_t *new_index)
+{
   int64_t kept = 0;
   for (int64_t i = 0; i < n; ++i) {
     new_index[i] = -1;
@@ -109,35 +106,55 @@ phew_status hierarchy_build(const hierarchy_input *h, call_result *result)
   qsort(keys, (size_t)kept, sizeof *keys, compare_nodes);
   for (int64_t k = 0; k < kept; ++k)
     new_index[keys[k].node] = k;
-  result->nodes = calloc((size_t)(kept > 0 ? kept : 1),
-                         sizeof *result->nodes); /* padding too: tables compare bytewise */
-  if (!result->nodes) {
+  return kept;
+}
+
+/* Row k of the dendrogram table. */
+static phew_status write_node(const hierarchy_input *h, const tree_node *t, const int64_t *new_index, int64_t k,
+                              phew_node *o, call_result *result)
+{
+  const clump_record *head = h->clump[t->head];
+  const int64_t halo = h->halo_of_clump[t->head];
+  o->id = k;
+  o->parent_id = t->parent >= 0 ? new_index[t->parent] : -1;
+  o->level = t->level;
+  o->clump_id = t->clump >= 0 ? h->clump_final_id[t->clump] : -1;
+  o->halo_id = h->halo_final_id[halo];
+  o->peak_id = head->peak_id;
+  o->peak_density = head->peak_density;
+  o->saddle_density = t->saddle;
+  o->n_cells = t->n_cells;
+  char object[96], why[sizeof result->message];
+  snprintf(object, sizeof object, "dendrogram node %lld (peak cell %lld)", (long long)k, (long long)head->peak_id);
+  if (sums_to_double(sums_mass_value(h->mesh, &t->mass), "mass", object, &o->mass, why, sizeof why) != 0)
+    return phew_fail(result, PHEW_ERROR_DATA, "%s", why);
+  return PHEW_OK;
+}
+
+phew_status hierarchy_build(const hierarchy_input *h, call_result *result)
+{
+  const int64_t capacity = h->n_clumps + h->n_mergers; /* each merger adds at most one node */
+  tree_node *nodes = phew_malloc((size_t)capacity, sizeof *nodes);
+  int64_t *current = phew_malloc((size_t)h->n_clumps, sizeof *current);
+  int64_t *created = phew_malloc((size_t)h->n_clumps, sizeof *created);
+  int64_t *new_index = phew_malloc((size_t)capacity, sizeof *new_index);
+  sort_key *keys = phew_malloc((size_t)capacity, sizeof *keys);
+  phew_status status = PHEW_OK;
+  int64_t kept = 0;
+  if (nodes && current && created && new_index && keys)
+    kept = keep_nodes(h, nodes, merge_nodes(h, nodes, current, created), keys, new_index);
+  else
     status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the dendrogram");
-    goto done;
+  if (status == PHEW_OK) {
+    result->nodes = calloc((size_t)(kept > 0 ? kept : 1),
+                           sizeof *result->nodes); /* padding too: tables compare bytewise */
+    if (!result->nodes)
+      status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the dendrogram");
   }
-  for (int64_t k = 0; k < kept; ++k) {
-    const tree_node *t = &nodes[keys[k].node];
-    const clump_record *head = h->clump[t->head];
-    const int64_t halo = h->halo_of_clump[t->head];
-    phew_node *o = &result->nodes[k];
-    o->id = k;
-    o->parent_id = t->parent >= 0 ? new_index[t->parent] : -1;
-    o->level = t->level;
-    o->clump_id = t->clump >= 0 ? h->clump_final_id[t->clump] : -1;
-    o->halo_id = h->halo_final_id[halo];
-    o->peak_id = head->peak_id;
-    o->peak_density = head->peak_density;
-    o->saddle_density = t->saddle;
-    o->n_cells = t->n_cells;
-    char object[96], why[sizeof result->message];
-    snprintf(object, sizeof object, "dendrogram node %lld (peak cell %lld)", (long long)k, (long long)head->peak_id);
-    if (sums_to_double(sums_mass_value(h->mesh, &t->mass), "mass", object, &o->mass, why, sizeof why) != 0) {
-      status = phew_fail(result, PHEW_ERROR_DATA, "%s", why);
-      goto done;
-    }
-  }
-  result->n_nodes = kept;
-done:
+  for (int64_t k = 0; status == PHEW_OK && k < kept; ++k)
+    status = write_node(h, &nodes[keys[k].node], new_index, k, &result->nodes[k], result);
+  if (status == PHEW_OK)
+    result->n_nodes = kept;
   free(nodes);
   free(current);
   free(created);

@@ -218,87 +218,90 @@ typedef struct hop_answer {
   double density;
 } hop_answer;
 
-static phew_status hop_groups(const phew_context *context, const phew_input *in, const phew_hop_params *params,
-                              int64_t *group_id, double *density, call_result *result)
-{
-  points_run run;
-  memset(&run, 0, sizeof run);
-  id_map own;
-  memset(&own, 0, sizeof own);
-  double *rho_padding = NULL;
-  int64_t *key = NULL, *key_padding = NULL, *final_key = NULL, *label = NULL;
-  hop_answer *answers = NULL, *back = NULL;
-  const int64_t n_passed = in && in->mesh == PHEW_MESH_POINTS ? in->points.n : 0;
-  phew_status status = comm_init(&run.c, context, result);
-  if (status != PHEW_OK)
-    goto done;
-  if (!in || in->mesh != PHEW_MESH_POINTS)
-    status = phew_fail(result, PHEW_ERROR_ARGUMENT, "HOP needs particles (mesh PHEW_MESH_POINTS)");
-  else if (n_passed > 0 && !group_id)
-    status = phew_fail(result, PHEW_ERROR_ARGUMENT, "HOP needs a GroupId array");
-  else
-    status = check_hop(params, result);
-  status = comm_agree(&run.c, status, result);
-  if (status != PHEW_OK)
-    goto done;
-  /* the neighbours HOP needs: n_hop - 1 others to hop among, n_merge for the boundaries */
-  phew_input hop_in = *in;
-  const int n_keep = params->n_hop - 1 > params->n_merge ? params->n_hop - 1 : params->n_merge;
-  hop_in.points.n_neighbours = n_keep > 1 ? n_keep : 1;
-  run.n_ordered = params->n_merge > 0 ? params->n_merge : 1; /* the hops need only the set */
-  status = points_prepare(&run, context, &hop_in, POINTS_HOP, result);
-  if (status != PHEW_OK)
-    goto done;
+/* HOP's working arrays beside the particle path's run. */
+typedef struct hop_work {
+  id_map own; /* own particle's global id -> index (several ranks) */
+  double *rho_padding;
+  int64_t *key, *key_padding, *final_key, *label;
+} hop_work;
 
-  double t = phew_seconds();
-  const points_context *x = &run.x;
-  particle_set *s = &run.s;
+static void hop_work_free(hop_work *w)
+{
+  if (w->own.slots)
+    id_map_free(&w->own);
+  free(w->rho_padding);
+  free(w->key);
+  free(w->key_padding);
+  free(w->final_key);
+  free(w->label);
+}
+
+/* Collective: the arrays of the hops and the regrouping. */
+static phew_status hop_work_init(hop_work *w, points_run *run, call_result *result)
+{
+  const particle_set *s = &run->s;
   const int64_t n_own = s->n_own, n_padding = s->n - s->n_own;
-  const hop_lists lists = {run.nr.nearest, run.nr.n_keep, params->n_hop, params->n_merge};
-  int ok = run.c.size == 1 || id_map_init(&own, n_own) == 0;
-  for (int64_t i = 0; ok && run.c.size > 1 && i < n_own; ++i) {
+  int ok = run->c.size == 1 || id_map_init(&w->own, n_own) == 0;
+  for (int64_t i = 0; ok && run->c.size > 1 && i < n_own; ++i) {
     int64_t existing;
-    ok = id_map_insert(&own, s->id[i], i, &existing) == 0;
+    ok = id_map_insert(&w->own, s->id[i], i, &existing) == 0;
   }
-  rho_padding = phew_malloc((size_t)n_padding + 1, sizeof *rho_padding);
-  key = phew_malloc((size_t)n_own + 1, sizeof *key);
-  key_padding = phew_malloc((size_t)n_padding + 1, sizeof *key_padding);
-  final_key = phew_malloc((size_t)n_own + 1, sizeof *final_key);
-  label = phew_malloc((size_t)n_own + 1, sizeof *label);
-  if (comm_max(&run.c, !ok || !rho_padding || !key || !key_padding || !final_key || !label)) {
-    status = comm_agree(&run.c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
-    goto done;
-  }
+  w->rho_padding = phew_malloc((size_t)n_padding + 1, sizeof *w->rho_padding);
+  w->key = phew_malloc((size_t)n_own + 1, sizeof *w->key);
+  w->key_padding = phew_malloc((size_t)n_padding + 1, sizeof *w->key_padding);
+  w->final_key = phew_malloc((size_t)n_own + 1, sizeof *w->final_key);
+  w->label = phew_malloc((size_t)n_own + 1, sizeof *w->label);
+  if (comm_max(&run->c, !ok || !w->rho_padding || !w->key || !w->key_padding || !w->final_key || !w->label))
+    return comm_agree(&run->c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
+  return PHEW_OK;
+}
+
+/* Collective: the hops (timed as the watershed) and the regrouping (as saddle merging) into
+ * w->final_key. */
+static phew_status hop_stages(points_run *run, hop_work *w, const phew_hop_params *params, call_result *result)
+{
+  const points_context *x = &run->x;
+  const particle_set *s = &run->s;
+  const hop_lists lists = {run->nr.nearest, run->nr.n_keep, params->n_hop, params->n_merge};
+  double t = phew_seconds();
   const int depth = lists.n_hop - 1 > lists.n_merge ? lists.n_hop - 1 : lists.n_merge;
-  status = padding_from_owners(x, s, &own, &lists, depth < lists.n_keep ? depth : lists.n_keep, reply_density, run.rho,
-                               sizeof(double), rho_padding);
+  phew_status status = padding_from_owners(x, s, &w->own, &lists, depth < lists.n_keep ? depth : lists.n_keep,
+                                           reply_density, run->rho, sizeof(double), w->rho_padding);
   if (status == PHEW_OK)
-    status = hop_chains(x, s, &own, &lists, run.rho, rho_padding, key);
+    status = hop_chains(x, s, &w->own, &lists, run->rho, w->rho_padding, w->key);
   result->stats.seconds[PHEW_STAGE_WATERSHED] += phew_seconds() - t;
   t = phew_seconds();
   if (status == PHEW_OK)
-    status = padding_from_owners(x, s, &own, &lists, lists.n_merge < lists.n_keep ? lists.n_merge : lists.n_keep,
-                                 reply_key, key, sizeof(int64_t), key_padding);
+    status = padding_from_owners(x, s, &w->own, &lists, lists.n_merge < lists.n_keep ? lists.n_merge : lists.n_keep,
+                                 reply_key, w->key, sizeof(int64_t), w->key_padding);
   const hop_thresholds thresholds = {params->outer, params->saddle_factor * params->outer,
                                      params->peak_factor * params->outer};
   if (status == PHEW_OK)
-    status = hop_regroup(x, s, &lists, run.rho, rho_padding, key, key_padding, &thresholds, final_key);
+    status = hop_regroup(x, s, &lists, run->rho, w->rho_padding, w->key, w->key_padding, &thresholds, w->final_key);
   result->stats.seconds[PHEW_STAGE_SADDLE_MERGING] += phew_seconds() - t;
-  if (status != PHEW_OK)
-    goto done;
+  return status;
+}
 
-  t = phew_seconds();
+/* Collective: the group catalogue, and each particle's GroupId and density back where it was
+ * passed. */
+static phew_status hop_catalogue(points_run *run, hop_work *w, const phew_hop_params *params, int64_t n_passed,
+                                 int64_t *group_id, double *density, call_result *result)
+{
+  const points_context *x = &run->x;
+  particle_set *s = &run->s;
+  const int64_t n_own = s->n_own;
+  const double t = phew_seconds();
   s->n = n_own; /* the padding is no longer needed */
-  const group_keys g = {final_key, run.rho, params->min_members};
-  status = groups_build(x, s, &g, label);
-  answers = status == PHEW_OK ? phew_malloc((size_t)n_own + 1, sizeof *answers) : NULL;
-  if (status == PHEW_OK && comm_max(&run.c, !answers))
-    status = comm_agree(&run.c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
+  const group_keys g = {w->final_key, run->rho, params->min_members};
+  phew_status status = groups_build(x, s, &g, w->label);
+  hop_answer *answers = status == PHEW_OK ? phew_malloc((size_t)n_own + 1, sizeof *answers) : NULL;
+  if (status == PHEW_OK && comm_max(&run->c, !answers))
+    status = comm_agree(&run->c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
   for (int64_t i = 0; status == PHEW_OK && i < n_own; ++i)
-    answers[i] = (hop_answer){label[i], run.rho[i]};
-  back = status == PHEW_OK ? phew_malloc((size_t)n_passed + 1, sizeof *back) : NULL;
-  if (status == PHEW_OK && comm_max(&run.c, !back))
-    status = comm_agree(&run.c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
+    answers[i] = (hop_answer){w->label[i], run->rho[i]};
+  hop_answer *back = status == PHEW_OK ? phew_malloc((size_t)n_passed + 1, sizeof *back) : NULL;
+  if (status == PHEW_OK && comm_max(&run->c, !back))
+    status = comm_agree(&run->c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
   if (status == PHEW_OK)
     status = domain_return(x, s, answers, sizeof *answers, back, n_passed);
   for (int64_t i = 0; status == PHEW_OK && i < n_passed; ++i) {
@@ -307,7 +310,43 @@ static phew_status hop_groups(const phew_context *context, const phew_input *in,
       density[i] = back[i].density;
   }
   result->stats.seconds[PHEW_STAGE_PROPERTIES] += phew_seconds() - t;
-done:
+  free(answers);
+  free(back);
+  return status;
+}
+
+static phew_status hop_groups(const phew_context *context, const phew_input *in, const phew_hop_params *params,
+                              int64_t *group_id, double *density, call_result *result)
+{
+  points_run run;
+  memset(&run, 0, sizeof run);
+  hop_work w;
+  memset(&w, 0, sizeof w);
+  const int64_t n_passed = in && in->mesh == PHEW_MESH_POINTS ? in->points.n : 0;
+  phew_status status = comm_init(&run.c, context, result);
+  if (status == PHEW_OK) {
+    if (!in || in->mesh != PHEW_MESH_POINTS)
+      status = phew_fail(result, PHEW_ERROR_ARGUMENT, "HOP needs particles (mesh PHEW_MESH_POINTS)");
+    else if (n_passed > 0 && !group_id)
+      status = phew_fail(result, PHEW_ERROR_ARGUMENT, "HOP needs a GroupId array");
+    else
+      status = check_hop(params, result);
+    status = comm_agree(&run.c, status, result);
+  }
+  if (status == PHEW_OK) {
+    /* the neighbours HOP needs: n_hop - 1 others to hop among, n_merge for the boundaries */
+    phew_input hop_in = *in;
+    const int n_keep = params->n_hop - 1 > params->n_merge ? params->n_hop - 1 : params->n_merge;
+    hop_in.points.n_neighbours = n_keep > 1 ? n_keep : 1;
+    run.n_ordered = params->n_merge > 0 ? params->n_merge : 1; /* the hops need only the set */
+    status = points_prepare(&run, context, &hop_in, POINTS_HOP, result);
+  }
+  if (status == PHEW_OK)
+    status = hop_work_init(&w, &run, result);
+  if (status == PHEW_OK)
+    status = hop_stages(&run, &w, params, result);
+  if (status == PHEW_OK)
+    status = hop_catalogue(&run, &w, params, n_passed, group_id, density, result);
   if (status != PHEW_OK) {
     call_result_free(result);
     for (int64_t i = 0; i < n_passed; ++i) {
@@ -322,15 +361,7 @@ done:
     result->stats.seconds[k] = comm_max_double(&run.c, result->stats.seconds[k]);
   result->stats.n_cells = run.x.n_total;
   result->stats.n_ranks = run.c.size;
-  if (own.slots)
-    id_map_free(&own);
-  free(rho_padding);
-  free(key);
-  free(key_padding);
-  free(final_key);
-  free(label);
-  free(answers);
-  free(back);
+  hop_work_free(&w);
   points_run_free(&run);
   return status;
 }
@@ -346,8 +377,10 @@ static phew_status report_groups(phew_context *context, call_result *r, phew_sta
 phew_status phew_find_fof_groups(phew_context *context, const phew_input *in, const phew_fof_params *params,
                                  int64_t *group_id, phew_group_result *result)
 {
+  if (result)
+    memset(result, 0, sizeof *result);
   if (!context || !result)
-    return PHEW_ERROR_ARGUMENT;
+    return call_refused(context, "phew_find_fof_groups");
   call_result r;
   call_result_start(&r);
   return report_groups(context, &r, fof_groups(context, in, params, group_id, &r), result);
@@ -356,8 +389,10 @@ phew_status phew_find_fof_groups(phew_context *context, const phew_input *in, co
 phew_status phew_find_hop_groups(phew_context *context, const phew_input *in, const phew_hop_params *params,
                                  int64_t *group_id, double *density, phew_group_result *result)
 {
+  if (result)
+    memset(result, 0, sizeof *result);
   if (!context || !result)
-    return PHEW_ERROR_ARGUMENT;
+    return call_refused(context, "phew_find_hop_groups");
   call_result r;
   call_result_start(&r);
   return report_groups(context, &r, hop_groups(context, in, params, group_id, density, &r), result);

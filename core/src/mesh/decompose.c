@@ -55,11 +55,11 @@ static phew_status refuse(phew_context *context, const char *why)
 }
 
 phew_status phew_grid_block(phew_context *context, phew_grid *grid, const int64_t global_dims[3], const int periodic[3],
-                            int n_ranks, int rank)
+                            int n_blocks, int block)
 {
   if (!grid || !global_dims)
     return refuse(context, "phew_grid_block: the grid and the dimensions must not be NULL");
-  if (n_ranks < 1 || rank < 0 || rank >= n_ranks)
+  if (n_blocks < 1 || block < 0 || block >= n_blocks)
     return refuse(context, "phew_grid_block: the block must be one of 0 .. n_blocks - 1, n_blocks >= 1");
   int64_t n_cells;
   for (int d = 0; d < 3; ++d)
@@ -68,9 +68,9 @@ phew_status phew_grid_block(phew_context *context, phew_grid *grid, const int64_
   if (phew_checked_product(global_dims, 3, &n_cells) != PHEW_OK)
     return refuse(context, "phew_grid_block: the number of cells does not fit in int64");
   phew_grid_init_whole(grid, global_dims[0], global_dims[1], global_dims[2]);
-  int p[3] = {n_ranks, 1, 1};
-  best_factors(global_dims, n_ranks, p);
-  const int coord[3] = {rank % p[0], (rank / p[0]) % p[1], rank / (p[0] * p[1])};
+  int p[3] = {n_blocks, 1, 1};
+  best_factors(global_dims, n_blocks, p);
+  const int coord[3] = {block % p[0], (block / p[0]) % p[1], block / (p[0] * p[1])};
   for (int d = 0; d < 3; ++d) {
     const int64_t n = global_dims[d];
     /* n * coord needs up to 53 + 31 bits */
@@ -98,7 +98,7 @@ phew_status phew_grid_decompose(phew_context *context, phew_grid *grid, const in
                                 const int periodic[3])
 {
   if (!context)
-    return PHEW_ERROR_ARGUMENT;
+    return call_refused(context, "phew_grid_decompose");
   call_result r;
   call_result_start(&r);
   comm c;

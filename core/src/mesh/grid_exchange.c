@@ -68,116 +68,136 @@ static unsigned char *copy_region(const box *region, const int64_t shift[3], con
   return packed;
 }
 
-/* Collective: phew_exchange_ghosts over c; the message of a failure into r. */
-static phew_status exchange_ghosts(comm *c_in, const phew_grid *g, void *values, size_t value_size, call_result *r)
-{
-  comm c = *c_in; /* (a copy: the bytes it sends are not reported) */
-  char *message = r->message;
-  const size_t message_size = sizeof r->message;
-  /* a bad block on one rank stops them all, before any size taken from it is used */
-  block b;
-  phew_status s = comm_agree(&c, g ? block_init(&b, g, r) : phew_fail(r, PHEW_ERROR_ARGUMENT, "no grid given"), r);
-  if (s != PHEW_OK)
-    return s;
+/* What every step of the exchange knows: this rank's boxes, every rank's, the images. */
+typedef struct exchange {
+  comm *c;
   block_boxes mine;
-  for (int d = 0; d < 3; ++d) {
-    mine.stored.lo[d] = g->stored_offset[d];
-    mine.stored.hi[d] = g->stored_offset[d] + g->stored_dims[d];
-    mine.active.lo[d] = g->active_offset[d];
-    mine.active.hi[d] = g->active_offset[d] + g->active_dims[d];
-  }
+  block_boxes *all; /* per rank */
   int64_t shifts[27][3];
-  const int n_images = images(g, shifts);
+  int n_images;
+  int64_t n_receive; /* ghost cells this rank receives */
+} exchange;
 
-  block_boxes *all = phew_malloc((size_t)c.size, sizeof *all);
-  int *counts = phew_malloc((size_t)c.size, sizeof *counts);
-  if (comm_max(&c, !all || !counts)) {
-    free(all);
-    free(counts);
-    snprintf(message, message_size, "out of memory in the ghost exchange");
-    return PHEW_ERROR_MEMORY;
-  }
-  comm_allgather(&c, &mine, sizeof mine, all);
-
-  /* When the active boxes tile the grid, every ghost cell is the image of exactly one active
-   * cell, and no other rank's box overlaps ours. Checked before anything is written. */
+/* When the active boxes tile the grid, every ghost cell is the image of exactly one active
+ * cell, and no other rank's box overlaps ours: 1 if so on every rank (collective). Checked
+ * before anything is written. */
+static int tiles_the_grid(exchange *x, int64_t n_ghosts)
+{
   const int64_t zero[3] = {0, 0, 0};
-  int64_t n_receive = 0, overlap = 0;
-  for (int src = 0; src < c.size; ++src)
-    for (int k = 0; k < n_images; ++k) {
+  int64_t overlap = 0;
+  x->n_receive = 0;
+  for (int src = 0; src < x->c->size; ++src)
+    for (int k = 0; k < x->n_images; ++k) {
       box region;
-      if (src != c.rank || k != 0)
-        n_receive += image_in(&mine.stored, &all[src].active, shifts[k], &region);
-      if (src != c.rank && k == 0)
-        overlap += image_in(&mine.active, &all[src].active, zero, &region);
+      if (src != x->c->rank || k != 0)
+        x->n_receive += image_in(&x->mine.stored, &x->all[src].active, x->shifts[k], &region);
+      if (src != x->c->rank && k == 0)
+        overlap += image_in(&x->mine.active, &x->all[src].active, zero, &region);
     }
-  const int64_t n_ghosts = b.n_stored - g->active_dims[0] * g->active_dims[1] * g->active_dims[2];
-  if (comm_max(&c, n_receive != n_ghosts || overlap > 0)) {
-    free(all);
-    free(counts);
-    snprintf(message, message_size,
-             "some ghost cells lie in no rank's active box, or active boxes overlap: the "
-             "blocks do not tile the grid");
-    return PHEW_ERROR_ARGUMENT;
-  }
+  return !comm_max(x->c, x->n_receive != n_ghosts || overlap > 0);
+}
 
-  /* what each rank needs from this one, x fastest, image by image */
-  int64_t n_send = 0, too_many = 0;
-  for (int q = 0; q < c.size; ++q) {
+/* What each rank needs from this one, packed x fastest, image by image (counts per rank);
+ * NULL if memory ran out or a rank needs more than an int of cells (*too_many). */
+static unsigned char *pack(const exchange *x, void *values, size_t value_size, int *counts, int *too_many)
+{
+  const comm *c = x->c;
+  int64_t n_send = 0;
+  *too_many = 0;
+  for (int q = 0; q < c->size; ++q) {
     int64_t cells = 0;
     box region;
-    for (int k = 0; k < n_images; ++k)
-      if (q != c.rank || k != 0) /* (image 0 of our own box: our active cells) */
-        cells += image_in(&all[q].stored, &mine.active, shifts[k], &region);
-    too_many |= cells > INT32_MAX;
+    for (int k = 0; k < x->n_images; ++k)
+      if (q != c->rank || k != 0) /* (image 0 of our own box: our active cells) */
+        cells += image_in(&x->all[q].stored, &x->mine.active, x->shifts[k], &region);
+    *too_many |= cells > INT32_MAX;
     counts[q] = (int)cells;
     n_send += cells;
   }
   unsigned char *packed = phew_malloc((size_t)(n_send > 0 ? n_send : 1), value_size);
-  if (comm_max(&c, !packed || too_many)) {
-    free(all);
-    free(counts);
-    free(packed);
-    snprintf(message, message_size, "%s",
-             too_many ? "too many ghost cells for one exchange" : "out of memory in the ghost exchange");
-    return too_many ? PHEW_ERROR_ARGUMENT : PHEW_ERROR_MEMORY;
-  }
+  if (!packed || *too_many)
+    return packed;
   unsigned char *at = packed;
-  for (int q = 0; q < c.size; ++q)
-    for (int k = 0; k < n_images; ++k) {
+  for (int q = 0; q < c->size; ++q)
+    for (int k = 0; k < x->n_images; ++k) {
       box region;
-      if ((q != c.rank || k != 0) && image_in(&all[q].stored, &mine.active, shifts[k], &region) > 0)
-        at = copy_region(&region, shifts[k], &mine.stored, values, at, value_size, 0);
+      if ((q != c->rank || k != 0) && image_in(&x->all[q].stored, &x->mine.active, x->shifts[k], &region) > 0)
+        at = copy_region(&region, x->shifts[k], &x->mine.stored, values, at, value_size, 0);
     }
+  return packed;
+}
+
+/* The values arrive grouped by source rank, each group in the order its sender packed it;
+ * they land on the ghost cells themselves (no shift). */
+static void unpack(const exchange *x, const inbox *received, void *values, size_t value_size)
+{
+  const int64_t zero[3] = {0, 0, 0};
+  unsigned char *from = received->items;
+  for (int src = 0; src < x->c->size; ++src)
+    for (int k = 0; k < x->n_images; ++k) {
+      box region;
+      if ((src != x->c->rank || k != 0) && image_in(&x->mine.stored, &x->all[src].active, x->shifts[k], &region) > 0)
+        from = copy_region(&region, zero, &x->mine.stored, values, from, value_size, 1);
+    }
+}
+
+/* Collective: phew_exchange_ghosts over c; the message of a failure into r. */
+static phew_status exchange_ghosts(comm *c, const phew_grid *g, void *values, size_t value_size, call_result *r)
+{
+  /* a bad block on one rank stops them all, before any size taken from it is used */
+  block b;
+  phew_status s = comm_agree(c, g ? block_init(&b, g, r) : phew_fail(r, PHEW_ERROR_ARGUMENT, "no grid given"), r);
+  if (s != PHEW_OK)
+    return s;
+  exchange x = {.c = c};
+  for (int d = 0; d < 3; ++d) {
+    x.mine.stored.lo[d] = g->stored_offset[d];
+    x.mine.stored.hi[d] = g->stored_offset[d] + g->stored_dims[d];
+    x.mine.active.lo[d] = g->active_offset[d];
+    x.mine.active.hi[d] = g->active_offset[d] + g->active_dims[d];
+  }
+  x.n_images = images(g, x.shifts);
+  x.all = phew_malloc((size_t)c->size, sizeof *x.all);
+  int *counts = phew_malloc((size_t)c->size, sizeof *counts);
+  unsigned char *packed = NULL;
+  int too_many = 0;
+  if (comm_max(c, !x.all || !counts)) {
+    s = phew_fail(r, PHEW_ERROR_MEMORY, "out of memory in the ghost exchange");
+    goto done;
+  }
+  comm_allgather(c, &x.mine, sizeof x.mine, x.all);
+  if (!tiles_the_grid(&x, b.n_stored - g->active_dims[0] * g->active_dims[1] * g->active_dims[2])) {
+    s = phew_fail(r, PHEW_ERROR_ARGUMENT,
+                  "some ghost cells lie in no rank's active box, or active boxes overlap: the "
+                  "blocks do not tile the grid");
+    goto done;
+  }
+  packed = pack(&x, values, value_size, counts, &too_many);
+  if (comm_max(c, !packed || too_many)) {
+    s = too_many ? phew_fail(r, PHEW_ERROR_ARGUMENT, "too many ghost cells for one exchange")
+                 : phew_fail(r, PHEW_ERROR_MEMORY, "out of memory in the ghost exchange");
+    goto done;
+  }
   inbox received;
-  s = comm_exchange_grouped(&c, packed, counts, value_size, &received);
+  s = comm_exchange_grouped(c, packed, counts, value_size, &received);
+  if (s == PHEW_OK && comm_max(c, received.n != x.n_receive))
+    s = PHEW_ERROR_MPI;
+  if (s == PHEW_OK)
+    unpack(&x, &received, values, value_size);
+  inbox_free(&received);
+  if (s != PHEW_OK)
+    s = phew_fail(r, s, "the ghost exchange failed");
+done:
   free(packed);
   free(counts);
-  if (s == PHEW_OK && comm_max(&c, received.n != n_receive))
-    s = PHEW_ERROR_MPI;
-
-  /* the values arrive grouped by source rank, each group in the order its sender packed it;
-   * they land on the ghost cells themselves (no shift) */
-  if (s == PHEW_OK) {
-    unsigned char *from = received.items;
-    for (int src = 0; src < c.size; ++src)
-      for (int k = 0; k < n_images; ++k) {
-        box region;
-        if ((src != c.rank || k != 0) && image_in(&mine.stored, &all[src].active, shifts[k], &region) > 0)
-          from = copy_region(&region, zero, &mine.stored, values, from, value_size, 1);
-      }
-  }
-  inbox_free(&received);
-  free(all);
-  if (s != PHEW_OK)
-    snprintf(message, message_size, "the ghost exchange failed");
+  free(x.all);
   return s;
 }
 
 phew_status phew_exchange_ghosts(phew_context *context, const phew_grid *grid, void *values, size_t value_size)
 {
   if (!context)
-    return PHEW_ERROR_ARGUMENT;
+    return call_refused(context, "phew_exchange_ghosts");
   call_result r;
   call_result_start(&r);
   comm c;

@@ -54,120 +54,150 @@ static int bin_of(double x, const region *g)
   return b >= DOMAIN_BINS ? DOMAIN_BINS : (int)b;
 }
 
+/* What the bisection's rounds share: the regions so far and the region of each own particle. */
+typedef struct bisection {
+  const points_context *x;
+  const particle_set *s;
+  region *regions;
+  int n_regions;
+  int32_t *where; /* region of each own particle */
+  int64_t *hist;  /* per region: DOMAIN_BINS + 1 bins */
+  int *upper_of;  /* the region split off a region, or -1 */
+} bisection;
+
+/* The regions of several ranks get a cut: the longest axis, and the count below the cut
+ * their lower ranks' share; 0 when no region has more than one rank. */
+static int choose_cuts(bisection *b)
+{
+  int splitting = 0;
+  for (int k = 0; k < b->n_regions; ++k) {
+    region *g = &b->regions[k];
+    if (g->last - g->first < 2)
+      continue;
+    splitting = 1;
+    g->axis = 0;
+    for (int d = 1; d < 3; ++d)
+      if (g->v.hi[d] - g->v.lo[d] > g->v.hi[g->axis] - g->v.lo[g->axis])
+        g->axis = d;
+    const int lower = (g->last - g->first) / 2;
+    g->want = (int64_t)((double)g->count * lower / (g->last - g->first));
+    g->cut_lo = g->v.lo[g->axis];
+    g->cut_width = (g->v.hi[g->axis] - g->v.lo[g->axis]) / DOMAIN_BINS;
+    g->below = 0;
+    g->settled = !(g->cut_width > 0.0);
+  }
+  return splitting;
+}
+
+/* Collective: refine the interval holding each cut, the bin where the count below reaches
+ * the share, until it holds few enough particles. */
+static void refine_cuts(bisection *b)
+{
+  const particle_set *s = b->s;
+  for (int step = 0; step < DOMAIN_REFINEMENTS; ++step) {
+    int refining = 0;
+    for (int k = 0; k < b->n_regions; ++k)
+      refining |= b->regions[k].last - b->regions[k].first >= 2 && !b->regions[k].settled;
+    if (!refining) /* the same on every rank: the counts are global */
+      break;
+    memset(b->hist, 0, (size_t)b->n_regions * (DOMAIN_BINS + 1) * sizeof *b->hist);
+    for (int64_t i = 0; i < s->n_own; ++i) {
+      const region *g = &b->regions[b->where[i]];
+      if (g->last - g->first < 2 || g->settled)
+        continue;
+      const int bin = bin_of(s->position[3 * i + g->axis], g);
+      if (bin >= 0)
+        b->hist[(size_t)b->where[i] * (DOMAIN_BINS + 1) + (size_t)bin]++;
+    }
+    comm_sum_array(b->x->c, b->hist, (int64_t)b->n_regions * (DOMAIN_BINS + 1));
+    for (int k = 0; k < b->n_regions; ++k) {
+      region *g = &b->regions[k];
+      if (g->last - g->first < 2 || g->settled)
+        continue;
+      const int64_t *h = b->hist + (size_t)k * (DOMAIN_BINS + 1);
+      int bin = 0;
+      while (bin < DOMAIN_BINS - 1 && g->below + h[bin] < g->want) /* the bin where want is reached */
+        g->below += h[bin++];
+      g->cut_lo += bin * g->cut_width;
+      g->cut_width /= DOMAIN_BINS;
+      /* a cut anywhere in that bin misses the share by at most its count */
+      g->settled = h[bin] <= g->count / DOMAIN_BALANCE || !(g->cut_width > 0.0);
+    }
+  }
+}
+
+/* Collective: every region of several ranks cut in two, lower part [lo, cut), upper part
+ * [cut, hi]; the particles follow, and the regions' counts are summed again. */
+static void cut_regions(bisection *b)
+{
+  const particle_set *s = b->s;
+  const int old = b->n_regions;
+  for (int k = 0; k < old; ++k) {
+    region *g = &b->regions[k];
+    b->upper_of[k] = -1;
+    if (g->last - g->first < 2)
+      continue;
+    b->upper_of[k] = b->n_regions;
+    double cut = g->cut_lo; /* a flat region (no width) sends everything up */
+    cut = cut > g->v.hi[g->axis] ? g->v.hi[g->axis] : (cut < g->v.lo[g->axis] ? g->v.lo[g->axis] : cut);
+    region *u = &b->regions[b->n_regions++];
+    *u = *g;
+    const int lower = (g->last - g->first) / 2;
+    u->first = g->first + lower;
+    g->last = g->first + lower;
+    g->v.hi[g->axis] = cut;
+    u->v.lo[g->axis] = cut;
+  }
+  memset(b->hist, 0, (size_t)b->n_regions * sizeof *b->hist);
+  for (int64_t i = 0; i < s->n_own; ++i) {
+    const region *g = &b->regions[b->where[i]];
+    if (b->upper_of[b->where[i]] >= 0 && s->position[3 * i + g->axis] >= g->v.hi[g->axis])
+      b->where[i] = b->upper_of[b->where[i]];
+    b->hist[b->where[i]]++;
+  }
+  comm_sum_array(b->x->c, b->hist, b->n_regions);
+  for (int k = 0; k < b->n_regions; ++k)
+    b->regions[k].count = b->hist[k];
+}
+
 phew_status domain_split(const points_context *x, const particle_set *s, subvolume *parts)
 {
   comm *c = x->c;
   const int size = c->size;
-  region *regions = phew_malloc((size_t)size, sizeof *regions);
-  int32_t *where = phew_malloc((size_t)s->n_own + 1, sizeof *where); /* region of each own particle */
-  int64_t *hist = phew_malloc((size_t)size * (DOMAIN_BINS + 1), sizeof *hist);
-  int *upper_of = phew_malloc((size_t)size, sizeof *upper_of); /* the region split off a region */
-  if (comm_max(c, !regions || !where || !hist || !upper_of)) {
-    free(upper_of);
-    free(regions);
-    free(where);
-    free(hist);
-    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while splitting the domain"),
-                      x->result);
+  bisection b = {x,
+                 s,
+                 phew_malloc((size_t)size, sizeof *b.regions),
+                 1,
+                 phew_malloc((size_t)s->n_own + 1, sizeof *b.where),
+                 phew_malloc((size_t)size * (DOMAIN_BINS + 1), sizeof *b.hist),
+                 phew_malloc((size_t)size, sizeof *b.upper_of)};
+  phew_status status = PHEW_OK;
+  if (comm_max(c, !b.regions || !b.where || !b.hist || !b.upper_of)) {
+    status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while splitting the domain"),
+                        x->result);
+  } else {
+    region *all = &b.regions[0]; /* the whole domain, for all ranks */
+    all->first = 0;
+    all->last = size;
+    for (int d = 0; d < 3; ++d) {
+      all->v.lo[d] = x->lo[d];
+      all->v.hi[d] = x->hi[d];
+    }
+    all->count = x->n_total;
+    for (int64_t i = 0; i < s->n_own; ++i)
+      b.where[i] = 0;
+    while (choose_cuts(&b)) {
+      refine_cuts(&b);
+      cut_regions(&b);
+    }
+    for (int k = 0; k < b.n_regions; ++k)
+      parts[b.regions[k].first] = b.regions[k].v;
   }
-  int n_regions = 1;
-  regions[0].first = 0;
-  regions[0].last = size;
-  for (int d = 0; d < 3; ++d) {
-    regions[0].v.lo[d] = x->lo[d];
-    regions[0].v.hi[d] = x->hi[d];
-  }
-  regions[0].count = x->n_total;
-  for (int64_t i = 0; i < s->n_own; ++i)
-    where[i] = 0;
-
-  for (;;) {
-    int splitting = 0;
-    for (int k = 0; k < n_regions; ++k) {
-      region *g = &regions[k];
-      if (g->last - g->first < 2)
-        continue;
-      splitting = 1;
-      g->axis = 0;
-      for (int d = 1; d < 3; ++d)
-        if (g->v.hi[d] - g->v.lo[d] > g->v.hi[g->axis] - g->v.lo[g->axis])
-          g->axis = d;
-      const int lower = (g->last - g->first) / 2;
-      g->want = (int64_t)((double)g->count * lower / (g->last - g->first));
-      g->cut_lo = g->v.lo[g->axis];
-      g->cut_width = (g->v.hi[g->axis] - g->v.lo[g->axis]) / DOMAIN_BINS;
-      g->below = 0;
-      g->settled = !(g->cut_width > 0.0);
-    }
-    if (!splitting)
-      break;
-    /* refine the interval holding the cut: the bin where the count below reaches want */
-    for (int step = 0; step < DOMAIN_REFINEMENTS; ++step) {
-      int refining = 0;
-      for (int k = 0; k < n_regions; ++k)
-        refining |= regions[k].last - regions[k].first >= 2 && !regions[k].settled;
-      if (!refining) /* the same on every rank: the counts are global */
-        break;
-      memset(hist, 0, (size_t)n_regions * (DOMAIN_BINS + 1) * sizeof *hist);
-      for (int64_t i = 0; i < s->n_own; ++i) {
-        const region *g = &regions[where[i]];
-        if (g->last - g->first < 2 || g->settled)
-          continue;
-        const int b = bin_of(s->position[3 * i + g->axis], g);
-        if (b >= 0)
-          hist[(size_t)where[i] * (DOMAIN_BINS + 1) + (size_t)b]++;
-      }
-      comm_sum_array(c, hist, (int64_t)n_regions * (DOMAIN_BINS + 1));
-      for (int k = 0; k < n_regions; ++k) {
-        region *g = &regions[k];
-        if (g->last - g->first < 2 || g->settled)
-          continue;
-        const int64_t *h = hist + (size_t)k * (DOMAIN_BINS + 1);
-        int b = 0;
-        while (b < DOMAIN_BINS - 1 && g->below + h[b] < g->want) /* the bin where want is reached */
-          g->below += h[b++];
-        g->cut_lo += b * g->cut_width;
-        g->cut_width /= DOMAIN_BINS;
-        /* a cut anywhere in that bin misses the share by at most its count */
-        g->settled = h[b] <= g->count / DOMAIN_BALANCE || !(g->cut_width > 0.0);
-      }
-    }
-    /* cut: lower part [lo, cut), upper part [cut, hi] */
-    const int old = n_regions;
-    for (int k = 0; k < old; ++k) {
-      region *g = &regions[k];
-      upper_of[k] = -1;
-      if (g->last - g->first < 2)
-        continue;
-      upper_of[k] = n_regions;
-      double cut = g->cut_lo; /* a flat region (no width) sends everything up */
-      cut = cut > g->v.hi[g->axis] ? g->v.hi[g->axis] : (cut < g->v.lo[g->axis] ? g->v.lo[g->axis] : cut);
-      region *u = &regions[n_regions++];
-      *u = *g;
-      const int lower = (g->last - g->first) / 2;
-      u->first = g->first + lower;
-      g->last = g->first + lower;
-      g->v.hi[g->axis] = cut;
-      u->v.lo[g->axis] = cut;
-    }
-    memset(hist, 0, (size_t)n_regions * sizeof *hist);
-    for (int64_t i = 0; i < s->n_own; ++i) {
-      const region *g = &regions[where[i]];
-      if (upper_of[where[i]] >= 0 && s->position[3 * i + g->axis] >= g->v.hi[g->axis])
-        where[i] = upper_of[where[i]];
-      hist[where[i]]++;
-    }
-    comm_sum_array(c, hist, n_regions);
-    for (int k = 0; k < n_regions; ++k)
-      regions[k].count = hist[k];
-  }
-  for (int k = 0; k < n_regions; ++k)
-    parts[regions[k].first] = regions[k].v;
-  free(upper_of);
-  free(regions);
-  free(where);
-  free(hist);
-  return PHEW_OK;
+  free(b.upper_of);
+  free(b.regions);
+  free(b.where);
+  free(b.hist);
+  return status;
 }
 
 /* A particle on its way to its owner: the fields the set has, packed (its origin rank is the

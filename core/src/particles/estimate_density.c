@@ -38,7 +38,7 @@ static phew_status estimate_density(const phew_context *context, const phew_inpu
 phew_status phew_estimate_density(phew_context *context, const phew_input *in, double *density, phew_stats *stats)
 {
   if (!context)
-    return PHEW_ERROR_ARGUMENT;
+    return call_refused(context, "phew_estimate_density");
   call_result r;
   call_result_start(&r);
   const phew_status s = estimate_density(context, in, density, &r);

@@ -231,116 +231,144 @@ phew_status padding_width(const points_context *x, const subvolume *parts, parti
                     x->result);
 }
 
+/* What the rounds of padding_neighbours share. */
+typedef struct neighbour_rounds {
+  const points_context *x;
+  particle_set *s;
+  neighbour_result *r;
+  int n_dens;                     /* > 0: the smoothing lengths are wanted */
+  int padded;                     /* several ranks: balls may need particles of others */
+  double *reach, *asked, *radius; /* per pending particle, per own particle, per pending */
+  int32_t *pending;               /* own particles still searching */
+  int64_t n_pending;
+  double *h; /* the answers of later rounds (the first one writes into r) */
+  int32_t *nearest;
+  double guess; /* the ball radius of a rank too small to search yet */
+  kd_tree *tree;
+} neighbour_rounds;
+
+/* Collective: a tree of the particles held and a search of the pending ones, or, on a rank
+ * holding fewer particles than one neighbourhood, the guessed radius (which grows). */
+static phew_status search_round(neighbour_rounds *n, int first, int *too_few)
+{
+  const points_context *x = n->x;
+  neighbour_result *r = n->r;
+  comm *c = x->c;
+  *too_few = n->padded && n->n_pending > 0 && n->s->n < x->k_search;
+  double t = phew_seconds();
+  kd_tree_free(n->tree);
+  n->tree = NULL;
+  phew_status mine = kd_tree_build(&n->tree, n->s->n, n->s->position, n->s->id, &x->box, x->n_threads, x->result);
+  phew_status status = comm_agree(c, mine, x->result);
+  r->seconds_tree += phew_seconds() - t;
+  if (status != PHEW_OK)
+    return status;
+  t = phew_seconds();
+  /* clang-format off */
+  knn_query q = {n->n_dens, r->n_keep, n->n_pending, first ? NULL : n->pending, first ? r->h : n->h, n->reach,
+                 first ? r->nearest : n->nearest, x->n_threads, x->n_ordered};
+  /* clang-format on */
+  mine = *too_few ? PHEW_OK : knn_search(n->tree, &q, x->result);
+  status = comm_agree(c, mine, x->result);
+  r->seconds_search += phew_seconds() - t;
+  if (*too_few) { /* every pending particle asks for the guess, which grows */
+    for (int64_t k = 0; k < n->n_pending; ++k)
+      n->reach[k] = n->guess;
+    n->guess *= 2.0;
+  } else {
+    r->rounds++;
+  }
+  return status;
+}
+
+/* Keep the answers; the particles whose ball may hold particles not here yet (not inside the
+ * subvolume, nor inside a ball they sent before) stay pending, with that ball's radius. */
+static void settle_answers(neighbour_rounds *n, const subvolume *me, int first, int too_few)
+{
+  neighbour_result *r = n->r;
+  int64_t n_failed = 0;
+  for (int64_t k = 0; k < n->n_pending; ++k) {
+    const int32_t i = n->pending[k];
+    if (!first && !too_few) {
+      if (r->h)
+        r->h[i] = n->h[k];
+      memcpy(&r->nearest[(size_t)i * r->n_keep], &n->nearest[(size_t)k * r->n_keep],
+             (size_t)r->n_keep * sizeof *n->nearest);
+    }
+    const double ball = ball_radius(n->x, n->reach[k]);
+    const int covered = !too_few && (ball <= inner_distance(n->x, me, &n->s->position[3 * i]) || ball <= n->asked[i]);
+    if (!covered) {
+      n->radius[n_failed] = ball;
+      n->asked[i] = ball;
+      n->pending[n_failed++] = i;
+    }
+  }
+  n->n_pending = n_failed;
+}
+
 phew_status padding_neighbours(const points_context *x, const subvolume *parts, particle_set *s, neighbour_result *r)
 {
   comm *c = x->c;
-  const phew_points *p = x->points;
   const int64_t n_own = s->n_own;
   r->n_keep = x->n_keep;
   r->rounds = 0;
   r->tree = NULL;
   r->seconds_tree = r->seconds_search = 0.0;
-  const int n_dens = x->has_density ? 0 : p->n_density_neighbours;
-  r->h = n_dens > 0 ? phew_malloc((size_t)n_own + 1, sizeof *r->h) : NULL;
+  neighbour_rounds n = {.x = x, .s = s, .r = r, .n_pending = n_own};
+  n.n_dens = x->has_density ? 0 : x->points->n_density_neighbours;
+  n.padded = c->size > 1;
+  r->h = n.n_dens > 0 ? phew_malloc((size_t)n_own + 1, sizeof *r->h) : NULL;
   r->nearest = phew_malloc((size_t)n_own * (size_t)r->n_keep + 1, sizeof *r->nearest);
-  const int padded = c->size > 1;
-  double *reach = padded ? phew_malloc((size_t)n_own + 1, sizeof *reach) : NULL;
-  double *asked = padded ? phew_malloc((size_t)n_own + 1, sizeof *asked) : NULL; /* by own index */
-  int32_t *pending = padded ? phew_malloc((size_t)n_own + 1, sizeof *pending) : NULL;
-  double *radius = padded ? phew_malloc((size_t)n_own + 1, sizeof *radius) : NULL;
-  double *h = NULL; /* the answers of later rounds (the first one writes into r) */
-  int32_t *nearest = NULL;
-  phew_status status = PHEW_OK;
-  if (comm_max(c, (n_dens > 0 && !r->h) || !r->nearest || (padded && (!reach || !asked || !pending || !radius))))
-    status = phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists");
-  const subvolume *me = &parts[c->rank];
-  int64_t n_pending = n_own;
-  for (int64_t i = 0; status == PHEW_OK && pending && i < n_own; ++i) {
-    pending[i] = (int32_t)i;
-    asked[i] = -1.0;
+  if (n.padded) {
+    n.reach = phew_malloc((size_t)n_own + 1, sizeof *n.reach);
+    n.asked = phew_malloc((size_t)n_own + 1, sizeof *n.asked); /* by own index */
+    n.pending = phew_malloc((size_t)n_own + 1, sizeof *n.pending);
+    n.radius = phew_malloc((size_t)n_own + 1, sizeof *n.radius);
   }
-
+  phew_status status = PHEW_OK;
+  if (comm_max(c, (n.n_dens > 0 && !r->h) || !r->nearest ||
+                      (n.padded && (!n.reach || !n.asked || !n.pending || !n.radius))))
+    status = phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists");
+  for (int64_t i = 0; status == PHEW_OK && n.pending && i < n_own; ++i) {
+    n.pending[i] = (int32_t)i;
+    n.asked[i] = -1.0;
+  }
   /* a rank holding fewer particles than one neighbourhood cannot search yet: its balls have
    * a radius from the mean spacing of all particles, doubled until it holds enough */
-  double guess = 0.0;
-  {
-    double volume = 1.0;
-    for (int a = 0; a < 3; ++a)
-      volume *= x->hi[a] > x->lo[a] ? x->hi[a] - x->lo[a] : 1.0;
-    guess = 2.0 * cbrt((double)x->k_search * volume / (double)x->n_total);
-  }
-  kd_tree *tree = NULL;
+  double volume = 1.0;
+  for (int a = 0; a < 3; ++a)
+    volume *= x->hi[a] > x->lo[a] ? x->hi[a] - x->lo[a] : 1.0;
+  n.guess = 2.0 * cbrt((double)x->k_search * volume / (double)x->n_total);
   while (status == PHEW_OK) {
-    const int too_few = padded && n_pending > 0 && s->n < x->k_search;
-    double t = phew_seconds();
-    kd_tree_free(tree);
-    tree = NULL;
-    phew_status mine = kd_tree_build(&tree, s->n, s->position, s->id, &x->box, x->n_threads, x->result);
-    status = comm_agree(c, mine, x->result);
-    r->seconds_tree += phew_seconds() - t;
-    if (status != PHEW_OK)
-      break;
-    t = phew_seconds();
     const int first = r->rounds == 0; /* all own particles, in order: straight into r */
-    /* clang-format off */
-    knn_query q = {n_dens, r->n_keep, n_pending, first ? NULL : pending, first ? r->h : h, reach,
-                   first ? r->nearest : nearest, x->n_threads, x->n_ordered};
-    /* clang-format on */
-    mine = too_few ? PHEW_OK : knn_search(tree, &q, x->result);
-    status = comm_agree(c, mine, x->result);
-    r->seconds_search += phew_seconds() - t;
-    if (too_few) { /* every pending particle asks for the guess, which grows */
-      for (int64_t k = 0; k < n_pending; ++k)
-        reach[k] = guess;
-      guess *= 2.0;
-    } else {
-      r->rounds++;
-    }
-    if (status != PHEW_OK || !padded)
+    int too_few = 0;
+    status = search_round(&n, first, &too_few);
+    if (status != PHEW_OK || !n.padded)
       break;
-    /* keep the answers; the particles whose ball may hold particles not here yet (not inside
-     * the subvolume, nor inside a ball they sent before) send it and search again */
-    int64_t n_failed = 0;
-    for (int64_t k = 0; k < n_pending; ++k) {
-      const int32_t i = pending[k];
-      if (!first && !too_few) {
-        if (r->h)
-          r->h[i] = h[k];
-        memcpy(&r->nearest[(size_t)i * r->n_keep], &nearest[(size_t)k * r->n_keep],
-               (size_t)r->n_keep * sizeof *nearest);
-      }
-      const double ball = ball_radius(x, reach[k]);
-      const int covered = !too_few && (ball <= inner_distance(x, me, &s->position[3 * i]) || ball <= asked[i]);
-      if (!covered) {
-        radius[n_failed] = ball;
-        asked[i] = ball;
-        pending[n_failed++] = i;
-      }
-    }
-    n_pending = n_failed;
-    if (comm_max(c, n_pending) == 0)
+    settle_answers(&n, &parts[c->rank], first, too_few);
+    if (comm_max(c, n.n_pending) == 0)
       break;
-    free(h);
-    free(nearest);
-    h = phew_malloc((size_t)n_pending + 1, sizeof *h);
-    nearest = phew_malloc((size_t)n_pending * (size_t)r->n_keep + 1, sizeof *nearest);
-    if (comm_max(c, !h || !nearest)) {
+    free(n.h);
+    free(n.nearest);
+    n.h = phew_malloc((size_t)n.n_pending + 1, sizeof *n.h);
+    n.nearest = phew_malloc((size_t)n.n_pending * (size_t)r->n_keep + 1, sizeof *n.nearest);
+    if (comm_max(c, !n.h || !n.nearest)) {
       status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the neighbour lists"),
                           x->result);
       break;
     }
-    status = ball_padding(x, parts, s, tree, pending, n_pending, radius, 0);
+    status = ball_padding(x, parts, s, n.tree, n.pending, n.n_pending, n.radius, 0);
   }
   if (status == PHEW_OK)
-    r->tree = tree; /* the density's, unless its padding adds particles */
+    r->tree = n.tree; /* the density's, unless its padding adds particles */
   else
-    kd_tree_free(tree);
-  free(reach);
-  free(asked);
-  free(pending);
-  free(radius);
-  free(h);
-  free(nearest);
+    kd_tree_free(n.tree);
+  free(n.reach);
+  free(n.asked);
+  free(n.pending);
+  free(n.radius);
+  free(n.h);
+  free(n.nearest);
   return status;
 }
 

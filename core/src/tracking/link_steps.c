@@ -225,6 +225,108 @@ static int by_int64(const void *a, const void *b)
 }
 
 /* Rank 0: the links from the merged pairs (sorted by progenitor, then descendant). */
+/* The structures of one step, in label order: per structure its label, the pair holding its
+ * whole mass, its main partner's pair (-1: none) and the partners for which it is the main
+ * one. */
+typedef struct step_structures {
+  int64_t n;
+  int64_t *label, *whole, *main, *count;
+} step_structures;
+
+static int structures_alloc(step_structures *t, int64_t n)
+{
+  t->n = n;
+  t->label = phew_malloc((size_t)n + 1, sizeof *t->label);
+  t->whole = phew_malloc((size_t)n + 1, sizeof *t->whole);
+  t->main = phew_malloc((size_t)n + 1, sizeof *t->main);
+  t->count = calloc((size_t)n + 1, sizeof *t->count);
+  for (int64_t i = 0; t->main && i < n; ++i)
+    t->main[i] = -1;
+  return t->label && t->whole && t->main && t->count;
+}
+
+static void structures_free(step_structures *t)
+{
+  free(t->label);
+  free(t->whole);
+  free(t->main);
+  free(t->count);
+}
+
+/* The structures' labels and whole masses: progenitors in order, descendants sorted. */
+static void index_wholes(const pair_mass *pairs, int64_t n, step_structures *p, step_structures *d)
+{
+  int64_t n_p = 0, n_d = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    if (pairs[k].descendant < 0)
+      p->label[n_p++] = pairs[k].progenitor;
+    if (pairs[k].progenitor < 0)
+      d->label[n_d++] = pairs[k].descendant;
+  }
+  qsort(d->label, (size_t)d->n, sizeof *d->label, by_int64);
+  for (int64_t k = 0; k < n; ++k) {
+    const pair_mass *q = &pairs[k];
+    if (q->descendant < 0)
+      p->whole[find_label(p->label, p->n, q->progenitor)] = k;
+    else if (q->progenitor < 0)
+      d->whole[find_label(d->label, d->n, q->descendant)] = k;
+  }
+}
+
+/* Each structure's main partner, and how often each is the main one of its partners. */
+static phew_status main_partners(const pair_mass *pairs, int64_t n, step_structures *p, step_structures *d,
+                                 call_result *result)
+{
+  for (int64_t k = 0; k < n; ++k) {
+    const pair_mass *q = &pairs[k];
+    if (q->progenitor < 0 || q->descendant < 0)
+      continue;
+    const int64_t ip = find_label(p->label, p->n, q->progenitor), id = find_label(d->label, d->n, q->descendant);
+    if (ip < 0 || id < 0) /* every shared element counted in both wholes: cannot happen */
+      return phew_fail(result, PHEW_ERROR_DATA, "internal error: a shared pair without its structures");
+    if (p->main[ip] < 0 ||
+        better(&q->earlier, q->descendant, &pairs[p->main[ip]].earlier, pairs[p->main[ip]].descendant))
+      p->main[ip] = k;
+    if (d->main[id] < 0 || better(&q->later, q->progenitor, &pairs[d->main[id]].later, pairs[d->main[id]].progenitor))
+      d->main[id] = k;
+  }
+  for (int64_t i = 0; i < p->n; ++i)
+    if (p->main[i] >= 0)
+      d->count[find_label(d->label, d->n, pairs[p->main[i]].descendant)]++;
+  for (int64_t i = 0; i < d->n; ++i)
+    if (d->main[i] >= 0)
+      p->count[find_label(p->label, p->n, pairs[d->main[i]].progenitor)]++;
+  return PHEW_OK;
+}
+
+/* The link of pair k (ip, id: its structures, -1 for none). */
+static phew_status write_link(const pair_mass *pairs, int64_t k, const step_structures *p, const step_structures *d,
+                              int64_t ip, int64_t id, phew_link *l, call_result *result)
+{
+  const pair_mass *q = &pairs[k];
+  memset(l, 0, sizeof *l);
+  l->progenitor_id = q->progenitor;
+  l->descendant_id = q->descendant;
+  const exact_sum *pw = ip >= 0 ? &pairs[p->whole[ip]].earlier : NULL,
+                  *dw = id >= 0 ? &pairs[d->whole[id]].later : NULL;
+  if ((pw && to_double(pw, &l->progenitor_mass, result) != PHEW_OK) ||
+      (dw && to_double(dw, &l->descendant_mass, result) != PHEW_OK) ||
+      to_double(&q->earlier, &l->shared_mass_earlier, result) != PHEW_OK ||
+      to_double(&q->later, &l->shared_mass_later, result) != PHEW_OK)
+    return PHEW_ERROR_DATA;
+  if (ip >= 0 && id >= 0) {
+    l->progenitor_fraction = fraction(&q->earlier, pw);
+    l->descendant_fraction = fraction(&q->later, dw);
+  } else { /* alone: all of it is unshared */
+    l->shared_mass_earlier = l->shared_mass_later = 0.0;
+  }
+  l->main_progenitor = ip >= 0 && id >= 0 ? d->main[id] == k : 0;
+  l->main_descendant = ip >= 0 && id >= 0 ? p->main[ip] == k : 0;
+  l->n_progenitors = id >= 0 ? d->count[id] : 0;
+  l->n_descendants = ip >= 0 ? p->count[ip] : 0;
+  return PHEW_OK;
+}
+
 static phew_status build_links(const pair_mass *pairs, int64_t n, call_result *result)
 {
   int64_t n_p = 0, n_d = 0, n_shared = 0;
@@ -233,92 +335,24 @@ static phew_status build_links(const pair_mass *pairs, int64_t n, call_result *r
     n_d += pairs[k].progenitor < 0;
     n_shared += pairs[k].progenitor >= 0 && pairs[k].descendant >= 0;
   }
-  /* per structure: its whole mass (pair index), its main partner's pair index, the count of
-   * partners for which it is the main one */
-  int64_t *p_label = phew_malloc((size_t)n_p + 1, sizeof *p_label),
-          *d_label = phew_malloc((size_t)n_d + 1, sizeof *d_label);
-  int64_t *p_whole = phew_malloc((size_t)n_p + 1, sizeof *p_whole),
-          *d_whole = phew_malloc((size_t)n_d + 1, sizeof *d_whole);
-  int64_t *p_main = phew_malloc((size_t)n_p + 1, sizeof *p_main),
-          *d_main = phew_malloc((size_t)n_d + 1, sizeof *d_main);
-  int64_t *p_count = calloc((size_t)n_p + 1, sizeof *p_count), *d_count = calloc((size_t)n_d + 1, sizeof *d_count);
+  step_structures p = {0}, d = {0};
   phew_link *links = phew_malloc((size_t)(n_shared + n_p + n_d) + 1, sizeof *links);
-  phew_status status = PHEW_OK;
-  if (!p_label || !d_label || !p_whole || !d_whole || !p_main || !d_main || !p_count || !d_count || !links) {
-    status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the merger tree");
-    goto done;
+  const int ok = structures_alloc(&p, n_p) & structures_alloc(&d, n_d);
+  phew_status status =
+      ok && links ? PHEW_OK : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the merger tree");
+  if (status == PHEW_OK) {
+    index_wholes(pairs, n, &p, &d);
+    status = main_partners(pairs, n, &p, &d, result);
   }
-  n_p = n_d = 0;
-  for (int64_t k = 0; k < n; ++k) { /* whole masses: progenitors in order, descendants sorted below */
-    if (pairs[k].descendant < 0)
-      p_label[n_p++] = pairs[k].progenitor;
-    if (pairs[k].progenitor < 0)
-      d_label[n_d++] = pairs[k].descendant;
-  }
-  qsort(d_label, (size_t)n_d, sizeof *d_label, by_int64);
-  for (int64_t i = 0; i < n_p; ++i)
-    p_main[i] = -1;
-  for (int64_t i = 0; i < n_d; ++i)
-    d_main[i] = -1;
-  for (int64_t k = 0; k < n; ++k) {
-    const pair_mass *q = &pairs[k];
-    if (q->descendant < 0)
-      p_whole[find_label(p_label, n_p, q->progenitor)] = k;
-    else if (q->progenitor < 0)
-      d_whole[find_label(d_label, n_d, q->descendant)] = k;
-  }
-  for (int64_t k = 0; k < n; ++k) { /* main partners */
-    const pair_mass *q = &pairs[k];
-    if (q->progenitor < 0 || q->descendant < 0)
-      continue;
-    const int64_t ip = find_label(p_label, n_p, q->progenitor), id = find_label(d_label, n_d, q->descendant);
-    if (ip < 0 || id < 0) { /* every shared element counted in both wholes: cannot happen */
-      status = phew_fail(result, PHEW_ERROR_DATA, "internal error: a shared pair without its structures");
-      goto done;
-    }
-    if (p_main[ip] < 0 || better(&q->earlier, q->descendant, &pairs[p_main[ip]].earlier, pairs[p_main[ip]].descendant))
-      p_main[ip] = k;
-    if (d_main[id] < 0 || better(&q->later, q->progenitor, &pairs[d_main[id]].later, pairs[d_main[id]].progenitor))
-      d_main[id] = k;
-  }
-  for (int64_t i = 0; i < n_p; ++i)
-    if (p_main[i] >= 0)
-      d_count[find_label(d_label, n_d, pairs[p_main[i]].descendant)]++;
-  for (int64_t i = 0; i < n_d; ++i)
-    if (d_main[i] >= 0)
-      p_count[find_label(p_label, n_p, pairs[d_main[i]].progenitor)]++;
-
   int64_t m = 0;
   for (int64_t k = 0; k < n && status == PHEW_OK; ++k) {
     const pair_mass *q = &pairs[k];
-    const int64_t ip = q->progenitor >= 0 ? find_label(p_label, n_p, q->progenitor) : -1;
-    const int64_t id = q->descendant >= 0 ? find_label(d_label, n_d, q->descendant) : -1;
+    const int64_t ip = q->progenitor >= 0 ? find_label(p.label, p.n, q->progenitor) : -1;
+    const int64_t id = q->descendant >= 0 ? find_label(d.label, d.n, q->descendant) : -1;
     /* a whole mass is a link of its own only for a structure with no partner */
-    if ((q->descendant < 0 && p_main[ip] >= 0) || (q->progenitor < 0 && d_main[id] >= 0))
+    if ((q->descendant < 0 && p.main[ip] >= 0) || (q->progenitor < 0 && d.main[id] >= 0))
       continue;
-    phew_link *l = &links[m++];
-    memset(l, 0, sizeof *l);
-    l->progenitor_id = q->progenitor;
-    l->descendant_id = q->descendant;
-    const exact_sum *pw = ip >= 0 ? &pairs[p_whole[ip]].earlier : NULL,
-                    *dw = id >= 0 ? &pairs[d_whole[id]].later : NULL;
-    if ((pw && to_double(pw, &l->progenitor_mass, result) != PHEW_OK) ||
-        (dw && to_double(dw, &l->descendant_mass, result) != PHEW_OK) ||
-        to_double(&q->earlier, &l->shared_mass_earlier, result) != PHEW_OK ||
-        to_double(&q->later, &l->shared_mass_later, result) != PHEW_OK) {
-      status = PHEW_ERROR_DATA;
-      break;
-    }
-    if (ip >= 0 && id >= 0) {
-      l->progenitor_fraction = fraction(&q->earlier, pw);
-      l->descendant_fraction = fraction(&q->later, dw);
-    } else { /* alone: all of it is unshared */
-      l->shared_mass_earlier = l->shared_mass_later = 0.0;
-    }
-    l->main_progenitor = ip >= 0 && id >= 0 ? d_main[id] == k : 0;
-    l->main_descendant = ip >= 0 && id >= 0 ? p_main[ip] == k : 0;
-    l->n_progenitors = id >= 0 ? d_count[id] : 0;
-    l->n_descendants = ip >= 0 ? p_count[ip] : 0;
+    status = write_link(pairs, k, &p, &d, ip, id, &links[m++], result);
   }
   if (status == PHEW_OK) {
     qsort(links, (size_t)m, sizeof *links, by_descendant_then_progenitor);
@@ -326,15 +360,8 @@ static phew_status build_links(const pair_mass *pairs, int64_t n, call_result *r
     result->n_links = m;
     links = NULL;
   }
-done:
-  free(p_label);
-  free(d_label);
-  free(p_whole);
-  free(d_whole);
-  free(p_main);
-  free(d_main);
-  free(p_count);
-  free(d_count);
+  structures_free(&p);
+  structures_free(&d);
   free(links);
   return status;
 }
@@ -390,8 +417,10 @@ static phew_status link_steps(const phew_context *context, const phew_step_label
 phew_status phew_link_steps(phew_context *context, const phew_step_labels *earlier, const phew_step_labels *later,
                             phew_link_result *result)
 {
+  if (result)
+    memset(result, 0, sizeof *result);
   if (!context || !result)
-    return PHEW_ERROR_ARGUMENT;
+    return call_refused(context, "phew_link_steps");
   call_result r;
   call_result_start(&r);
   const phew_status s = link_steps(context, earlier, later, &r);

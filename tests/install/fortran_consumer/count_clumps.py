@@ -1,6 +1,7 @@
 # script-version: 2
 # Catalyst script of the install test (tests/install): the clump finder of the plugin named by
-# $PHEW_PLUGIN (the installed one) on the grid of fortran_consumer, threshold 1. It raises
+# $PHEW_PLUGIN, which the installed adaptor sets to the installed plugin (it raises unless that
+# lies under $PHEW_CONSUMER_PREFIX), on the grid of fortran_consumer, threshold 1. It raises
 # (so that phew_catalyst_execute fails on every rank) unless the clumps are the two blobs,
 # peaks at cells (4, 5, 5) and (11, 10, 9) of the 16^3 grid, and rank 0 writes what it found
 # into $PHEW_CONSUMER_OUTPUT/clumps_npRANKS.txt.
@@ -10,7 +11,10 @@ from paraview import catalyst
 from paraview import servermanager
 from paraview.simple import *  # noqa: F401,F403
 
-LoadPlugin(os.environ["PHEW_PLUGIN"], remote=False, ns=globals())
+PLUGIN = os.path.realpath(os.environ["PHEW_PLUGIN"])
+if not PLUGIN.startswith(os.path.realpath(os.environ["PHEW_CONSUMER_PREFIX"]) + os.sep):
+    raise RuntimeError("the installed adaptor chose the plugin " + PLUGIN + ", not the installed one")
+LoadPlugin(PLUGIN, remote=False, ns=globals())
 
 grid = TrivialProducer(registrationName="grid")
 finder = PHEWClumpFinder(registrationName="clumps", Input=grid)
