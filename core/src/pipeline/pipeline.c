@@ -175,6 +175,17 @@ static phew_status saddles_stage(pipeline *pl)
   return s;
 }
 
+/* Collective: a merge state for every peak known here, alive where `alive` says (NULL: the
+ * owned peaks); agreed over the ranks. */
+static phew_status start_merging(pipeline *pl, merge_state *m, const merge_state *alive)
+{
+  phew_status s = merge_state_init(m, pl->peaks.n_owned, pl->peaks.n);
+  if (s == PHEW_OK && alive)
+    memcpy(m->alive, alive->alive, (size_t)pl->peaks.n);
+  return comm_agree(pl->c, s == PHEW_OK ? s : phew_fail(pl->result, s, "out of memory while merging peaks"),
+                    pl->result);
+}
+
 /* Peaks below the relevance threshold merge into their key neighbours (section 2.4). */
 static phew_status noise_stage(pipeline *pl)
 {
@@ -183,8 +194,7 @@ static phew_status noise_stage(pipeline *pl)
   phew_status s = stage_begin(pl, PHEW_STAGE_NOISE_REMOVAL, PHEW_OK);
   if (s != PHEW_OK)
     return s;
-  s = merge_state_init(&pl->noise, pl->peaks.n_owned, pl->peaks.n);
-  s = comm_agree(pl->c, s == PHEW_OK ? s : phew_fail(result, s, "out of memory while merging peaks"), result);
+  s = start_merging(pl, &pl->noise, NULL);
   if (s == PHEW_OK)
     s = merge_levels(&pl->noise, &pl->pc, &pl->edges, MERGE_BY_RELEVANCE, params->relevance_threshold,
                      params->density_threshold, params->peak_order_seed,
@@ -205,10 +215,7 @@ static phew_status saddle_merging_stage(pipeline *pl)
   phew_status s = stage_begin(pl, PHEW_STAGE_SADDLE_MERGING, PHEW_OK);
   if (s != PHEW_OK)
     return s;
-  s = merge_state_init(&pl->saddle, pl->peaks.n_owned, pl->peaks.n);
-  if (s == PHEW_OK)
-    memcpy(pl->saddle.alive, pl->noise.alive, (size_t)pl->peaks.n);
-  s = comm_agree(pl->c, s == PHEW_OK ? s : phew_fail(result, s, "out of memory while merging peaks"), result);
+  s = start_merging(pl, &pl->saddle, &pl->noise);
   /* without saddle merging nothing merges, but the key saddles of the haloes are still found */
   if (s == PHEW_OK)
     s = merge_levels(&pl->saddle, &pl->pc, &pl->edges, MERGE_BY_SADDLE,
