@@ -509,94 +509,164 @@ static void label_cells(const mesh *mesh, const peak_table *peaks, const merge_s
  * cell (three arrays written). */
 #define SUMS_SHARE 0.15
 
+/* What the steps of catalogue_build share; the arrays are freed at the end. */
+typedef struct catalogue_work {
+  const mesh *mesh;
+  peak_comm *pc;
+  const merge_state *noise, *saddle;
+  run_control *rc;
+  phew_labels *labels;
+  call_result *result;
+  local_structures clumps, haloes;
+  int64_t *halo_head;       /* per peak: the head of its halo, or -1 */
+  head_ids *ids;            /* per peak: the ids of the clump and halo it heads */
+  clump_record *mine, *all; /* the records of this rank's clumps; rank 0: of every rank's */
+  int64_t n_mine, n_all;
+  int *counts;               /* rank 0: the records per rank */
+  int64_t *all_ids, *my_ids; /* rank 0: the ids of every clump (two each); the ids of this rank's */
+} catalogue_work;
+
+static void catalogue_work_free(catalogue_work *w)
+{
+  local_structures_free(&w->clumps);
+  local_structures_free(&w->haloes);
+  free(w->halo_head);
+  free(w->ids);
+  free(w->mine);
+  free(w->all);
+  free(w->counts);
+  free(w->all_ids);
+  free(w->my_ids);
+}
+
+/* Collective, every rank at the same point: the one error of the steps that run out of
+ * memory. */
+static phew_status catalogue_out_of_memory(comm *c, call_result *result)
+{
+  return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue"), result);
+}
+
+/* Collective: the clumps and haloes among the peaks known here, with the references of their
+ * sums: the ghost peaks' coordinates, from their owners. */
+static phew_status find_structures(catalogue_work *w)
+{
+  const peak_table *peaks = w->pc->peaks;
+  w->halo_head = phew_malloc((size_t)peaks->n, sizeof *w->halo_head);
+  w->ids = phew_malloc((size_t)peaks->n, sizeof *w->ids);
+  const int shared = peak_comm_share_coordinates(w->pc) == PHEW_OK; /* collective: every rank */
+  int failed = !w->halo_head || !w->ids || !shared;
+
+  /* the halo of a peak: the saddle-merging group of its clump's head */
+  for (int64_t p = 0; !failed && p < peaks->n; ++p) {
+    const int64_t h = w->noise->group[p];
+    w->halo_head[p] = h >= 0 ? w->saddle->group[h] : -1;
+  }
+  failed = failed || local_structures_init(&w->clumps, peaks, w->noise->group) != PHEW_OK ||
+           local_structures_init(&w->haloes, peaks, w->halo_head) != PHEW_OK;
+  if (comm_max(w->pc->c, failed))
+    return catalogue_out_of_memory(w->pc->c, w->result);
+  return PHEW_OK;
+}
+
+/* Collective: the cells summed into their structures (the first part of the stage's
+ * progress), and for particles the structures' spreads. */
+static phew_status sum_cells_into_structures(catalogue_work *w, const field *f)
+{
+  comm *c = w->pc->c;
+  run_control_part(w->rc, 0.0, SUMS_SHARE);
+  if (comm_max(c, sum_structures(w->mesh, f, w->pc, w->labels->clump_id, w->rc, &w->clumps, &w->haloes) != PHEW_OK))
+    return catalogue_out_of_memory(c, w->result);
+  const phew_status status = run_control_agree(w->rc, c, w->result);
+  if (status != PHEW_OK)
+    return status;
+  if (w->mesh->particles &&
+      comm_max(c, spread_structures(w->mesh, w->pc, w->labels->clump_id, &w->clumps, &w->haloes) != PHEW_OK))
+    return catalogue_out_of_memory(c, w->result);
+  return PHEW_OK;
+}
+
+/* Collective: owners describe their clumps; the records gathered on rank 0, the numbers of
+ * clumps and haloes found into the statistics. */
+static phew_status gather_clump_records(catalogue_work *w)
+{
+  const peak_table *peaks = w->pc->peaks;
+  comm *c = w->pc->c;
+  w->mine = describe_clumps(peaks, w->noise, w->saddle, &w->clumps, &w->haloes, w->halo_head, &w->n_mine);
+  int64_t n_haloes_mine = 0;
+  for (int64_t i = 0; i < w->haloes.n; ++i)
+    n_haloes_mine += w->haloes.head[i] < peaks->n_owned;
+  w->result->stats.n_clumps_found = comm_sum(c, w->n_mine);
+  w->result->stats.n_haloes_found = comm_sum(c, n_haloes_mine);
+  if (comm_max(c, !w->mine) ||
+      comm_gather(c, w->mine, w->n_mine, sizeof *w->mine, (void **)&w->all, &w->n_all, &w->counts) != PHEW_OK)
+    return catalogue_out_of_memory(c, w->result);
+  return PHEW_OK;
+}
+
+/* Collective: rank 0 assembles the catalogue from the records and gives every clump its
+ * ids, which go back to the clumps' owners. */
+static phew_status assign_ids(catalogue_work *w, const phew_params *params)
+{
+  comm *c = w->pc->c;
+  phew_status status = PHEW_OK;
+  if (c->rank == 0) {
+    w->all_ids = phew_malloc((size_t)w->n_all * 2, sizeof *w->all_ids);
+    status = w->all_ids ? assemble(w->mesh, params, w->all, w->n_all, w->all_ids, w->result)
+                        : phew_fail(w->result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
+  }
+  status = comm_agree(c, status, w->result);
+  if (status != PHEW_OK)
+    return status;
+  w->my_ids = phew_malloc((size_t)w->n_mine * 2, sizeof *w->my_ids);
+  if (comm_max(c, !w->my_ids) ||
+      comm_scatter(c, w->all_ids, w->counts, 2 * sizeof *w->all_ids, w->my_ids, w->n_mine) != PHEW_OK)
+    return catalogue_out_of_memory(c, w->result);
+  return PHEW_OK;
+}
+
+/* Collective: owners know the ids of their clumps; the ranks holding copies of the heads
+ * learn them, and every rank labels its cells (the rest of the stage's progress). */
+static phew_status label_by_ids(catalogue_work *w)
+{
+  const peak_table *peaks = w->pc->peaks;
+  for (int64_t p = 0; p < peaks->n; ++p)
+    w->ids[p] = (head_ids){-1, -1};
+  for (int64_t k = 0, i = 0; i < w->clumps.n; ++i)
+    if (w->clumps.head[i] < peaks->n_owned) {
+      w->ids[w->clumps.head[i]] = (head_ids){w->my_ids[2 * k], w->my_ids[2 * k + 1]};
+      ++k;
+    }
+  if (peak_comm_scatter(w->pc, w->ids, sizeof *w->ids, NULL, NULL, NULL) != PHEW_OK)
+    return catalogue_out_of_memory(w->pc->c, w->result);
+  run_control_part(w->rc, SUMS_SHARE, 1.0);
+  label_cells(w->mesh, peaks, w->noise, w->ids, w->rc, w->labels);
+  return run_control_agree(w->rc, w->pc->c, w->result);
+}
+
 phew_status catalogue_build(const mesh *mesh, const field *f, const phew_params *params, peak_comm *pc,
                             const merge_state *noise, const merge_state *saddle, run_control *rc, phew_labels *labels,
                             call_result *result)
 {
-  const peak_table *peaks = pc->peaks;
-  comm *c = pc->c;
-  phew_status status = PHEW_OK;
-  local_structures clumps, haloes;
-  memset(&clumps, 0, sizeof clumps);
-  memset(&haloes, 0, sizeof haloes);
-  int64_t *halo_head = phew_malloc((size_t)peaks->n, sizeof *halo_head);
-  head_ids *ids = phew_malloc((size_t)peaks->n, sizeof *ids);
-  clump_record *mine = NULL, *all = NULL;
-  int64_t n_mine = 0, n_all = 0;
-  int *counts = NULL;
-  int64_t *all_ids = NULL, *my_ids = NULL;
+  catalogue_work w;
+  memset(&w, 0, sizeof w);
+  w.mesh = mesh;
+  w.pc = pc;
+  w.noise = noise;
+  w.saddle = saddle;
+  w.rc = rc;
+  w.labels = labels;
+  w.result = result;
   if (mesh->particles)
     result->columns = PHEW_COLUMNS_PARTICLES | (mesh->velocity ? PHEW_COLUMNS_VELOCITY : 0);
-  /* the references of the structures' sums: ghost peaks' coordinates, from their owners */
-  const int shared = peak_comm_share_coordinates(pc) == PHEW_OK; /* collective: every rank */
-  int failed = !halo_head || !ids || !shared;
-
-  /* the halo of a peak: the saddle-merging group of its clump's head */
-  for (int64_t p = 0; !failed && p < peaks->n; ++p) {
-    const int64_t h = noise->group[p];
-    halo_head[p] = h >= 0 ? saddle->group[h] : -1;
-  }
-  failed = failed || local_structures_init(&clumps, peaks, noise->group) != PHEW_OK ||
-           local_structures_init(&haloes, peaks, halo_head) != PHEW_OK;
-  if (comm_max(c, failed))
-    goto out_of_memory;
-
-  run_control_part(rc, 0.0, SUMS_SHARE);
-  if (comm_max(c, sum_structures(mesh, f, pc, labels->clump_id, rc, &clumps, &haloes) != PHEW_OK))
-    goto out_of_memory;
-  status = run_control_agree(rc, c, result);
-  if (status != PHEW_OK)
-    goto done;
-  if (mesh->particles && comm_max(c, spread_structures(mesh, pc, labels->clump_id, &clumps, &haloes) != PHEW_OK))
-    goto out_of_memory;
-
-  mine = describe_clumps(peaks, noise, saddle, &clumps, &haloes, halo_head, &n_mine);
-  int64_t n_haloes_mine = 0;
-  for (int64_t i = 0; i < haloes.n; ++i)
-    n_haloes_mine += haloes.head[i] < peaks->n_owned;
-  result->stats.n_clumps_found = comm_sum(c, n_mine);
-  result->stats.n_haloes_found = comm_sum(c, n_haloes_mine);
-  if (comm_max(c, !mine) || comm_gather(c, mine, n_mine, sizeof *mine, (void **)&all, &n_all, &counts) != PHEW_OK)
-    goto out_of_memory;
-
-  if (c->rank == 0) {
-    all_ids = phew_malloc((size_t)n_all * 2, sizeof *all_ids);
-    status = all_ids ? assemble(mesh, params, all, n_all, all_ids, result)
-                     : phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue");
-  }
-  status = comm_agree(c, status, result);
-  if (status != PHEW_OK)
-    goto done;
-  my_ids = phew_malloc((size_t)n_mine * 2, sizeof *my_ids);
-  if (comm_max(c, !my_ids) || comm_scatter(c, all_ids, counts, 2 * sizeof *all_ids, my_ids, n_mine) != PHEW_OK)
-    goto out_of_memory;
-
-  /* owners know the ids of their clumps; the ranks holding copies of the heads learn them */
-  for (int64_t p = 0; p < peaks->n; ++p)
-    ids[p] = (head_ids){-1, -1};
-  for (int64_t k = 0, i = 0; i < clumps.n; ++i)
-    if (clumps.head[i] < peaks->n_owned) {
-      ids[clumps.head[i]] = (head_ids){my_ids[2 * k], my_ids[2 * k + 1]};
-      ++k;
-    }
-  if (peak_comm_scatter(pc, ids, sizeof *ids, NULL, NULL, NULL) != PHEW_OK)
-    goto out_of_memory;
-  run_control_part(rc, SUMS_SHARE, 1.0);
-  label_cells(mesh, peaks, noise, ids, rc, labels);
-  status = run_control_agree(rc, c, result);
-  goto done;
-
-out_of_memory:
-  status = comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while building the catalogue"), result);
-done:
-  local_structures_free(&clumps);
-  local_structures_free(&haloes);
-  free(halo_head);
-  free(ids);
-  free(mine);
-  free(all);
-  free(counts);
-  free(all_ids);
-  free(my_ids);
+  phew_status status = find_structures(&w);
+  if (status == PHEW_OK)
+    status = sum_cells_into_structures(&w, f);
+  if (status == PHEW_OK)
+    status = gather_clump_records(&w);
+  if (status == PHEW_OK)
+    status = assign_ids(&w, params);
+  if (status == PHEW_OK)
+    status = label_by_ids(&w);
+  catalogue_work_free(&w);
   return status;
 }

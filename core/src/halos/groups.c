@@ -59,31 +59,26 @@ static int catalogue_order(const void *pa, const void *pb)
   return a->min_id < b->min_id ? -1 : (a->min_id > b->min_id);
 }
 
-/* Collective: the groups with at least min_members particles, in catalogue order, on every
- * rank (*list, *n_list: free it). */
-static phew_status order_groups(const points_context *x, const particle_set *s, const group_keys *g, group_count **list,
-                                int64_t *n_list)
+/* This rank's counts per key into counts (room for one per own particle; NULL: out of
+ * memory), *n of them, each with its smallest particle id and, where this rank holds it, the
+ * reference particle. 0 if memory ran out. */
+static int count_own_keys(const particle_set *s, const group_keys *g, group_count *counts, int64_t *n)
 {
-  comm *c = x->c;
-  *list = NULL;
-  *n_list = 0;
-  /* this rank's counts per key */
   id_map local;
   memset(&local, 0, sizeof local);
-  group_count *counts = phew_malloc((size_t)s->n_own + 1, sizeof *counts);
   int ok = counts && id_map_init(&local, 1024) == 0;
-  int64_t n = 0;
+  int64_t n_counts = 0;
   for (int64_t i = 0; ok && i < s->n_own; ++i) {
     const int64_t key = g->key[i];
     if (key < 0)
       continue;
     int64_t k;
-    if (id_map_insert(&local, key, n, &k) != 0) {
+    if (id_map_insert(&local, key, n_counts, &k) != 0) {
       ok = 0;
       break;
     }
-    if (k == n)
-      counts[n++] = (group_count){key, 0, INT64_MAX, 0, {0, 0, 0}, 0};
+    if (k == n_counts)
+      counts[n_counts++] = (group_count){key, 0, INT64_MAX, 0, {0, 0, 0}, 0};
     group_count *t = &counts[k];
     t->count++;
     t->min_id = s->id[i] < t->min_id ? s->id[i] : t->min_id;
@@ -95,24 +90,37 @@ static phew_status order_groups(const points_context *x, const particle_set *s, 
   }
   if (local.slots)
     id_map_free(&local);
-  /* to the keys' home ranks */
+  *n = n_counts;
+  return ok;
+}
+
+/* Collective: this rank's counts (n of them; ok 0: they ran out of memory, and the exchange
+ * fails on every rank) to the ranks their keys hash to, into *in. */
+static phew_status send_counts_home(comm *c, const group_count *counts, int64_t n, int ok, inbox *in)
+{
   outbox o;
   outbox_init(&o, c, sizeof(group_count));
   if (!ok)
     o.failed = 1;
   for (int64_t k = 0; ok && k < n; ++k)
     outbox_put(&o, (int)(hash_id(counts[k].key) % (uint64_t)c->size), &counts[k]);
-  free(counts);
-  inbox in = {0};
-  phew_status status = outbox_send(&o, c, &in);
+  phew_status status = outbox_send(&o, c, in);
   outbox_free(&o);
-  /* merged there; the large enough ones to rank 0 */
-  group_count *home = status == PHEW_OK ? phew_malloc((size_t)in.n + 1, sizeof *home) : NULL;
-  ok = home && id_map_init(&local, in.n) == 0;
+  return status;
+}
+
+/* The counts that came home merged, one per key, and those with at least min_members
+ * particles kept at the front of home (room for in->n; NULL: out of memory), *n_kept of
+ * them. 0 if memory ran out. */
+static int merge_home_counts(const inbox *in, int64_t min_members, group_count *home, int64_t *n_kept)
+{
+  id_map local;
+  memset(&local, 0, sizeof local);
+  int ok = home && id_map_init(&local, in->n) == 0;
   int64_t n_home = 0;
-  for (int64_t e = 0; ok && e < in.n; ++e) {
+  for (int64_t e = 0; ok && e < in->n; ++e) {
     group_count it;
-    memcpy(&it, in.items + (size_t)e * sizeof it, sizeof it);
+    memcpy(&it, in->items + (size_t)e * sizeof it, sizeof it);
     int64_t k;
     if (id_map_insert(&local, it.key, n_home, &k) != 0) {
       ok = 0;
@@ -123,22 +131,25 @@ static phew_status order_groups(const points_context *x, const particle_set *s, 
     else
       count_merge(&home[k], &it);
   }
-  inbox_free(&in);
   if (local.slots)
     id_map_free(&local);
-  int64_t n_kept = 0;
+  int64_t kept = 0;
   for (int64_t k = 0; ok && k < n_home; ++k)
-    if (home[k].count >= g->min_members)
-      home[n_kept++] = home[k];
-  if (comm_max(c, status != PHEW_OK || !ok)) {
-    free(home);
-    return PHEW_ERROR_MEMORY;
-  }
+    if (home[k].count >= min_members)
+      home[kept++] = home[k];
+  *n_kept = kept;
+  return ok;
+}
+
+/* Collective: every rank's kept groups (home, n_kept of them) gathered on rank 0, put in
+ * catalogue order there and sent to every rank (*list, *n_list: free it). */
+static phew_status gather_in_catalogue_order(comm *c, const group_count *home, int64_t n_kept, group_count **list,
+                                             int64_t *n_list)
+{
   void *gathered = NULL;
   int64_t n_gathered = 0;
   int *from = NULL;
-  status = comm_gather(c, home, n_kept, sizeof *home, &gathered, &n_gathered, &from);
-  free(home);
+  phew_status status = comm_gather(c, home, n_kept, sizeof *home, &gathered, &n_gathered, &from);
   free(from);
   if (comm_max(c, status != PHEW_OK)) {
     free(gathered);
@@ -158,6 +169,35 @@ static phew_status order_groups(const points_context *x, const particle_set *s, 
   *list = gathered;
   *n_list = n_gathered;
   return PHEW_OK;
+}
+
+/* Collective: the groups with at least min_members particles, in catalogue order, on every
+ * rank (*list, *n_list: free it). */
+static phew_status order_groups(const points_context *x, const particle_set *s, const group_keys *g, group_count **list,
+                                int64_t *n_list)
+{
+  comm *c = x->c;
+  *list = NULL;
+  *n_list = 0;
+  /* this rank's counts per key, to the keys' home ranks */
+  group_count *counts = phew_malloc((size_t)s->n_own + 1, sizeof *counts);
+  int64_t n = 0;
+  const int counted = count_own_keys(s, g, counts, &n);
+  inbox in = {0};
+  phew_status status = send_counts_home(c, counts, n, counted, &in);
+  free(counts);
+  /* merged there; the large enough ones to rank 0, and in order from there to every rank */
+  group_count *home = status == PHEW_OK ? phew_malloc((size_t)in.n + 1, sizeof *home) : NULL;
+  int64_t n_kept = 0;
+  const int merged = merge_home_counts(&in, g->min_members, home, &n_kept);
+  inbox_free(&in);
+  if (comm_max(c, status != PHEW_OK || !merged)) {
+    free(home);
+    return PHEW_ERROR_MEMORY;
+  }
+  status = gather_in_catalogue_order(c, home, n_kept, list, n_list);
+  free(home);
+  return status;
 }
 
 /* Collective: per-rank items (one per group present here) merged on rank 0 into out[id]

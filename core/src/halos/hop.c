@@ -89,6 +89,106 @@ static void chain_reply(const void *context, int64_t i, void *out)
   memcpy(out, &st, sizeof st);
 }
 
+/* Each chain of hops followed through the own particles: end[i], the particle i hops to on
+ * entry, becomes where its chain stops (a maximum, or the padding particle it leaves for).
+ * done: n_own zeros, used up. */
+static void follow_own_chains(int32_t *end, uint8_t *done, int64_t n_own)
+{
+  for (int64_t i = 0; i < n_own; ++i) {
+    int64_t j = i; /* walk to a maximum, a padding particle, or a particle whose end is known */
+    while (j < n_own && !done[j] && end[j] != j)
+      j = end[j];
+    const int32_t stop = j >= n_own ? (int32_t)j : done[j] ? end[j] : (int32_t)j;
+    for (int64_t k = i; k < n_own && !done[k];) { /* the walk again, writing its end */
+      const int64_t next = end[k];
+      end[k] = stop;
+      done[k] = 1;
+      if (k == j)
+        break;
+      k = next;
+    }
+  }
+}
+
+/* The questions of the rounds: per padding particle chains stop at, where its chain stands
+ * (state), and the owners asked about those not yet at a maximum. */
+typedef struct chain_questions {
+  chain_state *state, *answer;
+  int64_t *ask_id;
+  int32_t *ask_rank;
+  int64_t *asking; /* the state each question is about */
+  int64_t n_states;
+} chain_questions;
+
+/* Collective: the states followed over the ranks, a round at a time, until every one is at a
+ * maximum. An error is agreed over the ranks. */
+static phew_status follow_across_ranks(const points_context *x, const id_map *own, const chain_view *view,
+                                       chain_questions *q)
+{
+  comm *c = x->c;
+  phew_status status = PHEW_OK;
+  /* a chain crosses ranks fewer than n_total times, and each round halves what is left */
+  for (int round = 0; status == PHEW_OK; ++round) {
+    int64_t n_ask = 0;
+    for (int64_t k = 0; k < q->n_states; ++k)
+      if (q->state[k].rank >= 0) {
+        q->ask_id[n_ask] = q->state[k].id;
+        q->ask_rank[n_ask] = q->state[k].rank;
+        q->asking[n_ask++] = k;
+      }
+    if (comm_max(c, n_ask) == 0)
+      break;
+    if (round > 64) {
+      status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_ARGUMENT, "internal error: HOP chains do not end"),
+                          x->result);
+      break;
+    }
+    status = ask_owners(x, own, q->ask_rank, q->ask_id, n_ask, chain_reply, view, sizeof *q->answer, q->answer);
+    for (int64_t a = 0; status == PHEW_OK && a < n_ask; ++a)
+      q->state[q->asking[a]] = q->answer[a];
+  }
+  return status;
+}
+
+/* Collective: key[i] for every own particle, from where its chain left the own particles
+ * (end): the padding particles chains stop at (slot: their places) followed to their
+ * maxima over the ranks. */
+static phew_status chains_across_ranks(const points_context *x, const particle_set *s, const id_map *own,
+                                       const int32_t *end, int64_t *slot, int64_t *key)
+{
+  comm *c = x->c;
+  const int64_t n_own = s->n_own, n_padding = s->n - s->n_own;
+  chain_questions q;
+  q.n_states = 0;
+  for (int64_t j = 0; j < n_padding; ++j)
+    slot[j] = -1;
+  for (int64_t i = 0; i < n_own; ++i)
+    if (end[i] >= n_own && slot[end[i] - n_own] < 0)
+      slot[end[i] - n_own] = q.n_states++;
+  q.state = phew_malloc((size_t)q.n_states + 1, sizeof *q.state);
+  q.answer = phew_malloc((size_t)q.n_states + 1, sizeof *q.answer);
+  q.ask_id = phew_malloc((size_t)q.n_states + 1, sizeof *q.ask_id);
+  q.ask_rank = phew_malloc((size_t)q.n_states + 1, sizeof *q.ask_rank);
+  q.asking = phew_malloc((size_t)q.n_states + 1, sizeof *q.asking);
+  phew_status status = PHEW_OK;
+  if (comm_max(c, !q.state || !q.answer || !q.ask_id || !q.ask_rank || !q.asking))
+    status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the hops"), x->result);
+  for (int64_t j = 0; status == PHEW_OK && j < n_padding; ++j)
+    if (slot[j] >= 0)
+      q.state[slot[j]] = (chain_state){s->id[n_own + j], s->owner[j], 0};
+  const chain_view view = {s, end, slot, q.state};
+  if (status == PHEW_OK)
+    status = follow_across_ranks(x, own, &view, &q);
+  for (int64_t i = 0; status == PHEW_OK && i < n_own; ++i)
+    key[i] = chain_state_of(&view, i).id;
+  free(q.state);
+  free(q.answer);
+  free(q.ask_id);
+  free(q.ask_rank);
+  free(q.asking);
+  return status;
+}
+
 phew_status hop_chains(const points_context *x, const particle_set *s, const id_map *own, const hop_lists *lists,
                        const double *rho, const double *rho_padding, int64_t *key)
 {
@@ -112,69 +212,11 @@ phew_status hop_chains(const points_context *x, const particle_set *s, const id_
     free(done);
     return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the hops"), x->result);
   }
-  for (int64_t i = 0; i < n_own; ++i) {
-    int64_t j = i; /* walk to a maximum, a padding particle, or a particle whose end is known */
-    while (j < n_own && !done[j] && end[j] != j)
-      j = end[j];
-    const int32_t stop = j >= n_own ? (int32_t)j : done[j] ? end[j] : (int32_t)j;
-    for (int64_t k = i; k < n_own && !done[k];) { /* the walk again, writing its end */
-      const int64_t next = end[k];
-      end[k] = stop;
-      done[k] = 1;
-      if (k == j)
-        break;
-      k = next;
-    }
-  }
+  follow_own_chains(end, done, n_own);
   free(done);
-
-  /* the padding particles chains stop at, each with its state */
-  int64_t n_states = 0;
-  for (int64_t j = 0; j < n_padding; ++j)
-    slot[j] = -1;
-  for (int64_t i = 0; i < n_own; ++i)
-    if (end[i] >= n_own && slot[end[i] - n_own] < 0)
-      slot[end[i] - n_own] = n_states++;
-  chain_state *state = phew_malloc((size_t)n_states + 1, sizeof *state);
-  chain_state *answer = phew_malloc((size_t)n_states + 1, sizeof *answer);
-  int64_t *ask_id = phew_malloc((size_t)n_states + 1, sizeof *ask_id);
-  int32_t *ask_rank = phew_malloc((size_t)n_states + 1, sizeof *ask_rank);
-  int64_t *asking = phew_malloc((size_t)n_states + 1, sizeof *asking);
-  phew_status status = PHEW_OK;
-  if (comm_max(c, !state || !answer || !ask_id || !ask_rank || !asking))
-    status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the hops"), x->result);
-  for (int64_t j = 0; status == PHEW_OK && j < n_padding; ++j)
-    if (slot[j] >= 0)
-      state[slot[j]] = (chain_state){s->id[n_own + j], s->owner[j], 0};
-  const chain_view view = {s, end, slot, state};
-  /* a chain crosses ranks fewer than n_total times, and each round halves what is left */
-  for (int round = 0; status == PHEW_OK; ++round) {
-    int64_t n_ask = 0;
-    for (int64_t k = 0; k < n_states; ++k)
-      if (state[k].rank >= 0) {
-        ask_id[n_ask] = state[k].id;
-        ask_rank[n_ask] = state[k].rank;
-        asking[n_ask++] = k;
-      }
-    if (comm_max(c, n_ask) == 0)
-      break;
-    if (round > 64) {
-      status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_ARGUMENT, "internal error: HOP chains do not end"),
-                          x->result);
-      break;
-    }
-    status = ask_owners(x, own, ask_rank, ask_id, n_ask, chain_reply, &view, sizeof *answer, answer);
-    for (int64_t a = 0; status == PHEW_OK && a < n_ask; ++a)
-      state[asking[a]] = answer[a];
-  }
-  for (int64_t i = 0; status == PHEW_OK && i < n_own; ++i)
-    key[i] = chain_state_of(&view, i).id;
+  /* the chains that leave for padding particles, continued on their owners */
+  const phew_status status = chains_across_ranks(x, s, own, end, slot, key);
   free(end);
   free(slot);
-  free(state);
-  free(answer);
-  free(ask_id);
-  free(ask_rank);
-  free(asking);
   return status;
 }

@@ -99,120 +99,195 @@ static int link_order(const void *pa, const void *pb)
   return (a->other > b->other) - (a->other < b->other);
 }
 
+/* The regrouping's working state: the groups (sorted by key), the peak threshold, and per
+ * group (index) what the two searches need. */
+typedef struct regroup_work {
+  const hop_peak *g;
+  int64_t n;
+  double peak;
+  union_find proper, fringe;
+  int32_t *best;               /* proper: its final group's peak; fringe roots: the best proper reached */
+  int32_t *head, *tail, *next; /* fringe roots: their members not yet given a final group (a list) */
+  hop_link *links;             /* per boundary at most one */
+  int32_t *touched;            /* the fringe roots the links of one strength touched */
+  int64_t *final;              /* the key of each group's final group, or -1 */
+} regroup_work;
+
+/* A proper group: its peak at least the peak threshold. */
+static int is_proper(const regroup_work *w, int64_t k) { return w->g[k].density >= w->peak; }
+
+/* The working arrays for w->n groups and n_e boundaries: 0, or -1 without memory (then
+ * nothing is left to free). */
+static int regroup_work_init(regroup_work *w, int64_t n_e)
+{
+  const int64_t n = w->n;
+  w->best = phew_malloc((size_t)n + 1, sizeof *w->best);
+  w->head = phew_malloc((size_t)n + 1, sizeof *w->head);
+  w->tail = phew_malloc((size_t)n + 1, sizeof *w->tail);
+  w->next = phew_malloc((size_t)n + 1, sizeof *w->next);
+  w->links = phew_malloc((size_t)n_e + 1, sizeof *w->links);
+  w->touched = phew_malloc((size_t)n_e + 1, sizeof *w->touched);
+  const int ok = w->best && w->head && w->tail && w->next && w->links && w->touched &&
+                 union_find_init(&w->proper, n) == 0;
+  if (!ok || union_find_init(&w->fringe, n) != 0) {
+    if (ok)
+      union_find_free(&w->proper);
+    free(w->best), free(w->head), free(w->tail), free(w->next), free(w->links), free(w->touched);
+    return -1;
+  }
+  return 0;
+}
+
+static void regroup_work_free(regroup_work *w)
+{
+  union_find_free(&w->proper);
+  union_find_free(&w->fringe);
+  free(w->best), free(w->head), free(w->tail), free(w->next), free(w->links), free(w->touched);
+}
+
+/* Proper groups joined by boundaries >= saddle; each final group named by its highest peak.
+ * final: the proper groups' final groups, -1 for the fringe groups (until they reach one). */
+static void join_proper_groups(regroup_work *w, const hop_boundary *e, int64_t n_e, double saddle)
+{
+  const hop_peak *g = w->g;
+  const int64_t n = w->n;
+  for (int64_t k = 0; k < n_e; ++k) {
+    const int64_t a = group_index(g, n, e[k].a), b = group_index(g, n, e[k].b);
+    if (is_proper(w, a) && is_proper(w, b) && e[k].density >= saddle)
+      union_find_join(&w->proper, (int32_t)a, (int32_t)b);
+  }
+  for (int64_t k = 0; k < n; ++k)
+    w->best[k] = -1;
+  for (int64_t k = 0; k < n; ++k)
+    if (is_proper(w, k)) {
+      const int32_t r = union_find_root(&w->proper, (int32_t)k);
+      w->best[r] = (int32_t)higher_peak(g, w->best[r], k);
+    }
+  for (int64_t k = 0; k < n; ++k)
+    w->final[k] = is_proper(w, k) ? g[w->best[union_find_root(&w->proper, (int32_t)k)]].key : -1;
+}
+
+/* The links of the widest-path search into w->links, strongest first; how many: the
+ * boundaries >= outer between a fringe group and a proper one, or between two fringe groups
+ * both above outer. */
+static int64_t fringe_links(regroup_work *w, const hop_boundary *e, int64_t n_e, double outer)
+{
+  const hop_peak *g = w->g;
+  int64_t n_links = 0;
+  for (int64_t k = 0; k < n_e; ++k) {
+    const int64_t a = group_index(g, w->n, e[k].a), b = group_index(g, w->n, e[k].b);
+    if (!(e[k].density >= outer) || (is_proper(w, a) && is_proper(w, b)))
+      continue;
+    if (!is_proper(w, a) && !is_proper(w, b) && !(g[a].density >= outer && g[b].density >= outer))
+      continue;
+    w->links[n_links++] = is_proper(w, a) ? (hop_link){(int32_t)b, (int32_t)a, e[k].density}
+                                          : (hop_link){(int32_t)a, (int32_t)b, e[k].density};
+  }
+  qsort(w->links, (size_t)n_links, sizeof *w->links, link_order);
+  return n_links;
+}
+
+/* The links of one strength, links[k] to links[end - 1]: fringe groups joined (the root
+ * keeps the best proper group either reached, and the members of both still without one),
+ * proper groups reached. The fringe roots they touched into w->touched; how many. */
+static int64_t join_links_of_one_strength(regroup_work *w, int64_t k, int64_t end)
+{
+  int64_t n_touched = 0;
+  for (int64_t l = k; l < end; ++l) {
+    const hop_link *L = &w->links[l];
+    int32_t a = union_find_root(&w->fringe, L->fringe);
+    if (is_proper(w, L->other)) {
+      w->best[a] = (int32_t)higher_peak(w->g, w->best[a], L->other);
+    } else {
+      const int32_t b = union_find_root(&w->fringe, L->other);
+      if (a == b)
+        continue;
+      union_find_join(&w->fringe, a, b);
+      const int32_t root = a < b ? a : b, gone = a < b ? b : a;
+      w->best[root] = (int32_t)higher_peak(w->g, w->best[root], w->best[gone]);
+      if (w->head[gone] >= 0) { /* the members without a proper group, together */
+        if (w->head[root] >= 0)
+          w->next[w->tail[root]] = w->head[gone];
+        else
+          w->head[root] = w->head[gone];
+        w->tail[root] = w->tail[gone];
+      }
+      a = root;
+    }
+    w->touched[n_touched++] = a;
+  }
+  return n_touched;
+}
+
+/* The fringe groups: the links of widest paths, strongest first. All links of one strength
+ * join their fringe groups before any fringe group is given the best proper group it then
+ * reaches: the strength of its widest path. */
+static void regroup_fringe_groups(regroup_work *w, int64_t n_links)
+{
+  for (int64_t k = 0; k < w->n; ++k) {
+    w->head[k] = w->tail[k] = (int32_t)k;
+    w->next[k] = -1;
+  }
+  for (int64_t k = 0; k < n_links;) {
+    int64_t end = k;
+    while (end < n_links && w->links[end].density == w->links[k].density)
+      ++end;
+    const int64_t n_touched = join_links_of_one_strength(w, k, end);
+    for (int64_t t = 0; t < n_touched; ++t) { /* the members waiting, given the final group */
+      const int32_t r = union_find_root(&w->fringe, w->touched[t]);
+      if (w->best[r] < 0)
+        continue;
+      const int64_t to = w->final[w->best[r]];
+      for (int32_t m = w->head[r]; m >= 0; m = w->next[m])
+        w->final[m] = to;
+      w->head[r] = -1;
+    }
+    k = end;
+  }
+}
+
 /* The regrouping, on the whole group graph (groups sorted by key, boundaries unique):
  * final[k] = the key of group k's final group, or -1. 0, or -1 without memory. */
 static int regroup(const hop_peak *g, int64_t n, const hop_boundary *e, int64_t n_e, double outer, double saddle,
                    double peak, int64_t *final)
 {
-  union_find proper, fringe;
-  int32_t *best = phew_malloc((size_t)n + 1, sizeof *best); /* proper: its final group's peak; */
-  int32_t *head = phew_malloc((size_t)n + 1, sizeof *head); /* fringe roots: the best proper */
-  int32_t *tail = phew_malloc((size_t)n + 1, sizeof *tail); /* group reached, and the members */
-  int32_t *next = phew_malloc((size_t)n + 1, sizeof *next); /* not yet given one (a list) */
-  hop_link *links = phew_malloc((size_t)n_e + 1, sizeof *links);
-  int32_t *touched = phew_malloc((size_t)n_e + 1, sizeof *touched);
-  const int ok = best && head && tail && next && links && touched && union_find_init(&proper, n) == 0;
-  if (!ok || union_find_init(&fringe, n) != 0) {
-    if (ok)
-      union_find_free(&proper);
-    free(best), free(head), free(tail), free(next), free(links), free(touched);
+  regroup_work w;
+  memset(&w, 0, sizeof w);
+  w.g = g;
+  w.n = n;
+  w.peak = peak;
+  w.final = final;
+  if (regroup_work_init(&w, n_e) != 0)
     return -1;
-  }
-#define IS_PROPER(k) (g[k].density >= peak)
-  /* proper groups joined by boundaries >= saddle; each final group named by its highest peak */
-  for (int64_t k = 0; k < n_e; ++k) {
-    const int64_t a = group_index(g, n, e[k].a), b = group_index(g, n, e[k].b);
-    if (IS_PROPER(a) && IS_PROPER(b) && e[k].density >= saddle)
-      union_find_join(&proper, (int32_t)a, (int32_t)b);
-  }
-  for (int64_t k = 0; k < n; ++k)
-    best[k] = -1;
-  for (int64_t k = 0; k < n; ++k)
-    if (IS_PROPER(k)) {
-      const int32_t r = union_find_root(&proper, (int32_t)k);
-      best[r] = (int32_t)higher_peak(g, best[r], k);
-    }
-  for (int64_t k = 0; k < n; ++k)
-    final[k] = IS_PROPER(k) ? g[best[union_find_root(&proper, (int32_t)k)]].key : -1;
-
-  /* fringe groups: the links of widest paths, strongest first. All links of one strength join
-   * their fringe groups before any fringe group is given the best proper group it then
-   * reaches: the strength of its widest path */
-  int64_t n_links = 0;
-  for (int64_t k = 0; k < n_e; ++k) {
-    const int64_t a = group_index(g, n, e[k].a), b = group_index(g, n, e[k].b);
-    if (!(e[k].density >= outer) || (IS_PROPER(a) && IS_PROPER(b)))
-      continue;
-    if (!IS_PROPER(a) && !IS_PROPER(b) && !(g[a].density >= outer && g[b].density >= outer))
-      continue;
-    links[n_links++] = IS_PROPER(a) ? (hop_link){(int32_t)b, (int32_t)a, e[k].density}
-                                    : (hop_link){(int32_t)a, (int32_t)b, e[k].density};
-  }
-  qsort(links, (size_t)n_links, sizeof *links, link_order);
-  for (int64_t k = 0; k < n; ++k) {
-    head[k] = tail[k] = (int32_t)k;
-    next[k] = -1;
-  }
-  for (int64_t k = 0; k < n_links;) {
-    int64_t end = k, n_touched = 0;
-    while (end < n_links && links[end].density == links[k].density)
-      ++end;
-    for (int64_t l = k; l < end; ++l) {
-      const hop_link *L = &links[l];
-      int32_t a = union_find_root(&fringe, L->fringe);
-      if (IS_PROPER(L->other)) {
-        best[a] = (int32_t)higher_peak(g, best[a], L->other);
-      } else {
-        const int32_t b = union_find_root(&fringe, L->other);
-        if (a == b)
-          continue;
-        union_find_join(&fringe, a, b);
-        const int32_t root = a < b ? a : b, gone = a < b ? b : a;
-        best[root] = (int32_t)higher_peak(g, best[root], best[gone]);
-        if (head[gone] >= 0) { /* the members without a proper group, together */
-          if (head[root] >= 0)
-            next[tail[root]] = head[gone];
-          else
-            head[root] = head[gone];
-          tail[root] = tail[gone];
-        }
-        a = root;
-      }
-      touched[n_touched++] = a;
-    }
-    for (int64_t t = 0; t < n_touched; ++t) {
-      const int32_t r = union_find_root(&fringe, touched[t]);
-      if (best[r] < 0)
-        continue;
-      const int64_t to = final[best[r]];
-      for (int32_t m = head[r]; m >= 0; m = next[m])
-        final[m] = to;
-      head[r] = -1;
-    }
-    k = end;
-  }
-#undef IS_PROPER
-  union_find_free(&proper);
-  union_find_free(&fringe);
-  free(best), free(head), free(tail), free(next), free(links), free(touched);
+  join_proper_groups(&w, e, n_e, saddle);
+  regroup_fringe_groups(&w, fringe_links(&w, e, n_e, outer));
+  regroup_work_free(&w);
   return 0;
 }
 
-phew_status hop_regroup(const points_context *x, const particle_set *s, const hop_lists *lists, const double *rho,
-                        const double *rho_padding, const int64_t *key, const int64_t *key_padding,
-                        const hop_thresholds *t, int64_t *final_key)
+/* One rank's part of the group graph, or (gathered) all of it. */
+typedef struct group_graph {
+  hop_boundary *e;
+  int64_t n_e;
+  hop_peak *peaks;
+  int64_t n_peaks;
+} group_graph;
+
+/* This rank's part of the group graph (mine: its arrays to free): the boundaries its own
+ * particles see with the first n_merge of their lists, and the peaks of the groups whose
+ * maxima it owns. 0 if memory ran out. */
+static int list_boundaries(const particle_set *s, const hop_lists *lists, const double *rho, const double *rho_padding,
+                           const int64_t *key, const int64_t *key_padding, group_graph *mine)
 {
-  comm *c = x->c;
   const int64_t n_own = s->n_own;
   const int n_merge = lists->n_merge < lists->n_keep ? lists->n_merge : lists->n_keep;
-  /* this rank's boundaries and peaks */
   int64_t n_e = 0, capacity = 1024, n_peaks = 0;
-  hop_boundary *e = phew_malloc((size_t)capacity, sizeof *e);
-  hop_peak *peaks = phew_malloc((size_t)n_own + 1, sizeof *peaks);
-  int ok = e && peaks;
+  mine->e = phew_malloc((size_t)capacity, sizeof *mine->e);
+  mine->peaks = phew_malloc((size_t)n_own + 1, sizeof *mine->peaks);
+  int ok = mine->e && mine->peaks;
   for (int64_t i = 0; ok && i < n_own; ++i) {
     if (key[i] == s->id[i])
-      peaks[n_peaks++] = (hop_peak){key[i], rho[i]};
+      mine->peaks[n_peaks++] = (hop_peak){key[i], rho[i]};
     const int32_t *list = &lists->nearest[(size_t)i * (size_t)lists->n_keep];
     for (int k = 0; ok && k < n_merge; ++k) {
       const int32_t j = list[k];
@@ -221,65 +296,68 @@ phew_status hop_regroup(const points_context *x, const particle_set *s, const ho
         continue;
       if (n_e == capacity) {
         capacity *= 2;
-        ok = !phew_grow(&e, (size_t)capacity, sizeof *e);
+        ok = !phew_grow(&mine->e, (size_t)capacity, sizeof *mine->e);
         if (!ok)
           break;
       }
       const double mean = 0.5 * (rho[i] + (j < n_own ? rho[j] : rho_padding[j - n_own]));
-      e[n_e++] = key[i] < kj ? (hop_boundary){key[i], kj, mean} : (hop_boundary){kj, key[i], mean};
+      mine->e[n_e++] = key[i] < kj ? (hop_boundary){key[i], kj, mean} : (hop_boundary){kj, key[i], mean};
     }
   }
-  if (comm_max(c, !ok)) {
-    free(e);
-    free(peaks);
-    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the HOP boundaries"), x->result);
-  }
-  n_e = boundaries_unique(e, n_e);
+  mine->n_e = n_e;
+  mine->n_peaks = n_peaks;
+  return ok;
+}
 
-  /* the group graph on rank 0, regrouped there */
-  void *all_e = NULL, *all_peaks = NULL;
-  int64_t n_all_e = 0, n_groups = 0;
+/* Collective: every rank's part of the group graph gathered on rank 0 into all (its arrays
+ * to free); mine's arrays are freed once sent. */
+static phew_status gather_group_graph(comm *c, group_graph *mine, group_graph *all)
+{
   int *from = NULL;
-  phew_status status = comm_gather(c, e, n_e, sizeof *e, &all_e, &n_all_e, &from);
-  free(e);
+  phew_status status = comm_gather(c, mine->e, mine->n_e, sizeof *mine->e, (void **)&all->e, &all->n_e, &from);
+  free(mine->e);
+  mine->e = NULL;
   free(from);
   from = NULL;
   if (status == PHEW_OK)
-    status = comm_gather(c, peaks, n_peaks, sizeof *peaks, &all_peaks, &n_groups, &from);
-  free(peaks);
+    status = comm_gather(c, mine->peaks, mine->n_peaks, sizeof *mine->peaks, (void **)&all->peaks, &all->n_peaks,
+                         &from);
+  free(mine->peaks);
+  mine->peaks = NULL;
   free(from);
-  hop_final *ends = NULL;
-  int64_t n_ends = 0;
-  if (status == PHEW_OK && c->rank == 0) {
-    hop_peak *g = all_peaks;
-    qsort(g, (size_t)n_groups, sizeof *g, peak_order);
-    n_all_e = boundaries_unique(all_e, n_all_e);
-    int64_t *final = phew_malloc((size_t)n_groups + 1, sizeof *final);
-    ends = phew_malloc((size_t)n_groups + 1, sizeof *ends);
-    if (!final || !ends || regroup(g, n_groups, all_e, n_all_e, t->outer, t->saddle, t->peak, final) != 0) {
-      status = PHEW_ERROR_MEMORY;
-    } else {
-      for (int64_t k = 0; k < n_groups; ++k)
-        ends[k] = (hop_final){g[k].key, final[k]};
-      n_ends = n_groups;
-    }
-    free(final);
+  return status;
+}
+
+/* Rank 0: the whole group graph regrouped; *ends (free it) the final group of every HOP
+ * group, sorted by key, *n_ends of them. */
+static phew_status regroup_on_rank0(const hop_thresholds *t, group_graph *all, hop_final **ends, int64_t *n_ends)
+{
+  phew_status status = PHEW_OK;
+  hop_peak *g = all->peaks;
+  const int64_t n_groups = all->n_peaks;
+  qsort(g, (size_t)n_groups, sizeof *g, peak_order);
+  all->n_e = boundaries_unique(all->e, all->n_e);
+  int64_t *final = phew_malloc((size_t)n_groups + 1, sizeof *final);
+  *ends = phew_malloc((size_t)n_groups + 1, sizeof **ends);
+  if (!final || !*ends || regroup(g, n_groups, all->e, all->n_e, t->outer, t->saddle, t->peak, final) != 0) {
+    status = PHEW_ERROR_MEMORY;
+  } else {
+    for (int64_t k = 0; k < n_groups; ++k)
+      (*ends)[k] = (hop_final){g[k].key, final[k]};
+    *n_ends = n_groups;
   }
-  free(all_e);
-  free(all_peaks);
-  status = comm_agree(
-      c, status == PHEW_OK ? PHEW_OK : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory regrouping HOP groups"),
-      x->result);
-  if (status == PHEW_OK)
-    status = comm_broadcast(c, (void **)&ends, &n_ends, sizeof *ends);
-  if (status != PHEW_OK) {
-    free(ends);
-    return comm_agree(c, phew_fail(x->result, status, "out of memory regrouping HOP groups"), x->result);
-  }
-  /* each own particle above outer in its group's final group (ends are sorted by key) */
-  for (int64_t i = 0; i < n_own; ++i) {
+  free(final);
+  return status;
+}
+
+/* Each own particle above outer in its group's final group (ends are sorted by key), the
+ * others in none (-1). */
+static void final_keys(const particle_set *s, const double *rho, const int64_t *key, double outer,
+                       const hop_final *ends, int64_t n_ends, int64_t *final_key)
+{
+  for (int64_t i = 0; i < s->n_own; ++i) {
     final_key[i] = -1;
-    if (!(rho[i] >= t->outer))
+    if (!(rho[i] >= outer))
       continue;
     int64_t lo = 0, hi = n_ends;
     while (lo < hi) {
@@ -292,6 +370,40 @@ phew_status hop_regroup(const points_context *x, const particle_set *s, const ho
     if (lo < n_ends && ends[lo].key == key[i])
       final_key[i] = ends[lo].final_key;
   }
+}
+
+phew_status hop_regroup(const points_context *x, const particle_set *s, const hop_lists *lists, const double *rho,
+                        const double *rho_padding, const int64_t *key, const int64_t *key_padding,
+                        const hop_thresholds *t, int64_t *final_key)
+{
+  comm *c = x->c;
+  /* this rank's boundaries (per pair of groups the largest) and peaks */
+  group_graph mine = {NULL, 0, NULL, 0}, all = {NULL, 0, NULL, 0};
+  if (comm_max(c, !list_boundaries(s, lists, rho, rho_padding, key, key_padding, &mine))) {
+    free(mine.e);
+    free(mine.peaks);
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the HOP boundaries"), x->result);
+  }
+  mine.n_e = boundaries_unique(mine.e, mine.n_e);
+
+  /* the group graph on rank 0, regrouped there; what each HOP group ends in, to every rank */
+  phew_status status = gather_group_graph(c, &mine, &all);
+  hop_final *ends = NULL;
+  int64_t n_ends = 0;
+  if (status == PHEW_OK && c->rank == 0)
+    status = regroup_on_rank0(t, &all, &ends, &n_ends);
+  free(all.e);
+  free(all.peaks);
+  status = comm_agree(
+      c, status == PHEW_OK ? PHEW_OK : phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory regrouping HOP groups"),
+      x->result);
+  if (status == PHEW_OK)
+    status = comm_broadcast(c, (void **)&ends, &n_ends, sizeof *ends);
+  if (status != PHEW_OK) {
+    free(ends);
+    return comm_agree(c, phew_fail(x->result, status, "out of memory regrouping HOP groups"), x->result);
+  }
+  final_keys(s, rho, key, t->outer, ends, n_ends, final_key);
   free(ends);
   return PHEW_OK;
 }

@@ -293,6 +293,70 @@ static phew_status follow_chains(merge_pass *w, const int64_t *order, int64_t n_
   return PHEW_OK;
 }
 
+/* The mergers of a level: into[p] is the key neighbour an alive peak p merges into, or p
+ * itself; how many merge here. */
+static int64_t choose_mergers(const merge_state *m, const peak_table *peaks, const int64_t *order, int64_t n_order,
+                              merge_rule rule, double threshold_value, double density_threshold, int64_t *into)
+{
+  int64_t n_mergers = 0;
+  for (int64_t p = 0; p < m->n; ++p)
+    into[p] = p;
+  for (int64_t i = 0; i < n_order; ++i) {
+    const int64_t p = order[i];
+    const int64_t k = m->key_neighbour[p];
+    if (m->alive[p] && k >= 0 && peak_higher(peaks, k, p) &&
+        wants_to_merge(m, peaks, p, rule, threshold_value, density_threshold)) {
+      into[p] = k;
+      ++n_mergers;
+    }
+  }
+  return n_mergers;
+}
+
+/* The level's mergers done (final: the head each peak's chain ends at): the merged peaks
+ * recorded as events and no longer alive, and every peak known here, owned or ghost,
+ * following its group's head. Nonzero if memory ran out for an event. */
+static int apply_mergers(merge_state *m, const int64_t *order, int64_t n_order, const int64_t *into,
+                         const int64_t *final, int32_t level)
+{
+  int failed = 0;
+  for (int64_t i = 0; i < n_order; ++i) {
+    const int64_t p = order[i];
+    if (into[p] != p) {
+      failed |= record_event(m, p, final[p], m->key_saddle[p], level) != PHEW_OK;
+      m->alive[p] = 0;
+    }
+  }
+  for (int64_t p = 0; p < m->n; ++p)
+    if (m->group[p] >= 0)
+      m->group[p] = final[m->group[p]];
+  return failed;
+}
+
+/* Saddle lists combined: both ends relabelled, the saddles now inside one group dropped. */
+static void combine_saddle_lists(edge_list *edges, const int64_t *final)
+{
+  int64_t kept = 0;
+  for (int64_t e = 0; e < edges->n; ++e) {
+    saddle_edge x = edges->edges[e];
+    x.a = final[x.a];
+    x.b = final[x.b];
+    if (x.a != x.b)
+      edges->edges[kept++] = x;
+  }
+  edges->n = kept;
+}
+
+/* Dead peaks leave the visiting order; how many stay. */
+static int64_t drop_dead_peaks(const merge_state *m, int64_t *order, int64_t n_order)
+{
+  int64_t n_alive = 0;
+  for (int64_t i = 0; i < n_order; ++i)
+    if (m->alive[order[i]])
+      order[n_alive++] = order[i];
+  return n_alive;
+}
+
 phew_status merge_levels(merge_state *m, peak_comm *pc, edge_list *edges, merge_rule rule, double threshold_value,
                          double density_threshold, unsigned order_seed, int32_t *rounds, call_result *result)
 {
@@ -313,18 +377,8 @@ phew_status merge_levels(merge_state *m, peak_comm *pc, edge_list *edges, merge_
     failed = !bigger;
     if (bigger)
       into = bigger;
-    int64_t n_mergers = 0;
-    for (int64_t p = 0; !failed && p < m->n; ++p)
-      into[p] = p;
-    for (int64_t i = 0; !failed && i < n_order; ++i) {
-      const int64_t p = order[i];
-      const int64_t k = m->key_neighbour[p];
-      if (m->alive[p] && k >= 0 && peak_higher(peaks, k, p) &&
-          wants_to_merge(m, peaks, p, rule, threshold_value, density_threshold)) {
-        into[p] = k;
-        ++n_mergers;
-      }
-    }
+    const int64_t n_mergers =
+        failed ? 0 : choose_mergers(m, peaks, order, n_order, rule, threshold_value, density_threshold, into);
     if (comm_max(pc->c, failed)) {
       status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks");
       goto done;
@@ -336,36 +390,9 @@ phew_status merge_levels(merge_state *m, peak_comm *pc, edge_list *edges, merge_
       status = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while merging peaks");
       goto done;
     }
-    const int64_t *final = w.final;
-    for (int64_t i = 0; i < n_order; ++i) {
-      const int64_t p = order[i];
-      if (into[p] != p) {
-        failed |= record_event(m, p, final[p], m->key_saddle[p], level) != PHEW_OK;
-        m->alive[p] = 0;
-      }
-    }
-    /* every peak known here, owned or ghost, follows its group's head */
-    for (int64_t p = 0; p < m->n; ++p)
-      if (m->group[p] >= 0)
-        m->group[p] = final[m->group[p]];
-
-    /* combine saddle lists: relabel both ends, drop the saddles now inside one group */
-    int64_t kept = 0;
-    for (int64_t e = 0; e < edges->n; ++e) {
-      saddle_edge x = edges->edges[e];
-      x.a = final[x.a];
-      x.b = final[x.b];
-      if (x.a != x.b)
-        edges->edges[kept++] = x;
-    }
-    edges->n = kept;
-
-    /* dead peaks leave the visiting order */
-    int64_t n_alive = 0;
-    for (int64_t i = 0; i < n_order; ++i)
-      if (m->alive[order[i]])
-        order[n_alive++] = order[i];
-    n_order = n_alive;
+    failed = apply_mergers(m, order, n_order, into, w.final, level);
+    combine_saddle_lists(edges, w.final);
+    n_order = drop_dead_peaks(m, order, n_order);
   }
 done:
   free(order);
