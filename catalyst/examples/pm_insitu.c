@@ -55,26 +55,26 @@ static int catalyst_step(insitu *in, const insitu_state *s)
   int64_t z_begin, z_end, first, count;
   my_planes(in, m, &z_begin, &z_end);
   pm_particles_in_planes(p, m, z_begin, z_end, &first, &count);
-  phew_catalyst_grid grid;
-  phew_catalyst_grid_init(&grid);
-  phew_catalyst_particles particles;
-  phew_catalyst_particles_init(&particles);
+  phew_grid grid; /* the whole mesh, then this rank's planes of it (no ghost cells) */
+  phew_grid_init_whole(&grid, m->n, m->n, m->n);
+  phew_points particles;
+  phew_points_init(&particles);
+  particles.has_box = 1;
   for (int d = 0; d < 3; ++d) {
-    grid.global_dims[d] = m->n;
-    grid.dims[d] = m->n;
     grid.spacing[d] = 1.0 / m->n;
     grid.periodic[d] = 1;
     particles.box_size[d] = 1.0;
     particles.periodic[d] = 1;
   }
-  grid.offset[2] = z_begin;
-  grid.dims[2] = z_end - z_begin;
-  grid.density = m->density + (size_t)(z_begin - m->z0) * (size_t)m->n * (size_t)m->n;
+  grid.stored_offset[2] = grid.active_offset[2] = z_begin;
+  grid.stored_dims[2] = grid.active_dims[2] = z_end - z_begin;
+  const double *density = m->density + (size_t)(z_begin - m->z0) * (size_t)m->n * (size_t)m->n;
   particles.n = count;
   particles.position = p->position + 3 * first;
   particles.velocity = p->velocity + 3 * first;
   particles.id = p->id + first;
-  const int status = phew_catalyst_execute(in->catalyst, s->step, s->time, &grid, &particles);
+  const int status = phew_catalyst_execute(in->catalyst, s->step, s->time, &grid, density, PHEW_FLOAT64, NULL,
+                                           &particles);
   if (status != 0 && in->rank == 0)
     fprintf(stderr, "phew_pm: in situ at step %d: %s\n", s->step, phew_catalyst_message(in->catalyst));
   return status;

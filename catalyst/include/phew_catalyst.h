@@ -2,13 +2,18 @@
  * pipelines (Python scripts that run the phew filters and write what they find), from C,
  * C++ or Fortran (module phew_catalyst, fortran/phew_catalyst.f90).
  *
+ * The grid and the particles are described with the core's own types (phew/phew.h):
+ * phew_grid for this rank's block of cells, phew_points for its particles, phew_scalar_type
+ * (PHEW_FLOAT32, PHEW_FLOAT64) for their arrays, so that a simulation that calls libphew
+ * directly and one that goes through Catalyst fill the same structures.
+ *
  *   phew_catalyst *a;
  *   const char *scripts[] = {"clumps.py"};
  *   if (phew_catalyst_initialize(&a, 1, scripts, &comm) != 0)
  *     fprintf(stderr, "%s\n", phew_catalyst_message(a));   (a is still valid: finalize it)
  *   for each step:
- *     phew_catalyst_grid g;  phew_catalyst_grid_init(&g);  ... fill it ...
- *     if (phew_catalyst_execute(a, step, time, &g, NULL) != 0)
+ *     phew_grid g;  phew_grid_init_whole(&g, nx, ny, nz);  ... this rank's block, see below ...
+ *     if (phew_catalyst_execute(a, step, time, &g, rho, PHEW_FLOAT64, NULL, NULL) != 0)
  *       ... phew_catalyst_message(a) says why; go on or stop, as the simulation decides ...
  *   phew_catalyst_finalize(a);       (before MPI_Finalize)
  *
@@ -24,7 +29,7 @@
  *
  * What the scripts see, by channel name (the producer of a Catalyst v2 script is
  * TrivialProducer(registrationName=NAME)):
- *   "grid"       vtkImageData, this rank's block of cells, cell array named grid->name
+ *   "grid"       vtkImageData, this rank's block of cells, cell array named density_name
  *                (the whole extent is the global mesh; the filters build their ghost cells)
  *   "particles"  vtkPolyData, this rank's particles as points (no vertex cells, so that no
  *                memory is added: show them with the Point Gaussian representation), point
@@ -33,9 +38,15 @@
  * is not periodic) so that scripts can set the filters' box and periodicity from the data.
  *
  * The environment variable PHEW_PLUGIN, unless already set, names the phew ParaView plugin
- * this library was built with, for the scripts' LoadPlugin. */
+ * this library was built with, for the scripts' LoadPlugin.
+ *
+ * Linking: the adaptor's CMake target (phew::catalyst) brings libphew with it, for
+ * phew_grid_init_whole and phew_points_init, and so does pkg-config (phew_catalyst.pc
+ * requires phew). */
 #ifndef PHEW_CATALYST_H
 #define PHEW_CATALYST_H
+
+#include <phew/phew.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,7 +63,8 @@ extern "C" {
 
 typedef struct phew_catalyst phew_catalyst;
 
-/* Status of every call: the same on every rank. */
+/* Status of every call: the same on every rank. The adaptor's own codes: they name failures
+ * (scripts, Catalyst's pipelines) that the core's phew_status does not have. */
 enum {
   PHEW_CATALYST_OK = 0,
   PHEW_CATALYST_ERROR_ARGUMENT = 1, /* a description that does not make sense (sizes, pointers) */
@@ -60,38 +72,6 @@ enum {
   PHEW_CATALYST_ERROR_PIPELINE = 3, /* a filter or writer of a pipeline reported an error */
   PHEW_CATALYST_ERROR_MPI = 4       /* MPI is not initialised, or the communicator is unusable */
 };
-
-enum { PHEW_CATALYST_FLOAT32 = 0, PHEW_CATALYST_FLOAT64 = 1 };
-
-/* This rank's block of a uniform mesh of cells. */
-typedef struct phew_catalyst_grid {
-  int64_t global_dims[3]; /* cells of the whole mesh along x, y, z */
-  int64_t offset[3];      /* first cell of this rank's block */
-  int64_t dims[3];        /* cells of this rank's block (0 on an axis: no cells here) */
-  double origin[3];       /* corner of cell (0, 0, 0) */
-  double spacing[3];      /* cell size */
-  int periodic[3];
-  int type;            /* PHEW_CATALYST_FLOAT32 or PHEW_CATALYST_FLOAT64 */
-  const void *density; /* dims[0] * dims[1] * dims[2] values, x fastest, no ghost cells */
-  const char *name;    /* the cell array's name; NULL: "density" */
-} phew_catalyst_grid;
-
-/* This rank's particles. */
-typedef struct phew_catalyst_particles {
-  int64_t n;
-  int type;             /* of position, mass and velocity: PHEW_CATALYST_FLOAT32 or _FLOAT64 */
-  const void *position; /* 3 per particle, x y z */
-  const void *mass;     /* 1 per particle, or NULL */
-  const void *velocity; /* 3 per particle, or NULL */
-  const int64_t *id;    /* 1 per particle, unique over all ranks, or NULL */
-  double box_origin[3]; /* the periodic box (read when an axis is periodic) */
-  double box_size[3];
-  int periodic[3];
-} phew_catalyst_particles;
-
-/* Zero everything, float64, name NULL. */
-PHEW_CATALYST_API void phew_catalyst_grid_init(phew_catalyst_grid *grid);
-PHEW_CATALYST_API void phew_catalyst_particles_init(phew_catalyst_particles *particles);
 
 /* Start Catalyst on the communicator (the address of an MPI_Comm; NULL: MPI_COMM_WORLD; MPI
  * must be initialised) with n_scripts Catalyst Python scripts (version 1 or 2; a version 2
@@ -104,10 +84,31 @@ PHEW_CATALYST_API int phew_catalyst_initialize(phew_catalyst **adaptor, int n_sc
  * only then (phew_catalyst_execute asks this itself). Collective; 1 or 0. */
 PHEW_CATALYST_API int phew_catalyst_wants(phew_catalyst *adaptor, int64_t step, double time);
 
-/* Run the pipelines that want this step on the grid and/or the particles (either may be NULL
- * on every rank; a rank with no cells or no particles passes dims 0 or n 0). */
-PHEW_CATALYST_API int phew_catalyst_execute(phew_catalyst *adaptor, int64_t step, double time,
-                                            const phew_catalyst_grid *grid, const phew_catalyst_particles *particles);
+/* Run the pipelines that want this step on the grid and/or the particles. Either may be NULL,
+ * on every rank alike (the same channels everywhere); a rank with no cells or no particles
+ * passes an empty block (active_dims 0 on an axis) or n 0.
+ *
+ * grid: this rank's block of a uniform mesh of cells, in global cell indices (global_dims,
+ *   active_offset, active_dims, origin: the corner of cell (0, 0, 0), spacing > 0, periodic).
+ *   The adaptor takes no ghost cells: the stored box must be the active box
+ *   (stored_offset == active_offset, stored_dims == active_dims), else PHEW_CATALYST_ERROR_ARGUMENT.
+ *   phew_grid_init_whole(&g, nx, ny, nz) sets the whole mesh on one rank (origin 0, spacing 1,
+ *   not periodic); for a block set stored_offset and active_offset to its first cell and
+ *   stored_dims and active_dims to its cells. phew_grid_block and phew_grid_decompose give a
+ *   balanced block with ghost layers: copy active_offset and active_dims into stored_offset
+ *   and stored_dims before passing it (and pass only the active cells' densities). At most
+ *   2^31 - 2 cells along an axis (VTK's extents).
+ * density: active_dims[0] * active_dims[1] * active_dims[2] values of density_type
+ *   (PHEW_FLOAT32 or PHEW_FLOAT64), x fastest; NULL only for an empty block.
+ * density_name: the cell array's name; NULL: "density".
+ * particles: this rank's particles (phew_points_init, then n, type, position and whichever of
+ *   mass, velocity, id the simulation has; id unique over all ranks): position, mass and
+ *   velocity of particles->type; has_box with box_origin and box_size, and periodic (which
+ *   needs the box). n_neighbours and n_density_neighbours are not used by the adaptor (the
+ *   scripts' filters have their own). */
+PHEW_CATALYST_API int phew_catalyst_execute(phew_catalyst *adaptor, int64_t step, double time, const phew_grid *grid,
+                                            const void *density, phew_scalar_type density_type,
+                                            const char *density_name, const phew_points *particles);
 
 /* Why the last call failed ("" after a success). Valid until the next call. */
 PHEW_CATALYST_API const char *phew_catalyst_message(const phew_catalyst *adaptor);

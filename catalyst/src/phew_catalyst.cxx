@@ -1,6 +1,6 @@
-// The Catalyst adaptor: the simulation's arrays wrapped (not copied) as VTK data, handed to
-// legacy Catalyst (vtkCPProcessor) and its Python pipelines, every failure agreed on by all
-// ranks.
+// The Catalyst adaptor: the simulation's arrays, described by the core's phew_grid and
+// phew_points, wrapped (not copied) as VTK data, handed to legacy Catalyst (vtkCPProcessor) and
+// its Python pipelines, every failure agreed on by all ranks.
 #include "phew_catalyst.h"
 
 #include "error_capture.h"
@@ -30,7 +30,6 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -59,10 +58,10 @@ vtkSmartPointer<vtkDataArray> Wrap(
 }
 
 vtkSmartPointer<vtkDataArray> WrapReal(
-  int type, const void* data, int64_t tuples, int components, const char* name)
+  phew_scalar_type type, const void* data, int64_t tuples, int components, const char* name)
 {
-  return type == PHEW_CATALYST_FLOAT32 ? Wrap<float>(data, tuples, components, name)
-                                       : Wrap<double>(data, tuples, components, name);
+  return type == PHEW_FLOAT32 ? Wrap<float>(data, tuples, components, name)
+                              : Wrap<double>(data, tuples, components, name);
 }
 
 vtkSmartPointer<vtkDoubleArray> PeriodicBox(
@@ -121,47 +120,87 @@ struct phew_catalyst
 
 namespace
 {
-std::string CheckGrid(const phew_catalyst_grid* g)
+// The grid channel of one call: the rank's block of cells and its density array.
+struct GridInput
+{
+  const phew_grid* Grid;
+  const void* Density;
+  phew_scalar_type Type;
+  const char* Name;
+};
+
+int64_t CellsOf(const phew_grid* g)
+{
+  return g->active_dims[0] * g->active_dims[1] * g->active_dims[2];
+}
+
+// Why the block cannot be shown as image data ("" if it can): along each axis, an extent VTK
+// can hold, no ghost cells, inside the mesh, a positive spacing.
+std::string CheckBlock(const phew_grid* g)
 {
   for (int d = 0; d < 3; ++d)
   {
+    const std::string axis = " along axis " + std::to_string(d);
     if (g->global_dims[d] >= INT_MAX)
     {
-      return "the mesh has " + std::to_string(g->global_dims[d]) + " cells along axis " +
-        std::to_string(d) + ": VTK's extents hold at most 2^31 - 2";
+      return "the mesh has " + std::to_string(g->global_dims[d]) + " cells" + axis +
+        ": VTK's extents hold at most 2^31 - 2";
     }
-    if (g->global_dims[d] < 1 || g->offset[d] < 0 || g->dims[d] < 0 ||
-      g->offset[d] + g->dims[d] > g->global_dims[d])
+    if (g->stored_offset[d] != g->active_offset[d] || g->stored_dims[d] != g->active_dims[d])
     {
-      return "the grid block (offset " + std::to_string(g->offset[d]) + ", " +
-        std::to_string(g->dims[d]) + " cells along axis " + std::to_string(d) +
-        ") does not lie inside the mesh of " + std::to_string(g->global_dims[d]) + " cells";
+      return "the adaptor takes no ghost cells: the grid's stored box must be its active box "
+             "(stored_offset == active_offset, stored_dims == active_dims), but" +
+        axis + " it stores " + std::to_string(g->stored_dims[d]) + " cells from " +
+        std::to_string(g->stored_offset[d]) + " and owns " + std::to_string(g->active_dims[d]) +
+        " from " + std::to_string(g->active_offset[d]);
+    }
+    if (g->global_dims[d] < 1 || g->active_offset[d] < 0 || g->active_dims[d] < 0 ||
+      g->active_offset[d] + g->active_dims[d] > g->global_dims[d])
+    {
+      return "the grid block (offset " + std::to_string(g->active_offset[d]) + ", " +
+        std::to_string(g->active_dims[d]) + " cells" + axis + ") does not lie inside the mesh of " +
+        std::to_string(g->global_dims[d]) + " cells";
     }
     if (!(g->spacing[d] > 0.0))
     {
       return "the grid spacing must be positive along every axis";
     }
   }
-  if (g->type != PHEW_CATALYST_FLOAT32 && g->type != PHEW_CATALYST_FLOAT64)
+  return std::string();
+}
+
+bool KnownType(phew_scalar_type type)
+{
+  return type == PHEW_FLOAT32 || type == PHEW_FLOAT64;
+}
+
+std::string CheckGrid(const GridInput& in)
+{
+  const std::string problem = CheckBlock(in.Grid);
+  if (!problem.empty())
   {
-    return "the grid's type must be PHEW_CATALYST_FLOAT32 or PHEW_CATALYST_FLOAT64";
+    return problem;
   }
-  if (g->dims[0] * g->dims[1] * g->dims[2] > 0 && !g->density)
+  if (!KnownType(in.Type))
+  {
+    return "the density's type must be PHEW_FLOAT32 or PHEW_FLOAT64";
+  }
+  if (CellsOf(in.Grid) > 0 && !in.Density)
   {
     return "the grid block has cells but no density array";
   }
   return std::string();
 }
 
-std::string CheckParticles(const phew_catalyst_particles* p)
+std::string CheckParticles(const phew_points* p)
 {
   if (p->n < 0)
   {
     return "a negative number of particles";
   }
-  if (p->type != PHEW_CATALYST_FLOAT32 && p->type != PHEW_CATALYST_FLOAT64)
+  if (!KnownType(p->type))
   {
-    return "the particles' type must be PHEW_CATALYST_FLOAT32 or PHEW_CATALYST_FLOAT64";
+    return "the particles' type must be PHEW_FLOAT32 or PHEW_FLOAT64";
   }
   if (p->n > 0 && !p->position)
   {
@@ -169,6 +208,10 @@ std::string CheckParticles(const phew_catalyst_particles* p)
   }
   for (int d = 0; d < 3; ++d)
   {
+    if (p->periodic[d] && !p->has_box)
+    {
+      return "a periodic axis of the particles needs their box (has_box, box_origin, box_size)";
+    }
     if (p->periodic[d] && !(p->box_size[d] > 0.0))
     {
       return "a periodic axis needs a positive box size";
@@ -178,15 +221,20 @@ std::string CheckParticles(const phew_catalyst_particles* p)
 }
 
 // The rank's block of cells as image data over the caller's density.
-vtkSmartPointer<vtkImageData> GridOf(const phew_catalyst_grid* g)
+vtkSmartPointer<vtkImageData> GridOf(const GridInput& in)
 {
+  const phew_grid* g = in.Grid;
   auto image = vtkSmartPointer<vtkImageData>::New();
-  const int64_t n = g->dims[0] * g->dims[1] * g->dims[2];
+  const int64_t n = CellsOf(g);
   if (n > 0)
   {
-    image->SetExtent(static_cast<int>(g->offset[0]), static_cast<int>(g->offset[0] + g->dims[0]),
-      static_cast<int>(g->offset[1]), static_cast<int>(g->offset[1] + g->dims[1]),
-      static_cast<int>(g->offset[2]), static_cast<int>(g->offset[2] + g->dims[2]));
+    int extent[6];
+    for (int d = 0; d < 3; ++d)
+    {
+      extent[2 * d] = static_cast<int>(g->active_offset[d]);
+      extent[2 * d + 1] = static_cast<int>(g->active_offset[d] + g->active_dims[d]);
+    }
+    image->SetExtent(extent);
   }
   else
   {
@@ -194,8 +242,8 @@ vtkSmartPointer<vtkImageData> GridOf(const phew_catalyst_grid* g)
   }
   image->SetOrigin(g->origin[0], g->origin[1], g->origin[2]);
   image->SetSpacing(g->spacing[0], g->spacing[1], g->spacing[2]);
-  const char* name = g->name ? g->name : "density";
-  image->GetCellData()->AddArray(WrapReal(g->type, g->density, n, 1, name));
+  const char* name = in.Name ? in.Name : "density";
+  image->GetCellData()->AddArray(WrapReal(in.Type, in.Density, n, 1, name));
   image->GetCellData()->SetActiveScalars(name);
   double size[3];
   for (int d = 0; d < 3; ++d)
@@ -207,7 +255,7 @@ vtkSmartPointer<vtkImageData> GridOf(const phew_catalyst_grid* g)
 }
 
 // The rank's particles as points over the caller's arrays (no vertex cells).
-vtkSmartPointer<vtkPolyData> ParticlesOf(const phew_catalyst_particles* p)
+vtkSmartPointer<vtkPolyData> ParticlesOf(const phew_points* p)
 {
   auto poly = vtkSmartPointer<vtkPolyData>::New();
   vtkNew<vtkPoints> points;
@@ -229,7 +277,9 @@ vtkSmartPointer<vtkPolyData> ParticlesOf(const phew_catalyst_particles* p)
       static_cast<vtkIdType>(p->n), 1);
     poly->GetPointData()->AddArray(ids);
   }
-  poly->GetFieldData()->AddArray(PeriodicBox(p->box_origin, p->box_size, p->periodic));
+  const double none[3] = { 0.0, 0.0, 0.0 };
+  poly->GetFieldData()->AddArray(
+    PeriodicBox(p->has_box ? p->box_origin : none, p->has_box ? p->box_size : none, p->periodic));
   return poly;
 }
 
@@ -263,14 +313,10 @@ std::string PluginPath()
   return PHEW_CATALYST_PLUGIN;
 }
 
-int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts, MPI_Comm comm)
+// MPI usable, the adaptor's own duplicate of the communicator, this rank's place in it, and
+// PHEW_PLUGIN for the scripts. Not agreed on: a failure here leaves no communicator.
+int StartMpi(phew_catalyst* a, MPI_Comm comm)
 {
-  *adaptor = new (std::nothrow) phew_catalyst;
-  phew_catalyst* a = *adaptor;
-  if (!a)
-  {
-    return PHEW_CATALYST_ERROR_ARGUMENT;
-  }
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -285,55 +331,90 @@ int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts,
     a->Message = "the MPI communicator passed to phew_catalyst_initialize is not usable";
     return PHEW_CATALYST_ERROR_MPI;
   }
-  a->Scripts = scripts;
   MPI_Comm_rank(a->Comm, &a->Rank);
   MPI_Comm_size(a->Comm, &a->Size);
   setenv("PHEW_PLUGIN", PluginPath().c_str(), 0); // the scripts' LoadPlugin; a user's choice wins
+  return PHEW_CATALYST_OK;
+}
 
-  std::string problem = scripts.empty() ? "no Catalyst script given" : "";
+// Why the scripts cannot be loaded on this rank ("" if every one is readable).
+std::string CheckScripts(const std::vector<std::string>& scripts)
+{
+  if (scripts.empty())
+  {
+    return "no Catalyst script given";
+  }
   for (const std::string& script : scripts)
   {
-    if (problem.empty() && !Readable(script.c_str()))
+    if (!Readable(script.c_str()))
     {
-      problem = "the Catalyst script '" + script + "' cannot be read (missing, or not readable)";
+      return "the Catalyst script '" + script + "' cannot be read (missing, or not readable)";
     }
   }
-  int status = a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_SCRIPT, problem);
-  if (status != PHEW_CATALYST_OK)
-  {
-    return status;
-  }
+  return std::string();
+}
 
-  phew_catalyst_detail::ErrorCapture capture;
+// Catalyst (vtkCPProcessor) on the adaptor's communicator; why it did not start, or "".
+std::string StartCatalyst(phew_catalyst* a)
+{
   a->Processor = vtkSmartPointer<vtkCPProcessor>::New();
   vtkMPICommunicatorOpaqueComm opaque(&a->Comm);
   if (!a->Processor->Initialize(opaque))
   {
-    problem = "Catalyst (vtkCPProcessor) did not start";
+    return "Catalyst (vtkCPProcessor) did not start";
   }
   // ParaView 5.11's Python log handler fails on messages below warnings (it names a
   // vtkLogger level that does not exist), and Python then prints "--- Logging error ---"
   // with a traceback on some ranks: logging's own switch keeps such failures silent.
-  if (problem.empty() && vtkPythonInterpreter::Initialize())
+  if (vtkPythonInterpreter::Initialize())
   {
     vtkPythonInterpreter::RunSimpleString("import logging\nlogging.raiseExceptions = False\n");
   }
-  for (const std::string& script : scripts)
+  return std::string();
+}
+
+// Each script as a pipeline of the processor; why one did not load (capture holds the errors
+// reported since Catalyst started), or "".
+std::string LoadScripts(phew_catalyst* a, const phew_catalyst_detail::ErrorCapture& capture)
+{
+  for (const std::string& script : a->Scripts)
   {
-    if (!problem.empty())
-    {
-      break;
-    }
     auto pipeline = vtkCPPythonPipeline::CreateAndInitializePipeline(script.c_str(), 2);
     if (!pipeline || capture.HasErrors())
     {
-      problem = "the Catalyst script '" + script + "' did not load" +
-        (capture.HasErrors() ? ": " + capture.Errors(scripts) : std::string());
+      return "the Catalyst script '" + script + "' did not load" +
+        (capture.HasErrors() ? ": " + capture.Errors(a->Scripts) : std::string());
     }
-    else
-    {
-      a->Processor->AddPipeline(pipeline);
-    }
+    a->Processor->AddPipeline(pipeline);
+  }
+  return std::string();
+}
+
+int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts, MPI_Comm comm)
+{
+  *adaptor = new (std::nothrow) phew_catalyst;
+  phew_catalyst* a = *adaptor;
+  if (!a)
+  {
+    return PHEW_CATALYST_ERROR_ARGUMENT;
+  }
+  a->Scripts = scripts;
+  int status = StartMpi(a, comm);
+  if (status != PHEW_CATALYST_OK)
+  {
+    return status;
+  }
+  std::string problem = CheckScripts(scripts);
+  status = a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_SCRIPT, problem);
+  if (status != PHEW_CATALYST_OK)
+  {
+    return status;
+  }
+  phew_catalyst_detail::ErrorCapture capture;
+  problem = StartCatalyst(a);
+  if (problem.empty())
+  {
+    problem = LoadScripts(a, capture);
   }
   status = a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_SCRIPT, problem);
   if (status != PHEW_CATALYST_OK)
@@ -342,26 +423,127 @@ int Initialize(phew_catalyst** adaptor, const std::vector<std::string>& scripts,
   }
   return status;
 }
+
+// The call's arguments checked on every rank, and the same channels on every rank (or the
+// pipelines would wait for each other): agreed on.
+int CheckCall(phew_catalyst* a, const GridInput* grid, const phew_points* particles)
+{
+  std::string problem = grid ? CheckGrid(*grid) : "";
+  if (problem.empty() && particles)
+  {
+    problem = CheckParticles(particles);
+  }
+  int channels = (grid ? 1 : 0) | (particles ? 2 : 0), any = 0, all = 0;
+  MPI_Allreduce(&channels, &any, 1, MPI_INT, MPI_BOR, a->Comm);
+  MPI_Allreduce(&channels, &all, 1, MPI_INT, MPI_BAND, a->Comm);
+  if (problem.empty() && any != all)
+  {
+    problem =
+      "every rank must pass the same channels (a grid, particles, or both; empty ones on ranks with none)";
+  }
+  return a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_ARGUMENT, problem);
+}
+
+// The caller's arrays, wrapped, as the inputs of the channels the call has.
+void SetInputs(
+  vtkCPDataDescription* description, const GridInput* grid, const phew_points* particles)
+{
+  if (grid)
+  {
+    vtkCPInputDataDescription* input = description->GetInputDescriptionByName(kGridChannel);
+    input->SetGrid(GridOf(*grid));
+    const int64_t* dims = grid->Grid->global_dims;
+    input->SetWholeExtent(
+      0, static_cast<int>(dims[0]), 0, static_cast<int>(dims[1]), 0, static_cast<int>(dims[2]));
+  }
+  if (particles)
+  {
+    description->GetInputDescriptionByName(kParticleChannel)->SetGrid(ParticlesOf(particles));
+  }
+}
+
+// Drops the references to the caller's arrays held by the description.
+void ClearInputs(vtkCPDataDescription* description)
+{
+  for (const char* channel : { kGridChannel, kParticleChannel })
+  {
+    if (vtkCPInputDataDescription* input = description->GetInputDescriptionByName(channel))
+    {
+      input->SetGrid(nullptr);
+    }
+  }
+}
+
+// The pipelines on the description's inputs, their failures agreed on by all ranks; a script
+// that did not load (a version 2 script is imported at its first run) is removed.
+int RunPipelines(phew_catalyst* a, vtkCPDataDescription* description, int64_t step)
+{
+  phew_catalyst_detail::ErrorCapture capture;
+  const double before = Now();
+  const int ok = a->Processor->CoProcess(description);
+  a->PipelineSeconds = Now() - before;
+  int failure = PHEW_CATALYST_OK;
+  std::string problem;
+  if (!ok && !a->Ran)
+  {
+    failure = PHEW_CATALYST_ERROR_SCRIPT;
+    problem = "a Catalyst script did not load (it runs first at the first step it wants): " +
+      capture.Errors(a->Scripts);
+  }
+  else if (!ok || capture.HasErrors())
+  {
+    failure = PHEW_CATALYST_ERROR_PIPELINE;
+    problem = "a Catalyst pipeline failed at step " + std::to_string(step) + ": " +
+      capture.Errors(a->Scripts);
+  }
+  ClearInputs(description);
+  const int status = a->Agree(failure, problem);
+  if (status == PHEW_CATALYST_ERROR_SCRIPT)
+  {
+    a->Processor->RemoveAllPipelines(); // a script that did not load must not run again
+  }
+  a->Ran = a->Ran || status != PHEW_CATALYST_ERROR_SCRIPT;
+  return status;
+}
+
+int Execute(
+  phew_catalyst* a, int64_t step, double time, const GridInput* grid, const phew_points* particles)
+{
+  const double start = Now();
+  a->PipelineSeconds = 0.0;
+  if (!a->Processor || a->Processor->GetNumberOfPipelines() == 0)
+  {
+    return a->Agree(PHEW_CATALYST_ERROR_SCRIPT, "Catalyst has no pipeline: a script did not load");
+  }
+  int status = CheckCall(a, grid, particles);
+  if (status != PHEW_CATALYST_OK)
+  {
+    return status;
+  }
+  vtkNew<vtkCPDataDescription> description;
+  if (grid)
+  {
+    description->AddInput(kGridChannel);
+  }
+  if (particles)
+  {
+    description->AddInput(kParticleChannel);
+  }
+  description->SetTimeData(time, static_cast<vtkIdType>(step));
+  if (!a->Processor->RequestDataDescription(description))
+  {
+    a->TotalSeconds = Now() - start;
+    return a->Agree(PHEW_CATALYST_OK, "");
+  }
+  SetInputs(description, grid, particles);
+  status = RunPipelines(a, description, step);
+  a->TotalSeconds = Now() - start;
+  return status;
+}
 }
 
 extern "C"
 {
-  void phew_catalyst_grid_init(phew_catalyst_grid* grid)
-  {
-    std::memset(grid, 0, sizeof *grid);
-    grid->type = PHEW_CATALYST_FLOAT64;
-    for (int d = 0; d < 3; ++d)
-    {
-      grid->spacing[d] = 1.0;
-    }
-  }
-
-  void phew_catalyst_particles_init(phew_catalyst_particles* particles)
-  {
-    std::memset(particles, 0, sizeof *particles);
-    particles->type = PHEW_CATALYST_FLOAT64;
-  }
-
   int phew_catalyst_initialize(
     phew_catalyst** adaptor, int n_scripts, const char* const* scripts, const void* mpi_comm)
   {
@@ -407,100 +589,16 @@ extern "C"
     return a->Processor->RequestDataDescription(description) != 0;
   }
 
-  int phew_catalyst_execute(phew_catalyst* a, int64_t step, double time,
-    const phew_catalyst_grid* grid, const phew_catalyst_particles* particles)
+  int phew_catalyst_execute(phew_catalyst* a, int64_t step, double time, const phew_grid* grid,
+    const void* density, phew_scalar_type density_type, const char* density_name,
+    const phew_points* particles)
   {
     if (!a)
     {
       return PHEW_CATALYST_ERROR_ARGUMENT;
     }
-    const double start = Now();
-    a->PipelineSeconds = 0.0;
-    if (!a->Processor || a->Processor->GetNumberOfPipelines() == 0)
-    {
-      return a->Agree(
-        PHEW_CATALYST_ERROR_SCRIPT, "Catalyst has no pipeline: a script did not load");
-    }
-    std::string problem = grid ? CheckGrid(grid) : "";
-    if (problem.empty() && particles)
-    {
-      problem = CheckParticles(particles);
-    }
-    // the same channels on every rank, or the pipelines would wait for each other
-    int channels = (grid ? 1 : 0) | (particles ? 2 : 0), any = 0, all = 0;
-    MPI_Allreduce(&channels, &any, 1, MPI_INT, MPI_BOR, a->Comm);
-    MPI_Allreduce(&channels, &all, 1, MPI_INT, MPI_BAND, a->Comm);
-    if (problem.empty() && any != all)
-    {
-      problem =
-        "every rank must pass the same channels (a grid, particles, or both; empty ones on ranks with none)";
-    }
-    int status =
-      a->Agree(problem.empty() ? PHEW_CATALYST_OK : PHEW_CATALYST_ERROR_ARGUMENT, problem);
-    if (status != PHEW_CATALYST_OK)
-    {
-      return status;
-    }
-
-    vtkNew<vtkCPDataDescription> description;
-    if (grid)
-    {
-      description->AddInput(kGridChannel);
-    }
-    if (particles)
-    {
-      description->AddInput(kParticleChannel);
-    }
-    description->SetTimeData(time, static_cast<vtkIdType>(step));
-    if (!a->Processor->RequestDataDescription(description))
-    {
-      a->TotalSeconds = Now() - start;
-      return a->Agree(PHEW_CATALYST_OK, "");
-    }
-    if (grid)
-    {
-      vtkCPInputDataDescription* input = description->GetInputDescriptionByName(kGridChannel);
-      input->SetGrid(GridOf(grid));
-      input->SetWholeExtent(0, static_cast<int>(grid->global_dims[0]), 0,
-        static_cast<int>(grid->global_dims[1]), 0, static_cast<int>(grid->global_dims[2]));
-    }
-    if (particles)
-    {
-      description->GetInputDescriptionByName(kParticleChannel)->SetGrid(ParticlesOf(particles));
-    }
-    phew_catalyst_detail::ErrorCapture capture;
-    const double before = Now();
-    const int ok = a->Processor->CoProcess(description);
-    a->PipelineSeconds = Now() - before;
-    int failure = PHEW_CATALYST_OK;
-    if (!ok && !a->Ran)
-    {
-      failure = PHEW_CATALYST_ERROR_SCRIPT;
-      problem = "a Catalyst script did not load (it runs first at the first step it wants): " +
-        capture.Errors(a->Scripts);
-    }
-    else if (!ok || capture.HasErrors())
-    {
-      failure = PHEW_CATALYST_ERROR_PIPELINE;
-      problem = "a Catalyst pipeline failed at step " + std::to_string(step) + ": " +
-        capture.Errors(a->Scripts);
-    }
-    // drop the references to the caller's arrays held by the description
-    for (const char* channel : { kGridChannel, kParticleChannel })
-    {
-      if (vtkCPInputDataDescription* input = description->GetInputDescriptionByName(channel))
-      {
-        input->SetGrid(nullptr);
-      }
-    }
-    status = a->Agree(failure, problem);
-    if (status == PHEW_CATALYST_ERROR_SCRIPT)
-    {
-      a->Processor->RemoveAllPipelines(); // a script that did not load must not run again
-    }
-    a->Ran = a->Ran || status != PHEW_CATALYST_ERROR_SCRIPT;
-    a->TotalSeconds = Now() - start;
-    return status;
+    const GridInput input = { grid, density, density_type, density_name };
+    return Execute(a, step, time, grid ? &input : nullptr, particles);
   }
 
   const char* phew_catalyst_message(const phew_catalyst* a)

@@ -9,6 +9,8 @@
  *                       rank's output into pieces and interleave them with another rank's)
  *   PROBE_NAN_STEP=S    a NaN in the density at step S (on the last rank)
  *   PROBE_COMM=split    run on a communicator of its own (MPI_Comm_split), not MPI_COMM_WORLD
+ *   PROBE_GHOSTS=1      describe the slab with a ghost layer (stored box larger than the active
+ *                       one), which the adaptor must refuse
  * The addresses of the arrays go to the scripts as PROBE_ADDRESS_DENSITY, _POSITION, _VELOCITY
  * and _ID (hex), their checksums are compared before and after each call (the adaptor must
  * not write to them). */
@@ -91,6 +93,7 @@ int main(int argc, char **argv)
   const int steps = argc > 1 ? atoi(argv[1]) : 1;
   const int n_scripts = argc > 2 && strcmp(argv[2], "-") ? argc - 2 : 0;
   const int nan_step = getenv("PROBE_NAN_STEP") ? atoi(getenv("PROBE_NAN_STEP")) : -1;
+  const int ghosts = getenv("PROBE_GHOSTS") != NULL;
 
   const int z0 = N * rank / size, z1 = N * (rank + 1) / size;
   const size_t cells = (size_t)N * N * (size_t)(z1 - z0);
@@ -128,28 +131,31 @@ int main(int argc, char **argv)
   for (int step = 0; started == 0 && step < steps; ++step) {
     if (step == nan_step && rank == size - 1 && cells > 0)
       density[cells / 2] = NAN;
-    phew_catalyst_grid grid;
-    phew_catalyst_grid_init(&grid);
-    phew_catalyst_particles particles;
-    phew_catalyst_particles_init(&particles);
+    phew_grid grid; /* the whole mesh, then this rank's slab of it */
+    phew_grid_init_whole(&grid, N, N, N);
+    phew_points particles;
+    phew_points_init(&particles);
+    particles.has_box = 1;
     for (int d = 0; d < 3; ++d) {
-      grid.global_dims[d] = grid.dims[d] = N;
       grid.spacing[d] = 1.0 / N;
       grid.periodic[d] = 1;
       particles.box_size[d] = 1.0;
       particles.periodic[d] = 1;
     }
-    grid.offset[2] = z0;
-    grid.dims[2] = z1 - z0;
-    grid.density = density;
+    grid.stored_offset[2] = grid.active_offset[2] = z0;
+    grid.stored_dims[2] = grid.active_dims[2] = z1 - z0;
+    if (ghosts) { /* a ghost layer around the slab, which the adaptor refuses */
+      grid.stored_offset[2] -= 1;
+      grid.stored_dims[2] += 2;
+    }
     particles.n = n;
-    particles.type = PHEW_CATALYST_FLOAT64;
+    particles.type = PHEW_FLOAT64;
     particles.position = position;
     particles.id = id;
     particles.velocity = NULL; /* float velocities would need a float particle set: not passed */
     const double before = checksum(density, cells * sizeof *density) + checksum(position, (size_t)n * 24) +
                           checksum(id, (size_t)n * 8);
-    const int status = phew_catalyst_execute(adaptor, step, 0.1 * step, &grid, &particles);
+    const int status = phew_catalyst_execute(adaptor, step, 0.1 * step, &grid, density, PHEW_FLOAT64, NULL, &particles);
     const double after = checksum(density, cells * sizeof *density) + checksum(position, (size_t)n * 24) +
                          checksum(id, (size_t)n * 8);
     changed |= before != after;

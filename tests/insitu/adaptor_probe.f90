@@ -8,7 +8,7 @@ program adaptor_probe_fortran
   implicit none
   integer, parameter :: n = 16
   real(c_double), allocatable, target :: density(:, :, :)
-  type(phew_catalyst_grid), target :: grid
+  type(phew_grid) :: grid
   type(c_ptr) :: adaptor
   character(len=1024) :: script
   integer :: ierr, rank, size, z0, z1, x, y, z, status
@@ -34,15 +34,15 @@ program adaptor_probe_fortran
   status = phew_catalyst_init(adaptor, [script], MPI_COMM_WORLD)
   write (*, '(a, i0, a, a)') 'fortran init status ', status, ' message ', phew_catalyst_message(adaptor)
   if (status == PHEW_CATALYST_OK) then
-    call phew_catalyst_grid_init(grid)
     grid%global_dims = n
-    grid%dims = [n, n, z1 - z0]
-    grid%offset = [0, 0, z0]
+    grid%active_offset = [0, 0, z0]
+    grid%active_dims = [n, n, z1 - z0]
+    grid%stored_offset = grid%active_offset
+    grid%stored_dims = grid%active_dims
     grid%spacing = 1d0 / n
     grid%periodic = 1
-    grid%type = PHEW_CATALYST_FLOAT64
-    grid%density = c_loc(density)
-    status = phew_catalyst_execute(adaptor, 0_c_int64_t, 0d0, c_loc(grid), c_null_ptr)
+    status = phew_catalyst_execute(adaptor, 0_c_int64_t, 0d0, grid=grid, density=c_loc(density), &
+                                   density_type=PHEW_FLOAT64)
     write (*, '(a, i0, a, a)') 'fortran status ', status, ' message ', phew_catalyst_message(adaptor)
   end if
   call phew_catalyst_finalize(adaptor)

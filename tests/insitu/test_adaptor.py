@@ -1,7 +1,8 @@
 """The Catalyst adaptor (catalyst/include/phew_catalyst.h) driven by adaptor_probe under mpiexec:
 no copies, clumps found in situ equal on 1 and 2 ranks and on a communicator of its own, and
 every failure (missing script, script that does not load, script that raises at one step, NaN
-in the density) reported on every rank with the same status and message, without a hang.
+in the density, a grid block with ghost cells) reported on every rank with the same status and
+message, without a hang.
 
     python3 test_adaptor.py --probe adaptor_probe --mpiexec mpiexec --source-dir SRC --work-dir DIR
                             [--fortran-probe adaptor_probe_fortran]
@@ -188,7 +189,18 @@ def main():
           and all(row.split(",")[3] == "0" and row.split(",")[12] == "1" for row in rows[1:]),
           "... and the merger tree leaves the failed step out: step 2's clumps link to step 0's (%s)" % rows[1:])
 
-    # 7. Fortran: the module drives the same grid (its own slab split) to the same catalogue
+    # 7. a grid block with ghost cells (stored box larger than the active box): refused before
+    #    any pipeline runs, status 1 and the same message on every rank
+    out_dir = os.path.join(args.work_dir, "ghosts")
+    env = dict(clump_env, PHEW_INSITU_OUTPUT=out_dir, PROBE_GHOSTS="1")
+    code, out, err = run(args, 2, [args.probe, "1", clumps], env)
+    same, answer = same_on_every_rank(statuses(out), 2, 0)
+    check(code == 0 and same and answer[0] == 1 and "no ghost cells" in answer[1]
+          and not os.path.exists(os.path.join(out_dir, "clumps_000000.csv")),
+          "a grid with ghost cells: status 1, the same message on every rank, no pipeline run (%s)" % (answer,),
+          "stdout:\n" + out + "\nstderr:\n" + err)
+
+    # 8. Fortran: the module drives the same grid (its own slab split) to the same catalogue
     if args.fortran_probe:
         for ranks in (1, 2):
             out_dir = os.path.join(args.work_dir, "fortran%d" % ranks)

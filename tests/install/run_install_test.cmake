@@ -221,6 +221,9 @@ if(WITH_FORTRAN)
   phew_run("build the Fortran consumer (find_package)" COMMAND ${CMAKE_COMMAND} --build ${WORK}/fortran)
   phew_check_libraries(${WORK}/fortran/fortran_consumer libphew_catalyst_fortran.so libphew_catalyst.so)
   phew_run("pkg-config Fortran" COMMAND ${PKG_CONFIG} --cflags --libs phew_catalyst_fortran OUTPUT pc_fortran)
+  # the adaptor takes the core's types: its .pc brings libphew and its headers (Requires: phew)
+  phew_run("pkg-config Catalyst" COMMAND ${PKG_CONFIG} --libs phew_catalyst OUTPUT pc_catalyst)
+  phew_expect("pkg-config --libs phew_catalyst" "${pc_catalyst}" "-lphew_catalyst.*-lphew( |$)")
   separate_arguments(pc_fortran UNIX_COMMAND "${pc_fortran}")
   phew_run("build the Fortran consumer (pkg-config)"
     COMMAND ${MPI_Fortran_COMPILER} ${SOURCE_DIR}/fortran_consumer/main.f90 ${pc_fortran}

@@ -12,7 +12,7 @@ program fortran_consumer
   implicit none
   integer, parameter :: n = 16
   real(c_double), allocatable, target :: density(:, :, :)
-  type(phew_catalyst_grid), target :: grid
+  type(phew_grid) :: grid
   type(c_ptr) :: adaptor
   character(len=4096) :: script
   integer :: ierr, rank, nranks, z0, z1, x, y, z, status, failures, all_failures
@@ -42,15 +42,15 @@ program fortran_consumer
       phew_catalyst_message(adaptor)
     failures = failures + 1
   else
-    call phew_catalyst_grid_init(grid)
     grid%global_dims = n
-    grid%offset = [0, 0, z0]
-    grid%dims = [n, n, z1 - z0]
+    grid%active_offset = [0, 0, z0]
+    grid%active_dims = [n, n, z1 - z0]
+    grid%stored_offset = grid%active_offset ! no ghost cells
+    grid%stored_dims = grid%active_dims
     grid%spacing = 1d0
     grid%periodic = 0
-    grid%type = PHEW_CATALYST_FLOAT64
-    grid%density = c_loc(density)
-    status = phew_catalyst_execute(adaptor, 0_c_int64_t, 0d0, c_loc(grid), c_null_ptr)
+    status = phew_catalyst_execute(adaptor, 0_c_int64_t, 0d0, grid=grid, density=c_loc(density), &
+                                   density_type=PHEW_FLOAT64)
     if (status /= PHEW_CATALYST_OK) then
       write (*, '(a, i0, a, i0, 2a)') 'rank ', rank, ': phew_catalyst_execute status ', status, ': ', &
         phew_catalyst_message(adaptor)
