@@ -14,14 +14,14 @@ void usage(FILE *out)
   fputs("usage: phew --input FILE --dims NX NY NZ --type float32|float64 [--threshold T|auto]\n"
         "            [--relevance R] [--saddle S|auto] [--mass-threshold M] [--periodic]\n"
         "            [--spacing DX DY DZ] [--origin OX OY OZ] --output PREFIX [--verbose]\n"
-        "       phew --points POS --type float32|float64 --box LX LY LZ [--periodic]\n"
+        "       phew --points POS --type float32|float64 --box LX LY LZ|auto [--periodic]\n"
         "            [--masses FILE] [--velocities FILE] [--ids FILE] [--density FILE]\n"
         "            [--neighbours K] [--density-neighbours N] [--threshold T|auto] [--relevance R]\n"
         "            [--saddle S|auto] [--mass-threshold M] [--threads N] --output PREFIX [--verbose]\n"
-        "       phew --points POS --type float32|float64 --box LX LY LZ [--periodic] --finder fof\n"
+        "       phew --points POS --type float32|float64 --box LX LY LZ|auto [--periodic] --finder fof\n"
         "            [--linking-length B | --linking-absolute L] [--min-members N] [--masses FILE]\n"
         "            [--velocities FILE] [--ids FILE] [--threads N] --output PREFIX [--verbose]\n"
-        "       phew --points POS --type float32|float64 --box LX LY LZ [--periodic] --finder hop\n"
+        "       phew --points POS --type float32|float64 --box LX LY LZ|auto [--periodic] --finder hop\n"
         "            [--outer D] [--saddle-factor 2.5] [--peak-factor 3] [--hop-neighbours 64]\n"
         "            [--merge-neighbours 4] [--density-neighbours 64] [--density FILE]\n"
         "            [--min-members N] [--masses FILE] [--velocities FILE] [--ids FILE] [--threads N]\n"
@@ -36,8 +36,9 @@ void usage(FILE *out)
         "threshold used. --verbose prints the thresholds used and the mean density.\n"
         "Particles: POS holds raw little-endian x,y,z per particle (velocities likewise; masses\n"
         "and a given density one value per particle; all of --type; ids int64), inside the box\n"
-        "[0,LX)x[0,LY)x[0,LZ). Densities are estimated (SPH over N density neighbours, default\n"
-        "64) unless given, in units of the mean density; PHEW runs on the graph of the K nearest\n"
+        "[0,LX)x[0,LY)x[0,LZ); --box auto: the bounds of the positions over all ranks (no\n"
+        "--periodic). Densities are estimated (SPH over N density neighbours, default 64) unless\n"
+        "given, in units of the mean density; PHEW runs on the graph of the K nearest\n"
         "neighbours (default 16). Outputs as for a grid, one value per particle in input order,\n"
         "plus PREFIX-density.raw (float64); --threads per process, 0 (default): all cores.\n"
         "--finder fof: Friends-of-Friends, linking length B (default 0.2) times the mean\n"
@@ -295,6 +296,11 @@ static int grid_option(char **argv, int *i, int left, options *o, parse_state *s
     return 0;
   }
   if (!strcmp(a, "--box")) {
+    if (left >= 1 && !strcmp(argv[*i + 1], "auto")) {
+      o->box_from_bounds = 1;
+      ++*i;
+      return 0;
+    }
     if (lacks_values(a, left, 3))
       return 1;
     for (int d = 0; d < 3; ++d) {

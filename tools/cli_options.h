@@ -27,6 +27,7 @@ typedef struct options {
   /* particles: the files (NULL when not given), the box, the neighbours, the threads */
   const char *positions, *masses, *velocities, *ids, *density;
   double box[3];
+  int box_from_bounds; /* --box auto: the bounds of the positions over every rank */
   int n_neighbours, n_density_neighbours, n_threads;
 } options;
 

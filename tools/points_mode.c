@@ -10,6 +10,7 @@
 #include "summary.h"
 #include "tables.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +119,21 @@ static int write_groups(const procs *p, const share *s, const phew_group_result 
   return groups_write_and_commit(p, r);
 }
 
+/* --box auto: the box from the bounds of the positions over all ranks (collective); 0, or -1
+ * on every rank after all_ok. */
+static int box_from_bounds(const procs *p, const options *o, phew_context *context, phew_points *pts)
+{
+  if (phew_points_box_from_bounds(context, pts) != PHEW_OK) /* the same on every rank */
+    fail("--box auto: %s; give the box with --box LX LY LZ", context->message);
+  if (!all_ok(p))
+    return -1;
+  if (o->verbose && p->rank == 0 && pts->has_box)
+    printf("box from the bounds of the positions: origin %.17g %.17g %.17g, size %.17g %.17g %.17g\n",
+           pts->box_origin[0], pts->box_origin[1], pts->box_origin[2], pts->box_size[0], pts->box_size[1],
+           pts->box_size[2]);
+  return 0;
+}
+
 int points_mode_run(const procs *p, const options *o, int64_t n_total)
 {
   procs_broadcast_int64(p, &n_total);
@@ -136,6 +152,8 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
   phew_input in;
   make_input(o, &s, &in);
   phew_context context = procs_context(p, o->n_threads);
+  if (o->box_from_bounds && box_from_bounds(p, o, &context, &in.points) != 0)
+    goto done;
   const phew_status status = o->finder == FINDER_FOF ? phew_find_fof_groups(&context, &in, &o->fof, s.group, &groups)
                              : o->finder == FINDER_HOP
                                  ? phew_find_hop_groups(&context, &in, &o->hop, s.group, s.labels.density, &groups)

@@ -377,6 +377,73 @@ TEST_F(CliPoints, VerboseNamesTheParticleStages)
   EXPECT_NE(h.out.find("--density-neighbours"), std::string::npos) << h.out;
 }
 
+// --box auto: the box is the bounds of the positions (origin the lowest coordinate, size the
+// smallest that reaches the highest, computed here), so the labels and density equal the
+// library's run with that box; --periodic is refused with it.
+TEST_F(CliPoints, BoxAutoIsTheBoundsOfThePositions)
+{
+  Settings s;
+  s.periodic = false;
+  const Particles p = clustered(7, false, 300, 200);
+  std::vector<std::string> args = write_and_args(dir, p, s);
+  const auto box = std::find(args.begin(), args.end(), "--box");
+  ASSERT_NE(box, args.end());
+  args.erase(box + 1, box + 4);
+  args.insert(box + 1, "auto");
+  args.insert(args.end(), {"--output", "auto", "--verbose"});
+  const Outcome o = run(args);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, size[3];
+  double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t i = 0; i < (size_t)p.n(); ++i)
+    for (size_t d = 0; d < 3; ++d) {
+      lo[d] = std::min(lo[d], p.pos[3 * i + d]);
+      hi[d] = std::max(hi[d], p.pos[3 * i + d]);
+    }
+  for (int d = 0; d < 3; ++d) {
+    size[d] = hi[d] - lo[d];
+    while (lo[d] + size[d] < hi[d])
+      size[d] = std::nextafter(size[d], INFINITY);
+  }
+  char expected[256];
+  std::snprintf(expected, sizeof expected, "origin %.17g %.17g %.17g, size %.17g %.17g %.17g", lo[0], lo[1], lo[2],
+                size[0], size[1], size[2]);
+  EXPECT_NE(o.out.find(expected), std::string::npos) << expected << "\n" << o.out;
+  // The library with that box: the same answer.
+  PointsLibrary lib;
+  const size_t n = (size_t)p.n();
+  lib.patch.resize(n);
+  lib.clump.resize(n);
+  lib.halo.resize(n);
+  lib.density.resize(n);
+  phew_input in;
+  std::memset(&in, 0, sizeof in);
+  in.mesh = PHEW_MESH_POINTS;
+  phew_points_init(&in.points);
+  in.points.n = p.n();
+  in.points.type = PHEW_FLOAT64;
+  in.points.position = p.pos.data();
+  in.points.has_box = 1;
+  for (int d = 0; d < 3; ++d) {
+    in.points.box_origin[d] = lo[d];
+    in.points.box_size[d] = size[d];
+  }
+  phew_params params;
+  phew_params_init(&params);
+  params.density_threshold = s.threshold;
+  params.relevance_threshold = s.relevance;
+  phew_labels labels = {lib.patch.data(), lib.clump.data(), lib.halo.data(), lib.density.data()};
+  ASSERT_EQ(phew_find_clumps(&lib.context, &in, &params, &labels, &lib.result), PHEW_OK) << lib.context.message;
+  ASSERT_GT(lib.result.n_clumps, 1);
+  EXPECT_EQ(read_values<int64_t>(dir + "/auto-clump.raw"), lib.clump);
+  EXPECT_EQ(read_values<int64_t>(dir + "/auto-patch.raw"), lib.patch);
+  EXPECT_EQ(read_values<double>(dir + "/auto-density.raw"), lib.density);
+  args.push_back("--periodic");
+  const Outcome periodic = run(args);
+  EXPECT_EQ(periodic.exit_code, 1);
+  EXPECT_NE(periodic.err.find("--box auto: periodic axes need the periodic box"), std::string::npos) << periodic.err;
+}
+
 TEST_F(CliPoints, BadInputFailsWithOneLineAndKeepsPreviousOutputs)
 {
   Settings s;

@@ -431,6 +431,68 @@ static int check_fof(const char *name, kind k, int periodic, share how, uint64_t
   return failures;
 }
 
+/* The box from the bounds of scattered shares (some ranks with none) equals the box of the
+ * whole set on one rank, bit for bit; phew_agree gives every rank the worst status and the
+ * message of the lowest rank with it. */
+static int check_box_and_agree(const char *name, kind k, uint64_t seed)
+{
+  int rank, size, failures = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  particles p;
+  make(&p, k, 0, seed);
+  int64_t *all = malloc((size_t)p.n * sizeof *all), *sel = malloc((size_t)p.n * sizeof *sel);
+  for (int64_t i = 0; i < p.n; ++i)
+    all[i] = i;
+  const int64_t n = rank % 2 ? 0 : pick_share(&p, SCATTERED, seed, rank / 2, (size + 1) / 2, sel);
+  phew_input whole, mine;
+  phew_context serial, parallel;
+  double *pos[2], *vel[2], *mass[2];
+  MPI_Comm self = MPI_COMM_SELF, world = MPI_COMM_WORLD;
+  points_input(&p, all, p.n, 0, 1, &self, &whole, &serial, &pos[0], &vel[0], &mass[0]);
+  points_input(&p, sel, n, 1, 1, &world, &mine, &parallel, &pos[1], &vel[1], &mass[1]);
+  const phew_status a = phew_points_box_from_bounds(&serial, &whole.points);
+  const phew_status b = phew_points_box_from_bounds(&parallel, &mine.points);
+  if (a != PHEW_OK || b != PHEW_OK ||
+      memcmp(whole.points.box_origin, mine.points.box_origin, sizeof whole.points.box_origin) != 0 ||
+      memcmp(whole.points.box_size, mine.points.box_size, sizeof whole.points.box_size) != 0) {
+    printf("rank %d: %s: the box from the bounds differs from the serial one (%s / %s)\n", rank, name, serial.message,
+           parallel.message);
+    ++failures;
+  }
+  /* the last rank and, with three or more ranks, rank 1 fail; rank 1 with the worse status */
+  phew_status status = PHEW_OK;
+  if (rank == size - 1 && size > 1) {
+    status = PHEW_ERROR_DATA;
+    snprintf(parallel.message, sizeof parallel.message, "rank %d saw a bad block", rank);
+  }
+  if (rank == 1 && size > 2) {
+    status = PHEW_ERROR_MEMORY;
+    snprintf(parallel.message, sizeof parallel.message, "rank 1 ran out of memory");
+  }
+  const phew_status agreed = phew_agree(&parallel, status);
+  char want[64] = "";
+  if (size > 2)
+    snprintf(want, sizeof want, "rank 1 ran out of memory");
+  else if (size == 2)
+    snprintf(want, sizeof want, "rank 1 saw a bad block");
+  const phew_status expected = size > 2 ? PHEW_ERROR_MEMORY : size == 2 ? PHEW_ERROR_DATA : PHEW_OK;
+  if (agreed != expected || strcmp(parallel.message, want) != 0) {
+    printf("rank %d: %s: phew_agree gave %d '%s', not %d '%s'\n", rank, name, (int)agreed, parallel.message,
+           (int)expected, want);
+    ++failures;
+  }
+  for (int j = 0; j < 2; ++j) {
+    free(pos[j]);
+    free(vel[j]);
+    free(mass[j]);
+  }
+  free(all);
+  free(sel);
+  release(&p);
+  return failures;
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -457,6 +519,8 @@ int main(int argc, char **argv)
   failures += check_fof("FoF: sparse region, periodic", SPARSE, 1, CONTIGUOUS, 25, 0.2, 0);
   failures += check_fof("FoF: all in one corner, scattered", CORNER, 1, SCATTERED, 26, 0.2, 0);
   failures += check_fof("FoF: two planes, open", PLANES, 0, CONTIGUOUS, 27, 0.05, 1);
+  failures += check_box_and_agree("box from the bounds: blobs", BLOBS, 31);
+  failures += check_box_and_agree("box from the bounds: a sparse region", SPARSE, 32);
   if (rank == 0)
     printf("%s\n", failures ? "FAILED" : "all cases identical to the serial run");
   MPI_Finalize();

@@ -76,6 +76,13 @@ typedef struct phew_context {
 /* This process alone, all cores, no callbacks, no message. */
 PHEW_API void phew_context_init(phew_context *context);
 
+/* Collective: a problem that some ranks found on their own (a caller's check of its input before
+ * a collective call), agreed by all. Each rank passes its status, with its message in
+ * context->message when it is not PHEW_OK; every rank gets the worst status (the highest
+ * value) and, with it, the message of the lowest rank that has it; PHEW_OK (message emptied)
+ * when every rank passed PHEW_OK. */
+PHEW_API phew_status phew_agree(phew_context *context, phew_status status);
+
 typedef enum phew_scalar_type { PHEW_FLOAT32 = 0, PHEW_FLOAT64 = 1 } phew_scalar_type;
 
 /* A threshold chosen from the data (phew_params): any negative value means it. */
@@ -182,6 +189,75 @@ typedef struct phew_amr {
   const phew_amr_block *blocks;
 } phew_amr;
 
+/* ---- an AMR hierarchy as the ranks hold it ---------------------------------------------------
+ * Readers of block-structured AMR (vtkOverlappingAMR, AMReX plotfiles) give every rank the
+ * metadata of the whole hierarchy but the data of some blocks only; their boxes count cells
+ * from an origin of their own, not from the domain's corner; a reader asked for the coarse
+ * levels only loads no block of the finer ones; a source that ignores piece requests gives
+ * every rank every block. phew_plan_amr agrees over the ranks on who holds which block and
+ * makes the phew_amr that phew_find_clumps takes.
+ *
+ * Each rank passes the hierarchy as it sees it: its levels (spacing and refinement ratio of
+ * each), its origin and its boxes, level by level (levels never decrease along the list; a
+ * message names a box "block i of level l", i its position among the boxes of its level),
+ * each with whether this rank holds its data. */
+typedef struct phew_amr_level {
+  double spacing[3];  /* the level's cell size */
+  int32_t refinement; /* refinement ratio to the next finer level */
+} phew_amr_level;
+
+typedef struct phew_amr_box {
+  int32_t level; /* 0 .. n_levels - 1 */
+  int32_t held;  /* nonzero: this rank holds the block's data */
+  int64_t lo[3]; /* first cell, in the level's index space (any origin; |lo|, |hi| < 2^62) */
+  int64_t hi[3]; /* last cell (inclusive); hi < lo along an axis: the box has no cells there */
+} phew_amr_box;
+
+typedef struct phew_amr_hierarchy {
+  int32_t n_levels;             /* 0 .. 54 */
+  const phew_amr_level *levels; /* n_levels */
+  double origin[3];             /* corner of cell (0, 0, 0) of level 0's index space */
+  int64_t n_boxes;              /* 0 .. 2^31 - 1 */
+  const phew_amr_box *boxes;
+} phew_amr_hierarchy;
+
+/* What phew_plan_amr makes of it, the same on every rank. Box k of the hierarchy is block k of
+ * amr, for k < amr.n_blocks (the boxes of the levels kept come first). */
+typedef struct phew_amr_plan {
+  phew_amr amr;             /* for phew_input.amr: the domain (level0_dims, origin, spacing of
+                               level 0), the kept blocks with their owners (amr.blocks belongs to
+                               the plan); periodic 0: set it */
+  int32_t n_levels;         /* levels kept: 0 .. n_levels - 1 */
+  int64_t level0_offset[3]; /* the domain's first level-0 cell in the hierarchy's index space */
+  int64_t *holder_start;    /* amr.n_blocks + 1 entries */
+  int32_t *holders;         /* the ranks holding block k's data, increasing (its owner among
+                               them): holders[holder_start[k] .. holder_start[k + 1]) */
+} phew_amr_plan;
+
+/* The plan of a hierarchy (the rules, in this order; every message the same on every rank):
+ * - every rank must see the same hierarchy (all but the held flags), and it must have blocks;
+ * - levels kept: all, when every block is held by some rank. When a block is held by no rank,
+ *   it must be the first block of a level l > 0 of which, as of every finer level, no rank
+ *   holds anything (a reader that loaded levels 0 .. l-1): levels l and finer are left out
+ *   (n_levels = l). Anything else is an error (nothing held at all; a block missing from a
+ *   level that is loaded);
+ * - the levels kept must be 3-D (every box has cells along every axis), with a positive,
+ *   finite level-0 spacing, refinement ratio 2 between them, and each level's spacing half of
+ *   the coarser level's (to a relative 1e-4: files store spacings with few digits);
+ * - the domain is the bounding box of the level-0 boxes: level0_offset is its first cell,
+ *   level0_dims its size, amr.origin = origin + level0_offset * level-0 spacing, amr.spacing
+ *   the level-0 spacing; a box of level l becomes a block with lo - level0_offset * 2^l and
+ *   dims hi - lo + 1 (phew_find_clumps checks the nesting and tiling);
+ * - owners: a block held by one rank is its own; a block held by several goes to the holder
+ *   that owns the fewest cells so far, the blocks held by one rank counted first, then the
+ *   others in list order, ties to the lowest rank (a hierarchy every rank holds whole is
+ *   spread over the ranks). The front end sends the labels of a block from its owner to the
+ *   other holders after the run.
+ * Collective over context->mpi_comm. On error every rank returns the same status, the
+ * message in context->message, and an empty plan. Free a plan with phew_amr_plan_free. */
+PHEW_API phew_status phew_plan_amr(phew_context *context, const phew_amr_hierarchy *hierarchy, phew_amr_plan *plan);
+PHEW_API void phew_amr_plan_free(phew_amr_plan *plan);
+
 /* Particles (a point set): PHEW runs on the symmetrised graph of their k nearest neighbours
  * (i and j are neighbours when either is among the other's n_neighbours nearest other
  * particles), with the density of each particle given or estimated as HOP does (SPH, M4
@@ -220,6 +296,16 @@ typedef struct phew_points {
 
 /* Defaults: no particles, float64, no box, 16 and 64 neighbours. */
 PHEW_API void phew_points_init(phew_points *points);
+
+/* Collective: the box of the particles from the bounds of their positions on every rank, for
+ * data that come without one. Sets has_box; along each axis the origin is the lowest
+ * coordinate and the size the smallest that still reaches the highest (origin + size >= the
+ * highest, in floating point), so every particle lies in the box. Coordinates that are not
+ * finite are left out (the finder then names their particle); an axis without any finite
+ * coordinate, or no particle at all, leaves the box as it was, for the finder to report.
+ * Fails (PHEW_ERROR_ARGUMENT, on every rank, the box unchanged) when an axis is periodic (the
+ * bounds are not a period) or when all particles have the same coordinate along an axis. */
+PHEW_API phew_status phew_points_box_from_bounds(phew_context *context, phew_points *points);
 
 typedef enum phew_mesh_kind {
   PHEW_MESH_STRUCTURED = 0,
