@@ -5,27 +5,25 @@
 // domain corner, owner rank) and the density of the blocks this rank owns. The core does all
 // neighbour communication itself.
 //
-// Rules (the same on every rank, decided from the allgathered "which blocks I hold"):
-//  - boxes: vtkAMRBox corners are cell indices of the level counted from the AMR's global
-//    origin; the domain is the bounding box of the level-0 boxes, lo0 its first cell, and
-//    every box of level l is shifted by -lo0 * 2^l. The core's origin is the domain corner,
-//    global origin + lo0 * (level-0 spacing); its spacing is the level-0 spacing.
-//  - owners: a block held (non-null dataset) by one rank is owned by it. A block held by
-//    several ranks (sources that ignore piece requests, such as the AMR Gaussian pulse, give
-//    every rank every block) is owned by the holder that owns the fewest cells so far, blocks
-//    taken in list order (ties: the lowest rank), which spreads duplicated hierarchies over
-//    the ranks; after the run the owner sends the labels to the other holders, so that every
-//    held block carries its labels.
-//  - levels that no rank holds at all, above the last level someone holds (a reader asked
-//    for fewer levels than the file has: ParaView's XMLUniformGridAMRReader loads level 0
-//    only unless DefaultNumberOfLevels is 0), are left out: the finder runs on the levels
-//    loaded, whose finest cells are then leaves. Any other block held by no rank is an error.
+// The adaptor reads the hierarchy's metadata (levels, spacings, ratios, vtkAMRBox corners,
+// origin) and which blocks this rank holds (a non-null, non-empty dataset) into a
+// phew_amr_hierarchy; phew_plan_amr does the rest, the same on every rank (phew.h has the
+// rules): the ranks must see the same hierarchy; levels no rank holds at all, above the last
+// level someone holds (a reader asked for fewer levels than the file has: ParaView's
+// XMLUniformGridAMRReader loads level 0 only unless DefaultNumberOfLevels is 0), are left out
+// with a warning; boxes are shifted so that level-0 index 0 is the domain's corner; a block
+// held by several ranks (sources that ignore piece requests, such as the AMR Gaussian pulse,
+// give every rank every block) goes to the holder owning the fewest cells so far. After the
+// run the owner sends the labels to the other holders, so that every held block carries its
+// labels. The adaptor itself checks what only VTK knows: each held dataset has its box's
+// cells, and the density is a one-component cell array.
 #ifndef vtkPHEWAMRInput_h
 #define vtkPHEWAMRInput_h
 
 #include "vtkPHEWInputAdaptor.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 class vtkOverlappingAMR;
@@ -50,10 +48,16 @@ public:
     long long FirstCell; // first own cell in the density and label buffers, -1: not owned
     std::vector<int> Holders;
   };
+  /// The VTK level and index of each block, in list order.
+  using BlockIds = std::vector<std::pair<unsigned int, unsigned int>>;
 
 private:
   std::string Describe(Context& context);
+  void TakePlan(const phew_amr_plan& plan, const BlockIds& ids);
   std::string GatherDensity(Context& context, phew_input& in);
+  std::string CollectDensity(
+    Context& context, std::vector<vtkDataArray*>& arrays, bool& needDouble);
+  void UseDensity(const std::vector<vtkDataArray*>& arrays, bool useDouble, phew_input& in);
 
   vtkOverlappingAMR* AMR;
   std::vector<phew_amr_block> Blocks;

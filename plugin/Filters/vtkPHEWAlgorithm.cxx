@@ -1,17 +1,15 @@
-#include "vtkPHEWParticleFilter.h"
+#include "vtkPHEWAlgorithm.h"
 
 #include "vtkPHEWInputAdaptor.h"
 #include "vtkPHEWPointsInput.h"
-#include "vtkPHEWTables.h"
 
 #include "vtkDataArray.h"
 #include "vtkDataObject.h"
 #include "vtkDataObjectTypes.h"
+#include "vtkDemandDrivenPipeline.h"
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
-#include "vtkNew.h"
 #include "vtkSmartPointer.h"
-#include "vtkTable.h"
 
 #include "phew/phew.h"
 
@@ -21,32 +19,32 @@ static_assert(
   phew_adaptors::POINT_ARRAY_COUNT == 4, "PointArrayIndices has one entry per PointArray");
 
 //------------------------------------------------------------------------------
-vtkPHEWParticleFilter::vtkPHEWParticleFilter()
+vtkPHEWAlgorithm::vtkPHEWAlgorithm()
 {
   this->SetNumberOfInputPorts(1);
   this->SetNumberOfOutputPorts(1);
 }
 
-vtkPHEWParticleFilter::~vtkPHEWParticleFilter() = default;
+vtkPHEWAlgorithm::~vtkPHEWAlgorithm() = default;
 
 //------------------------------------------------------------------------------
-void vtkPHEWParticleFilter::SetPeriodicX(int on)
+void vtkPHEWAlgorithm::SetPeriodicX(int on)
 {
   this->SetPeriodicAxes(on, this->PeriodicAxes[1], this->PeriodicAxes[2]);
 }
 
-void vtkPHEWParticleFilter::SetPeriodicY(int on)
+void vtkPHEWAlgorithm::SetPeriodicY(int on)
 {
   this->SetPeriodicAxes(this->PeriodicAxes[0], on, this->PeriodicAxes[2]);
 }
 
-void vtkPHEWParticleFilter::SetPeriodicZ(int on)
+void vtkPHEWAlgorithm::SetPeriodicZ(int on)
 {
   this->SetPeriodicAxes(this->PeriodicAxes[0], this->PeriodicAxes[1], on);
 }
 
 //------------------------------------------------------------------------------
-void vtkPHEWParticleFilter::PrintSelf(ostream& os, vtkIndent indent)
+void vtkPHEWAlgorithm::PrintSelf(ostream& os, vtkIndent indent)
 {
   this->Superclass::PrintSelf(os, indent);
   os << indent << "NumberOfThreads: " << this->NumberOfThreads << "\n";
@@ -60,7 +58,7 @@ void vtkPHEWParticleFilter::PrintSelf(ostream& os, vtkIndent indent)
 }
 
 //------------------------------------------------------------------------------
-int vtkPHEWParticleFilter::FillInputPortInformation(int, vtkInformation* info)
+int vtkPHEWAlgorithm::FillInputPortInformation(int, vtkInformation* info)
 {
   // Any data object, so that vtkCompositeDataPipeline hands the filter a composite input whole
   // in one RequestData call (it would otherwise run the filter block by block, with collective
@@ -70,7 +68,7 @@ int vtkPHEWParticleFilter::FillInputPortInformation(int, vtkInformation* info)
   return 1;
 }
 
-int vtkPHEWParticleFilter::FillOutputPortInformation(int port, vtkInformation* info)
+int vtkPHEWAlgorithm::FillOutputPortInformation(int port, vtkInformation* info)
 {
   // Port 0 has the type of the input (created in RequestDataObject); the others are tables.
   info->Set(vtkDataObject::DATA_TYPE_NAME(), port == 0 ? "vtkDataObject" : "vtkTable");
@@ -78,7 +76,7 @@ int vtkPHEWParticleFilter::FillOutputPortInformation(int port, vtkInformation* i
 }
 
 //------------------------------------------------------------------------------
-int vtkPHEWParticleFilter::RequestDataObject(
+int vtkPHEWAlgorithm::RequestDataObject(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
   vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
@@ -109,7 +107,7 @@ int vtkPHEWParticleFilter::RequestDataObject(
 }
 
 //------------------------------------------------------------------------------
-void vtkPHEWParticleFilter::SetPointArrayIndices(const int indices[4])
+void vtkPHEWAlgorithm::SetPointArrayIndices(const int indices[4])
 {
   for (int which = 0; which < phew_adaptors::POINT_ARRAY_COUNT; ++which)
   {
@@ -123,7 +121,7 @@ void vtkPHEWParticleFilter::SetPointArrayIndices(const int indices[4])
 }
 
 //------------------------------------------------------------------------------
-phew_adaptors::PointOptions vtkPHEWParticleFilter::MakePointOptions()
+phew_adaptors::PointOptions vtkPHEWAlgorithm::MakePointOptions()
 {
   phew_adaptors::PointOptions options;
   options.NumberOfThreads = this->NumberOfThreads;
@@ -145,11 +143,12 @@ phew_adaptors::PointOptions vtkPHEWParticleFilter::MakePointOptions()
     return std::string(
       info && info->Has(vtkDataObject::FIELD_NAME()) ? info->Get(vtkDataObject::FIELD_NAME()) : "");
   };
+  this->ConfigurePointOptions(options);
   return options;
 }
 
 //------------------------------------------------------------------------------
-void vtkPHEWParticleFilter::ClearOutputs(vtkInformationVector* outputVector)
+void vtkPHEWAlgorithm::ClearOutputs(vtkInformationVector* outputVector)
 {
   for (int port = 0; port < this->GetNumberOfOutputPorts(); ++port)
   {
@@ -160,86 +159,146 @@ void vtkPHEWParticleFilter::ClearOutputs(vtkInformationVector* outputVector)
   }
 }
 
-//------------------------------------------------------------------------------
-const char* vtkPHEWParticleFilter::GetParticleFilterLabel()
+void vtkPHEWAlgorithm::ReportProgress(double fraction, const char* stage)
 {
-  return this->GetClassName();
+  this->SetProgressText((std::string(this->GetFilterLabel()) + ": " + stage).c_str());
+  this->UpdateProgress(fraction);
 }
 
-void vtkPHEWParticleFilter::ConfigurePointOptions(phew_adaptors::PointOptions&) {}
-
-std::string vtkPHEWParticleFilter::RunParticles(
-  phew_context&, phew_input&, phew_labels&, phew_adaptors::PointsInput&, phew_group_result&)
+namespace
 {
-  return std::string(this->GetClassName()) + " has no particle run of its own";
+// The core reports progress per stage; the driver maps it onto [0.05, 0.9]: before, the
+// adaptor prepares the input; after, the labels and the other outputs are made.
+void ForwardProgress(double fraction, const char* stage, void* algorithm)
+{
+  static_cast<vtkPHEWAlgorithm*>(algorithm)->ReportProgress(0.05 + 0.85 * fraction, stage);
 }
-
-void vtkPHEWParticleFilter::FillTables(vtkInformationVector*, const phew_group_result&) {}
-
-void vtkPHEWParticleFilter::FillGroupTable(vtkTable* table, const phew_group_result& result)
-{
-  int n = 0;
-  const phew_column* columns = phew_group_columns(result.columns, &n);
-  vtkPHEWTables::Fill(table, columns, n, result.groups, result.n_groups, sizeof(phew_group));
 }
 
 //------------------------------------------------------------------------------
-int vtkPHEWParticleFilter::RequestData(
+std::unique_ptr<phew_adaptors::InputAdaptor> vtkPHEWAlgorithm::MakeAdaptor(
+  vtkDataObject* input, std::string& problem)
+{
+  if (phew_adaptors::PointsInput::Accepts(input))
+  {
+    return std::unique_ptr<phew_adaptors::InputAdaptor>(
+      new phew_adaptors::PointsInput(input, this->MakePointOptions()));
+  }
+  problem = std::string("unsupported input type ") + (input ? input->GetClassName() : "(none)") +
+    ": " + this->GetFilterLabel() +
+    " needs a point set (vtkPolyData, vtkUnstructuredGrid...) or a composite dataset of point "
+    "sets";
+  return nullptr;
+}
+
+void vtkPHEWAlgorithm::ConfigureContext(phew_adaptors::Context&) {}
+
+std::string vtkPHEWAlgorithm::DescribeFailure(
+  const phew_adaptors::Context&, int status, const char* message)
+{
+  return std::string(this->GetFilterLabel()) + " failed (" +
+    phew_status_string(static_cast<phew_status>(status)) + "): " + message;
+}
+
+std::string vtkPHEWAlgorithm::FillOutputs(
+  phew_adaptors::Context&, vtkDataObject*, vtkInformationVector*)
+{
+  return std::string();
+}
+
+//------------------------------------------------------------------------------
+int vtkPHEWAlgorithm::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
-  vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
-  vtkDataObject* output = vtkDataObject::GetData(outputVector, 0);
+  vtkInformation* inInfo = inputVector[0]->GetInformationObject(0);
   this->ClearOutputs(outputVector);
-  this->SetAbortExecute(0); // an Abort stops the run in progress; VTK 9.2 leaves it set
-  this->UpdateProgress(0.0);
-  if (!phew_adaptors::PointsInput::Accepts(input))
+  // The pipeline's time: changes with this filter's properties or any upstream algorithm's,
+  // not when an upstream reader runs again for a new request.
+  auto* executive = vtkDemandDrivenPipeline::SafeDownCast(this->GetExecutive());
+  const vtkMTimeType pipelineTime = executive ? executive->GetPipelineMTime() : 0;
+  if (pipelineTime != 0 && pipelineTime == this->FailedPipelineTime)
   {
-    // Every rank has an input of the same type: no agreement needed.
-    vtkErrorMacro("unsupported input type "
-      << (input ? input->GetClassName() : "(none)") << ": " << this->GetParticleFilterLabel()
-      << " needs a point set (vtkPolyData, vtkUnstructuredGrid...) or a composite dataset of "
-         "point sets");
-    return 0;
+    return 1; // the same failed run, reported already: empty outputs, no second message
   }
+  this->SetAbortExecute(0); // an Abort stops the run in progress; VTK 9.2 leaves it set
+  this->Stopped = false;
+  this->ReportProgress(0.0, "preparing the cells");
+  const std::string problem = this->Execute(vtkDataObject::GetData(inInfo), inInfo, outputVector);
+  this->ReleaseResult();
+  if (!problem.empty())
+  {
+    if (!this->Stopped)
+    {
+      vtkErrorMacro(<< problem);
+    }
+    this->ClearOutputs(outputVector);
+  }
+  this->FailedPipelineTime = problem.empty() ? 0 : pipelineTime;
+  this->ReportProgress(1.0, problem.empty() ? "done" : this->Stopped ? "stopped" : "failed");
+  return 1;
+}
 
+std::string vtkPHEWAlgorithm::Execute(
+  vtkDataObject* input, vtkInformation* inInfo, vtkInformationVector* outputVector)
+{
+  std::string problem;
+  std::unique_ptr<phew_adaptors::InputAdaptor> adaptor = this->MakeAdaptor(input, problem);
   phew_adaptors::Context context;
-  std::string problem = phew_adaptors::InitializeContext(context);
-  phew_adaptors::PointOptions options = this->MakePointOptions();
-  this->ConfigurePointOptions(options);
-  phew_adaptors::PointsInput adaptor(input, options);
+  if (adaptor)
+  {
+    problem = phew_adaptors::InitializeContext(context);
+  }
+  context.InputInformation = inInfo;
+  this->ConfigureContext(context);
   phew_input in;
   std::memset(&in, 0, sizeof in);
   phew_labels labels = { nullptr, nullptr, nullptr, nullptr };
   if (problem.empty())
   {
-    problem = adaptor.Prepare(context, in, labels);
+    problem = adaptor->Prepare(context, in, labels); // collective, agreed
   }
-  phew_group_result result;
-  std::memset(&result, 0, sizeof result);
-  if (problem.empty())
-  {
-    phew_context core = phew_adaptors::CoreContext(context, options.NumberOfThreads);
-    // Abort (SetAbortExecute) stops the run between the particle stages.
-    core.cancel = phew_adaptors::AbortRequested;
-    core.cancel_data = this;
-    this->UpdateProgress(0.1);
-    problem = this->RunParticles(core, in, labels, adaptor, result);
-  }
-  if (problem.empty())
-  {
-    problem = adaptor.Finish(context, output);
-  }
-  if (problem.empty())
-  {
-    this->FillTables(outputVector, result);
-  }
-  phew_group_result_free(&result);
   if (!problem.empty())
   {
-    vtkErrorMacro(<< problem);
-    this->ClearOutputs(outputVector);
-    return 0;
+    return problem;
   }
-  this->UpdateProgress(1.0);
-  return 1;
+  if (!context.Warning.empty() && context.Rank == 0)
+  {
+    vtkWarningMacro(<< context.Warning);
+  }
+  phew_context core = phew_adaptors::CoreContext(context, this->NumberOfThreads);
+  core.progress = ForwardProgress;
+  core.progress_data = this;
+  core.cancel = phew_adaptors::AbortRequested; // Abort stops the core
+  core.cancel_data = this;
+  const int status = this->RunCore(core, in, labels, *adaptor);
+  if (this->StopRequested(context, status))
+  {
+    return std::string(this->GetFilterLabel()) + " stopped";
+  }
+  if (status != PHEW_OK) // collective: the same status and message on every rank
+  {
+    return this->DescribeFailure(context, status, core.message);
+  }
+  this->ReportProgress(0.9, "labels and tables");
+  vtkDataObject* labelled = vtkDataObject::GetData(outputVector, 0);
+  problem = adaptor->Finish(context, labelled);
+  return problem.empty() ? this->FillOutputs(context, labelled, outputVector) : problem;
+}
+
+bool vtkPHEWAlgorithm::StopRequested(const phew_adaptors::Context& context, int status)
+{
+  bool stopped = status == PHEW_CANCELLED;
+  if (status == PHEW_OK)
+  {
+    phew_context core = phew_adaptors::CoreContext(context);
+    stopped = phew_agree(&core, this->GetAbortExecute() ? PHEW_CANCELLED : PHEW_OK) != PHEW_OK;
+  }
+  if (stopped && context.Rank == 0) // every rank stops, as after a failure
+  {
+    vtkWarningMacro(<< this->GetFilterLabel()
+                    << " stopped on request (Abort): the outputs are empty until a property or "
+                       "the input changes");
+  }
+  this->Stopped = stopped;
+  return stopped;
 }

@@ -1,63 +1,66 @@
 /**
- * @class vtkPHEWParticleFilter
- * @brief Base of the PHEW filters that take particles: the box, periodic axes and threads,
- * the ports' types, and the run of a particle-only filter.
+ * @class vtkPHEWAlgorithm
+ * @brief Base of the PHEW filters that run the core on one input: the one driver, the ports,
+ * and the properties they share (threads; for particles the box, periodic axes and arrays).
  *
- * What the particle filters share:
- *  - the properties BoxFromDataBounds, BoxOrigin, BoxSize, PeriodicAxes (SetPeriodicX/Y/Z, the
- *    XML's Periodic X/Y/Z) and NumberOfThreads;
- *  - one input port that takes any data object (so that a composite input arrives whole in one
- *    RequestData call: the run is collective; vtkPHEWPointsInput says what is accepted);
- *  - output port 0 of the input's type (a shallow copy plus point arrays) and any further
- *    ports as vtkTables (RequestDataObject);
- *  - the selected point arrays (mass, velocity, id, density) mapped onto the filter's input
- *    array indices (SetPointArrayIndices), and the phew_adaptors::PointOptions of all of this
- *    (MakePointOptions).
+ * RequestData is the driver, the same for every filter:
+ *  1. MakeAdaptor chooses the input adaptor for the input's type (phew_adaptors::ImageInput,
+ *     AMRInput or PointsInput; an input of another type is an error);
+ *  2. the adaptor turns the VTK data into the core's view (Prepare, collective);
+ *  3. RunCore calls the subclass's core function with the filter's parameters, progress and
+ *     Abort (phew_context.cancel);
+ *  4. the adaptor writes the labels back onto a shallow copy of the input (Finish);
+ *  5. FillOutputs fills the other ports (tables, drawings).
+ * A problem found on any rank is agreed by all of them and reported once per rank, with one
+ * vtkErrorMacro; every output is left empty, and RequestData still returns 1, so that VTK adds
+ * no second message and the pipeline does not run the same failed input again for each port
+ * and view (a change of input or property runs it again). Abort (SetAbortExecute, from a
+ * progress observer or a stop button) stops the run with one warning instead.
  *
- * RequestData runs a filter that takes particles only (Particle Density, Friends-of-Friends,
- * HOP Halo Finder): it checks the input type, lets the points adaptor gather the particles
- * (ConfigurePointOptions sets what the subclass writes), calls RunParticles (the subclass runs
- * the core), writes the point arrays on port 0 and lets FillTables fill the table ports. A
- * problem found on any rank is reported once per rank with vtkErrorMacro and leaves every
- * output empty. The PHEW Clump Finder takes images and AMR as well: it derives for the
- * properties and ports and has its own RequestData.
+ * Ports: one input port that takes any data object (so that a composite input arrives whole
+ * in one RequestData call: the run is collective); output port 0 of the input's type, the
+ * others vtkTables unless a subclass says otherwise (FillOutputPortInformation).
+ *
+ * Particle properties (PointsInput): BoxFromDataBounds, BoxOrigin, BoxSize, PeriodicAxes
+ * (SetPeriodicX/Y/Z, the XML's Periodic X/Y/Z) and the selected point arrays (mass, velocity,
+ * id, density), mapped onto the filter's input array indices (SetPointArrayIndices).
  */
-#ifndef vtkPHEWParticleFilter_h
-#define vtkPHEWParticleFilter_h
+#ifndef vtkPHEWAlgorithm_h
+#define vtkPHEWAlgorithm_h
 
 #include "PHEWFiltersModule.h" // for export macro
 #include "vtkDataObjectAlgorithm.h"
 
+#include <memory> // for std::unique_ptr
 #include <string> // for std::string
 
-class vtkTable;
 struct phew_input;
 struct phew_labels;
 struct phew_context;
-struct phew_group_result;
 namespace phew_adaptors
 {
-class PointsInput;
+class InputAdaptor;
+struct Context;
 struct PointOptions;
 }
 
-class PHEWFILTERS_EXPORT vtkPHEWParticleFilter : public vtkDataObjectAlgorithm
+class PHEWFILTERS_EXPORT vtkPHEWAlgorithm : public vtkDataObjectAlgorithm
 {
 public:
-  vtkAbstractTypeMacro(vtkPHEWParticleFilter, vtkDataObjectAlgorithm);
+  vtkAbstractTypeMacro(vtkPHEWAlgorithm, vtkDataObjectAlgorithm);
   void PrintSelf(ostream& os, vtkIndent indent) override;
 
   ///@{
-  /// Threads per process for the neighbour search, the density and the finder (default 0:
-  /// all cores). The result does not depend on it.
+  /// Threads per process for the core's threaded stages (default 0: all cores). The result
+  /// does not depend on it.
   vtkSetMacro(NumberOfThreads, int);
   vtkGetMacro(NumberOfThreads, int);
   ///@}
 
   ///@{
-  /// The box is the bounds of the points over all processes (default on); off: BoxOrigin
-  /// and BoxSize, needed for periodic axes. Estimated densities are in units of the total
-  /// mass over the box volume, and its volume sets the mean interparticle spacing.
+  /// Particles: the box is the bounds of the points over all processes (default on); off:
+  /// BoxOrigin and BoxSize, needed for periodic axes. Estimated densities are in units of the
+  /// total mass over the box volume, and its volume sets the mean interparticle spacing.
   vtkSetMacro(BoxFromDataBounds, bool);
   vtkGetMacro(BoxFromDataBounds, bool);
   vtkBooleanMacro(BoxFromDataBounds, bool);
@@ -68,7 +71,7 @@ public:
   ///@}
 
   ///@{
-  /// Periodic axes of the box (default none; they need BoxFromDataBounds off).
+  /// Particles: periodic axes of the box (default none; they need BoxFromDataBounds off).
   vtkSetVector3Macro(PeriodicAxes, int);
   vtkGetVector3Macro(PeriodicAxes, int);
   void SetPeriodicX(int on);
@@ -76,43 +79,55 @@ public:
   void SetPeriodicZ(int on);
   ///@}
 
+  /// The progress bar: the filter's label and the stage ("PHEW Clump Finder: watershed").
+  void ReportProgress(double fraction, const char* stage);
+
 protected:
-  vtkPHEWParticleFilter();
-  ~vtkPHEWParticleFilter() override;
+  vtkPHEWAlgorithm();
+  ~vtkPHEWAlgorithm() override;
 
   int FillInputPortInformation(int port, vtkInformation* info) override;
   int FillOutputPortInformation(int port, vtkInformation* info) override;
   int RequestDataObject(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
+  ///@{
+  /// The hooks of the driver.
+  /// The filter's name in messages and progress ("PHEW Clump Finder").
+  virtual const char* GetFilterLabel() = 0;
+  /// The adaptor for `input`, or nullptr and the problem (an input type the filter does not
+  /// take; every rank has the same type). Default: particles (PointsInput) only.
+  virtual std::unique_ptr<phew_adaptors::InputAdaptor> MakeAdaptor(
+    vtkDataObject* input, std::string& problem);
+  /// What the subclass tells the adaptors besides the communicator (default: nothing).
+  virtual void ConfigureContext(phew_adaptors::Context& context);
+  /// The particle options besides the shared properties (what the run writes, neighbours...).
+  virtual void ConfigurePointOptions(phew_adaptors::PointOptions& options) = 0;
+  /// Runs the core on what the adaptor prepared and keeps its result for FillOutputs; the
+  /// status is the same on every rank (core.message says why it failed).
+  virtual int RunCore(phew_context& core, phew_input& input, phew_labels& labels,
+    phew_adaptors::InputAdaptor& adaptor) = 0;
+  /// The message of a failed run (status: a phew_status other than PHEW_OK and PHEW_CANCELLED).
+  virtual std::string DescribeFailure(
+    const phew_adaptors::Context& context, int status, const char* message);
+  /// After the labels: fills the other ports from the kept result. Returns an empty string,
+  /// or the problem (the same on every rank).
+  virtual std::string FillOutputs(
+    phew_adaptors::Context& context, vtkDataObject* labelled, vtkInformationVector* outputVector);
+  /// Frees the result RunCore kept.
+  virtual void ReleaseResult() {}
+  /// Empties the outputs (before a run, and after a failure): every port by default.
+  virtual void ClearOutputs(vtkInformationVector* outputVector);
+  ///@}
+
   /// Which input array to process selects each phew_adaptors::PointArray (density, mass,
   /// velocity, id): its index, or -1 when the filter has no such input. Each selection
   /// starts as none (ParaView's "None").
   void SetPointArrayIndices(const int indices[4]);
 
-  /// The options of the properties: the box, periodic axes, threads, and the selected arrays.
+  /// The options of the properties: the box, periodic axes, threads, and the selected arrays,
+  /// then the subclass's (ConfigurePointOptions).
   phew_adaptors::PointOptions MakePointOptions();
-
-  /// Empties port 0 and every table port (after an error, and before a run).
-  void ClearOutputs(vtkInformationVector* outputVector);
-
-  ///@{
-  /// Hooks of RequestData (filters that take particles only).
-  /// The filter's name in messages ("Friends-of-Friends").
-  virtual const char* GetParticleFilterLabel();
-  /// Sets what the run writes (Outputs) and the subclass's own options (neighbours...).
-  virtual void ConfigurePointOptions(phew_adaptors::PointOptions& options);
-  /// Runs the core on the prepared particles; `labels` and adaptor.GroupIds() are where it
-  /// writes. Returns an empty string, or the problem (the same on every rank). `result` is
-  /// freed by the caller.
-  virtual std::string RunParticles(phew_context& core, phew_input& input, phew_labels& labels,
-    phew_adaptors::PointsInput& adaptor, phew_group_result& result);
-  /// Fills the table ports from a successful run (default: nothing).
-  virtual void FillTables(vtkInformationVector* outputVector, const phew_group_result& result);
-  ///@}
-
-  /// The group catalogue of a halo finder (phew_group_columns) into `table`.
-  static void FillGroupTable(vtkTable* table, const phew_group_result& result);
 
   int NumberOfThreads = 0;
   bool BoxFromDataBounds = true;
@@ -122,8 +137,22 @@ protected:
   int PointArrayIndices[4] = { -1, -1, -1, -1 };
 
 private:
-  vtkPHEWParticleFilter(const vtkPHEWParticleFilter&) = delete;
-  void operator=(const vtkPHEWParticleFilter&) = delete;
+  vtkPHEWAlgorithm(const vtkPHEWAlgorithm&) = delete;
+  void operator=(const vtkPHEWAlgorithm&) = delete;
+
+  /// Steps 1-5 of the driver. Returns an empty string, or the problem (the same on every
+  /// rank); after an Abort, Stopped is set and the problem is not reported as an error.
+  std::string Execute(
+    vtkDataObject* input, vtkInformation* inInfo, vtkInformationVector* outputVector);
+  /// Whether the run stops: the core stopped, or an Abort came after its last check (a
+  /// progress observer may set it on one rank only: every rank agrees).
+  bool StopRequested(const phew_adaptors::Context& context, int status);
+
+  // The pipeline time of the run that failed last: the pipeline asks again, once per output
+  // port and view (and for an image it cannot hold); the same failed run is then not repeated,
+  // nor its message.
+  vtkMTimeType FailedPipelineTime = 0;
+  bool Stopped = false; // the last run was stopped by Abort (a warning, not an error)
 };
 
 #endif

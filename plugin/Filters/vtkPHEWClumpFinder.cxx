@@ -9,7 +9,6 @@
 #include "vtkPHEWPointsInput.h"
 #include "vtkPHEWTables.h"
 
-#include "vtkCommunicator.h"
 #include "vtkCompositeDataSet.h"
 #include "vtkDataArray.h"
 #include "vtkDataObject.h"
@@ -40,20 +39,6 @@ vtkStandardNewMacro(vtkPHEWClumpFinder);
 
 namespace
 {
-// The progress bar shows the filter's name and the stage.
-void ReportProgress(vtkAlgorithm* self, double fraction, const char* stage)
-{
-  self->SetProgressText((std::string("PHEW Clump Finder: ") + stage).c_str());
-  self->UpdateProgress(fraction);
-}
-
-// The core reports progress per stage; the filter maps it onto [0.05, 0.9]: before, the
-// adaptor prepares the cells; after, the labels, tables and drawings are made.
-void ForwardProgress(double fraction, const char* stage, void* user_data)
-{
-  ReportProgress(static_cast<vtkAlgorithm*>(user_data), 0.05 + 0.85 * fraction, stage);
-}
-
 // Why a run found nothing, and what to change (rank 0 says it, as a warning).
 std::string WhyEmpty(const phew_clump_result& result, double relevance, double mass)
 {
@@ -111,6 +96,7 @@ void ClearTables(vtkInformationVector* outputVector)
 //------------------------------------------------------------------------------
 vtkPHEWClumpFinder::vtkPHEWClumpFinder()
 {
+  this->Result = new phew_clump_result();
   this->SetNumberOfOutputPorts(NUMBER_OF_PORTS);
 
   // Defaults of the core (automatic thresholds), except saddle merging, on: it makes the
@@ -129,6 +115,12 @@ vtkPHEWClumpFinder::vtkPHEWClumpFinder()
   // Default density: the active point scalars (ParaView always sets the array explicitly).
   this->SetInputArrayToProcess(
     0, 0, 0, vtkDataObject::FIELD_ASSOCIATION_POINTS, vtkDataSetAttributes::SCALARS);
+}
+
+vtkPHEWClumpFinder::~vtkPHEWClumpFinder()
+{
+  phew_clump_result_free(this->Result);
+  delete this->Result;
 }
 
 //------------------------------------------------------------------------------
@@ -164,39 +156,27 @@ int vtkPHEWClumpFinder::FillOutputPortInformation(int port, vtkInformation* info
 }
 
 //------------------------------------------------------------------------------
-int vtkPHEWClumpFinder::RequestData(
-  vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
+void vtkPHEWClumpFinder::ClearOutputs(vtkInformationVector* outputVector)
 {
-  vtkInformation* inInfo = inputVector[0]->GetInformationObject(0);
-  vtkDataObject* input = vtkDataObject::GetData(inInfo);
-  vtkDataObject* output = vtkDataObject::GetData(outputVector, LABELS_PORT);
-  output->Initialize();
-  ClearTables(outputVector);
-  // The pipeline's time: changes with this filter's properties or any upstream algorithm's,
-  // not when an upstream reader runs again for a new request.
-  auto* executive = vtkDemandDrivenPipeline::SafeDownCast(this->GetExecutive());
-  const vtkMTimeType pipelineTime = executive ? executive->GetPipelineMTime() : 0;
-  if (pipelineTime != 0 && pipelineTime == this->FailedPipelineTime)
+  if (vtkDataObject* output = vtkDataObject::GetData(outputVector, LABELS_PORT))
   {
-    return 1; // the same failed run, reported already: empty outputs, no second message
+    output->Initialize();
   }
-  // An Abort stops the run in progress; VTK 9.2 leaves the flag set after it.
-  this->SetAbortExecute(0);
-  ReportProgress(this, 0.0, "preparing the cells");
+  ClearTables(outputVector);
+}
 
-  bool ok = false;
-  this->Cancelled = false;
+std::unique_ptr<phew_adaptors::InputAdaptor> vtkPHEWClumpFinder::MakeAdaptor(
+  vtkDataObject* input, std::string& problem)
+{
   if (auto* image = vtkImageData::SafeDownCast(input))
   {
-    phew_adaptors::ImageInput adaptor(image);
-    ok = this->RunCore(adaptor, inInfo, output, outputVector);
+    return std::unique_ptr<phew_adaptors::InputAdaptor>(new phew_adaptors::ImageInput(image));
   }
-  else if (auto* amr = vtkOverlappingAMR::SafeDownCast(input))
+  if (auto* amr = vtkOverlappingAMR::SafeDownCast(input))
   {
-    phew_adaptors::AMRInput adaptor(amr);
-    ok = this->RunCore(adaptor, inInfo, output, outputVector);
+    return std::unique_ptr<phew_adaptors::InputAdaptor>(new phew_adaptors::AMRInput(amr));
   }
-  else if (phew_adaptors::PointsInput::Accepts(input))
+  if (phew_adaptors::PointsInput::Accepts(input))
   {
     vtkMultiProcessController* controller = vtkMultiProcessController::GetGlobalController();
     if (this->Periodic && (!controller || controller->GetLocalProcessId() == 0))
@@ -204,75 +184,38 @@ int vtkPHEWClumpFinder::RequestData(
       vtkWarningMacro("Periodic applies to images and AMR; particles use PeriodicX, PeriodicY "
                       "and PeriodicZ (with a box: BoxFromDataBounds off)");
     }
-    // The box, periodic axes, threads and arrays of the properties (vtkPHEWParticleFilter).
-    phew_adaptors::PointOptions options = this->MakePointOptions();
-    options.EstimateDensity = this->EstimateDensity;
-    options.NumberOfNeighbours = this->NumberOfNeighbours;
-    options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
-    phew_adaptors::PointsInput adaptor(input, options);
-    ok = this->RunCore(adaptor, inInfo, output, outputVector);
+    return this->Superclass::MakeAdaptor(input, problem);
   }
-  else
-  {
-    // Every rank has an input of the same type: no agreement needed.
-    vtkErrorMacro("unsupported input type "
-      << (input ? input->GetClassName() : "(none)")
-      << ": PHEW Clump Finder needs vtkImageData, vtkOverlappingAMR, a point set (vtkPolyData, "
-         "vtkUnstructuredGrid...) or a composite dataset of point sets");
-  }
-
-  if (!ok)
-  {
-    // The error has been reported (once, on every rank). Returning success with empty
-    // outputs keeps the pipeline from running the filter again for each output port and
-    // view, which would repeat the message; a change of input or property runs it again.
-    output->Initialize();
-    ClearTables(outputVector);
-    this->FailedPipelineTime = pipelineTime;
-  }
-  else
-  {
-    this->FailedPipelineTime = 0;
-  }
-  ReportProgress(this, 1.0, ok ? "done" : this->Cancelled ? "stopped" : "failed");
-  return 1;
+  // Every rank has an input of the same type: no agreement needed.
+  problem = std::string("unsupported input type ") + (input ? input->GetClassName() : "(none)") +
+    ": PHEW Clump Finder needs vtkImageData, vtkOverlappingAMR, a point set (vtkPolyData, "
+    "vtkUnstructuredGrid...) or a composite dataset of point sets";
+  return nullptr;
 }
 
-//------------------------------------------------------------------------------
-bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInformation* inInfo,
-  vtkDataObject* output, vtkInformationVector* outputVector)
+void vtkPHEWClumpFinder::ConfigureContext(phew_adaptors::Context& context)
 {
-  phew_adaptors::Context context;
-  std::string problem = phew_adaptors::InitializeContext(context);
-  if (!problem.empty())
-  {
-    vtkErrorMacro(<< problem);
-    return false;
-  }
   context.Periodic = this->Periodic;
-  context.InputInformation = inInfo;
   context.ArraySelection = this->GetInputArrayInformation(0);
   context.Density = [this](vtkDataObject* data, int& association) {
     association = -1;
     return this->GetInputArrayToProcess(0, data, association);
   };
+}
 
-  // 1. The adaptor describes the cells (collective; a problem is agreed by every rank).
-  phew_input in;
-  std::memset(&in, 0, sizeof in);
-  phew_labels labels = { nullptr, nullptr, nullptr, nullptr };
-  problem = adaptor.Prepare(context, in, labels);
-  if (!problem.empty())
-  {
-    vtkErrorMacro(<< problem);
-    return false;
-  }
-  if (!context.Warning.empty() && context.Rank == 0)
-  {
-    vtkWarningMacro(<< context.Warning);
-  }
+void vtkPHEWClumpFinder::ConfigurePointOptions(phew_adaptors::PointOptions& options)
+{
+  options.LabelNames = { PHEW_ARRAY_PEAK_PATCH_ID, PHEW_ARRAY_CLUMP_ID, PHEW_ARRAY_HALO_ID };
+  options.WithDensity = true;
+  options.EstimateDensity = this->EstimateDensity;
+  options.NumberOfNeighbours = this->NumberOfNeighbours;
+  options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
+}
 
-  // 2. Parameters, communicator, progress.
+//------------------------------------------------------------------------------
+int vtkPHEWClumpFinder::RunCore(
+  phew_context& core, phew_input& in, phew_labels& labels, phew_adaptors::InputAdaptor&)
+{
   phew_params params;
   phew_params_init(&params);
   params.density_threshold = this->DensityThreshold;
@@ -280,85 +223,55 @@ bool vtkPHEWClumpFinder::RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInform
   params.saddle_merging = this->SaddleMerging ? 1 : 0;
   params.saddle_threshold = this->SaddleThreshold;
   params.mass_threshold = this->MassThreshold;
-  phew_context core = phew_adaptors::CoreContext(context, this->NumberOfThreads);
-  core.progress = ForwardProgress;
-  core.progress_data = this;
-  core.cancel = phew_adaptors::AbortRequested; // Abort stops the core
-  core.cancel_data = this;
-
-  // 3. Run.
-  phew_clump_result result;
   const auto start = std::chrono::steady_clock::now();
-  const phew_status status = phew_find_clumps(&core, &in, &params, &labels, &result);
+  const phew_status status = phew_find_clumps(&core, &in, &params, &labels, this->Result);
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
-  // An Abort asked after the core's last check still stops the run before the outputs are
-  // built; every rank agrees (a progress observer may have set it on one rank only).
-  bool stopped = status == PHEW_CANCELLED;
-  if (status == PHEW_OK)
-  {
-    int mine = this->GetAbortExecute(), any = mine;
-    if (context.NumberOfRanks > 1)
-    {
-      context.Controller->AllReduce(&mine, &any, 1, vtkCommunicator::MAX_OP);
-    }
-    stopped = any != 0;
-  }
-  if (stopped) // every rank stops, as after a failure
-  {
-    if (context.Rank == 0)
-    {
-      vtkWarningMacro("PHEW Clump Finder stopped on request (Abort): the outputs are empty "
-                      "until a property or the input changes");
-    }
-    this->Cancelled = true;
-    phew_clump_result_free(&result);
-    return false;
-  }
-  if (status != PHEW_OK) // collective: the same status and message on every rank
-  {
-    const std::string subject =
-      context.Subject.empty() ? "density '" + context.DensityName + "'" : context.Subject;
-    vtkErrorMacro(
-      "PHEW failed on " << subject << " (" << phew_status_string(status) << "): " << core.message);
-    phew_clump_result_free(&result);
-    return false;
-  }
+  this->Seconds = seconds.count();
+  return status;
+}
 
-  // 4. Outputs: the labels on a shallow copy of the input (its arrays are shared, never
-  //    modified), and the three catalogues (complete on rank 0, no rows elsewhere).
-  ReportProgress(this, 0.9, "labels and tables");
-  problem = adaptor.Finish(context, output);
-  if (!problem.empty())
-  {
-    vtkErrorMacro(<< problem);
-    phew_clump_result_free(&result);
-    return false;
-  }
-  vtkPHEWTables::FillClumps(vtkTable::GetData(outputVector, CLUMPS_PORT), result);
-  vtkPHEWTables::FillDendrogram(vtkTable::GetData(outputVector, DENDROGRAM_PORT), result);
-  vtkPHEWTables::FillHaloes(vtkTable::GetData(outputVector, HALOES_PORT), result);
-  vtkPHEWTables::AddRunFigures(
-    vtkTable::GetData(outputVector, CLUMPS_PORT), result, seconds.count());
-  problem =
-    vtkPHEWDendrogramPlot::Build(result, vtkPolyData::GetData(outputVector, DENDROGRAM_PLOT_PORT));
+std::string vtkPHEWClumpFinder::DescribeFailure(
+  const phew_adaptors::Context& context, int status, const char* message)
+{
+  const std::string subject =
+    context.Subject.empty() ? "density '" + context.DensityName + "'" : context.Subject;
+  return "PHEW failed on " + subject + " (" + phew_status_string(static_cast<phew_status>(status)) +
+    "): " + message;
+}
+
+void vtkPHEWClumpFinder::ReleaseResult()
+{
+  phew_clump_result_free(this->Result);
+}
+
+//------------------------------------------------------------------------------
+std::string vtkPHEWClumpFinder::FillOutputs(
+  phew_adaptors::Context& context, vtkDataObject* labelled, vtkInformationVector* outputVector)
+{
+  // The three catalogues (complete on rank 0, no rows elsewhere) and the dendrogram drawn.
+  const phew_clump_result& result = *this->Result;
+  vtkTable* clumps = vtkTable::GetData(outputVector, CLUMPS_PORT);
+  vtkTable* haloes = vtkTable::GetData(outputVector, HALOES_PORT);
+  phew_tables::FillClumps(clumps, result);
+  phew_tables::FillDendrogram(vtkTable::GetData(outputVector, DENDROGRAM_PORT), result);
+  phew_tables::FillHaloes(haloes, result);
+  phew_tables::AddRunFigures(clumps, result, this->Seconds);
+  const std::string problem =
+    phew_dendrogram_plot::Build(result, vtkPolyData::GetData(outputVector, DENDROGRAM_PLOT_PORT));
   const std::string empty = WhyEmpty(result, this->RelevanceThreshold, this->MassThreshold);
   if (!empty.empty() && context.Rank == 0)
   {
     vtkWarningMacro(<< empty);
   }
-  phew_clump_result_free(&result);
   if (!problem.empty())
   {
-    vtkErrorMacro(<< problem);
-    return false;
+    return problem;
   }
 
-  // 5. What the 3D view draws: the clumps and the markers.
-  ReportProgress(this, 0.95, "drawings");
-  vtkPHEWClumpGeometry::Build(
-    output, context.DensityName.c_str(), vtkPolyData::GetData(outputVector, CLUMP_GEOMETRY_PORT));
-  vtkPHEWMarkers::Build(vtkTable::GetData(outputVector, CLUMPS_PORT),
-    vtkTable::GetData(outputVector, HALOES_PORT),
-    vtkMultiBlockDataSet::GetData(outputVector, MARKERS_PORT));
-  return true;
+  // What the 3D view draws: the clumps and the markers.
+  this->ReportProgress(0.95, "drawings");
+  phew_clump_geometry::Build(
+    labelled, context.DensityName.c_str(), vtkPolyData::GetData(outputVector, CLUMP_GEOMETRY_PORT));
+  phew_markers::Build(clumps, haloes, vtkMultiBlockDataSet::GetData(outputVector, MARKERS_PORT));
+  return std::string();
 }

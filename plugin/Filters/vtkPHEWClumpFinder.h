@@ -20,10 +20,10 @@
  *    default) and periodic axes. Ids: the Id array, or the index in the global order (rank 0's
  *    points first; in a composite, blocks in order, then points in order).
  * One filter handles all three: input adaptors (vtkPHEWImageInput, vtkPHEWAMRInput,
- * vtkPHEWPointsInput) describe the cells to the core, and one shared path (RunCore) sets the
- * parameters, reports progress, runs the core and fills the tables. The whole AMR or composite
- * arrives in one RequestData call (the input port accepts any data object, so the pipeline
- * never runs the filter block by block).
+ * vtkPHEWPointsInput) turn the input into the core's view, and the driver of vtkPHEWAlgorithm
+ * runs the core (RunCore: the parameters, progress, Abort) and fills the tables. The whole AMR
+ * or composite arrives in one RequestData call (the input port accepts any data object, so the
+ * pipeline never runs the filter block by block).
  *
  * Output ports:
  *   0 "Labels"      shallow copy of the input plus PeakPatchId, ClumpId, HaloId (vtkIdTypeArray,
@@ -64,18 +64,15 @@
 #define vtkPHEWClumpFinder_h
 
 #include "PHEWFiltersModule.h" // for export macro
-#include "vtkPHEWParticleFilter.h"
+#include "vtkPHEWAlgorithm.h"
 
-namespace phew_adaptors
-{
-class InputAdaptor;
-}
+struct phew_clump_result;
 
-class PHEWFILTERS_EXPORT vtkPHEWClumpFinder : public vtkPHEWParticleFilter
+class PHEWFILTERS_EXPORT vtkPHEWClumpFinder : public vtkPHEWAlgorithm
 {
 public:
   static vtkPHEWClumpFinder* New();
-  vtkTypeMacro(vtkPHEWClumpFinder, vtkPHEWParticleFilter);
+  vtkTypeMacro(vtkPHEWClumpFinder, vtkPHEWAlgorithm);
   void PrintSelf(ostream& os, vtkIndent indent) override;
 
   enum OutputPorts
@@ -126,7 +123,7 @@ public:
   ///@}
 
   /// Particles only (point sets): the parameters below, and the box, periodic axes and
-  /// threads of vtkPHEWParticleFilter.
+  /// threads of vtkPHEWAlgorithm.
   ///@{
   /// Estimate the density from the particles (default on); off: the Density array is used.
   vtkSetMacro(EstimateDensity, bool);
@@ -148,20 +145,30 @@ public:
 
 protected:
   vtkPHEWClumpFinder();
-  ~vtkPHEWClumpFinder() override = default;
+  ~vtkPHEWClumpFinder() override;
 
   // The input port (any data object), the ports' types (0: the input's, 1-3: tables) and
-  // RequestDataObject are vtkPHEWParticleFilter's; RequestData is this filter's own (images
-  // and AMR besides particles).
+  // the driver are vtkPHEWAlgorithm's; ports 4-6 are drawings.
   int FillOutputPortInformation(int port, vtkInformation* info) override;
-  int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
-  /// The shared path of every input kind: runs the core on what `adaptor` describes (its
-  /// Prepare), with this filter's parameters, communicator and progress; on success lets the
-  /// adaptor write the labels into `output` and fills the three tables. Collective: every
-  /// rank calls it. Returns false (on every rank) after reporting an error.
-  bool RunCore(phew_adaptors::InputAdaptor& adaptor, vtkInformation* inInfo, vtkDataObject* output,
-    vtkInformationVector* outputVector);
+  const char* GetFilterLabel() override { return "PHEW Clump Finder"; }
+  /// Images (vtkPHEWImageInput), AMR (vtkPHEWAMRInput) and particles (vtkPHEWPointsInput).
+  std::unique_ptr<phew_adaptors::InputAdaptor> MakeAdaptor(
+    vtkDataObject* input, std::string& problem) override;
+  void ConfigureContext(phew_adaptors::Context& context) override;
+  void ConfigurePointOptions(phew_adaptors::PointOptions& options) override;
+  /// phew_find_clumps with this filter's parameters.
+  int RunCore(phew_context& core, phew_input& input, phew_labels& labels,
+    phew_adaptors::InputAdaptor& adaptor) override;
+  std::string DescribeFailure(
+    const phew_adaptors::Context& context, int status, const char* message) override;
+  /// The three tables, the run's figures, the dendrogram plot, the clump geometry and markers.
+  std::string FillOutputs(phew_adaptors::Context& context, vtkDataObject* labelled,
+    vtkInformationVector* outputVector) override;
+  void ReleaseResult() override;
+  /// Labels emptied; the tables keep their columns (a spreadsheet showing one stays on its
+  /// rows), without rows; the drawings emptied.
+  void ClearOutputs(vtkInformationVector* outputVector) override;
 
   double DensityThreshold = -1.0; // negative: automatic (PHEW_THRESHOLD_AUTOMATIC)
   double RelevanceThreshold = 2.0;
@@ -173,12 +180,8 @@ protected:
   int NumberOfNeighbours = 16;
   int NumberOfDensityNeighbours = 64;
 
-  // The pipeline time of the run that failed last: the pipeline asks again for an empty image
-  // (it cannot hold the requested extent), once per output port and view; the same failed run
-  // is then not repeated, nor its message.
-  vtkMTimeType FailedPipelineTime = 0;
-  // The last run was stopped by Abort (a warning, not an error).
-  bool Cancelled = false;
+  phew_clump_result* Result; // of the last run, until its outputs are made (owned)
+  double Seconds = 0.0;      // the core's wall time on this rank
 
 private:
   vtkPHEWClumpFinder(const vtkPHEWClumpFinder&) = delete;

@@ -77,15 +77,9 @@ public:
 
   void Add(vtkImageData* image, const char* densityName)
   {
-    vtkDataSetAttributes* attributes = image->GetCellData();
-    auto* clumps = vtkIdTypeArray::SafeDownCast(attributes->GetArray("ClumpId"));
     bool pointCells = false;
-    if (!clumps)
-    {
-      attributes = image->GetPointData();
-      clumps = vtkIdTypeArray::SafeDownCast(attributes->GetArray("ClumpId"));
-      pointCells = true;
-    }
+    vtkDataSetAttributes* attributes = nullptr;
+    vtkIdTypeArray* clumps = FindClumpIds(image, attributes, pointCells);
     if (!clumps)
     {
       return;
@@ -100,45 +94,83 @@ public:
       return; // a block without the same arrays (cannot happen for the filter's own output)
     }
     this->Inputs = std::move(inputs);
-
-    const int* extent = image->GetExtent();
-    const double* origin = image->GetOrigin();
-    const double* spacing = image->GetSpacing();
-    int dims[3];
-    double corner[3], size[3];
-    for (int a = 0; a < 3; ++a)
-    {
-      const int points = extent[2 * a + 1] - extent[2 * a] + 1;
-      if (pointCells)
-      {
-        dims[a] = points;
-        size[a] = spacing[a];
-        corner[a] = origin[a] + (extent[2 * a] - 0.5) * spacing[a];
-      }
-      else
-      {
-        // A flat axis of cell data: the cells are flat there (size 0), one layer.
-        dims[a] = points > 1 ? points - 1 : 1;
-        size[a] = points > 1 ? spacing[a] : 0.0;
-        corner[a] = origin[a] + extent[2 * a] * spacing[a];
-      }
-    }
-    const vtkIdType count = static_cast<vtkIdType>(dims[0]) * dims[1] * dims[2];
-    if (clumps->GetNumberOfTuples() != count)
+    const Cells cells = CellsOf(image, pointCells);
+    if (clumps->GetNumberOfTuples() != cells.Count())
     {
       return;
     }
-    const vtkIdType* id = clumps->GetPointer(0);
     const unsigned char* ghosts = nullptr;
-    const unsigned char duplicate = pointCells
-      ? static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATEPOINT)
-      : static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATECELL);
     if (auto* ghostArray = vtkUnsignedCharArray::SafeDownCast(
           attributes->GetArray(vtkDataSetAttributes::GhostArrayName())))
     {
       ghosts = ghostArray->GetPointer(0);
     }
+    const unsigned char duplicate = pointCells
+      ? static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATEPOINT)
+      : static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATECELL);
+    this->AddOuterFaces(cells, clumps->GetPointer(0), ghosts, duplicate);
+  }
 
+private:
+  // The PHEW cells of an image: their number per axis, the corner of the first and their size.
+  struct Cells
+  {
+    int Dims[3];
+    double Corner[3], Size[3];
+    vtkIdType Count() const
+    {
+      return static_cast<vtkIdType>(this->Dims[0]) * this->Dims[1] * this->Dims[2];
+    }
+  };
+
+  // ClumpId of the cells, else of the points (pointCells); nullptr if neither has it.
+  static vtkIdTypeArray* FindClumpIds(
+    vtkImageData* image, vtkDataSetAttributes*& attributes, bool& pointCells)
+  {
+    attributes = image->GetCellData();
+    auto* clumps = vtkIdTypeArray::SafeDownCast(attributes->GetArray("ClumpId"));
+    pointCells = false;
+    if (!clumps)
+    {
+      attributes = image->GetPointData();
+      clumps = vtkIdTypeArray::SafeDownCast(attributes->GetArray("ClumpId"));
+      pointCells = true;
+    }
+    return clumps;
+  }
+
+  static Cells CellsOf(vtkImageData* image, bool pointCells)
+  {
+    const int* extent = image->GetExtent();
+    const double* origin = image->GetOrigin();
+    const double* spacing = image->GetSpacing();
+    Cells cells;
+    for (int a = 0; a < 3; ++a)
+    {
+      const int points = extent[2 * a + 1] - extent[2 * a] + 1;
+      if (pointCells)
+      {
+        cells.Dims[a] = points;
+        cells.Size[a] = spacing[a];
+        cells.Corner[a] = origin[a] + (extent[2 * a] - 0.5) * spacing[a];
+      }
+      else
+      {
+        // A flat axis of cell data: the cells are flat there (size 0), one layer.
+        cells.Dims[a] = points > 1 ? points - 1 : 1;
+        cells.Size[a] = points > 1 ? spacing[a] : 0.0;
+        cells.Corner[a] = origin[a] + extent[2 * a] * spacing[a];
+      }
+    }
+    return cells;
+  }
+
+  // The faces of the clump cells (id >= 0, not duplicates) towards cells outside every
+  // clump or the edge of the image.
+  void AddOuterFaces(
+    const Cells& cells, const vtkIdType* id, const unsigned char* ghosts, unsigned char duplicate)
+  {
+    const int* dims = cells.Dims;
     const vtkIdType stride[3] = { 1, dims[0], static_cast<vtkIdType>(dims[0]) * dims[1] };
     for (int k = 0; k < dims[2]; ++k)
     {
@@ -157,7 +189,7 @@ public:
             for (int side = 0; side < 2; ++side)
             {
               // A flat axis has one face (both sides coincide).
-              if (size[a] == 0.0 && side == 1)
+              if (cells.Size[a] == 0.0 && side == 1)
               {
                 continue;
               }
@@ -166,7 +198,7 @@ public:
               {
                 continue; // inside the clumps' union
               }
-              this->AddFace(corner, size, index, a, side, c);
+              this->AddFace(cells.Corner, cells.Size, index, a, side, c);
             }
           }
         }
@@ -174,7 +206,6 @@ public:
     }
   }
 
-private:
   // The quad of cell `index` on side `side` of axis `a`, wound to face outwards.
   void AddFace(const double corner[3], const double size[3], const int index[3], int a, int side,
     vtkIdType cell)
@@ -262,7 +293,7 @@ void AddParticles(
 }
 }
 
-namespace vtkPHEWClumpGeometry
+namespace phew_clump_geometry
 {
 void Build(vtkDataObject* labels, const char* densityName, vtkPolyData* geometry)
 {

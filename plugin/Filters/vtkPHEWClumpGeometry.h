@@ -18,7 +18,7 @@
 class vtkDataObject;
 class vtkPolyData;
 
-namespace vtkPHEWClumpGeometry
+namespace phew_clump_geometry
 {
 /// Fill `geometry` from `labels` (the Labels output: image data, overlapping AMR or point
 /// sets). densityName is the density array to copy (may be empty: none).

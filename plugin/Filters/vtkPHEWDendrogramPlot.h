@@ -21,7 +21,7 @@
 
 class vtkPolyData;
 
-namespace vtkPHEWDendrogramPlot
+namespace phew_dendrogram_plot
 {
 /// Fill `plot`; returns an empty string or the layout's error message (then `plot` is empty).
 std::string Build(const phew_clump_result& result, vtkPolyData* plot);

@@ -1,6 +1,7 @@
 #include "vtkPHEWFriendsOfFriends.h"
 
 #include "vtkPHEWPointsInput.h"
+#include "vtkPHEWTables.h"
 
 #include "vtkInformationVector.h"
 #include "vtkObjectFactory.h"
@@ -8,6 +9,7 @@
 
 #include "phew/phew.h"
 
+#include <cstring>
 #include <string>
 
 vtkStandardNewMacro(vtkPHEWFriendsOfFriends);
@@ -15,10 +17,17 @@ vtkStandardNewMacro(vtkPHEWFriendsOfFriends);
 //------------------------------------------------------------------------------
 vtkPHEWFriendsOfFriends::vtkPHEWFriendsOfFriends()
 {
+  this->Result = new phew_group_result();
   this->SetNumberOfOutputPorts(2); // Labels, Groups
   // Input arrays 0-2: mass, velocity, id (no density); none unless selected.
   const int indices[phew_adaptors::POINT_ARRAY_COUNT] = { -1, 0, 1, 2 };
   this->SetPointArrayIndices(indices);
+}
+
+vtkPHEWFriendsOfFriends::~vtkPHEWFriendsOfFriends()
+{
+  phew_group_result_free(this->Result);
+  delete this->Result;
 }
 
 //------------------------------------------------------------------------------
@@ -33,28 +42,29 @@ void vtkPHEWFriendsOfFriends::PrintSelf(ostream& os, vtkIndent indent)
 //------------------------------------------------------------------------------
 void vtkPHEWFriendsOfFriends::ConfigurePointOptions(phew_adaptors::PointOptions& options)
 {
-  options.Outputs = phew_adaptors::PointOutputs::GroupIds;
+  options.LabelNames = { PHEW_ARRAY_GROUP_ID };
+  options.WithDensity = false;
 }
 
-std::string vtkPHEWFriendsOfFriends::RunParticles(phew_context& core, phew_input& in, phew_labels&,
-  phew_adaptors::PointsInput& adaptor, phew_group_result& result)
+int vtkPHEWFriendsOfFriends::RunCore(
+  phew_context& core, phew_input& in, phew_labels&, phew_adaptors::InputAdaptor& adaptor)
 {
   phew_fof_params params;
   phew_fof_params_init(&params);
   params.linking_length = this->LinkingLength;
   params.absolute = this->LinkingLengthIsAbsolute ? 1 : 0;
   params.min_members = this->MinimumMembers;
-  const phew_status status = phew_find_fof_groups(&core, &in, &params, adaptor.GroupIds(), &result);
-  if (status != PHEW_OK) // collective: the same status and message on every rank
-  {
-    return std::string("Friends-of-Friends failed (") + phew_status_string(status) +
-      "): " + core.message;
-  }
+  return phew_find_fof_groups(&core, &in, &params, adaptor.LabelArray(0), this->Result);
+}
+
+std::string vtkPHEWFriendsOfFriends::FillOutputs(
+  phew_adaptors::Context&, vtkDataObject*, vtkInformationVector* outputVector)
+{
+  phew_tables::FillGroups(vtkTable::GetData(outputVector, 1), *this->Result);
   return std::string();
 }
 
-void vtkPHEWFriendsOfFriends::FillTables(
-  vtkInformationVector* outputVector, const phew_group_result& result)
+void vtkPHEWFriendsOfFriends::ReleaseResult()
 {
-  vtkPHEWParticleFilter::FillGroupTable(vtkTable::GetData(outputVector, 1), result);
+  phew_group_result_free(this->Result);
 }

@@ -25,13 +25,15 @@
 #define vtkPHEWFriendsOfFriends_h
 
 #include "PHEWFiltersModule.h" // for export macro
-#include "vtkPHEWParticleFilter.h"
+#include "vtkPHEWAlgorithm.h"
 
-class PHEWFILTERS_EXPORT vtkPHEWFriendsOfFriends : public vtkPHEWParticleFilter
+struct phew_group_result;
+
+class PHEWFILTERS_EXPORT vtkPHEWFriendsOfFriends : public vtkPHEWAlgorithm
 {
 public:
   static vtkPHEWFriendsOfFriends* New();
-  vtkTypeMacro(vtkPHEWFriendsOfFriends, vtkPHEWParticleFilter);
+  vtkTypeMacro(vtkPHEWFriendsOfFriends, vtkPHEWAlgorithm);
   void PrintSelf(ostream& os, vtkIndent indent) override;
 
   ///@{
@@ -50,17 +52,24 @@ public:
   vtkGetMacro(MinimumMembers, int);
   ///@}
 
-  // The box, periodic axes and threads: vtkPHEWParticleFilter.
+  // The box, periodic axes and threads: vtkPHEWAlgorithm.
 
 protected:
   vtkPHEWFriendsOfFriends();
-  ~vtkPHEWFriendsOfFriends() override = default;
+  ~vtkPHEWFriendsOfFriends() override;
 
-  const char* GetParticleFilterLabel() override { return "Friends-of-Friends"; }
+  const char* GetFilterLabel() override { return "Friends-of-Friends"; }
+  /// GroupId on the points.
   void ConfigurePointOptions(phew_adaptors::PointOptions& options) override;
-  std::string RunParticles(phew_context& core, phew_input& input, phew_labels& labels,
-    phew_adaptors::PointsInput& adaptor, phew_group_result& result) override;
-  void FillTables(vtkInformationVector* outputVector, const phew_group_result& result) override;
+  /// phew_find_fof_groups with this filter's parameters.
+  int RunCore(phew_context& core, phew_input& input, phew_labels& labels,
+    phew_adaptors::InputAdaptor& adaptor) override;
+  /// The Groups table (port 1).
+  std::string FillOutputs(phew_adaptors::Context& context, vtkDataObject* labelled,
+    vtkInformationVector* outputVector) override;
+  void ReleaseResult() override;
+
+  phew_group_result* Result; // of the last run, until its outputs are made (owned)
 
   double LinkingLength = 0.2;
   bool LinkingLengthIsAbsolute = false;

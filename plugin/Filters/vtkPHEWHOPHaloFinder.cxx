@@ -1,6 +1,7 @@
 #include "vtkPHEWHOPHaloFinder.h"
 
 #include "vtkPHEWPointsInput.h"
+#include "vtkPHEWTables.h"
 
 #include "vtkInformationVector.h"
 #include "vtkObjectFactory.h"
@@ -8,6 +9,7 @@
 
 #include "phew/phew.h"
 
+#include <cstring>
 #include <string>
 
 vtkStandardNewMacro(vtkPHEWHOPHaloFinder);
@@ -15,6 +17,7 @@ vtkStandardNewMacro(vtkPHEWHOPHaloFinder);
 //------------------------------------------------------------------------------
 vtkPHEWHOPHaloFinder::vtkPHEWHOPHaloFinder()
 {
+  this->Result = new phew_group_result();
   this->SetNumberOfOutputPorts(2); // Labels, Groups
   // Input arrays 0-3: mass, velocity, id, density; none unless selected.
   const int indices[phew_adaptors::POINT_ARRAY_COUNT] = { 3, 0, 1, 2 };
@@ -29,6 +32,12 @@ vtkPHEWHOPHaloFinder::vtkPHEWHOPHaloFinder()
   this->HopNeighbours = defaults.n_hop;
   this->MergeNeighbours = defaults.n_merge;
   this->MinimumMembers = static_cast<int>(defaults.min_members);
+}
+
+vtkPHEWHOPHaloFinder::~vtkPHEWHOPHaloFinder()
+{
+  phew_group_result_free(this->Result);
+  delete this->Result;
 }
 
 //------------------------------------------------------------------------------
@@ -47,15 +56,16 @@ void vtkPHEWHOPHaloFinder::PrintSelf(ostream& os, vtkIndent indent)
 //------------------------------------------------------------------------------
 void vtkPHEWHOPHaloFinder::ConfigurePointOptions(phew_adaptors::PointOptions& options)
 {
-  options.Outputs = phew_adaptors::PointOutputs::HOPGroups;
+  options.LabelNames = { PHEW_ARRAY_GROUP_ID };
+  options.WithDensity = true;
   options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
   // A selected Density array is the density; none (the default): estimate it.
   const std::string density = options.SelectedName(phew_adaptors::POINT_DENSITY);
   options.EstimateDensity = density.empty() || density == phew_adaptors::NoArrayName;
 }
 
-std::string vtkPHEWHOPHaloFinder::RunParticles(phew_context& core, phew_input& in,
-  phew_labels& labels, phew_adaptors::PointsInput& adaptor, phew_group_result& result)
+int vtkPHEWHOPHaloFinder::RunCore(
+  phew_context& core, phew_input& in, phew_labels& labels, phew_adaptors::InputAdaptor& adaptor)
 {
   phew_hop_params params;
   phew_hop_params_init(&params);
@@ -65,17 +75,18 @@ std::string vtkPHEWHOPHaloFinder::RunParticles(phew_context& core, phew_input& i
   params.n_hop = this->HopNeighbours;
   params.n_merge = this->MergeNeighbours;
   params.min_members = this->MinimumMembers;
-  const phew_status status =
-    phew_find_hop_groups(&core, &in, &params, adaptor.GroupIds(), labels.density, &result);
-  if (status != PHEW_OK) // collective: the same status and message on every rank
-  {
-    return std::string("HOP failed (") + phew_status_string(status) + "): " + core.message;
-  }
+  return phew_find_hop_groups(
+    &core, &in, &params, adaptor.LabelArray(0), labels.density, this->Result);
+}
+
+std::string vtkPHEWHOPHaloFinder::FillOutputs(
+  phew_adaptors::Context&, vtkDataObject*, vtkInformationVector* outputVector)
+{
+  phew_tables::FillGroups(vtkTable::GetData(outputVector, 1), *this->Result);
   return std::string();
 }
 
-void vtkPHEWHOPHaloFinder::FillTables(
-  vtkInformationVector* outputVector, const phew_group_result& result)
+void vtkPHEWHOPHaloFinder::ReleaseResult()
 {
-  vtkPHEWParticleFilter::FillGroupTable(vtkTable::GetData(outputVector, 1), result);
+  phew_group_result_free(this->Result);
 }

@@ -38,13 +38,15 @@
 #define vtkPHEWHOPHaloFinder_h
 
 #include "PHEWFiltersModule.h" // for export macro
-#include "vtkPHEWParticleFilter.h"
+#include "vtkPHEWAlgorithm.h"
 
-class PHEWFILTERS_EXPORT vtkPHEWHOPHaloFinder : public vtkPHEWParticleFilter
+struct phew_group_result;
+
+class PHEWFILTERS_EXPORT vtkPHEWHOPHaloFinder : public vtkPHEWAlgorithm
 {
 public:
   static vtkPHEWHOPHaloFinder* New();
-  vtkTypeMacro(vtkPHEWHOPHaloFinder, vtkPHEWParticleFilter);
+  vtkTypeMacro(vtkPHEWHOPHaloFinder, vtkPHEWAlgorithm);
   void PrintSelf(ostream& os, vtkIndent indent) override;
 
   ///@{
@@ -94,17 +96,24 @@ public:
   ///@}
 
   // The box (the mean density is the total mass over its volume), periodic axes and
-  // threads: vtkPHEWParticleFilter.
+  // threads: vtkPHEWAlgorithm.
 
 protected:
   vtkPHEWHOPHaloFinder();
-  ~vtkPHEWHOPHaloFinder() override = default;
+  ~vtkPHEWHOPHaloFinder() override;
 
-  const char* GetParticleFilterLabel() override { return "HOP Halo Finder"; }
+  const char* GetFilterLabel() override { return "HOP Halo Finder"; }
+  /// GroupId and Density on the points; the density estimated unless one is selected.
   void ConfigurePointOptions(phew_adaptors::PointOptions& options) override;
-  std::string RunParticles(phew_context& core, phew_input& input, phew_labels& labels,
-    phew_adaptors::PointsInput& adaptor, phew_group_result& result) override;
-  void FillTables(vtkInformationVector* outputVector, const phew_group_result& result) override;
+  /// phew_find_hop_groups with this filter's parameters.
+  int RunCore(phew_context& core, phew_input& input, phew_labels& labels,
+    phew_adaptors::InputAdaptor& adaptor) override;
+  /// The Groups table (port 1).
+  std::string FillOutputs(phew_adaptors::Context& context, vtkDataObject* labelled,
+    vtkInformationVector* outputVector) override;
+  void ReleaseResult() override;
+
+  phew_group_result* Result; // of the last run, until its outputs are made (owned)
 
   double OuterThreshold = 160.0;
   double SaddleFactor = 2.5;

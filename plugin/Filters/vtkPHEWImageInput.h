@@ -30,6 +30,10 @@ public:
   std::string Finish(Context& context, vtkDataObject* output) override;
 
 private:
+  std::string PrepareDensity(Context& context, vtkDataArray* density, const std::string& name,
+    bool useDouble, phew_input& in);
+  void PrepareLabels(phew_input& in, phew_labels& labels);
+
   vtkImageData* Image;
   bool CellData = false;
   bool Direct = false;  // one rank: the core reads the array and writes the labels in place

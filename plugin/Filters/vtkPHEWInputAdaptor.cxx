@@ -10,8 +10,8 @@
 #include "vtkMPICommunicator.h"
 #endif
 
+#include <cstdio>
 #include <cstring>
-#include <vector>
 
 namespace phew_adaptors
 {
@@ -68,21 +68,12 @@ std::string SharedProblem(const Context& context, int root, const std::string& m
 
 std::string AgreeOnProblem(const Context& context, const std::string& mine)
 {
-  int flag = mine.empty() ? 0 : 1;
-  std::vector<int> flags(1, flag);
-  if (context.Controller && context.NumberOfRanks > 1)
-  {
-    flags.resize(static_cast<size_t>(context.NumberOfRanks));
-    context.Controller->AllGather(&flag, flags.data(), 1);
-  }
-  for (int r = 0; r < static_cast<int>(flags.size()); ++r)
-  {
-    if (flags[r])
-    {
-      return SharedProblem(context, r, mine);
-    }
-  }
-  return std::string();
+  phew_context core = CoreContext(context);
+  std::snprintf(core.message, sizeof core.message, "%s", mine.c_str());
+  // One status for every problem: the lowest rank that has one gives its message.
+  return phew_agree(&core, mine.empty() ? PHEW_OK : PHEW_ERROR_DATA) == PHEW_OK
+    ? std::string()
+    : std::string(core.message);
 }
 
 std::string SelectedName(const Context& context)

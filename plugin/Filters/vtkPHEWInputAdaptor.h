@@ -1,9 +1,9 @@
-// Private helpers of vtkPHEWClumpFinder: the interface of an input adaptor. An adaptor turns
+// Private helpers of the PHEW filters: the interface of an input adaptor. An adaptor turns
 // one kind of VTK input (vtkImageData, vtkOverlappingAMR, point sets) into the core's
 // description of the cells (phew_input: mesh, density, label buffers), and writes the labels
 // the core returns back into the output. Everything else (parameters, communicator, progress,
-// running the core, reporting its errors, the three tables) is the filter's shared path, the
-// same for every input kind (vtkPHEWClumpFinder::RunCore).
+// running the core, reporting its errors, the tables) is the driver's, the same for every
+// input kind and filter (vtkPHEWAlgorithm::RequestData).
 #ifndef vtkPHEWInputAdaptor_h
 #define vtkPHEWInputAdaptor_h
 
@@ -51,7 +51,8 @@ phew_context CoreContext(const Context& context, int threads = 0);
 std::string SharedProblem(const Context& context, int root, const std::string& mine);
 
 /// Collective: every rank says whether it found a problem; returns the message of the lowest
-/// rank that found one, on every rank, or an empty string when none did.
+/// rank that found one, on every rank, or an empty string when none did (the core's
+/// agreement, phew_agree).
 std::string AgreeOnProblem(const Context& context, const std::string& mine);
 
 /// For phew_context.cancel (cancel_data: the filter): whether the filter's AbortExecute flag is
@@ -78,6 +79,15 @@ public:
   /// with a shallow copy of the input plus the label arrays. Returns an empty string, or the
   /// problem (agreed by all ranks).
   virtual std::string Finish(Context& context, vtkDataObject* output) = 0;
+
+  /// After Prepare: where the core writes label array `which` when the filter names its label
+  /// arrays itself (particles: PointOptions::LabelNames); nullptr for an adaptor that writes
+  /// only the clump finder's labels (phew_labels, filled by Prepare).
+  virtual int64_t* LabelArray(size_t which)
+  {
+    (void)which;
+    return nullptr;
+  }
 };
 } // namespace phew_adaptors
 

@@ -141,6 +141,59 @@ void Gather(IdSet& ids)
     ids.insert(all->GetValue(i));
   }
 }
+
+// The ids that the selected elements of one piece name: the clumps below the selected
+// dendrogram nodes, or the first of ClumpId, GroupId, HaloId the piece has.
+void AddSelectedIds(vtkDataObject* piece, int field, const Tree& tree, IdSet ids[KEYS])
+{
+  vtkFieldData* attribute = Attribute(piece, field);
+  vtkDataArray* nodes = Array(attribute, "NodeId");
+  if (nodes && Array(attribute, "ParentId"))
+  {
+    for (vtkIdType i = 0; i < nodes->GetNumberOfTuples(); ++i)
+    {
+      tree.ClumpsBelow(static_cast<vtkIdType>(nodes->GetTuple1(i)), ids[CLUMP]);
+    }
+    return;
+  }
+  for (int key = 0; key < KEYS; ++key)
+  {
+    if (vtkDataArray* values = Array(attribute, KeyNames[key]))
+    {
+      for (vtkIdType i = 0; i < values->GetNumberOfTuples(); ++i)
+      {
+        const auto id = static_cast<vtkIdType>(values->GetTuple1(i));
+        if (id >= 0)
+        {
+          ids[key].insert(id);
+        }
+      }
+      return;
+    }
+  }
+}
+
+// The structures named by the selected elements of this process's piece of `input`.
+void SelectedIds(vtkDataObject* input, vtkSelection* selection, IdSet ids[KEYS])
+{
+  const int field = selection->GetNode(0)->GetFieldType();
+  Tree tree;
+  ForEachPiece(input, [&](vtkDataObject* piece) { tree.Read(Attribute(piece, field), "ClumpId"); });
+
+  // Shallow copies: handing a pipeline's own output to another filter makes it that
+  // filter's input for good, and the upstream pipeline loses it.
+  vtkSmartPointer<vtkDataObject> data;
+  data.TakeReference(input->NewInstance());
+  data->ShallowCopy(input);
+  vtkNew<vtkSelection> selected;
+  selected->ShallowCopy(selection);
+  vtkNew<vtkExtractSelection> extract;
+  extract->SetInputData(0, data);
+  extract->SetInputData(1, selected);
+  extract->Update();
+  ForEachPiece(extract->GetOutputDataObject(0),
+    [&](vtkDataObject* piece) { AddSelectedIds(piece, field, tree, ids); });
+}
 }
 
 //-----------------------------------------------------------------------------
@@ -178,55 +231,10 @@ int vtkPHEWLinkedSelection::RequestData(
 {
   vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
   vtkSelection* selection = vtkSelection::GetData(inputVector[1], 0);
-  vtkSelection* output = vtkSelection::GetData(outputVector, 0);
-
-  // The structures named by the selected elements of this process's piece.
   IdSet ids[KEYS];
   if (input && selection && selection->GetNumberOfNodes() > 0)
   {
-    const int field = selection->GetNode(0)->GetFieldType();
-    Tree tree;
-    ForEachPiece(
-      input, [&](vtkDataObject* piece) { tree.Read(Attribute(piece, field), "ClumpId"); });
-
-    // Shallow copies: handing a pipeline's own output to another filter makes it that
-    // filter's input for good, and the upstream pipeline loses it.
-    vtkSmartPointer<vtkDataObject> data;
-    data.TakeReference(input->NewInstance());
-    data->ShallowCopy(input);
-    vtkNew<vtkSelection> selected;
-    selected->ShallowCopy(selection);
-    vtkNew<vtkExtractSelection> extract;
-    extract->SetInputData(0, data);
-    extract->SetInputData(1, selected);
-    extract->Update();
-    ForEachPiece(extract->GetOutputDataObject(0), [&](vtkDataObject* piece) {
-      vtkFieldData* attribute = Attribute(piece, field);
-      vtkDataArray* nodes = Array(attribute, "NodeId");
-      if (nodes && Array(attribute, "ParentId"))
-      {
-        for (vtkIdType i = 0; i < nodes->GetNumberOfTuples(); ++i)
-        {
-          tree.ClumpsBelow(static_cast<vtkIdType>(nodes->GetTuple1(i)), ids[CLUMP]);
-        }
-        return;
-      }
-      for (int key = 0; key < KEYS; ++key)
-      {
-        if (vtkDataArray* values = Array(attribute, KeyNames[key]))
-        {
-          for (vtkIdType i = 0; i < values->GetNumberOfTuples(); ++i)
-          {
-            const auto id = static_cast<vtkIdType>(values->GetTuple1(i));
-            if (id >= 0)
-            {
-              ids[key].insert(id);
-            }
-          }
-          return;
-        }
-      }
-    });
+    SelectedIds(input, selection, ids);
   }
 
   // The same selection on every process, one node (what ParaView's selection tools expect):
@@ -251,6 +259,7 @@ int vtkPHEWLinkedSelection::RequestData(
   node->SetContentType(vtkSelectionNode::VALUES);
   node->SetFieldType(this->FieldType);
   node->SetSelectionList(list);
+  vtkSelection* output = vtkSelection::GetData(outputVector, 0);
   output->Initialize();
   output->AddNode(node);
   return 1;

@@ -45,7 +45,7 @@ void TableToVertices(
 }
 }
 
-namespace vtkPHEWMarkers
+namespace phew_markers
 {
 void Build(vtkTable* clumps, vtkTable* haloes, vtkMultiBlockDataSet* markers)
 {

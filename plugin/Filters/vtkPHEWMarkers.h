@@ -11,7 +11,7 @@
 class vtkMultiBlockDataSet;
 class vtkTable;
 
-namespace vtkPHEWMarkers
+namespace phew_markers
 {
 void Build(vtkTable* clumps, vtkTable* haloes, vtkMultiBlockDataSet* markers);
 }

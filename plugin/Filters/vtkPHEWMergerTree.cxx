@@ -43,7 +43,7 @@ vtkSmartPointer<vtkTable> LinkTable(
   int count = 0;
   const phew_column* columns = phew_link_columns(&count);
   auto table = vtkSmartPointer<vtkTable>::New();
-  vtkPHEWTables::Fill(table, columns, count, result.links, result.n_links, sizeof(phew_link));
+  phew_tables::Fill(table, columns, count, result.links, result.n_links, sizeof(phew_link));
   const vtkIdType rows = table->GetNumberOfRows();
   vtkNew<vtkIdTypeArray> steps;
   vtkNew<vtkDoubleArray> times, previousTimes;
@@ -121,6 +121,21 @@ int vtkPHEWMergerTree::FillInputPortInformation(int, vtkInformation* info)
 }
 
 //------------------------------------------------------------------------------
+// The arrays of one step and, on images, how cells are named and weighed.
+struct vtkPHEWMergerTree::Elements
+{
+  vtkDataArray* Labels = nullptr;
+  vtkDataArray* Ids = nullptr;    // particles
+  vtkDataArray* Masses = nullptr; // optional
+  bool Cells = false;             // cell labels (images), else point labels (particles)
+  vtkImageData* Image = nullptr;
+  // images: global cell ids over the whole extent, masses = density * cell volume
+  int Whole[6] = { 0, -1, 0, -1, 0, -1 };
+  int Extent[6] = { 0, -1, 0, -1, 0, -1 };
+  double Volume = 1.0;
+};
+
+//------------------------------------------------------------------------------
 std::string vtkPHEWMergerTree::ReadStep(vtkDataSet* input, vtkInformation* inputInfo, Step& step)
 {
   if (input->GetNumberOfPoints() == 0 && input->GetNumberOfCells() == 0)
@@ -128,66 +143,103 @@ std::string vtkPHEWMergerTree::ReadStep(vtkDataSet* input, vtkInformation* input
     step.Valid = true; // an empty piece (this rank holds no part of the data)
     return "";
   }
+  Elements elements;
+  const std::string problem = this->FindArrays(input, elements);
+  if (!problem.empty())
+  {
+    return problem;
+  }
+  if (elements.Image)
+  {
+    NameCells(inputInfo, elements);
+  }
+  Collect(input, elements, step);
+  step.Valid = true;
+  return "";
+}
+
+//------------------------------------------------------------------------------
+// The label, id and mass arrays of `input`, checked; returns a problem or "".
+std::string vtkPHEWMergerTree::FindArrays(vtkDataSet* input, Elements& elements)
+{
   int association = -1;
-  vtkDataArray* labels = this->GetInputArrayToProcess(LABELS, input, association);
+  elements.Labels = this->GetInputArrayToProcess(LABELS, input, association);
   const std::string labelName = NameOf(this->GetInputArrayInformation(LABELS));
-  if (!labels || labels->GetNumberOfComponents() != 1)
+  if (labelName.empty())
+  {
+    return "no label array is chosen: set Labels to the structures of each cell or particle "
+           "(ClumpId or HaloId cell data of the PHEW Clump Finder on images; GroupId or ClumpId "
+           "point data on particles), e.g. in Python Labels = ['CELLS', 'ClumpId']";
+  }
+  if (!elements.Labels || elements.Labels->GetNumberOfComponents() != 1)
   {
     return "the label array '" + labelName + "' is not a one-component array of the input";
   }
-  auto* image = vtkImageData::SafeDownCast(input);
-  const bool cells = association == vtkDataObject::FIELD_ASSOCIATION_CELLS;
-  if (image && !cells)
+  elements.Image = vtkImageData::SafeDownCast(input);
+  elements.Cells = association == vtkDataObject::FIELD_ASSOCIATION_CELLS;
+  if (elements.Image && !elements.Cells)
   {
     return "on image data the labels must be a cell array (the PHEW Clump Finder's ClumpId or HaloId)";
   }
-  if (!image && (cells || !vtkPointSet::SafeDownCast(input)))
+  if (!elements.Image && (elements.Cells || !vtkPointSet::SafeDownCast(input)))
   {
     return "the input must be image data with cell labels or a point set with point labels";
   }
   int idAssociation = -1, massAssociation = -1;
-  vtkDataArray* ids = image ? nullptr : this->GetInputArrayToProcess(IDS, input, idAssociation);
-  vtkDataArray* masses = this->GetInputArrayToProcess(MASSES, input, massAssociation);
+  elements.Ids = elements.Image ? nullptr : this->GetInputArrayToProcess(IDS, input, idAssociation);
+  elements.Masses = this->GetInputArrayToProcess(MASSES, input, massAssociation);
   const std::string massName = NameOf(this->GetInputArrayInformation(MASSES));
-  if (!image && (!ids || ids->GetNumberOfComponents() != 1 || idAssociation != association))
+  if (!elements.Image &&
+    (!elements.Ids || elements.Ids->GetNumberOfComponents() != 1 || idAssociation != association))
   {
     return "particles need an Id point array that names each particle the same way at every step";
   }
-  if (masses && (masses->GetNumberOfComponents() != 1 || massAssociation != association))
+  if (elements.Masses &&
+    (elements.Masses->GetNumberOfComponents() != 1 || massAssociation != association))
   {
     return "the mass array '" + massName + "' must be a one-component " +
-      (cells ? "cell" : "point") + " array";
+      (elements.Cells ? "cell" : "point") + " array";
   }
-  if (!masses && !massName.empty() && massName != "None")
+  if (!elements.Masses && !massName.empty() && massName != "None")
   {
     return "the mass array '" + massName + "' is not in the input";
   }
+  return "";
+}
 
-  // cells: global ids over the whole extent, masses = density * cell volume
-  int whole[6] = { 0, -1, 0, -1, 0, -1 }, extent[6] = { 0, -1, 0, -1, 0, -1 };
-  double volume = 1.0;
-  if (image)
+//------------------------------------------------------------------------------
+// Images: the piece's extent in the whole extent (cells are named by their global id over
+// it) and the cell volume.
+void vtkPHEWMergerTree::NameCells(vtkInformation* inputInfo, Elements& elements)
+{
+  vtkImageData* image = elements.Image;
+  image->GetExtent(elements.Extent);
+  if (inputInfo->Has(vtkStreamingDemandDrivenPipeline::WHOLE_EXTENT()))
   {
-    image->GetExtent(extent);
-    if (inputInfo->Has(vtkStreamingDemandDrivenPipeline::WHOLE_EXTENT()))
-    {
-      inputInfo->Get(vtkStreamingDemandDrivenPipeline::WHOLE_EXTENT(), whole);
-    }
-    else
-    {
-      image->GetExtent(whole);
-    }
-    const double* spacing = image->GetSpacing();
-    for (int d = 0; d < 3; ++d)
-    {
-      volume *= whole[2 * d + 1] > whole[2 * d] ? spacing[d] : 1.0;
-    }
+    inputInfo->Get(vtkStreamingDemandDrivenPipeline::WHOLE_EXTENT(), elements.Whole);
   }
+  else
+  {
+    image->GetExtent(elements.Whole);
+  }
+  const double* spacing = image->GetSpacing();
+  for (int d = 0; d < 3; ++d)
+  {
+    elements.Volume *= elements.Whole[2 * d + 1] > elements.Whole[2 * d] ? spacing[d] : 1.0;
+  }
+}
+
+//------------------------------------------------------------------------------
+// The labelled elements (label >= 0, not ghosts) with their ids and masses.
+void vtkPHEWMergerTree::Collect(vtkDataSet* input, const Elements& elements, Step& step)
+{
+  const int* whole = elements.Whole;
+  const int* extent = elements.Extent;
   const int64_t nx = std::max(whole[1] - whole[0], 1), ny = std::max(whole[3] - whole[2], 1);
   const int cx = std::max(extent[1] - extent[0], 1), cy = std::max(extent[3] - extent[2], 1);
-
-  vtkUnsignedCharArray* ghosts = cells ? input->GetCellGhostArray() : input->GetPointGhostArray();
-  const vtkIdType n = labels->GetNumberOfTuples();
+  vtkUnsignedCharArray* ghosts =
+    elements.Cells ? input->GetCellGhostArray() : input->GetPointGhostArray();
+  const vtkIdType n = elements.Labels->GetNumberOfTuples();
   step.Id.clear();
   step.Label.clear();
   step.Mass.clear();
@@ -197,13 +249,13 @@ std::string vtkPHEWMergerTree::ReadStep(vtkDataSet* input, vtkInformation* input
     {
       continue; // a copy of another rank's element, or hidden
     }
-    const double label = labels->GetComponent(i, 0);
+    const double label = elements.Labels->GetComponent(i, 0);
     if (!(label >= 0.0))
     {
       continue; // in no structure
     }
     int64_t id;
-    if (image)
+    if (elements.Image)
     {
       const int64_t ix = extent[0] + i % cx, iy = extent[2] + (i / cx) % cy,
                     iz = extent[4] + i / (cx * cy);
@@ -211,50 +263,52 @@ std::string vtkPHEWMergerTree::ReadStep(vtkDataSet* input, vtkInformation* input
     }
     else
     {
-      id = IdOf(ids, i);
+      id = IdOf(elements.Ids, i);
     }
     step.Id.push_back(id);
     step.Label.push_back(static_cast<int64_t>(label));
-    step.Mass.push_back(masses ? masses->GetComponent(i, 0) * volume : 1.0);
+    step.Mass.push_back(
+      elements.Masses ? elements.Masses->GetComponent(i, 0) * elements.Volume : 1.0);
   }
-  step.Valid = true;
-  return "";
 }
 
 //------------------------------------------------------------------------------
 int vtkPHEWMergerTree::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
-  vtkInformation* inputInfo = inputVector[0]->GetInformationObject(0);
-  auto* input = vtkDataSet::GetData(inputVector[0], 0);
   auto* links = vtkTable::GetData(outputVector, 0);
   auto* history = vtkTable::GetData(outputVector, 1);
   links->Initialize();
   history->Initialize();
+  const std::string problem = this->Run(
+    inputVector[0]->GetInformationObject(0), vtkDataSet::GetData(inputVector[0], 0), outputVector);
+  if (!problem.empty())
+  {
+    // Reported once, here, with empty tables; the run counts as done (as the clump finder's):
+    // a failure returned to VTK would add its own "returned failure for request" message and
+    // run the filter again for each output port and view.
+    vtkErrorMacro(<< problem);
+    links->Initialize();
+    history->Initialize();
+    return 1;
+  }
+  this->FillOutputs(links, history);
+  return 1;
+}
 
+//------------------------------------------------------------------------------
+// One step: read, agreed over the ranks, placed in the history and linked to the step before
+// it. Returns the problem (the same on every rank), or "".
+std::string vtkPHEWMergerTree::Run(
+  vtkInformation* inputInfo, vtkDataSet* input, vtkInformationVector* outputVector)
+{
   phew_adaptors::Context context;
   std::string problem = phew_adaptors::InitializeContext(context);
   if (!problem.empty())
   {
-    vtkErrorMacro(<< problem);
-    return 0;
+    return problem;
   }
-
-  // this step's time: the data's own, else the one asked for, else one after the last
-  double time = this->Current.Valid ? this->Current.Time + 1.0 : 0.0;
-  if (input && input->GetInformation()->Has(vtkDataObject::DATA_TIME_STEP()))
-  {
-    time = input->GetInformation()->Get(vtkDataObject::DATA_TIME_STEP());
-  }
-  else if (outputVector->GetInformationObject(0)->Has(
-             vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()))
-  {
-    time = outputVector->GetInformationObject(0)->Get(
-      vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP());
-  }
-  const std::string arrays = NameOf(this->GetInputArrayInformation(LABELS)) + "|" +
-    NameOf(this->GetInputArrayInformation(IDS)) + "|" +
-    NameOf(this->GetInputArrayInformation(MASSES));
+  const double time = this->StepTime(input, outputVector);
   // An input empty on every rank is a failed step upstream (or no data): not a step in which
   // every structure vanished. It stays out of the history.
   int mine = input && (input->GetNumberOfPoints() > 0 || input->GetNumberOfCells() > 0) ? 1 : 0,
@@ -265,10 +319,8 @@ int vtkPHEWMergerTree::RequestData(
   }
   if (!any)
   {
-    vtkErrorMacro(
-      "Merger tree: the input is empty (did the filter before it fail?); this step is left out "
-      "of the history");
-    return 0;
+    return "Merger tree: the input is empty (did the filter before it fail?); this step is left "
+           "out of the history";
   }
   Step step;
   step.Time = time;
@@ -276,17 +328,42 @@ int vtkPHEWMergerTree::RequestData(
   problem = phew_adaptors::AgreeOnProblem(context, problem);
   if (!problem.empty())
   {
-    vtkErrorMacro("Merger tree: " << problem);
-    return 0;
+    return "Merger tree: " + problem;
   }
+  this->StartStep(std::move(step));
+  return this->LinkSteps(context);
+}
 
-  // which step to link to: the one before this one in the history
+//------------------------------------------------------------------------------
+// This step's time: the data's own, else the one asked for, else one after the last.
+double vtkPHEWMergerTree::StepTime(vtkDataSet* input, vtkInformationVector* outputVector) const
+{
+  if (input && input->GetInformation()->Has(vtkDataObject::DATA_TIME_STEP()))
+  {
+    return input->GetInformation()->Get(vtkDataObject::DATA_TIME_STEP());
+  }
+  vtkInformation* request = outputVector->GetInformationObject(0);
+  if (request->Has(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()))
+  {
+    return request->Get(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP());
+  }
+  return this->Current.Valid ? this->Current.Time + 1.0 : 0.0;
+}
+
+//------------------------------------------------------------------------------
+// The new step becomes the current one; the step before it in the history is the one to link
+// to (none when it starts a new history).
+void vtkPHEWMergerTree::StartStep(Step&& step)
+{
+  const std::string arrays = NameOf(this->GetInputArrayInformation(LABELS)) + "|" +
+    NameOf(this->GetInputArrayInformation(IDS)) + "|" +
+    NameOf(this->GetInputArrayInformation(MASSES));
   const bool sameHistory = this->Current.Valid && arrays == this->Arrays;
-  if (sameHistory && time == this->Current.Time)
+  if (sameHistory && step.Time == this->Current.Time)
   {
     this->History.pop_back(); // the same step again: its links are made anew
   }
-  else if (sameHistory && time > this->Current.Time)
+  else if (sameHistory && step.Time > this->Current.Time)
   {
     this->Previous = std::move(this->Current);
   }
@@ -297,7 +374,12 @@ int vtkPHEWMergerTree::RequestData(
   }
   this->Current = std::move(step);
   this->Arrays = arrays;
+}
 
+//------------------------------------------------------------------------------
+// phew_link_steps from the previous step to the current one; the links join the history.
+std::string vtkPHEWMergerTree::LinkSteps(const phew_adaptors::Context& context)
+{
   auto view = [](const Step& s) {
     phew_step_labels l{};
     l.n = s.Valid ? static_cast<int64_t>(s.Id.size()) : 0;
@@ -312,17 +394,22 @@ int vtkPHEWMergerTree::RequestData(
   const phew_status status = phew_link_steps(&core, &earlier, &later, &result);
   if (status != PHEW_OK)
   {
-    vtkErrorMacro("Merger tree failed (" << phew_status_string(status) << "): " << core.message);
     phew_link_result_free(&result);
     this->ForgetSteps();
-    return 0;
+    return std::string("Merger tree failed (") + phew_status_string(status) + "): " + core.message;
   }
   const double previousTime =
     this->Previous.Valid ? this->Previous.Time : std::numeric_limits<double>::quiet_NaN();
   this->History.push_back(
     LinkTable(result, static_cast<int>(this->History.size()), this->Current.Time, previousTime));
   phew_link_result_free(&result);
+  return "";
+}
 
+//------------------------------------------------------------------------------
+// Links: the last step's links; History: every step's, in order.
+void vtkPHEWMergerTree::FillOutputs(vtkTable* links, vtkTable* history) const
+{
   links->ShallowCopy(this->History.back());
   history->DeepCopy(this->History.front());
   // column by column: every table has the same columns
@@ -336,7 +423,6 @@ int vtkPHEWMergerTree::RequestData(
         column->GetNumberOfTuples(), table->GetNumberOfRows(), 0, table->GetColumn(c));
     }
   }
-  return 1;
 }
 
 //------------------------------------------------------------------------------

@@ -41,6 +41,10 @@
 
 class vtkDataSet;
 class vtkTable;
+namespace phew_adaptors
+{
+struct Context;
+}
 
 class PHEWFILTERS_EXPORT vtkPHEWMergerTree : public vtkTableAlgorithm
 {
@@ -72,11 +76,26 @@ private:
     std::vector<double> Mass;
   };
 
+  /// The arrays of one step (vtkPHEWMergerTree.cxx).
+  struct Elements;
+
   /// ResetHistory without marking the filter modified (also after a failed run).
   void ForgetSteps();
 
+  /// One run; returns the problem (agreed over the ranks) or "".
+  std::string Run(vtkInformation* inputInfo, vtkDataSet* input, vtkInformationVector* outputVector);
+  double StepTime(vtkDataSet* input, vtkInformationVector* outputVector) const;
+
   /// Reads the labelled elements of `input` into `step`; returns a problem or "".
   std::string ReadStep(vtkDataSet* input, vtkInformation* inputInfo, Step& step);
+  std::string FindArrays(vtkDataSet* input, Elements& elements);
+  static void NameCells(vtkInformation* inputInfo, Elements& elements);
+  static void Collect(vtkDataSet* input, const Elements& elements, Step& step);
+
+  /// Places `step` in the history, then links it to the step before.
+  void StartStep(Step&& step);
+  std::string LinkSteps(const phew_adaptors::Context& context);
+  void FillOutputs(vtkTable* links, vtkTable* history) const;
 
   Step Previous, Current;
   std::string Arrays; // the arrays the remembered steps were read with

@@ -28,18 +28,13 @@ void vtkPHEWParticleDensity::PrintSelf(ostream& os, vtkIndent indent)
 //------------------------------------------------------------------------------
 void vtkPHEWParticleDensity::ConfigurePointOptions(phew_adaptors::PointOptions& options)
 {
-  options.Outputs = phew_adaptors::PointOutputs::Density;
+  options.LabelNames.clear();
+  options.WithDensity = true;
   options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
 }
 
-std::string vtkPHEWParticleDensity::RunParticles(phew_context& core, phew_input& in,
-  phew_labels& labels, phew_adaptors::PointsInput&, phew_group_result& result)
+int vtkPHEWParticleDensity::RunCore(
+  phew_context& core, phew_input& in, phew_labels& labels, phew_adaptors::InputAdaptor&)
 {
-  const phew_status status = phew_estimate_density(&core, &in, labels.density, &result.stats);
-  if (status != PHEW_OK) // collective: the same status and message on every rank
-  {
-    return std::string("PHEW could not estimate the density of the particles (") +
-      phew_status_string(status) + "): " + core.message;
-  }
-  return std::string();
+  return phew_estimate_density(&core, &in, labels.density, nullptr);
 }

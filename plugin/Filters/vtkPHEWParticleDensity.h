@@ -22,13 +22,13 @@
 #define vtkPHEWParticleDensity_h
 
 #include "PHEWFiltersModule.h" // for export macro
-#include "vtkPHEWParticleFilter.h"
+#include "vtkPHEWAlgorithm.h"
 
-class PHEWFILTERS_EXPORT vtkPHEWParticleDensity : public vtkPHEWParticleFilter
+class PHEWFILTERS_EXPORT vtkPHEWParticleDensity : public vtkPHEWAlgorithm
 {
 public:
   static vtkPHEWParticleDensity* New();
-  vtkTypeMacro(vtkPHEWParticleDensity, vtkPHEWParticleFilter);
+  vtkTypeMacro(vtkPHEWParticleDensity, vtkPHEWAlgorithm);
   void PrintSelf(ostream& os, vtkIndent indent) override;
 
   ///@{
@@ -38,16 +38,18 @@ public:
   ///@}
 
   // The box (densities are in units of the total mass over its volume), periodic axes and
-  // threads: vtkPHEWParticleFilter.
+  // threads: vtkPHEWAlgorithm.
 
 protected:
   vtkPHEWParticleDensity();
   ~vtkPHEWParticleDensity() override = default;
 
-  const char* GetParticleFilterLabel() override { return "Particle Density"; }
+  const char* GetFilterLabel() override { return "Particle Density"; }
+  /// Density on the points.
   void ConfigurePointOptions(phew_adaptors::PointOptions& options) override;
-  std::string RunParticles(phew_context& core, phew_input& input, phew_labels& labels,
-    phew_adaptors::PointsInput& adaptor, phew_group_result& result) override;
+  /// phew_estimate_density into the Density array.
+  int RunCore(phew_context& core, phew_input& input, phew_labels& labels,
+    phew_adaptors::InputAdaptor& adaptor) override;
 
   int NumberOfDensityNeighbours = 64;
 

@@ -362,86 +362,35 @@ std::string PointsInput::MakeBox(Context& context, phew_points& p)
   {
     return std::string(); // the core checks the box and that it holds every particle
   }
-  double lo[3], hi[3];
-  for (int d = 0; d < 3; ++d)
+  if (p.periodic[0] || p.periodic[1] || p.periodic[2]) // a property: the same on every rank
   {
-    lo[d] = std::numeric_limits<double>::infinity();
-    hi[d] = -std::numeric_limits<double>::infinity();
+    return std::string("periodic axes need the periodic box: turn Box From Data Bounds off and "
+                       "set Box Origin and Box Size (the bounds of the points are not a period; "
+                       "the last point would lie on the box's upper face)");
   }
-  for (vtkIdType i = 0; i < p.n; ++i)
+  // The bounds over every rank (the core's): coordinates that are not finite are left for
+  // the finder, which names the particle; no finite coordinate at all leaves the box above.
+  phew_context core = CoreContext(context);
+  if (phew_points_box_from_bounds(&core, &p) != PHEW_OK) // collective, agreed
   {
-    for (int d = 0; d < 3; ++d)
-    {
-      const double x = p.type == PHEW_FLOAT32 ? static_cast<const float*>(p.position)[3 * i + d]
-                                              : static_cast<const double*>(p.position)[3 * i + d];
-      // NaN compares false: the core reports NaN positions with the particle's id.
-      lo[d] = x < lo[d] ? x : lo[d];
-      hi[d] = x > hi[d] ? x : hi[d];
-    }
-  }
-  if (context.Controller && context.NumberOfRanks > 1)
-  {
-    double mine[3];
-    std::copy(lo, lo + 3, mine);
-    context.Controller->AllReduce(mine, lo, 3, vtkCommunicator::MIN_OP);
-    std::copy(hi, hi + 3, mine);
-    context.Controller->AllReduce(mine, hi, 3, vtkCommunicator::MAX_OP);
-  }
-  static const char axis[] = "xyz";
-  for (int d = 0; d < 3; ++d)
-  {
-    if (this->Options.Periodic[d])
-    {
-      return std::string("periodic axes need the periodic box: turn Box From Data Bounds off and "
-                         "set Box Origin and Box Size (the bounds of the points are not a period; "
-                         "the last point would lie on the box's upper face)");
-    }
-    if (!(hi[d] > lo[d]))
-    {
-      if (!std::isfinite(lo[d]) || !std::isfinite(hi[d]))
-      {
-        return std::string(); // NaN or infinite positions: the core names the particle
-      }
-      return std::string("all points have the same ") + axis[d] + " (" + std::to_string(lo[d]) +
-        "), so their bounds have no volume: turn Box From Data Bounds off and set Box Origin and "
-        "Box Size";
-    }
-    // The smallest size whose box still holds the last point (origin + size >= hi).
-    double size = hi[d] - lo[d];
-    while (lo[d] + size < hi[d])
-    {
-      size = std::nextafter(size, std::numeric_limits<double>::infinity());
-    }
-    p.box_origin[d] = lo[d];
-    p.box_size[d] = size;
+    return std::string(core.message) +
+      ": turn Box From Data Bounds off and set Box Origin and Box Size";
   }
   return std::string();
 }
 
 //------------------------------------------------------------------------------
-std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& labels)
+std::string PointsInput::ChooseArrays(Context& context, bool used[POINT_ARRAY_COUNT])
 {
   const PointOptions& o = this->Options;
-  bool used[POINT_ARRAY_COUNT];
   for (int which = 0; which < POINT_ARRAY_COUNT; ++which)
   {
     const std::string name = o.SelectedName(which);
     used[which] = !name.empty() && name != NoArrayName;
   }
-  const bool clumps = o.Outputs == PointOutputs::ClumpLabels,
-             hop = o.Outputs == PointOutputs::HOPGroups;
-  const bool groups = o.Outputs == PointOutputs::GroupIds || hop;
-  this->LabelNames.clear();
-  if (clumps)
-  {
-    this->LabelNames = { PHEW_ARRAY_PEAK_PATCH_ID, PHEW_ARRAY_CLUMP_ID, PHEW_ARRAY_HALO_ID };
-  }
-  else if (groups)
-  {
-    this->LabelNames = { PHEW_ARRAY_GROUP_ID };
-  }
-  this->WithDensity = o.Outputs != PointOutputs::GroupIds;
-  const bool densityGiven = (clumps || hop) && !o.EstimateDensity;
+  this->LabelNames = o.LabelNames;
+  this->WithDensity = o.WithDensity;
+  const bool densityGiven = !o.EstimateDensity;
   if (densityGiven && !used[POINT_DENSITY])
   {
     // No array selected but no estimate asked either: the same on every rank.
@@ -449,6 +398,7 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
            "Density on";
   }
   used[POINT_DENSITY] = densityGiven;
+  // velocities and ids go to a catalogue, which comes with labels
   used[POINT_VELOCITY] &= !this->LabelNames.empty();
   used[POINT_ID] &= !this->LabelNames.empty();
   if (densityGiven)
@@ -460,8 +410,12 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
   {
     context.Subject = "the particles";
   }
+  return std::string();
+}
 
-  // 1. Local checks, then agreement (nothing returns before it).
+std::string PointsInput::CheckLeaves(Context& context, const bool used[POINT_ARRAY_COUNT])
+{
+  // Local checks, then agreement (nothing returns before it).
   std::string problem = this->CollectLeaves(context);
   for (size_t k = 0; k < this->Leaves.size() && problem.empty(); ++k)
   {
@@ -489,21 +443,13 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
       std::string(context.NumberOfRanks > 1 ? " on any process" : "") +
       ": PHEW on particles needs a point set with points";
   }
+  return std::string();
+}
 
-  // 2. The particles, the box, the parameters.
-  in.mesh = PHEW_MESH_POINTS;
-  phew_points_init(&in.points);
-  this->GatherParticles(in, used);
-  problem = this->MakeBox(context, in.points);
-  if (!problem.empty())
-  {
-    return problem; // from reductions: the same on every rank
-  }
-  in.points.n_neighbours = o.NumberOfNeighbours;
-  in.points.n_density_neighbours = o.NumberOfDensityNeighbours;
-
-  // 3. Outputs: per leaf, written in place by the core when there is one leaf without
-  //    ghost points; otherwise in the core's order, copied to the leaves in Finish.
+void PointsInput::MakeOutputs(phew_labels& labels)
+{
+  // Per leaf, written in place by the core when there is one leaf without ghost points;
+  // otherwise in the core's order, copied to the leaves in Finish.
   const size_t nLabels = this->LabelNames.size();
   this->Out.assign(nLabels, {});
   this->OutDensity.clear();
@@ -534,27 +480,57 @@ std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& 
     this->LabelTargets[c] = inPlace ? reinterpret_cast<int64_t*>(this->Out[c][k0]->GetPointer(0))
                                     : this->Labels[c].data();
   }
-  if (clumps)
-  {
-    labels.peak_patch_id = this->LabelTargets[0];
-    labels.clump_id = this->LabelTargets[1];
-    labels.halo_id = this->LabelTargets[2];
-  }
   this->Densities.assign(
     inPlace || !this->WithDensity ? 0 : n, std::numeric_limits<double>::quiet_NaN());
   labels.density = !this->WithDensity ? nullptr
     : inPlace                         ? this->OutDensity[k0]->GetPointer(0)
                                       : this->Densities.data();
   this->Direct = inPlace;
+}
+
+std::string PointsInput::Prepare(Context& context, phew_input& in, phew_labels& labels)
+{
+  bool used[POINT_ARRAY_COUNT];
+  std::string problem = this->ChooseArrays(context, used);
+  if (problem.empty())
+  {
+    problem = this->CheckLeaves(context, used); // collective, agreed
+  }
+  if (!problem.empty())
+  {
+    return problem;
+  }
+  in.mesh = PHEW_MESH_POINTS;
+  phew_points_init(&in.points);
+  this->GatherParticles(in, used);
+  problem = this->MakeBox(context, in.points);
+  if (!problem.empty())
+  {
+    return problem; // from reductions: the same on every rank
+  }
+  in.points.n_neighbours = this->Options.NumberOfNeighbours;
+  in.points.n_density_neighbours = this->Options.NumberOfDensityNeighbours;
+  this->MakeOutputs(labels);
+  // The clump finder's labels reach the core through phew_labels, by name.
+  for (size_t c = 0; c < this->LabelNames.size(); ++c)
+  {
+    const std::string& name = this->LabelNames[c];
+    int64_t** slot = name == PHEW_ARRAY_PEAK_PATCH_ID ? &labels.peak_patch_id
+      : name == PHEW_ARRAY_CLUMP_ID                   ? &labels.clump_id
+      : name == PHEW_ARRAY_HALO_ID                    ? &labels.halo_id
+                                                      : nullptr;
+    if (slot)
+    {
+      *slot = this->LabelTargets[c];
+    }
+  }
   return std::string();
 }
 
 //------------------------------------------------------------------------------
-int64_t* PointsInput::GroupIds()
+int64_t* PointsInput::LabelArray(size_t which)
 {
-  const bool groups = this->Options.Outputs == PointOutputs::GroupIds ||
-    this->Options.Outputs == PointOutputs::HOPGroups;
-  return groups && !this->LabelTargets.empty() ? this->LabelTargets[0] : nullptr;
+  return which < this->LabelTargets.size() ? this->LabelTargets[which] : nullptr;
 }
 
 //------------------------------------------------------------------------------

@@ -1,8 +1,6 @@
-// Private helper of the filters on particles (vtkPHEWClumpFinder, vtkPHEWParticleDensity,
-// vtkPHEWFriendsOfFriends, vtkPHEWHOPHaloFinder): the input adaptor for
-// particles (a vtkPointSet: vtkPolyData, vtkUnstructuredGrid, vtkStructuredGrid...; or a
-// composite dataset whose leaves are point sets: vtkMultiBlockDataSet, vtkPartitionedDataSet,
-// vtkPartitionedDataSetCollection).
+// Private helper of the PHEW filters: the input adaptor for particles (a vtkPointSet: vtkPolyData,
+// vtkUnstructuredGrid, vtkStructuredGrid...; or a composite dataset whose leaves are point sets:
+// vtkMultiBlockDataSet, vtkPartitionedDataSet, vtkPartitionedDataSetCollection).
 //
 // Rules (the same on every rank):
 //  - the particles of a rank are the points of its leaves, concatenated in a fixed order: the
@@ -54,21 +52,14 @@ enum PointArray
 /// The name ParaView's array lists give the "no array" entry (ArrayListDomain none_string).
 extern const char* const NoArrayName;
 
-/// What a particle run writes on the points.
-enum class PointOutputs
-{
-  Density,     // Density (Particle Density)
-  ClumpLabels, // PeakPatchId, ClumpId, HaloId and Density (PHEW Clump Finder)
-  GroupIds,    // GroupId (Friends-of-Friends)
-  HOPGroups    // GroupId and Density (HOP Halo Finder)
-};
-
 /// The particle options of a filter (its properties).
 struct PointOptions
 {
-  PointOutputs Outputs = PointOutputs::ClumpLabels;
-  bool EstimateDensity = true; // false: the POINT_DENSITY array is the density (ClumpLabels,
-                               // HOPGroups)
+  /// The label arrays the run writes on the points (vtkIdType, one per point), in the order
+  /// of LabelArray; PeakPatchId, ClumpId and HaloId also go to the core as phew_labels.
+  std::vector<std::string> LabelNames;
+  bool WithDensity = true;     // the run writes the point array Density (double)
+  bool EstimateDensity = true; // false: the POINT_DENSITY array is the density
   int NumberOfNeighbours = 16;
   int NumberOfDensityNeighbours = 64;
   int NumberOfThreads = 0;
@@ -90,15 +81,16 @@ public:
   ~PointsInput() override;
 
   /// Fills `input` (mesh PHEW_MESH_POINTS, phew_points, density or NULL to estimate it) and
-  /// `labels` (with ClumpLabels the three labels; the density unless GroupIds). Collective.
+  /// `labels` (PeakPatchId, ClumpId, HaloId when named in LabelNames; the density with
+  /// WithDensity). Collective.
   std::string Prepare(Context& context, phew_input& input, phew_labels& labels) override;
 
-  /// After Prepare, with GroupIds or HOPGroups: where the core writes the GroupIds of the
-  /// particles passed.
-  int64_t* GroupIds();
+  /// After Prepare: where the core writes label array `which` (LabelNames) for the particles
+  /// passed.
+  int64_t* LabelArray(size_t which) override;
 
   /// A shallow copy of the input (same type; a composite gets a shallow copy of every leaf)
-  /// plus the point arrays of Outputs.
+  /// plus the label arrays and the Density array.
   std::string Finish(Context& context, vtkDataObject* output) override;
 
   /// Is `input` a point set or a composite dataset (not AMR) that this adaptor may take?
@@ -114,6 +106,12 @@ private:
     vtkDataArray* Arrays[POINT_ARRAY_COUNT] = { nullptr, nullptr, nullptr, nullptr };
   };
 
+  /// Which arrays the run reads, and what messages call the particles. Not collective.
+  std::string ChooseArrays(Context& context, bool used[POINT_ARRAY_COUNT]);
+  /// The leaves and their arrays checked, agreed over the ranks, and the particles counted.
+  std::string CheckLeaves(Context& context, const bool used[POINT_ARRAY_COUNT]);
+  /// The output arrays and where the core writes (labels.density; LabelTargets).
+  void MakeOutputs(phew_labels& labels);
   std::string CollectLeaves(Context& context);
   std::string CheckLeaf(Leaf& leaf, const bool used[POINT_ARRAY_COUNT]);
   std::string MakeBox(Context& context, phew_points& points);

@@ -7,7 +7,7 @@
 #include "vtkSmartPointer.h"
 #include "vtkTable.h"
 
-namespace vtkPHEWTables
+namespace phew_tables
 {
 
 void Fill(vtkTable* table, const phew_column* columns, int n_columns, const void* rows,
@@ -80,6 +80,13 @@ void FillDendrogram(vtkTable* table, const phew_clump_result& result)
   int n = 0;
   const phew_column* columns = phew_node_columns(result.columns, &n);
   Fill(table, columns, n, result.nodes, result.n_nodes, sizeof(phew_node));
+}
+
+void FillGroups(vtkTable* table, const phew_group_result& result)
+{
+  int n = 0;
+  const phew_column* columns = phew_group_columns(result.columns, &n);
+  Fill(table, columns, n, result.groups, result.n_groups, sizeof(phew_group));
 }
 
 void AddRunFigures(vtkTable* table, const phew_clump_result& result, double seconds)

@@ -1,6 +1,7 @@
-// Private helper of the PHEW plugin: the core's catalogue (phew_clump_result) as vtkTables.
-// Column names, order and types come from phew_clump_columns(), phew_halo_columns() and
-// phew_node_columns(), the same lists the command-line tool writes as CSV headers.
+// Private helper of the PHEW plugin: the core's catalogues (phew_clump_result,
+// phew_group_result) as vtkTables. Column names, order and types come from
+// phew_clump_columns(), phew_halo_columns(), phew_node_columns() and phew_group_columns(), the
+// same lists the command-line tool writes as CSV headers.
 #ifndef vtkPHEWTables_h
 #define vtkPHEWTables_h
 
@@ -8,7 +9,7 @@
 
 class vtkTable;
 
-namespace vtkPHEWTables
+namespace phew_tables
 {
 /// Replaces the contents of `table` with one column per phew_column (int64 -> vtkIdTypeArray,
 /// int32 -> vtkIntArray, double -> vtkDoubleArray) and one row per element of `rows`
@@ -20,6 +21,9 @@ void Fill(vtkTable* table, const phew_column* columns, int n_columns, const void
 void FillClumps(vtkTable* table, const phew_clump_result& result);
 void FillHaloes(vtkTable* table, const phew_clump_result& result);
 void FillDendrogram(vtkTable* table, const phew_clump_result& result);
+
+/// The group catalogue of a halo finder (phew_group_columns()).
+void FillGroups(vtkTable* table, const phew_group_result& result);
 
 /// The run's figures, as field data of `table`: PHEWSeconds (the wall time of the core's call
 /// on this rank), PHEWStageSeconds (one component per stage, named as phew_stage_name says:

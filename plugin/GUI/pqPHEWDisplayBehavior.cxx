@@ -297,6 +297,100 @@ pqView* MainView(pqPipelineSource* source)
   }
   return nullptr;
 }
+
+// Colours the representation by the ids of its source, one colour per structure, with one
+// legend, in the 3D view (`structures`). Returns where the ids are (-1: the port has none).
+int ColourByIds(pqDataRepresentation* representation, bool structures)
+{
+  pqPipelineSource* source = representation->getInput();
+  pqView* view = representation->getView();
+  const char* ids = IdArray(source);
+  vtkSMProxy* proxy = representation->getProxy();
+  int clumps = 0;
+  const int association = IdAssociation(representation->getInputDataInformation(), ids, clumps);
+  if (association < 0)
+  {
+    return association;
+  }
+  // (false when it already was coloured by the ids, as ParaView does for active scalars)
+  vtkSMPVRepresentationProxy::SetScalarColoring(proxy, ids, association);
+  if (vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy())
+  {
+    SetCategories(lut, clumps, DrawsNegative(source, ids));
+  }
+  // The dendrogram's view gets a legend from ParaView's Apply (it shows a legend for every new
+  // coloured representation), possibly after this: hide it after each of that view's renders
+  // until it has been hidden once.
+  if (structures)
+  {
+    ShowLegend(proxy, view->getProxy());
+    return association;
+  }
+  QPointer<pqDataRepresentation> guarded(representation);
+  auto connection = std::make_shared<QMetaObject::Connection>();
+  *connection = QObject::connect(view, &pqView::endRender, [guarded, connection]() {
+    if (!guarded || !guarded->getView() ||
+      HideLegend(guarded->getProxy(), guarded->getView()->getProxy()))
+    {
+      QObject::disconnect(*connection);
+    }
+  });
+  return association;
+}
+
+// The clumps or groups in the 3D view: particles as spheres, seen from a corner.
+void StyleStructures(pqDataRepresentation* representation, int association)
+{
+  vtkSMProxy* proxy = representation->getProxy();
+  pqView* view = representation->getView();
+  if (association == vtkDataObject::POINT)
+  {
+    // Particles: the clump (group) particles as points big enough to see among thousands.
+    vtkSMPropertyHelper(proxy, "Representation").Set("Points");
+    vtkSMPropertyHelper(proxy, "PointSize", true).Set(4.0);
+    vtkSMPropertyHelper(proxy, "RenderPointsAsSpheres", true).Set(1);
+  }
+  // Look at the clumps from a corner, so that the first picture shows them in 3D.
+  if (auto* renderView = qobject_cast<pqRenderView*>(view))
+  {
+    renderView->resetViewDirection(-1, -1, -1, 0, 0, 1);
+  }
+  // The 3D view keeps most of the window beside the halo finders' Groups table (the clump
+  // finder's is enlarged with its dendrogram's view).
+  if (phew_gui::IsHaloFinder(representation->getInput()))
+  {
+    Enlarge(view);
+  }
+}
+
+// The dendrogram: thicker lines, the density axis, the plot filling its view.
+void StyleDendrogram(pqDataRepresentation* representation)
+{
+  vtkSMProxy* proxy = representation->getProxy();
+  vtkSMPropertyHelper(proxy, "LineWidth", true).Set(2.0);
+  // Selected (linked) nodes stand out over their own colour.
+  vtkSMPropertyHelper(proxy, "SelectionLineWidth", true).Set(5.0);
+  if (vtkSMProxy* axes = vtkSMPropertyHelper(proxy, "DataAxesGrid", true).GetAsProxy())
+  {
+    vtkSMPropertyHelper(axes, "GridAxesVisibility").Set(1);
+    // x only orders the clumps: label the density axis alone (the Min-Y edge).
+    vtkSMPropertyHelper(axes, "XTitle").Set("");
+    vtkSMPropertyHelper(axes, "AxesToLabel").Set(1);
+    vtkSMPropertyHelper(axes, "YTitle").Set("log10 density");
+    vtkSMPropertyHelper(axes, "ZTitle").Set("");
+    vtkSMPropertyHelper(axes, "ShowGrid").Set(0);
+    // Only the face behind the lines (min-XY), so that no z labels show in 2D.
+    vtkSMPropertyHelper(axes, "FacesToRender").Set(0x04);
+    axes->UpdateVTKObjects();
+  }
+  proxy->UpdateVTKObjects();
+  // The 3D view keeps most of the window; then the plot fills its own view.
+  if (pqView* main = MainView(representation->getInput()))
+  {
+    Enlarge(main);
+  }
+  representation->getView()->resetDisplay();
+}
 }
 
 //-----------------------------------------------------------------------------
@@ -370,88 +464,16 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
   {
     return;
   }
-  const bool groups = phew_gui::IsHaloFinder(source);
-  const char* ids = IdArray(source);
-  vtkSMProxy* proxy = representation->getProxy();
-  int clumps = 0;
-  const int association = IdAssociation(representation->getInputDataInformation(), ids, clumps);
-  if (association >= 0)
-  {
-    // (false when it already was coloured by the ids, as ParaView does for active scalars)
-    vtkSMPVRepresentationProxy::SetScalarColoring(proxy, ids, association);
-    if (vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy())
-    {
-      SetCategories(lut, clumps, DrawsNegative(source, ids));
-    }
-    // One legend, in the 3D view; the dendrogram's view gets one from ParaView's Apply (it
-    // shows a legend for every new coloured representation), possibly after this: hide it
-    // after each of that view's renders until it has been hidden once.
-    if (structures)
-    {
-      ShowLegend(proxy, view->getProxy());
-    }
-    else
-    {
-      QPointer<pqDataRepresentation> guarded(representation);
-      auto connection = std::make_shared<QMetaObject::Connection>();
-      *connection = QObject::connect(view, &pqView::endRender, [guarded, connection]() {
-        if (!guarded || !guarded->getView() ||
-          HideLegend(guarded->getProxy(), guarded->getView()->getProxy()))
-        {
-          QObject::disconnect(*connection);
-        }
-      });
-    }
-  }
-
-  if (structures && association == vtkDataObject::POINT)
-  {
-    // Particles: the clump (group) particles as points big enough to see among thousands.
-    vtkSMPropertyHelper(proxy, "Representation").Set("Points");
-    vtkSMPropertyHelper(proxy, "PointSize", true).Set(4.0);
-    vtkSMPropertyHelper(proxy, "RenderPointsAsSpheres", true).Set(1);
-  }
+  const int association = ColourByIds(representation, structures);
   if (structures)
   {
-    // Look at the clumps from a corner, so that the first picture shows them in 3D.
-    if (auto* renderView = qobject_cast<pqRenderView*>(view))
-    {
-      renderView->resetViewDirection(-1, -1, -1, 0, 0, 1);
-    }
-    // The 3D view keeps most of the window beside the halo finders' Groups table (the clump
-    // finder's is enlarged with its dendrogram's view, below).
-    if (groups)
-    {
-      Enlarge(view);
-    }
+    StyleStructures(representation, association);
   }
   else
   {
-    vtkSMPropertyHelper(proxy, "LineWidth", true).Set(2.0);
-    // Selected (linked) nodes stand out over their own colour.
-    vtkSMPropertyHelper(proxy, "SelectionLineWidth", true).Set(5.0);
-    if (vtkSMProxy* axes = vtkSMPropertyHelper(proxy, "DataAxesGrid", true).GetAsProxy())
-    {
-      vtkSMPropertyHelper(axes, "GridAxesVisibility").Set(1);
-      // x only orders the clumps: label the density axis alone (the Min-Y edge).
-      vtkSMPropertyHelper(axes, "XTitle").Set("");
-      vtkSMPropertyHelper(axes, "AxesToLabel").Set(1);
-      vtkSMPropertyHelper(axes, "YTitle").Set("log10 density");
-      vtkSMPropertyHelper(axes, "ZTitle").Set("");
-      vtkSMPropertyHelper(axes, "ShowGrid").Set(0);
-      // Only the face behind the lines (min-XY), so that no z labels show in 2D.
-      vtkSMPropertyHelper(axes, "FacesToRender").Set(0x04);
-      axes->UpdateVTKObjects();
-    }
-    proxy->UpdateVTKObjects();
-    // The 3D view keeps most of the window; then the plot fills its own view.
-    if (pqView* main = MainView(representation->getInput()))
-    {
-      Enlarge(main);
-    }
-    view->resetDisplay();
+    StyleDendrogram(representation);
   }
-  proxy->UpdateVTKObjects();
+  representation->getProxy()->UpdateVTKObjects();
   view->render();
 }
 

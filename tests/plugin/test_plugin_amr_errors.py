@@ -214,6 +214,9 @@ warnings.messages = []
 cells, rows = expect_success("level 0 only")
 check.check(any("not loaded" in m and "DefaultNumberOfLevels" in m for m in warnings.messages),
             "level 0 only: no warning about the levels not loaded: %s" % warnings.messages)
+check.check(any("levels 1 to %d of the AMR are not loaded" % (len(layout.levels) - 1) in m
+                and "PHEW runs on levels 0 to 0." in m for m in warnings.messages),
+            "level 0 only: the warning names the levels left out and those used: %s" % warnings.messages)
 reader.DefaultNumberOfLevels = 0
 warnings.messages = []
 check.check(expect_success("every level again") == baseline, "every level again: another answer than the first run")

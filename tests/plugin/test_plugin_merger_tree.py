@@ -7,8 +7,9 @@ global id):
   links, merger and split counts) and the History table with Step 0..3;
 - going back in time starts a new history (everything new); so does Reset History;
 - a particle series whose points are shuffled between steps: links by ParticleId, Mass array;
-- bad input: particles without an Id array, labels that are point data on an image: one
-  message, empty tables.
+- bad input: particles without an Id array, labels that are point data on an image, no label
+  array chosen: one message in all (the filter's, not VTK's "returned failure" besides it),
+  saying what is wrong, and empty tables.
 
     mpiexec -np N pvbatch test_plugin_merger_tree.py --plugin PHEW.so --source-dir SRC --work-dir DIR
 """
@@ -22,7 +23,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import phew_plugin_testing as T  # noqa: E402
 from paraview import simple  # noqa: E402
 from vtkmodules.util import numpy_support  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkPoints  # noqa: E402
+from vtkmodules.util.misc import calldata_type  # noqa: E402
+from vtkmodules.util.vtkConstants import VTK_STRING  # noqa: E402
+from vtkmodules.vtkCommonCore import vtkCommand, vtkOutputWindow, vtkPoints  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkPolyData  # noqa: E402
 from vtkmodules.vtkIOXML import vtkXMLPolyDataWriter  # noqa: E402
 
@@ -101,6 +104,23 @@ def compare(check, what, table, expected, step, time, previous):
             if not (abs(mine - value) <= 1e-12 * max(abs(value), 1e-300)):
                 bad.append("%s %s: %r, expected %r" % (pd, name, mine, value))
     check(not bad, "%s: every column equals the reference (%s)" % (what, "; ".join(bad[:5])))
+
+
+class OutputWindowErrors:
+    """The error messages that reach VTK's output window (those of objects without an ErrorEvent
+    observer, such as the executive's "returned failure for request")."""
+
+    def __init__(self):
+        self.messages = []
+        self.window = vtkOutputWindow.GetInstance()
+        self.tag = self.window.AddObserver(vtkCommand.ErrorEvent, self._on_error)
+
+    @calldata_type(VTK_STRING)
+    def _on_error(self, caller, event, message):
+        self.messages.append(str(message))
+
+    def remove(self):
+        self.window.RemoveObserver(self.tag)
 
 
 def write_vtp(path, points, arrays):
@@ -193,19 +213,40 @@ def main():
             reference(group_steps[0], mass, group_steps[1], mass), 1, 1.0, 0.0)
 
     # ---- bad input: one message, empty tables
+    window = OutputWindowErrors()  # VTK's own messages (the executive's), which a filter's observer does not see
     bad = simple.PHEWMergerTree(Input=particles)
     bad.Labels = ["POINTS", "GroupId"]
     errors = T.ErrorCatcher(bad)
     bad.UpdatePipeline(0.0)
     check(errors.text().count("need an Id point array") == 1 and T.fetch(bad, 0).GetNumberOfRows() == 0,
           "particles without Id: one message, empty links (%r)" % errors.text())
+    check(T.fetch(bad, 1).GetNumberOfRows() == 0, "particles without Id: an empty History")
+    check(len(errors.messages) + len(window.messages) == 1,
+          "particles without Id: one message in all, not VTK's 'returned failure' besides the filter's (%r, %r)"
+          % (errors.messages, window.messages))
     point_labels = T.make_image(np.ones((3, 3, 3)), association="POINTS", name="ClumpId")
     source = simple.OpenDataFile(T.write_vti(os.path.join(args.work_dir, "point_labels.vti"), point_labels))
     on_points = simple.PHEWMergerTree(Input=source)
     on_points.Labels = ["POINTS", "ClumpId"]
     errors = T.ErrorCatcher(on_points)
+    window.messages = []
     on_points.UpdatePipeline()
     check("must be a cell array" in errors.text(), "point labels on an image are refused (%r)" % errors.text())
+    check(len(errors.messages) + len(window.messages) == 1 and T.fetch(on_points, 0).GetNumberOfRows() == 0,
+          "point labels on an image: one message in all, empty links (%r, %r)" % (errors.messages, window.messages))
+    # no label array chosen: says so, and how to choose one
+    unlabelled = simple.PHEWMergerTree(Input=particles)
+    unlabelled.Labels = ["POINTS", ""]
+    unlabelled.Id = ["POINTS", "ParticleId"]
+    errors = T.ErrorCatcher(unlabelled)
+    window.messages = []
+    unlabelled.UpdatePipeline(0.0)
+    text = errors.text()
+    check("no label array is chosen" in text and "Labels" in text and "ClumpId" in text and "''" not in text,
+          "no label array: the message says none is chosen and how to choose one (%r)" % text)
+    check(len(errors.messages) + len(window.messages) == 1 and T.fetch(unlabelled, 0).GetNumberOfRows() == 0,
+          "no label array: one message in all, empty links (%r, %r)" % (errors.messages, window.messages))
+    window.remove()
     checker.finish(exit_on_success=False)
 
 
