@@ -10,7 +10,8 @@
 #             every kept input replayed, then PHEW_FUZZ_RUNS executions (default 12000, seed PHEW_FUZZ_SEED=1) of fuzzing
 #             (scripts/fuzz.sh)
 # PHEW_TEST_STAGES="format normal sanitize fuzz" (the default) chooses stages. Every chosen stage
-# runs even if an earlier one failed; the command fails if any did.
+# runs even if an earlier one failed; the command fails if any did. At the end it prints the
+# ten slowest tests of the normal and sanitize stages and each stage's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stages=${PHEW_TEST_STAGES:-format normal sanitize fuzz}
@@ -21,6 +22,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 failed=()
 timing=()
+declare -A started # stage -> when it started (seconds since the epoch)
 run_stage() { # name command...
   local name=$1 t0=$SECONDS
   shift
@@ -28,25 +30,28 @@ run_stage() { # name command...
     return 0
   fi
   echo "==== phew test: stage '$name'"
+  started[$name]=$(date +%s)
   if ! "$@"; then
     failed+=("$name")
   fi
   timing+=("$name $((SECONDS - t0)) s")
 }
 normal() { (cd build && ctest --output-on-failure -j"$jobs" "$@"); }
-# The ten slowest tests of the normal stage, from ctest's log of the run.
-slowest() {
-  local log=build/Testing/Temporary/LastTest.log
-  [ -f "$log" ] || return 0
-  echo "==== phew test: the ten slowest tests of stage 'normal' (seconds)"
-  awk '/^[0-9]+\/[0-9]+ Test: /{name=$3} /^Test time =/{printf "%8.1f  %s\n", $4, name}' "$log" | sort -rn | head -10
+# The ten slowest tests of a stage that ran ctest, from ctest's log of this run (none if its
+# ctest did not run, e.g. after a failed build: an older log is not shown).
+slowest() { # stage build-dir
+  local log=$2/Testing/Temporary/LastTest.log
+  [ -n "${started[$1]-}" ] && [ -f "$log" ] && [ "$(stat -c %Y "$log")" -ge "${started[$1]}" ] || return 0
+  echo "==== phew test: the ten slowest tests of stage '$1' (seconds)"
+  awk '/^[0-9]+\/[0-9]+ Test: /{name=$3} /^Test time =/{printf "%8.1f  %s\n", $4, name}' "$log" | sort -rn | head -10 || true
 }
 run_stage format bash scripts/check_format.sh
 run_stage normal normal "$@"
 run_stage sanitize bash scripts/sanitize.sh
 run_stage fuzz bash scripts/fuzz.sh
 
-if [[ " $stages " == *" normal "* ]]; then slowest; fi
+slowest normal build
+slowest sanitize build-sanitize
 echo "==== phew test: $((SECONDS - start)) s in all (build included); stages: $(IFS=,; echo "${timing[*]-none}")"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "==== phew test: FAILED stage(s): ${failed[*]}"

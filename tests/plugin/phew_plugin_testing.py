@@ -225,7 +225,7 @@ def env_without_mpi_launcher():
     """This environment minus what mpiexec gave this process (Open MPI, PMIx): a tool built
     with MPI, started from a pvbatch rank, must initialise as a process of its own instead
     of trying to join the pvbatch job (which fails or hangs in MPI_Init)."""
-    keep = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")
+    keep = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "OMPI_MCA_pml")  # tests/CMakeLists.txt
     return {key: value for key, value in os.environ.items()
             if key in keep or not key.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_"))}
 

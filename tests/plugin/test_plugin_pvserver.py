@@ -48,7 +48,10 @@ def free_port():
 port = free_port()
 # pvpython may have started as an MPI singleton: its Open MPI variables would make mpiexec
 # believe it runs inside a job. The server gets a clean MPI environment.
-environment = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_", "PRTE_"))}
+# (Open MPI's settings from ctest are kept: tests/CMakeLists.txt, PHEW_MPI_TEST_ENV.)
+kept = ("OMPI_MCA_pml", "OMPI_MCA_rmaps_base_oversubscribe")
+environment = {k: v for k, v in os.environ.items()
+               if k in kept or not k.startswith(("OMPI_", "PMIX_", "OPAL_", "PRTE_"))}
 environment.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 server = subprocess.Popen([mpiexec, "-np", str(ranks), "--oversubscribe", pvserver, "--server-port=%d" % port,
                            "--force-offscreen-rendering"],

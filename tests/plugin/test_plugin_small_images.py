@@ -1,4 +1,4 @@
-"""pvbatch test under mpiexec (ctest runs it with 1, 2, 3 and 4 ranks): the PHEW Clump Finder
+"""pvbatch test under mpiexec (ctest runs it with 1, 3 and 4 ranks): the PHEW Clump Finder
 accepts every small or flat image that the serial filter accepts, and gives the serial answer.
 
 The images (small_images.py: flat on one or two axes, tiny, fewer cells or points than ranks,
