@@ -180,8 +180,10 @@ struct PointsLibrary : Library {
   std::vector<double> density;
 };
 
-// The same run through the library, on one thread (the answer does not depend on it).
-void run_library(const Particles &p, const Settings &s, PointsLibrary &lib)
+// The same run through the library, on one thread (the answer does not depend on it); the box
+// [0, p.box), or origin and size when given.
+void run_library(const Particles &p, const Settings &s, PointsLibrary &lib, const double *origin = nullptr,
+                 const double *size = nullptr)
 {
   const size_t n = (size_t)p.n();
   lib.patch.resize(n);
@@ -205,7 +207,8 @@ void run_library(const Particles &p, const Settings &s, PointsLibrary &lib)
   in.points.id = s.ids ? p.id.data() : nullptr;
   in.points.has_box = 1;
   for (int d = 0; d < 3; ++d) {
-    in.points.box_size[d] = p.box[d];
+    in.points.box_origin[d] = origin ? origin[d] : 0.0;
+    in.points.box_size[d] = size ? size[d] : p.box[d];
     in.points.periodic[d] = s.periodic;
   }
   in.points.n_neighbours = s.neighbours;
@@ -411,29 +414,7 @@ TEST_F(CliPoints, BoxAutoIsTheBoundsOfThePositions)
   EXPECT_NE(o.out.find(expected), std::string::npos) << expected << "\n" << o.out;
   // The library with that box: the same answer.
   PointsLibrary lib;
-  const size_t n = (size_t)p.n();
-  lib.patch.resize(n);
-  lib.clump.resize(n);
-  lib.halo.resize(n);
-  lib.density.resize(n);
-  phew_input in;
-  std::memset(&in, 0, sizeof in);
-  in.mesh = PHEW_MESH_POINTS;
-  phew_points_init(&in.points);
-  in.points.n = p.n();
-  in.points.type = PHEW_FLOAT64;
-  in.points.position = p.pos.data();
-  in.points.has_box = 1;
-  for (int d = 0; d < 3; ++d) {
-    in.points.box_origin[d] = lo[d];
-    in.points.box_size[d] = size[d];
-  }
-  phew_params params;
-  phew_params_init(&params);
-  params.density_threshold = s.threshold;
-  params.relevance_threshold = s.relevance;
-  phew_labels labels = {lib.patch.data(), lib.clump.data(), lib.halo.data(), lib.density.data()};
-  ASSERT_EQ(phew_find_clumps(&lib.context, &in, &params, &labels, &lib.result), PHEW_OK) << lib.context.message;
+  run_library(p, s, lib, lo, size);
   ASSERT_GT(lib.result.n_clumps, 1);
   EXPECT_EQ(read_values<int64_t>(dir + "/auto-clump.raw"), lib.clump);
   EXPECT_EQ(read_values<int64_t>(dir + "/auto-patch.raw"), lib.patch);
