@@ -16,6 +16,7 @@ set(MPIRUN ${MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} 2 ${MPIEXEC_PREFLAGS})
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
 set(ENV{OMPI_MCA_rmaps_base_oversubscribe} 1)
+set(ENV{OMPI_MCA_pml} ob1)
 
 # phew_run(<what> COMMAND <command...> [OUTPUT <variable>] [SHOW]): runs a step in WORK; fails
 # the test with its output unless it exits with 0; SHOW prints its output.
