@@ -26,6 +26,9 @@ packages=(
   # in situ (catalyst/): FFTW with MPI for the example simulation, gfortran for the adaptor's
   # Fortran module
   libfftw3-dev libfftw3-mpi-dev gfortran
+  # simulation snapshots (readers/): HDF5's Open MPI build (the one ParaView loads) with its
+  # pkg-config file; h5py for the tests' HDF5 snapshots and the docs' converter
+  libhdf5-openmpi-dev pkgconf python3-h5py
 )
 if [ "$with_tests" = 1 ]; then
   packages+=(

@@ -18,6 +18,8 @@ void usage(FILE *out)
         "            [--masses FILE] [--velocities FILE] [--ids FILE] [--density FILE]\n"
         "            [--neighbours K] [--density-neighbours N] [--threshold T|auto] [--relevance R]\n"
         "            [--saddle S|auto] [--mass-threshold M] [--threads N] --output PREFIX [--verbose]\n"
+        "       phew --snapshot PATH [--format ramses|gadget-hdf5] [--particle-type N | --family NAME]\n"
+        "            [--units code|astro] [--finder phew|fof|hop] [the finder's options] --output PREFIX\n"
         "       phew --points POS --type float32|float64 --box LX LY LZ|auto [--periodic] --finder fof\n"
         "            [--linking-length B | --linking-absolute L] [--min-members N] [--masses FILE]\n"
         "            [--velocities FILE] [--ids FILE] [--threads N] --output PREFIX [--verbose]\n"
@@ -48,7 +50,15 @@ void usage(FILE *out)
         "--finder hop: HOP (Eisenstein & Hut) on the SPH density: particles hop to their densest\n"
         "neighbour; groups regrouped with delta_outer D (default 160, units of the mean density),\n"
         "delta_saddle = 2.5 D, delta_peak = 3 D; groups of at least N particles (default 10).\n"
-        "Outputs as for fof, plus PREFIX-density.raw (float64).\n",
+        "Outputs as for fof, plus PREFIX-density.raw (float64).\n"
+        "--snapshot: the particles of a RAMSES output (its folder output_NNNNN or info_NNNNN.txt)\n"
+        "or of a GADGET-style HDF5 snapshot (GADGET-2/3/4, AREPO, SWIFT; snap_NNN.hdf5 or the\n"
+        "first file snap_NNN.0.hdf5 of several); the format from the path unless --format says.\n"
+        "Dark matter by default: --particle-type N (HDF5's PartTypeN, default 1) or --family NAME\n"
+        "(RAMSES: DM, star, cloud, ...). The box and its periodicity come from the snapshot;\n"
+        "--units astro reads comoving Mpc/h, Msun/h and peculiar km/s, code (default) the\n"
+        "snapshot's own units. Outputs as for --points, in the snapshot's order of its particles\n"
+        "of that kind; each rank reads only its share of the files.\n",
         out);
 }
 
@@ -162,7 +172,7 @@ static int finder_slot(const char *a)
 static int check_finder(const options *o, const int *finder_given)
 {
   if (o->finder != FINDER_PHEW && !o->points) {
-    fail("--finder %s applies to particles (--points), not to a grid (--input)", finder_name[o->finder]);
+    fail("--finder %s applies to particles (--points, --snapshot), not to a grid (--input)", finder_name[o->finder]);
     return 1;
   }
   for (int k = 0; k < N_FINDER_GIVEN; ++k)
@@ -182,42 +192,71 @@ static int check_finder(const options *o, const int *finder_given)
   return 0;
 }
 
-/* After the loop: the mode, options of the other mode, the required ones. 0 or 1 after fail. */
-static int check_mode(options *o, const int *given, int have_type)
+/* What the options set beyond o while they are read. */
+typedef struct parse_state {
+  int64_t min_members;
+  int have_type;
+  int snapshot_options; /* --format, --particle-type, --family or --units was given */
+} parse_state;
+
+/* --snapshot: the options of raw particle files are not for it, and its own need it. */
+static int check_snapshot(const options *o, const int *given, const parse_state *st)
 {
-  if (o->input && o->positions) {
-    fail("--input (a grid) and --points (particles) cannot be used together");
+  static const int raw_only[] = {GIVEN_BOX, GIVEN_MASSES, GIVEN_VELOCITIES, GIVEN_IDS, GIVEN_DENSITY};
+  if (!o->snapshot && st->snapshot_options) {
+    fail("--format, --particle-type, --family and --units apply to --snapshot");
     return 1;
   }
-  if (!o->input && !o->positions) {
-    fail("--input (a grid) or --points (particles) is required (see phew --help)");
-    return 1;
-  }
-  o->points = o->positions != NULL;
-  for (int k = 0; k < N_GIVEN; ++k)
-    if (given[k] && (k < GRID_ONLY) == o->points) {
-      if (o->points)
-        fail("%s applies to a grid (--input), not to particles (--points)", mode_option[k]);
-      else
-        fail("%s applies to particles (--points), not to a grid (--input)", mode_option[k]);
+  for (size_t k = 0; o->snapshot && k < sizeof raw_only / sizeof raw_only[0]; ++k)
+    if (given[raw_only[k]]) {
+      fail("%s applies to raw particle files (--points), not to --snapshot", mode_option[raw_only[k]]);
       return 1;
     }
-  if (!o->points && (!o->output || !given[GIVEN_DIMS] || !have_type)) {
-    fail("--input, --output, --dims and --type are required (see phew --help)");
+  if (o->snapshot && st->have_type) {
+    fail("--type applies to raw files (--input, --points): a snapshot says its own types");
     return 1;
   }
-  if (o->points && (!o->output || !given[GIVEN_BOX] || !have_type)) {
-    fail("--points, --output, --box and --type are required (see phew --help)");
+  if (o->snapshot && !o->output) {
+    fail("--snapshot and --output are required (see phew --help)");
     return 1;
   }
   return 0;
 }
 
-/* What the options set beyond o while they are read. */
-typedef struct parse_state {
-  int64_t min_members;
-  int have_type;
-} parse_state;
+/* After the loop: the mode, options of the other mode, the required ones. 0 or 1 after fail. */
+static int check_mode(options *o, const int *given, const parse_state *st)
+{
+  if ((o->input != NULL) + (o->positions != NULL) + (o->snapshot != NULL) > 1) {
+    fail("--input (a grid), --points (particles) and --snapshot (a simulation's particles) cannot be used together");
+    return 1;
+  }
+  if (!o->input && !o->positions && !o->snapshot) {
+    fail("--input (a grid), --points (particles) or --snapshot (a simulation's particles) is required (see phew "
+         "--help)");
+    return 1;
+  }
+  o->points = o->positions != NULL || o->snapshot != NULL;
+  for (int k = 0; k < N_GIVEN; ++k)
+    if (given[k] && (k < GRID_ONLY) == o->points) {
+      if (o->points)
+        fail("%s applies to a grid (--input), not to particles (%s)", mode_option[k],
+             o->snapshot ? "--snapshot" : "--points");
+      else
+        fail("%s applies to particles (--points), not to a grid (--input)", mode_option[k]);
+      return 1;
+    }
+  if (check_snapshot(o, given, st))
+    return 1;
+  if (!o->points && (!o->output || !given[GIVEN_DIMS] || !st->have_type)) {
+    fail("--input, --output, --dims and --type are required (see phew --help)");
+    return 1;
+  }
+  if (o->positions && (!o->output || !given[GIVEN_BOX] || !st->have_type)) {
+    fail("--points, --output, --box and --type are required (see phew --help)");
+    return 1;
+  }
+  return 0;
+}
 
 /* 1 (after fail) if option a lacks the k values it needs (left remain). */
 static int lacks_values(const char *a, int left, int k)
@@ -236,6 +275,7 @@ static int file_option(char **argv, int *i, int left, options *o, parse_state *s
   const char *a = argv[*i];
   const char **target = !strcmp(a, "--input")        ? &o->input
                         : !strcmp(a, "--points")     ? &o->positions
+                        : !strcmp(a, "--snapshot")   ? &o->snapshot
                         : !strcmp(a, "--output")     ? &o->output
                         : !strcmp(a, "--masses")     ? &o->masses
                         : !strcmp(a, "--velocities") ? &o->velocities
@@ -248,6 +288,38 @@ static int file_option(char **argv, int *i, int left, options *o, parse_state *s
     return 1;
   *target = argv[++*i];
   return 0;
+}
+
+/* --format, --particle-type, --family, --units: how --snapshot is read. */
+static int snapshot_option(char **argv, int *i, int left, options *o, parse_state *st)
+{
+  const char *a = argv[*i];
+  if (strcmp(a, "--format") && strcmp(a, "--particle-type") && strcmp(a, "--family") && strcmp(a, "--units"))
+    return -1;
+  st->snapshot_options = 1;
+  if (lacks_values(a, left, 1))
+    return 1;
+  const char *v = argv[++*i];
+  if (!strcmp(a, "--particle-type"))
+    return option_int(a, v, 0, &o->read.particle_type) != 0;
+  if (!strcmp(a, "--family")) {
+    o->read.family = v;
+    return 0;
+  }
+  if (!strcmp(a, "--format")) {
+    if (!strcmp(v, "ramses") || !strcmp(v, "gadget-hdf5")) {
+      o->read.format = !strcmp(v, "ramses") ? PHEW_FORMAT_RAMSES : PHEW_FORMAT_GADGET_HDF5;
+      return 0;
+    }
+    fail("--format must be ramses or gadget-hdf5 (got '%s')", v);
+    return 1;
+  }
+  if (!strcmp(v, "code") || !strcmp(v, "astro")) {
+    o->read.units = !strcmp(v, "code") ? PHEW_UNITS_CODE : PHEW_UNITS_ASTRO;
+    return 0;
+  }
+  fail("--units must be code or astro (got '%s')", v);
+  return 1;
 }
 
 static int dims_option(char **argv, int *i, options *o)
@@ -423,10 +495,11 @@ int parse_options(int argc, char **argv, options *o)
   o->n_density_neighbours = 64;
   phew_fof_params_init(&o->fof);
   phew_hop_params_init(&o->hop);
-  parse_state st = {0, 0};
+  phew_read_options_init(&o->read);
+  parse_state st = {0, 0, 0};
   int given[N_GIVEN] = {0}, finder_given[N_FINDER_GIVEN] = {0};
   static int (*const groups[])(char **, int *, int, options *, parse_state *) = {file_option, grid_option, phew_option,
-                                                                                 halo_finder_option};
+                                                                                 halo_finder_option, snapshot_option};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const int slot = mode_slot(a), finder_option_slot = finder_slot(a);
@@ -454,5 +527,5 @@ int parse_options(int argc, char **argv, options *o)
   }
   if (finder_given[GIVEN_MIN_MEMBERS])
     o->fof.min_members = o->hop.min_members = st.min_members;
-  return check_mode(o, given, st.have_type) || check_finder(o, finder_given);
+  return check_mode(o, given, &st) || check_finder(o, finder_given);
 }

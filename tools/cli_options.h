@@ -1,9 +1,11 @@
-/* The tool's command line: a grid (--input and --dims) or particles (--points and --box),
- * the PHEW parameters they share, and the output prefix. */
+/* The tool's command line: a grid (--input and --dims), particles (--points and --box) or the
+ * particles of a simulation snapshot (--snapshot), the PHEW parameters they share, and the
+ * output prefix. */
 #ifndef PHEW_CLI_OPTIONS_H
 #define PHEW_CLI_OPTIONS_H
 
 #include "phew/phew.h"
+#include "phew/phew_readers.h"
 
 #include <stdio.h>
 
@@ -11,7 +13,7 @@
 typedef enum finder { FINDER_PHEW, FINDER_FOF, FINDER_HOP } finder;
 
 typedef struct options {
-  int points;          /* 0: the grid mode (--input), 1: the particle mode (--points) */
+  int points;          /* 0: the grid mode (--input), 1: the particle mode (--points or --snapshot) */
   finder finder;       /* particles: --finder */
   phew_fof_params fof; /* --finder fof: --linking-length / --linking-absolute, --min-members */
   phew_hop_params hop; /* --finder hop: --outer, --saddle-factor, --peak-factor, --hop-neighbours,
@@ -26,6 +28,10 @@ typedef struct options {
   double spacing[3], origin[3];
   /* particles: the files (NULL when not given), the box, the neighbours, the threads */
   const char *positions, *masses, *velocities, *ids, *density;
+  /* particles from a simulation snapshot (--snapshot; NULL when not given) and how to read it:
+   * --format, --particle-type, --family, --units */
+  const char *snapshot;
+  phew_read_options read;
   double box[3];
   int box_from_bounds; /* --box auto: the bounds of the positions over every rank */
   int n_neighbours, n_density_neighbours, n_threads;

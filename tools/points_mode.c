@@ -16,6 +16,14 @@
 
 void points_mode_check(const procs *p, const options *o, int64_t *n_total)
 {
+  *n_total = 0;
+  if (o->snapshot) { /* its metadata, before any output is created */
+    phew_context context = procs_context(p, o->n_threads);
+    phew_snapshot_info info;
+    if (phew_read_snapshot_info(&context, o->snapshot, &o->read, &info) != PHEW_OK) /* the same on every rank */
+      fail("%s", context.message);
+    return;
+  }
   particle_files f;
   particle_files_init(&f, o);
   *n_total = 0;
@@ -26,9 +34,10 @@ void points_mode_check(const procs *p, const options *o, int64_t *n_total)
 /* This rank's particles and what comes back for them. */
 typedef struct share {
   int64_t first, n;
-  void *data[POINTS_FILES]; /* NULL for a file not given */
-  phew_labels labels;       /* PHEW */
-  int64_t *group;           /* a halo finder */
+  void *data[POINTS_FILES];   /* NULL for a file not given */
+  phew_particle_set snapshot; /* --snapshot: the particles and the metadata */
+  phew_labels labels;         /* PHEW */
+  int64_t *group;             /* a halo finder */
 } share;
 
 static void share_free(share *s)
@@ -40,12 +49,24 @@ static void share_free(share *s)
   free(s->labels.halo_id);
   free(s->labels.density);
   free(s->group);
+  phew_particle_set_free(&s->snapshot);
 }
 
 /* Collective: allocates and reads this rank's share of every given file, and the arrays of
  * the answers. 0, or -1 on every rank after all_ok has printed why. */
 static int read_share(const procs *p, const options *o, const particle_files *f, share *s)
 {
+  if (o->snapshot) { /* the reader reads this rank's share and says which it is */
+    phew_context context = procs_context(p, o->n_threads);
+    if (phew_read_particles(&context, o->snapshot, &o->read, &s->snapshot) != PHEW_OK) /* the same on every rank */
+      fail("%s", context.message);
+    if (!all_ok(p))
+      return -1;
+    s->first = s->snapshot.first;
+    s->n = s->snapshot.n;
+    if (o->verbose && p->rank == 0)
+      print_snapshot(&s->snapshot);
+  }
   for (int k = 0; k < POINTS_FILES && !failed(); ++k)
     if (f->path[k])
       s->data[k] = allocate(s->n, f->record[k], "the particles");
@@ -84,6 +105,19 @@ static void make_input(const options *o, const share *s, phew_input *in)
     pts->box_origin[d] = 0.0;
     pts->box_size[d] = o->box[d];
     pts->periodic[d] = o->periodic;
+  }
+  if (o->snapshot) { /* the snapshot's arrays, box and periodicity (--periodic: periodic anyway) */
+    const phew_particle_set *set = &s->snapshot;
+    pts->type = set->type;
+    pts->position = set->position;
+    pts->mass = set->mass;
+    pts->velocity = set->velocity;
+    pts->id = set->id;
+    for (int d = 0; d < 3; ++d) {
+      pts->box_origin[d] = set->info.box_origin[d];
+      pts->box_size[d] = set->info.box_size[d];
+      pts->periodic[d] = set->info.periodic[d] || o->periodic;
+    }
   }
   pts->n_neighbours = o->n_neighbours;
   pts->n_density_neighbours = o->n_density_neighbours;
@@ -141,7 +175,8 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
   particle_files_init(&f, o);
   share s;
   memset(&s, 0, sizeof s);
-  particle_files_share(p, n_total, &s.first, &s.n);
+  if (!o->snapshot)
+    particle_files_share(p, n_total, &s.first, &s.n);
   phew_clump_result clumps;
   memset(&clumps, 0, sizeof clumps);
   phew_group_result groups;

@@ -91,3 +91,17 @@ void print_group_summary(const phew_group_result *r, int fof)
   printf("ranks %d, %d thread(s) each: at most %lld padding particle(s) on a rank\n", s->n_ranks, s->n_threads,
          (long long)s->max_padding);
 }
+
+void print_snapshot(const phew_particle_set *set)
+{
+  const phew_snapshot_info *i = &set->info;
+  printf("snapshot: %s, %s, %d file(s), %lld particles%s\n", i->path, i->code, i->n_files, (long long)set->n_total,
+         set->velocity ? " with velocities" : "");
+  printf("snapshot box: origin %.17g %.17g %.17g, size %.17g %.17g %.17g %s, periodic %d %d %d\n", i->box_origin[0],
+         i->box_origin[1], i->box_origin[2], i->box_size[0], i->box_size[1], i->box_size[2], i->length_unit,
+         i->periodic[0], i->periodic[1], i->periodic[2]);
+  if (i->cosmological)
+    printf("snapshot cosmology: a %.9g (z %.6g), h %.6g, Omega_m %.6g, Omega_Lambda %.6g\n", i->scale_factor,
+           i->redshift, i->hubble, i->omega_matter, i->omega_lambda);
+  printf("snapshot units: length %s, mass %s, velocity %s\n", i->length_unit, i->mass_unit, i->velocity_unit);
+}

@@ -6,10 +6,13 @@
 #define PHEW_SUMMARY_H
 
 #include "phew/phew.h"
+#include "phew/phew_readers.h"
 
 /* params: as given, to say which thresholds were automatic. */
 void print_summary(const phew_clump_result *r, const phew_params *params, int points);
 /* The same for a halo finder: particles, groups, the largest ones, times, padding. */
 void print_group_summary(const phew_group_result *r, int fof);
+/* --snapshot: what was read (the code, the particles, the box, a, units). */
+void print_snapshot(const phew_particle_set *set);
 
 #endif

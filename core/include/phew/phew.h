@@ -83,6 +83,18 @@ PHEW_API void phew_context_init(phew_context *context);
  * when every rank passed PHEW_OK. */
 PHEW_API phew_status phew_agree(phew_context *context, phew_status status);
 
+/* This rank's place in the context's communicator: 0 and 1 for this process alone. Not
+ * collective. */
+PHEW_API phew_status phew_context_ranks(phew_context *context, int *rank, int *size);
+
+/* Collective: every rank's n items of item_size bytes, in rank order, on every rank, for
+ * callers that read their own share of a file (the readers) and need the others' counts or
+ * headers. *out (free it with free(); never NULL after a success) holds *n_out items;
+ * counts, when not NULL, gets how many came from each rank (one entry per rank). Fails
+ * with PHEW_ERROR_MEMORY on every rank if one ran out (then *out is NULL). */
+PHEW_API phew_status phew_gather_all(phew_context *context, const void *items, int64_t n, size_t item_size, void **out,
+                                     int64_t *n_out, int64_t *counts);
+
 typedef enum phew_scalar_type { PHEW_FLOAT32 = 0, PHEW_FLOAT64 = 1 } phew_scalar_type;
 
 /* A threshold chosen from the data (phew_params): any negative value means it. */

@@ -1,0 +1,444 @@
+#!/usr/bin/python3
+"""The snapshot readers (libphew_readers) against independent readings of the same files
+(reference_readers.py: numpy over RAMSES's Fortran records, h5py over HDF5), field by field,
+on 1 to 4 ranks: the real RAMSES output in datasets/ramses_cosmo32 and HDF5 snapshots written
+here in the GADGET-2, GADGET-4 and SWIFT layouts (make_snapshots.py)."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import make_snapshots  # noqa: E402
+import ramses_amr_reference  # noqa: E402
+import reference_readers as ref  # noqa: E402
+
+CM_PER_MPC = 3.0856775814913673e24
+G_PER_MSUN = 1.98841586e33
+VALUE_TYPES = ["<f4", "<f8", "<i1", "<i2", "<i4", "<i8", "<u1", "<u2", "<u4", "<u8"]
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def mpi_env():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_pml="ob1")
+    return env
+
+
+def run_dump(args, path, ranks, out, options=()):
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    command = [args.dump, path, out, *options]
+    if ranks > 1:
+        command = [args.mpiexec, "-np", str(ranks), *command]
+    return subprocess.run(command, capture_output=True, text=True, env=mpi_env(), timeout=300)
+
+
+def load_dump(out, ranks):
+    """The ranks' shares, concatenated in rank order, and rank 0's description."""
+    shares = []
+    for r in range(ranks):
+        desc = {"fields": []}
+        with open(os.path.join(out, f"rank{r}.txt")) as f:
+            for line in f:
+                key, _, value = line.rstrip("\n").partition(" ")
+                if key == "field":
+                    name, components, kind = value.split()
+                    desc["fields"].append((name, int(components), VALUE_TYPES[int(kind)]))
+                else:
+                    desc[key] = value
+        shares.append(desc)
+    real = "<f4" if shares[0]["type"] == "float32" else "<f8"
+    arrays = {}
+    names = [("position", real, 3), ("mass", real, 1), ("id", "<i8", 1)]
+    if shares[0]["velocity"] == "1":
+        names.append(("velocity", real, 3))
+    names += [(name, kind, comps) for name, comps, kind in shares[0]["fields"]]
+    for name, kind, comps in names:
+        parts = [np.fromfile(os.path.join(out, f"rank{r}_{name}.bin"), kind) for r in range(ranks)]
+        arrays[name] = np.concatenate(parts).reshape(-1, comps) if comps > 1 else np.concatenate(parts)
+    first = 0
+    for r, desc in enumerate(shares):  # consecutive shares, the same totals and metadata
+        check(int(desc["first"]) == first, f"{out}: rank {r} first {desc['first']} != {first}")
+        first += int(desc["n"])
+        for key in desc:
+            if key not in ("first", "n"):
+                check(desc[key] == shares[0][key], f"{out}: rank {r} says {key} {desc[key]}, rank 0 {shares[0][key]}")
+    check(first == int(shares[0]["n_total"]), f"{out}: the shares add up to {first}, n_total {shares[0]['n_total']}")
+    return arrays, shares[0]
+
+
+def same(a, b, what):
+    ok = a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+    check(ok, f"{what}: differs (shapes {a.shape} {b.shape})")
+
+
+def ramses_expected(folder, units):
+    """The DM particles of the output read by reference_readers, in code or astro units."""
+    fields, info = ref.ramses_particles(folder)
+    pos = np.stack([fields[f"position_{c}"] for c in "xyz"], axis=1)
+    vel = np.stack([fields[f"velocity_{c}"] for c in "xyz"], axis=1)
+    mass = fields["mass"]
+    if units == "astro":  # comoving Mpc/h, Msun/h, km/s; unit_l is proper at aexp
+        h = info["H0"] / 100.0
+        pos = pos * (info["unit_l"] / info["aexp"] / CM_PER_MPC * h)
+        mass = mass * (info["unit_d"] * info["unit_l"] * info["unit_l"] * info["unit_l"] / G_PER_MSUN * h)
+        vel = vel * (info["unit_l"] / info["unit_t"] / 1.0e5)
+    return pos, vel, mass, fields, info
+
+
+def test_ramses(args):
+    folder = os.path.join(args.source_dir, "datasets", "ramses_cosmo32", "output_00003")
+    for units in ("code", "astro"):
+        pos, vel, mass, fields, info = ramses_expected(folder, units)
+        for ranks in args.ranks:
+            out = os.path.join(args.work_dir, f"ramses_{units}_np{ranks}")
+            path = folder if ranks % 2 else os.path.join(folder, "info_00003.txt")  # both ways in
+            res = run_dump(args, path, ranks, out, ["--units", units, "--all-fields"])
+            check(res.returncode == 0, f"ramses {units} np{ranks}: exit {res.returncode}: {res.stderr}")
+            if res.returncode != 0:
+                continue
+            got, desc = load_dump(out, ranks)
+            what = f"ramses {units} np{ranks}"
+            same(got["position"], pos, what + " positions")
+            same(got["velocity"], vel, what + " velocities")
+            same(got["mass"], mass, what + " masses")
+            same(got["id"], fields["identity"].astype("<i8"), what + " ids")
+            for name in ("levelp", "family", "tag"):
+                same(got[name], fields[name], f"{what} field {name}")
+            check(desc["code"] == "RAMSES" and desc["n_files"] == "2" and desc["periodic_0"] == "1", what + " info")
+            check(float(desc["scale_factor"]) == info["aexp"] and float(desc["hubble"]) == 0.7, what + " cosmology")
+            if units == "astro":  # physics, not the same formula: a 25 Mpc/h box, Omega_m of rho_crit in it
+                box = float(desc["box_size_0"])
+                check(abs(box - 25.0) < 1e-5, f"{what}: box {box} Mpc/h, the run's is 25")
+                total = float(np.sum(got["mass"]))
+                expected_total = 0.3 * 2.77536627e11 * 25.0**3
+                check(abs(total / expected_total - 1) < 1e-3, f"{what}: total mass {total:.6g} Msun/h, expected "
+                      f"Omega_m rho_crit V = {expected_total:.6g}")
+                check(desc["length_unit"] == "Mpc/h" and desc["mass_unit"] == "Msun/h", what + " unit names")
+    print("ramses: %d particles checked on ranks %s" % (len(pos), args.ranks))
+
+
+def gadget_expected(stem, case, part_type, units):
+    arrays, header = ref.gadget_particles(stem, part_type)
+    lay, _, _, a, h = make_snapshots.CASES[case]
+    stored = ["Coordinates", "Velocities"] + (["Masses"] if header["MassTable"][part_type] == 0 else [])
+    wide = any(arrays[n].dtype == np.float64 for n in stored)  # the datasets, not the table
+    real = np.float64 if wide else np.float32
+    pos, vel, mass = (arrays[n].astype(real) for n in ("Coordinates", "Velocities", "Masses"))
+    if units == "astro":
+        if lay.flavour == "swift":  # comoving Mpc (no h), peculiar velocities already
+            length, m, v = 3.08567758e24 / CM_PER_MPC * h, 1.98841e43 / G_PER_MSUN * h, 3.08567758e24 / 3.08567758e19 / 1e5
+        elif lay.flavour == "gadget4":
+            length, m, v = 3.085678e24 / CM_PER_MPC, 1.989e43 / G_PER_MSUN, 1e5 / 1e5 * np.sqrt(a)
+        else:  # GADGET-2 without units: its defaults, kpc/h and 1e10 Msun/h
+            length, m, v = 3.085678e21 / CM_PER_MPC, 1.989e43 / G_PER_MSUN, 1e5 / 1e5 * np.sqrt(a)
+        pos, mass, vel = ((x.astype(np.float64) * f).astype(real) for x, f in ((pos, length), (mass, m), (vel, v)))
+    return pos, vel, mass, arrays
+
+
+def test_gadget(args, case):
+    files = make_snapshots.make(os.path.join(args.work_dir, case), case)
+    stem = files[0][: -len(".0.hdf5")] if len(files) > 1 else files[0][: -len(".hdf5")]
+    for part_type in (1, 0):
+        for units in ("code", "astro"):
+            pos, vel, mass, arrays = gadget_expected(stem, case, part_type, units)
+            for ranks in args.ranks:
+                what = f"{case} type {part_type} {units} np{ranks}"
+                out = os.path.join(args.work_dir, f"{case}_{part_type}_{units}_np{ranks}")
+                res = run_dump(args, files[0], ranks, out,
+                               ["--particle-type", str(part_type), "--units", units, "--all-fields"])
+                check(res.returncode == 0, f"{what}: exit {res.returncode}: {res.stderr}")
+                if res.returncode != 0:
+                    continue
+                got, desc = load_dump(out, ranks)
+                same(got["position"], pos, what + " positions")
+                same(got["velocity"], vel, what + " velocities")
+                same(got["mass"], mass, what + " masses")
+                same(got["id"], arrays["ParticleIDs"].astype("<i8"), what + " ids")
+                same(got["Potential"], arrays["Potential"], what + " field Potential")
+                check(int(desc["n_files"]) == len(files), f"{what}: n_files {desc['n_files']}")
+                expected_code = "SWIFT" if case.startswith("swift") else "GADGET"
+                check(desc["code"] == expected_code, f"{what}: code {desc['code']}")
+                a = make_snapshots.CASES[case][3]
+                check(abs(float(desc["scale_factor"]) - a) < 1e-12, f"{what}: scale factor {desc['scale_factor']}")
+    print(f"{case}: {len(files)} file(s) checked on ranks {args.ranks}")
+
+
+def expect_failure(args, path, options, words, what):
+    """Exit 1 on every rank count, one message on stderr with every word in it, nothing written."""
+    for ranks in (1, 3):
+        out = os.path.join(args.work_dir, "bad_np%d" % ranks)
+        res = run_dump(args, path, ranks, out, options)
+        lines = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+        check(res.returncode == 1, f"{what} np{ranks}: exit {res.returncode} (expected 1): {res.stderr}")
+        check(len(lines) == 1, f"{what} np{ranks}: {len(lines)} messages: {res.stderr}")
+        check(all(w in res.stderr for w in words), f"{what} np{ranks}: message lacks {words}: {res.stderr}")
+        check(not os.listdir(out), f"{what} np{ranks}: something was written")
+
+
+def broken_ramses(args, name):
+    src = os.path.join(args.source_dir, "datasets", "ramses_cosmo32", "output_00003")
+    folder = os.path.join(args.work_dir, name, "output_00003")
+    shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
+    shutil.copytree(src, folder)
+    for entry in os.listdir(folder):
+        os.chmod(os.path.join(folder, entry), 0o644)
+    return folder
+
+
+def test_bad_ramses(args):
+    folder = broken_ramses(args, "truncated")
+    part = os.path.join(folder, "part_00003.out00002")
+    size = os.path.getsize(part)
+    with open(part, "r+b") as f:
+        f.truncate(size // 2)
+    expect_failure(args, folder, [], ["part_00003.out00002", "truncated", "byte offset"], "truncated part file")
+
+    folder = broken_ramses(args, "foreign")
+    with open(os.path.join(folder, "part_00003.out00001"), "wb") as f:
+        f.write(np.arange(4096, dtype=">i4").tobytes())  # big-endian: markers that make no sense here
+    expect_failure(args, folder, [], ["part_00003.out00001"], "foreign part file")
+
+    folder = broken_ramses(args, "missing")
+    os.remove(os.path.join(folder, "part_00003.out00002"))
+    expect_failure(args, folder, [], ["part_00003.out00002", "No such file"], "missing CPU file")
+
+    folder = broken_ramses(args, "info")
+    with open(os.path.join(folder, "info_00003.txt"), "w") as f:
+        f.write("this is not an info file\n")
+    expect_failure(args, folder, [], ["info_00003.txt", "not a RAMSES info file"], "garbage info file")
+
+    folder = broken_ramses(args, "family")
+    expect_failure(args, folder, ["--family", "dragons"], ["unknown RAMSES particle family", "dragons"],
+                   "unknown family")
+    expect_failure(args, os.path.join(args.work_dir, "nowhere"), [], ["nowhere", "No such file"], "no such path")
+
+
+def rewrite_attribute(path, name, value):
+    import h5py
+
+    with h5py.File(path, "r+") as f:
+        f["Header"].attrs[name] = value
+
+
+def test_bad_gadget(args):
+    import h5py
+
+    case = "gadget4_multi"
+    fresh = lambda name: make_snapshots.make(os.path.join(args.work_dir, "bad_" + name), case)  # noqa: E731
+    files = fresh("totals")
+    rewrite_attribute(files[0], "NumPart_Total", np.array([0, 12345, 0, 0, 0, 0], "u8"))
+    expect_failure(args, files[0], [], ["inconsistent particle counts", "12345"], "NumPart totals")
+
+    files = fresh("short")
+    with h5py.File(files[1], "r+") as f:
+        data = f["PartType1/Coordinates"][...]
+        del f["PartType1/Coordinates"]
+        f["PartType1/Coordinates"] = data[:-5]
+    expect_failure(args, files[0], [], [os.path.basename(files[1]), "Coordinates", "truncated"], "short dataset")
+
+    files = fresh("missing")
+    os.remove(files[2])
+    expect_failure(args, files[0], [], [os.path.basename(files[2])], "missing file")
+
+    files = fresh("type")
+    expect_failure(args, files[0], ["--particle-type", "9"], ["particle type 9 does not exist"], "particle type")
+    not_hdf5 = os.path.join(args.work_dir, "text.hdf5")
+    with open(not_hdf5, "w") as f:
+        f.write("not HDF5\n")
+    expect_failure(args, not_hdf5, [], ["text.hdf5", "not an HDF5 file"], "not HDF5")
+    expect_failure(args, files[1], [], ["file 1 of a multi-file snapshot"], "file 1 given")
+
+    files = fresh("static")
+    with h5py.File(files[0], "r+") as f:
+        f["Parameters"].attrs["ComovingIntegrationOn"] = np.int32(0)
+    expect_failure(args, files[0], ["--units", "astro"], ["not a cosmological snapshot"], "astro units, no cosmology")
+    print("bad inputs: one message each, on 1 and 3 ranks")
+
+
+def run_cli(args, ranks, arguments):
+    command = [args.cli, *arguments]
+    if ranks > 1:
+        command = [args.mpiexec, "-np", str(ranks), *command]
+    return subprocess.run(command, capture_output=True, text=True, env=mpi_env(), timeout=600)
+
+
+def outputs_of(prefix):
+    folder, base = os.path.split(prefix)
+    return {name: open(os.path.join(folder, name), "rb").read() for name in sorted(os.listdir(folder))
+            if name.startswith(base)}
+
+
+def same_as_raw(args, label, snapshot_args, pos, vel, mass, ids, box):
+    """The finders on the snapshot give the bytes they give on the same particles as raw files."""
+    raw = os.path.join(args.work_dir, f"cli_{label}_raw")
+    os.makedirs(raw, exist_ok=True)
+    real = "float32" if pos.dtype == np.float32 else "float64"
+    for name, values in (("pos", pos), ("vel", vel), ("mass", mass), ("ids", ids.astype("<i8"))):
+        values.tofile(os.path.join(raw, name + ".raw"))
+    raw_args = ["--points", os.path.join(raw, "pos.raw"), "--velocities", os.path.join(raw, "vel.raw"),
+                "--masses", os.path.join(raw, "mass.raw"), "--ids", os.path.join(raw, "ids.raw"),
+                "--type", real, "--box", *(["%.17g" % box] * 3), "--periodic"]
+    for finder in ("phew", "fof", "hop"):
+        for ranks in (1, 3):
+            results = []
+            for kind, inputs in (("snapshot", snapshot_args), ("raw", raw_args)):
+                out = os.path.join(args.work_dir, f"cli_{label}_{finder}_{kind}_np{ranks}")
+                shutil.rmtree(out, ignore_errors=True)
+                os.makedirs(out)
+                res = run_cli(args, ranks, [*inputs, "--finder", finder, "--output", os.path.join(out, "res")])
+                check(res.returncode == 0, f"cli {label} {finder} {kind} np{ranks}: {res.stderr}")
+                results.append(outputs_of(os.path.join(out, "res")))
+            check(results[0] == results[1] and len(results[0]) >= 2,
+                  f"cli {label} {finder} np{ranks}: --snapshot and the raw files give other outputs "
+                  f"({sorted(results[0])} vs {sorted(results[1])})")
+
+
+def test_cli(args):
+    folder = os.path.join(args.source_dir, "datasets", "ramses_cosmo32", "output_00003")
+    pos, vel, mass, fields, info = ramses_expected(folder, "code")
+    same_as_raw(args, "ramses", ["--snapshot", folder], pos, vel, mass, fields["identity"], info["boxlen"])
+    os.makedirs(os.path.join(args.work_dir, "verbose"), exist_ok=True)
+    res = run_cli(args, 2, ["--snapshot", folder, "--finder", "fof", "--verbose", "--output",
+                            os.path.join(args.work_dir, "verbose", "res")])
+    check("RAMSES, 2 file(s), 32768 particles with velocities" in res.stdout, f"--verbose: {res.stdout}")
+
+    files = make_snapshots.make(os.path.join(args.work_dir, "cli_gadget"), "gadget4_multi")
+    stem = files[0][: -len(".0.hdf5")]
+    arrays, header = ref.gadget_particles(stem, 1)
+    same_as_raw(args, "gadget4", ["--snapshot", files[0]], arrays["Coordinates"], arrays["Velocities"],
+                arrays["Masses"].astype(np.float32), arrays["ParticleIDs"], float(header["BoxSize"]))
+    print("cli: --snapshot gives the raw path's outputs (phew, fof, hop; 1 and 3 ranks)")
+
+
+def load_amr(out, ranks):
+    """Every rank's box list (the same on all but held), and the values of held boxes."""
+    lists, values = [], {}
+    for r in range(ranks):
+        boxes, desc = [], {"variable": [], "spacing": {}}
+        with open(os.path.join(out, f"amr{r}.txt")) as f:
+            for line in f:
+                key, _, value = line.rstrip("\n").partition(" ")
+                if key == "box":
+                    boxes.append(tuple(int(v) for v in value.split()))
+                elif key == "variable":
+                    desc["variable"].append(value)
+                elif key == "spacing":
+                    level, spacing = value.split()
+                    desc["spacing"][int(level)] = float(spacing)
+                else:
+                    desc[key] = value
+        raw = np.fromfile(os.path.join(out, f"amr{r}_values.bin"), "<f8")
+        at = 0
+        for b, box in enumerate(boxes):
+            if box[1]:
+                cells = int(np.prod([box[6 + d] - box[3 + d] + 1 for d in range(3)]))
+                n = cells * len(desc["variable"])
+                values[b] = (r, raw[at: at + n].reshape(len(desc["variable"]), cells))
+                at += n
+        check(at == len(raw), f"{out}: rank {r} wrote {len(raw)} values, its boxes hold {at}")
+        lists.append((boxes, desc))
+    return lists, values
+
+
+def check_amr_run(out, ranks, cells, leaves, info, names):
+    lists, values = load_amr(out, ranks)
+    boxes, desc = lists[0]
+    for r, (other, _) in enumerate(lists):  # the same boxes everywhere, each held by its rank only
+        check([b[:1] + b[2:] for b in other] == [b[:1] + b[2:] for b in boxes], f"{out}: rank {r} lists other boxes")
+        check(all((b[1] == 1) == (b[2] == r) for b in other), f"{out}: rank {r}'s held flags")
+    check(sorted(values) == list(range(len(boxes))), f"{out}: boxes without values")
+    check(desc["variable"] == names, f"{out}: variables {desc['variable']}")
+    levelmin = int(info["levelmin"])
+    for level, spacing in desc["spacing"].items():
+        check(spacing == 0.5 ** (levelmin + level), f"{out}: level {level} spacing {spacing}")
+    covered = set()
+    for level, _, _, *lohi in boxes:
+        if level > 0:
+            for i in range(lohi[0], lohi[3] + 1, 2):
+                for j in range(lohi[1], lohi[4] + 1, 2):
+                    for k in range(lohi[2], lohi[5] + 1, 2):
+                        covered.add((level - 1, i // 2, j // 2, k // 2))
+    found, bad = set(), 0
+    for b, (level, _, _, *lohi) in enumerate(boxes):
+        k, j, i = np.meshgrid(*[np.arange(lohi[d], lohi[3 + d] + 1) for d in (2, 1, 0)], indexing="ij")
+        i, j, k = i.ravel(), j.ravel(), k.ravel()  # x fastest
+        dx = 0.5 ** (levelmin + level)
+        for v, name in enumerate(names):
+            expected = ramses_amr_reference.known_value(ramses_amr_reference.NAMES.index(name), level,
+                                                        (i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx)
+            bad += int(np.sum(values[b][1][v] != expected))
+        for cell in zip(i.tolist(), j.tolist(), k.tolist()):
+            key = (level, *cell)
+            check(key in cells, f"{out}: box {b} has cell {key} that the files do not")
+            if key not in covered:
+                found.add(key)
+    check(bad == 0, f"{out}: {bad} values differ from the files'")
+    check(found == leaves, f"{out}: {len(found)} leaf cells, the files have {len(leaves)}")
+    check(int(desc["n_leaf_cells"]) == len(leaves), f"{out}: n_leaf_cells {desc['n_leaf_cells']}")
+    volume = sum(0.5 ** (3 * (levelmin + key[0])) for key in found)
+    check(abs(volume - 1.0) < 1e-12, f"{out}: the leaf cells fill {volume} of the box")
+
+
+def test_amr(args):
+    src = os.path.join(args.source_dir, "datasets", "ramses_cosmo32", "output_00003")
+    for descriptor in (True, False):
+        folder = os.path.join(args.work_dir, f"amr_{int(descriptor)}", "output_00003")
+        shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
+        shutil.copytree(src, folder)
+        for entry in os.listdir(folder):
+            os.chmod(os.path.join(folder, entry), 0o644)
+        ramses_amr_reference.write_hydro(folder, descriptor)
+        cells, info = ramses_amr_reference.own_cells(folder)
+        leaves = {key for key, (leaf, _) in cells.items() if leaf}
+        for ranks in args.ranks:
+            for names in (ramses_amr_reference.NAMES, ["pressure", "density"]):
+                out = os.path.join(args.work_dir, f"amr_{int(descriptor)}_{len(names)}_np{ranks}")
+                options = ["--amr"] + [a for n in names for a in ("--variable", n)] * (len(names) < 5)
+                res = run_dump(args, folder, ranks, out, options)
+                check(res.returncode == 0, f"amr np{ranks}: exit {res.returncode}: {res.stderr}")
+                if res.returncode == 0:
+                    check_amr_run(out, ranks, cells, leaves, info, names)
+        print(f"amr: {len(cells)} cells, {len(leaves)} leaves on ranks {args.ranks} (descriptor {descriptor})")
+    expect_failure(args, folder, ["--amr", "--variable", "temperature"], ["no hydro variable", "temperature"],
+                   "unknown variable")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--dump", required=True)
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--ranks", default="1,2,3,4")
+    ap.add_argument("--part", required=True,
+                    choices=["ramses", "amr", "bad_ramses", "bad_gadget", "cli", *sorted(make_snapshots.CASES)])
+    args = ap.parse_args()
+    args.ranks = [int(r) for r in args.ranks.split(",")]
+    os.makedirs(args.work_dir, exist_ok=True)
+    tests = {"ramses": test_ramses, "amr": test_amr, "bad_ramses": test_bad_ramses, "bad_gadget": test_bad_gadget, "cli": test_cli}
+    if args.part in tests:
+        tests[args.part](args)
+    else:
+        test_gadget(args, args.part)
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("readers: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
