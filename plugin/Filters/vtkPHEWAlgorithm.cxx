@@ -48,6 +48,7 @@ void vtkPHEWAlgorithm::PrintSelf(ostream& os, vtkIndent indent)
 {
   this->Superclass::PrintSelf(os, indent);
   os << indent << "NumberOfThreads: " << this->NumberOfThreads << "\n";
+  os << indent << "BoxFromSnapshot: " << this->BoxFromSnapshot << "\n";
   os << indent << "BoxFromDataBounds: " << this->BoxFromDataBounds << "\n";
   os << indent << "BoxOrigin: " << this->BoxOrigin[0] << " " << this->BoxOrigin[1] << " "
      << this->BoxOrigin[2] << "\n";
@@ -125,6 +126,7 @@ phew_adaptors::PointOptions vtkPHEWAlgorithm::MakePointOptions()
 {
   phew_adaptors::PointOptions options;
   options.NumberOfThreads = this->NumberOfThreads;
+  options.BoxFromSnapshot = this->BoxFromSnapshot;
   options.BoxFromDataBounds = this->BoxFromDataBounds;
   for (int d = 0; d < 3; ++d)
   {

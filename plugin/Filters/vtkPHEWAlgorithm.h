@@ -58,6 +58,15 @@ public:
   ///@}
 
   ///@{
+  /// Particles: when the points come from a snapshot reader of this plugin (field data
+  /// BoxOrigin, BoxSize, Periodic), the box and periodic axes are the snapshot's and the
+  /// properties below are not used (default on).
+  vtkSetMacro(BoxFromSnapshot, bool);
+  vtkGetMacro(BoxFromSnapshot, bool);
+  vtkBooleanMacro(BoxFromSnapshot, bool);
+  ///@}
+
+  ///@{
   /// Particles: the box is the bounds of the points over all processes (default on); off:
   /// BoxOrigin and BoxSize, needed for periodic axes. Estimated densities are in units of the
   /// total mass over the box volume, and its volume sets the mean interparticle spacing.
@@ -130,6 +139,7 @@ protected:
   phew_adaptors::PointOptions MakePointOptions();
 
   int NumberOfThreads = 0;
+  bool BoxFromSnapshot = true;
   bool BoxFromDataBounds = true;
   double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
   double BoxSize[3] = { 1.0, 1.0, 1.0 };

@@ -8,16 +8,20 @@
 #include "vtkDataObject.h"
 #include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
+#include "vtkFieldData.h"
 #include "vtkIdTypeArray.h"
 #include "vtkMultiProcessController.h"
 #include "vtkPointData.h"
 #include "vtkPointSet.h"
 #include "vtkPoints.h"
+#include "vtkSmartPointer.h"
 #include "vtkUniformGridAMR.h"
 #include "vtkUnsignedCharArray.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace phew_adaptors
@@ -348,9 +352,104 @@ void PointsInput::GatherParticles(phew_input& in, const bool used[POINT_ARRAY_CO
 }
 
 //------------------------------------------------------------------------------
+namespace
+{
+// The box and periodicity a snapshot reader of the plugin put in the field data (BoxOrigin,
+// BoxSize, Periodic), as the ranks tell each other about them.
+struct SnapshotBox
+{
+  int32_t Found = 0;
+  int32_t Periodic[3] = { 0, 0, 0 };
+  double Origin[3] = { 0, 0, 0 };
+  double Size[3] = { 0, 0, 0 };
+};
+
+SnapshotBox ReadSnapshotBox(vtkDataObject* data)
+{
+  SnapshotBox box;
+  vtkDataObject* carrier = data;
+  if (auto* composite = vtkCompositeDataSet::SafeDownCast(data))
+  {
+    auto it = vtkSmartPointer<vtkCompositeDataIterator>::Take(composite->NewIterator());
+    it->InitTraversal();
+    carrier = it->IsDoneWithTraversal() ? nullptr : it->GetCurrentDataObject();
+  }
+  vtkFieldData* fields = carrier ? carrier->GetFieldData() : nullptr;
+  vtkDataArray* origin = fields ? fields->GetArray("BoxOrigin") : nullptr;
+  vtkDataArray* size = fields ? fields->GetArray("BoxSize") : nullptr;
+  vtkDataArray* periodic = fields ? fields->GetArray("Periodic") : nullptr;
+  if (!origin || !size || !periodic || origin->GetNumberOfComponents() != 3 ||
+    size->GetNumberOfComponents() != 3 || periodic->GetNumberOfComponents() != 3 ||
+    origin->GetNumberOfTuples() < 1 || size->GetNumberOfTuples() < 1 ||
+    periodic->GetNumberOfTuples() < 1)
+  {
+    return box;
+  }
+  box.Found = 1;
+  for (int d = 0; d < 3; ++d)
+  {
+    box.Origin[d] = origin->GetComponent(0, d);
+    box.Size[d] = size->GetComponent(0, d);
+    box.Periodic[d] = periodic->GetComponent(0, d) != 0 ? 1 : 0;
+  }
+  return box;
+}
+
+// Collective: the snapshot box of the lowest rank that has one (ranks without points may
+// have no field data); ranks that disagree are an error.
+std::string AgreeOnSnapshotBox(Context& context, vtkDataObject* data, SnapshotBox& chosen)
+{
+  const SnapshotBox mine = ReadSnapshotBox(data);
+  phew_context core = CoreContext(context);
+  void* all = nullptr;
+  int64_t n = 0;
+  if (phew_gather_all(&core, &mine, 1, sizeof mine, &all, &n, nullptr) != PHEW_OK)
+  {
+    return core.message;
+  }
+  const auto* boxes = static_cast<const SnapshotBox*>(all);
+  std::string problem;
+  for (int64_t r = 0; r < n; ++r)
+  {
+    if (!boxes[r].Found)
+    {
+      continue;
+    }
+    if (!chosen.Found)
+    {
+      chosen = boxes[r];
+    }
+    else if (std::memcmp(&chosen, &boxes[r], sizeof chosen) != 0)
+    {
+      problem = "the processes' points come from snapshots with other boxes (field data BoxOrigin, "
+                "BoxSize, Periodic): turn Box From Snapshot off";
+    }
+  }
+  std::free(all);
+  return problem;
+}
+}
+
+//------------------------------------------------------------------------------
 // The box and periodicity. Collective (the bounds of the points over all ranks).
 std::string PointsInput::MakeBox(Context& context, phew_points& p)
 {
+  if (this->Options.BoxFromSnapshot)
+  {
+    SnapshotBox snapshot;
+    const std::string problem = AgreeOnSnapshotBox(context, this->Input, snapshot);
+    if (!problem.empty() || snapshot.Found)
+    {
+      p.has_box = 1;
+      for (int d = 0; d < 3; ++d)
+      {
+        p.periodic[d] = snapshot.Periodic[d];
+        p.box_origin[d] = snapshot.Origin[d];
+        p.box_size[d] = snapshot.Size[d];
+      }
+      return problem;
+    }
+  }
   p.has_box = 1;
   for (int d = 0; d < 3; ++d)
   {

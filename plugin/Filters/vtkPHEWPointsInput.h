@@ -63,6 +63,7 @@ struct PointOptions
   int NumberOfNeighbours = 16;
   int NumberOfDensityNeighbours = 64;
   int NumberOfThreads = 0;
+  bool BoxFromSnapshot = true; // a snapshot's box and periodicity (field data) win
   bool BoxFromDataBounds = true;
   double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
   double BoxSize[3] = { 1.0, 1.0, 1.0 };

@@ -45,7 +45,7 @@ finder = PHEWClumpFinder(Input=reader, Density=["CELLS", "rho"], DensityThreshol
 expected = ["Density", "DensityThreshold", "Input", "MassThreshold", "Periodic", "RelevanceThreshold",
             "SaddleMerging", "SaddleThreshold"]
 # The particle properties (test_plugin_points.py checks them), hidden for images and AMR.
-particle_only = ["BoxFromDataBounds", "BoxOrigin", "BoxSize", "EstimateDensity", "Id", "Mass",
+particle_only = ["BoxFromDataBounds", "BoxFromSnapshot", "BoxOrigin", "BoxSize", "EstimateDensity", "Id", "Mass",
                  "NumberOfDensityNeighbours", "NumberOfNeighbours", "NumberOfThreads", "PeriodicX", "PeriodicY",
                  "PeriodicZ", "Velocity"]
 check.check(sorted(finder.ListProperties()) == sorted(expected + particle_only), "properties %s, expected %s"

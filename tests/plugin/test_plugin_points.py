@@ -387,9 +387,9 @@ else:
 # 12. The proxies: names, documentation, panel hints.
 finder = PHEWClumpFinder(Input=producer(base_data))
 particle_properties = ["EstimateDensity", "NumberOfDensityNeighbours", "Mass", "Velocity", "Id", "NumberOfNeighbours",
-                       "BoxFromDataBounds", "BoxOrigin", "BoxSize", "PeriodicX", "PeriodicY", "PeriodicZ",
+                       "BoxFromDataBounds", "BoxFromSnapshot", "BoxOrigin", "BoxSize", "PeriodicX", "PeriodicY", "PeriodicZ",
                        "NumberOfThreads"]
-defaults = dict(EstimateDensity=1, NumberOfDensityNeighbours=64, NumberOfNeighbours=16, BoxFromDataBounds=1,
+defaults = dict(EstimateDensity=1, NumberOfDensityNeighbours=64, NumberOfNeighbours=16, BoxFromDataBounds=1, BoxFromSnapshot=1,
                 PeriodicX=0, PeriodicY=0, PeriodicZ=0, NumberOfThreads=0)
 for name in particle_properties:
     prop = finder.GetProperty(name)
@@ -416,7 +416,7 @@ check.check(periodic_hints.GetAttribute("exclude") == "1" and periodic_hints.Get
 Delete(finder)
 estimator = ParticleDensity(Input=producer(base_data))
 check.check(sorted(estimator.ListProperties()) == sorted(
-    ["Input", "NumberOfDensityNeighbours", "Mass", "BoxFromDataBounds", "BoxOrigin", "BoxSize", "PeriodicX", "PeriodicY",
+    ["Input", "NumberOfDensityNeighbours", "Mass", "BoxFromDataBounds", "BoxFromSnapshot", "BoxOrigin", "BoxSize", "PeriodicX", "PeriodicY",
      "PeriodicZ", "NumberOfThreads"]), "Particle Density properties: %s" % sorted(estimator.ListProperties()))
 proxy_doc = estimator.SMProxy.GetDocumentation()
 check.check(estimator.SMProxy.GetXMLLabel() == "Particle Density" and len(proxy_doc.GetDescription() or "") > 200,

@@ -157,6 +157,10 @@ PHEW_API phew_status phew_read_amr(phew_context *context, const char *path, cons
                                    const char *const *variables, int n_variables, phew_amr_set *set);
 PHEW_API void phew_amr_set_free(phew_amr_set *set);
 
+/* The format of the snapshot at path (its RAMSES info file, or an HDF5 file with a GADGET
+ * Header), PHEW_FORMAT_AUTO when it is neither. Not collective; reads a header at most. */
+PHEW_API phew_snapshot_format phew_snapshot_format_of(const char *path);
+
 /* "RAMSES", "GADGET HDF5" */
 PHEW_API const char *phew_snapshot_format_name(phew_snapshot_format format);
 

@@ -39,3 +39,19 @@ int detect_format(const char *path, phew_snapshot_format requested, phew_snapsho
                      path);
   return 0;
 }
+
+phew_snapshot_format phew_snapshot_format_of(const char *path)
+{
+  read_error e;
+  read_error_init(&e);
+  if (!path || !path_exists(path))
+    return PHEW_FORMAT_AUTO;
+  if (ramses_recognises(path)) {
+    ramses_info info;
+    return ramses_locate(path, &info, &e) == 0 ? PHEW_FORMAT_RAMSES : PHEW_FORMAT_AUTO;
+  }
+  gadget_snapshot snapshot;
+  if (gadget_recognises(path) && gadget_open_snapshot(path, &snapshot, &e) == 0)
+    return PHEW_FORMAT_GADGET_HDF5;
+  return PHEW_FORMAT_AUTO;
+}
