@@ -20,6 +20,8 @@ void usage(FILE *out)
         "            [--saddle S|auto] [--mass-threshold M] [--threads N] --output PREFIX [--verbose]\n"
         "       phew --snapshot PATH [--format ramses|gadget-hdf5] [--particle-type N | --family NAME]\n"
         "            [--units code|astro] [--finder phew|fof|hop] [the finder's options] --output PREFIX\n"
+        "       phew --snapshot PATH --amr-variable NAME [--threshold T|auto] [--relevance R]\n"
+        "            [--saddle S|auto] [--mass-threshold M] [--periodic] --output PREFIX [--verbose]\n"
         "       phew --points POS --type float32|float64 --box LX LY LZ|auto [--periodic] --finder fof\n"
         "            [--linking-length B | --linking-absolute L] [--min-members N] [--masses FILE]\n"
         "            [--velocities FILE] [--ids FILE] [--threads N] --output PREFIX [--verbose]\n"
@@ -42,7 +44,8 @@ void usage(FILE *out)
         "--periodic). Densities are estimated (SPH over N density neighbours, default 64) unless\n"
         "given, in units of the mean density; PHEW runs on the graph of the K nearest\n"
         "neighbours (default 16). Outputs as for a grid, one value per particle in input order,\n"
-        "plus PREFIX-density.raw (float64); --threads per process, 0 (default): all cores.\n"
+        "plus PREFIX-density.raw (float64); --threads per process, 0 (default): all cores;\n"
+        "more than the cores available are capped at them.\n"
         "--finder fof: Friends-of-Friends, linking length B (default 0.2) times the mean\n"
         "interparticle spacing (box volume / N)^(1/3), or L in the positions' units; groups of at\n"
         "least N particles (default 20). Outputs PREFIX-group.raw (int64 GroupId per particle in\n"
@@ -58,7 +61,11 @@ void usage(FILE *out)
         "(RAMSES: DM, star, cloud, ...). The box and its periodicity come from the snapshot;\n"
         "--units astro reads comoving Mpc/h, Msun/h and peculiar km/s, code (default) the\n"
         "snapshot's own units. Outputs as for --points, in the snapshot's order of its particles\n"
-        "of that kind; each rank reads only its share of the files.\n",
+        "of that kind; each rank reads only its share of the files.\n"
+        "--amr-variable NAME (RAMSES): PHEW on the AMR leaf cells with that hydro variable as the\n"
+        "density (density, pressure, ...; code units). Outputs PREFIX-patch.raw, -clump.raw,\n"
+        "-halo.raw (int64 per cell of every box listed in PREFIX-boxes.csv, box after box, x\n"
+        "fastest; -1 for cells a finer box covers) and the three tables.\n",
         out);
 }
 
@@ -204,7 +211,17 @@ static int check_snapshot(const options *o, const int *given, const parse_state 
 {
   static const int raw_only[] = {GIVEN_BOX, GIVEN_MASSES, GIVEN_VELOCITIES, GIVEN_IDS, GIVEN_DENSITY};
   if (!o->snapshot && st->snapshot_options) {
-    fail("--format, --particle-type, --family and --units apply to --snapshot");
+    fail("--format, --particle-type, --family, --units and --amr-variable apply to --snapshot");
+    return 1;
+  }
+  for (int k = 0; o->amr && k < N_GIVEN; ++k)
+    if (given[k]) {
+      fail("%s does not apply to PHEW on AMR cells (--amr-variable)", mode_option[k]);
+      return 1;
+    }
+  if (o->amr && o->finder != FINDER_PHEW) {
+    fail("--amr-variable runs PHEW on the AMR cells; --finder %s runs on particles (leave --amr-variable out)",
+         o->finder == FINDER_FOF ? "fof" : "hop");
     return 1;
   }
   for (size_t k = 0; o->snapshot && k < sizeof raw_only / sizeof raw_only[0]; ++k)
@@ -235,8 +252,9 @@ static int check_mode(options *o, const int *given, const parse_state *st)
          "--help)");
     return 1;
   }
-  o->points = o->positions != NULL || o->snapshot != NULL;
-  for (int k = 0; k < N_GIVEN; ++k)
+  o->amr = o->snapshot != NULL && o->amr_variable != NULL;
+  o->points = o->positions != NULL || (o->snapshot != NULL && !o->amr);
+  for (int k = 0; k < N_GIVEN && !o->amr; ++k)
     if (given[k] && (k < GRID_ONLY) == o->points) {
       if (o->points)
         fail("%s applies to a grid (--input), not to particles (%s)", mode_option[k],
@@ -247,7 +265,7 @@ static int check_mode(options *o, const int *given, const parse_state *st)
     }
   if (check_snapshot(o, given, st))
     return 1;
-  if (!o->points && (!o->output || !given[GIVEN_DIMS] || !st->have_type)) {
+  if (o->input && (!o->output || !given[GIVEN_DIMS] || !st->have_type)) {
     fail("--input, --output, --dims and --type are required (see phew --help)");
     return 1;
   }
@@ -294,12 +312,17 @@ static int file_option(char **argv, int *i, int left, options *o, parse_state *s
 static int snapshot_option(char **argv, int *i, int left, options *o, parse_state *st)
 {
   const char *a = argv[*i];
-  if (strcmp(a, "--format") && strcmp(a, "--particle-type") && strcmp(a, "--family") && strcmp(a, "--units"))
+  if (strcmp(a, "--format") && strcmp(a, "--particle-type") && strcmp(a, "--family") && strcmp(a, "--units") &&
+      strcmp(a, "--amr-variable"))
     return -1;
   st->snapshot_options = 1;
   if (lacks_values(a, left, 1))
     return 1;
   const char *v = argv[++*i];
+  if (!strcmp(a, "--amr-variable")) {
+    o->amr_variable = v;
+    return 0;
+  }
   if (!strcmp(a, "--particle-type"))
     return option_int(a, v, 0, &o->read.particle_type) != 0;
   if (!strcmp(a, "--family")) {

@@ -13,7 +13,8 @@
 typedef enum finder { FINDER_PHEW, FINDER_FOF, FINDER_HOP } finder;
 
 typedef struct options {
-  int points;          /* 0: the grid mode (--input), 1: the particle mode (--points or --snapshot) */
+  int points;          /* 1: the particle mode (--points, or --snapshot without --amr-variable) */
+  int amr;             /* 1: PHEW on a RAMSES output's AMR cells (--snapshot --amr-variable) */
   finder finder;       /* particles: --finder */
   phew_fof_params fof; /* --finder fof: --linking-length / --linking-absolute, --min-members */
   phew_hop_params hop; /* --finder hop: --outer, --saddle-factor, --peak-factor, --hop-neighbours,
@@ -32,6 +33,7 @@ typedef struct options {
    * --format, --particle-type, --family, --units */
   const char *snapshot;
   phew_read_options read;
+  const char *amr_variable; /* --amr-variable: the hydro variable PHEW runs on (NULL: particles) */
   double box[3];
   int box_from_bounds; /* --box auto: the bounds of the positions over every rank */
   int n_neighbours, n_density_neighbours, n_threads;

@@ -13,9 +13,9 @@
 /* Linux's PATH_MAX; longer paths cannot be opened. */
 enum { NAME_SIZE = 4096 };
 
-static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",   "-clump.raw",  "-halo.raw",
-                                                 "-clumps.csv",  "-haloes.csv", "-dendrogram.csv",
-                                                 "-density.raw", "-group.raw",  "-groups.csv"};
+static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",  "-clump.raw",      "-halo.raw",    "-clumps.csv",
+                                                 "-haloes.csv", "-dendrogram.csv", "-density.raw", "-group.raw",
+                                                 "-groups.csv", "-boxes.csv"};
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
 static char final_name[OUTPUT_COUNT][NAME_SIZE];
@@ -102,8 +102,10 @@ int outputs_init(const char *prefix, output_set set, char *message, size_t messa
     const int group_file = k == OUTPUT_GROUP || k == OUTPUT_GROUPS_CSV;
     if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)
       in_use[k] = group_file || (k == OUTPUT_DENSITY && set == OUTPUTS_GROUPS_DENSITY);
+    else if (set == OUTPUTS_AMR)
+      in_use[k] = k < OUTPUT_DENSITY || k == OUTPUT_BOXES_CSV;
     else
-      in_use[k] = !group_file && (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
+      in_use[k] = !group_file && k != OUTPUT_BOXES_CSV && (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
     snprintf(final_name[k], NAME_SIZE, "%s%s", prefix, suffix[k]);
     snprintf(temporary_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], temporary_suffix);
     snprintf(backup_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], backup_suffix);

@@ -20,16 +20,23 @@
 
 /* Every output of every mode; OUTPUT_DENSITY (PREFIX-density.raw) is written for particles
  * only (not by FoF), OUTPUT_GROUP and OUTPUT_GROUPS_CSV by the halo finders (--finder fof,
- * hop) only. Files are
- * created, renamed and removed in this order. */
+ * hop) only, OUTPUT_BOXES_CSV (the AMR boxes the per-cell files list) by PHEW on AMR only.
+ * Files are created, renamed and removed in this order. */
 /* clang-format off */
 enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
-       OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_COUNT };
+       OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_BOXES_CSV, OUTPUT_COUNT };
 /* clang-format on */
 
 /* Which outputs a run writes: PHEW on a grid (six), PHEW on particles (seven), FoF
- * (group.raw, groups.csv), HOP (those and density.raw). */
-typedef enum output_set { OUTPUTS_GRID, OUTPUTS_POINTS, OUTPUTS_GROUPS, OUTPUTS_GROUPS_DENSITY } output_set;
+ * (group.raw, groups.csv), HOP (those and density.raw), PHEW on AMR (the grid's six and
+ * boxes.csv). */
+typedef enum output_set {
+  OUTPUTS_GRID,
+  OUTPUTS_POINTS,
+  OUTPUTS_GROUPS,
+  OUTPUTS_GROUPS_DENSITY,
+  OUTPUTS_AMR
+} output_set;
 
 /* Every rank: the names of the set's outputs from the prefix; from then on SIGINT, SIGTERM
  * and SIGHUP remove the temporary files before the process dies of the signal. Returns 0,

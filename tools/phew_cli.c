@@ -32,6 +32,7 @@
  * points_io.c), not MPI-IO, so that failures can say their errno (file_io.h). Every failure
  * is agreed by all ranks (all_ok), so all of them exit with status 1, rank 0 prints the one
  * message, and nothing is left behind. The outputs are the same bytes on any number of ranks. */
+#include "amr_mode.h"
 #include "cli_errors.h"
 #include "cli_options.h"
 #include "cli_procs.h"
@@ -57,6 +58,8 @@ static int run(const procs *p, int argc, char **argv)
   int64_t n_particles = 0;
   if (o.points)
     points_mode_check(p, &o, &n_particles);
+  else if (o.amr)
+    amr_mode_check(p, &o);
   else
     grid_mode_check(p, &o);
   if (!all_ok(p))
@@ -68,6 +71,7 @@ static int run(const procs *p, int argc, char **argv)
   const output_set set = o.finder == FINDER_FOF   ? OUTPUTS_GROUPS
                          : o.finder == FINDER_HOP ? OUTPUTS_GROUPS_DENSITY
                          : o.points               ? OUTPUTS_POINTS
+                         : o.amr                  ? OUTPUTS_AMR
                                                   : OUTPUTS_GRID;
   if (outputs_init(o.output, set, message, sizeof message) != 0)
     fail("%s", message);
@@ -77,7 +81,7 @@ static int run(const procs *p, int argc, char **argv)
     outputs_done();
     return 1;
   }
-  const int code = o.points ? points_mode_run(p, &o, n_particles) : grid_mode_run(p, &o);
+  const int code = o.points ? points_mode_run(p, &o, n_particles) : o.amr ? amr_mode_run(p, &o) : grid_mode_run(p, &o);
   if (code != 0 && p->rank == 0)
     outputs_discard();
   outputs_done();

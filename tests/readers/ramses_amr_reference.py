@@ -17,6 +17,25 @@ def known_value(variable, level, x, y, z):
     return 1.0 + variable * 1000.0 + level * 100.0 + 10.0 * x + 3.0 * y + 7.0 * z + 0.001 * x * y * z
 
 
+# Three Gaussian blobs in the periodic unit box (centre, width, height) over a density of 1:
+# the clumps PHEW must find when they are the density (blob_value).
+BLOBS = [((0.2537, 0.2461, 0.2519), 0.03, 100.0), ((0.7013, 0.3027, 0.5981), 0.02, 50.0),
+         ((0.4969, 0.8041, 0.1522), 0.04, 30.0)]  # off the cells' symmetry: no equal peaks
+
+
+def blob_density(x, y, z):
+    rho = np.ones_like(np.asarray(x, dtype=np.float64))
+    for (cx, cy, cz), width, height in BLOBS:
+        d2 = sum(np.minimum(abs(a - c), 1.0 - abs(a - c)) ** 2 for a, c in ((x, cx), (y, cy), (z, cz)))
+        rho = rho + height * np.exp(-d2 / (2.0 * width * width))
+    return rho
+
+
+def blob_value(variable, level, x, y, z):
+    """The density is blob_density (on every level alike); the other variables known_value."""
+    return blob_density(x, y, z) if variable == 0 else known_value(variable, level, x, y, z)
+
+
 def amr_grids(path, ncpu_expected):
     """{(ilevel, ibound): dict(xg=(n, 3), son=(8, n))} of one amr file, and nlevelmax."""
     recs = fortran_records(path)
@@ -69,8 +88,9 @@ def own_cells(folder):
     return cells, info
 
 
-def write_hydro(folder, descriptor=True):
-    """hydro_NNNNN.outCCCCC for every CPU file, known_value on every grid (own and copies)."""
+def write_hydro(folder, descriptor=True, value=known_value):
+    """hydro_NNNNN.outCCCCC for every CPU file, value(variable, level, x, y, z) on every grid
+    (own and copies)."""
     info = ramses_info(folder)
     ncpu, number = int(info["ncpu"]), info["number"]
 
@@ -95,7 +115,7 @@ def write_hydro(folder, descriptor=True):
                     for c in range(8):
                         for v in range(N_VARIABLES):
                             x, y, z = centres[c].T
-                            record(f, known_value(v, ilevel - int(info["levelmin"]), x, y, z).astype("<f8"))
+                            record(f, np.asarray(value(v, ilevel - int(info["levelmin"]), x, y, z), "<f8"))
     path = os.path.join(folder, "hydro_file_descriptor.txt")
     if descriptor:
         with open(path, "w") as f:

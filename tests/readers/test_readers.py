@@ -4,6 +4,7 @@
 on 1 to 4 ranks: the real RAMSES output in datasets/ramses_cosmo32 and HDF5 snapshots written
 here in the GADGET-2, GADGET-4 and SWIFT layouts (make_snapshots.py)."""
 import argparse
+import csv
 import os
 import shutil
 import subprocess
@@ -415,6 +416,83 @@ def test_amr(args):
                    "unknown variable")
 
 
+def read_boxes(path):
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        assert header == ["Level", "LoX", "LoY", "LoZ", "HiX", "HiY", "HiZ", "FirstCell", "NumberOfCells"], header
+        return [tuple(int(v) for v in line.split(",")) for line in f]
+
+
+def test_amr_cli(args):
+    """phew --snapshot --amr-variable: the three blobs of the density written on the real tree
+    are three clumps peaked at the densest leaf of each; covered and thin cells are -1; the
+    outputs are the same bytes on 1 to 4 ranks."""
+    src = os.path.join(args.source_dir, "datasets", "ramses_cosmo32", "output_00003")
+    folder = os.path.join(args.work_dir, "blobs", "output_00003")
+    shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
+    shutil.copytree(src, folder)
+    for entry in os.listdir(folder):
+        os.chmod(os.path.join(folder, entry), 0o644)
+    ramses_amr_reference.write_hydro(folder, True, ramses_amr_reference.blob_value)
+    cells, info = ramses_amr_reference.own_cells(folder)
+    levelmin, threshold = int(info["levelmin"]), 5.0
+    leaves = {key: centre for key, (leaf, centre) in cells.items() if leaf}
+    rho = {key: float(ramses_amr_reference.blob_density(*c)) for key, c in leaves.items()}
+    outputs = []
+    for ranks in args.ranks:
+        out = os.path.join(args.work_dir, f"amr_cli_np{ranks}")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        res = run_cli(args, ranks, ["--snapshot", folder, "--amr-variable", "density", "--threshold", str(threshold),
+                                    "--output", os.path.join(out, "res")])
+        check(res.returncode == 0, f"amr cli np{ranks}: {res.stderr}")
+        outputs.append(outputs_of(os.path.join(out, "res")))
+    check(all(o == outputs[0] for o in outputs), "amr cli: the outputs differ between rank counts")
+    out = os.path.join(args.work_dir, f"amr_cli_np{args.ranks[0]}")
+    boxes = read_boxes(os.path.join(out, "res-boxes.csv"))
+    clump = np.fromfile(os.path.join(out, "res-clump.raw"), "<i8")
+    check(len(clump) == sum(b[8] for b in boxes), "amr cli: clump.raw holds the boxes' cells")
+    labelled, wrong = {}, 0
+    for level, *lohi, first, count in boxes:
+        k, j, i = np.meshgrid(*[np.arange(lohi[d], lohi[3 + d] + 1) for d in (2, 1, 0)], indexing="ij")
+        for cell, label in zip(zip(i.ravel().tolist(), j.ravel().tolist(), k.ravel().tolist()), clump[first:first + count]):
+            key = (level, *cell)
+            if key in leaves:
+                labelled[key] = int(label)
+                wrong += (label >= 0) != (rho[key] > threshold)
+            else:
+                wrong += label != -1  # covered by a finer box
+    check(wrong == 0 and len(labelled) == len(leaves), f"amr cli: {wrong} cells labelled against the threshold, "
+          f"{len(labelled)} of {len(leaves)} leaves seen")
+    with open(os.path.join(out, "res-clumps.csv")) as f:
+        rows = list(csv.DictReader(f))
+    check(len(rows) == 3, f"amr cli: {len(rows)} clumps, 3 blobs")
+    for (centre, width, height), row in zip(ramses_amr_reference.BLOBS, rows):
+        near = [key for key, c in leaves.items() if sum(min(abs(a - b), 1 - abs(a - b)) ** 2
+                                                        for a, b in zip(c, centre)) < (3 * width) ** 2]
+        top = max(near, key=lambda key: rho[key])
+        check(float(row["PeakDensity"]) == rho[top], f"amr cli: blob at {centre} peaks at {row['PeakDensity']}, "
+              f"its densest leaf has {rho[top]}")
+        check(all(abs(float(row["Peak" + a]) - leaves[top][d]) < 1e-12 for d, a in enumerate("XYZ")),
+              f"amr cli: blob at {centre}: peak position {[row['Peak' + a] for a in 'XYZ']} vs {leaves[top]}")
+        members = sum(1 for key, label in labelled.items() if label == int(row["ClumpId"]))
+        check(int(row["NumberOfCells"]) == members, f"amr cli: clump {row['ClumpId']}: {row['NumberOfCells']} cells, "
+              f"{members} labelled")
+    bad = [(["--snapshot", folder, "--amr-variable", "temperature"], ["no hydro variable", "temperature"]),
+           (["--snapshot", src, "--amr-variable", "density"], ["no hydro files"]),
+           (["--snapshot", folder, "--amr-variable", "density", "--finder", "fof"], ["runs PHEW on the AMR cells"]),
+           (["--snapshot", folder, "--amr-variable", "density", "--neighbours", "8"], ["--neighbours", "AMR"])]
+    for arguments, words in bad:
+        for ranks in (1, 3):
+            out = os.path.join(args.work_dir, "amr_cli_bad")
+            shutil.rmtree(out, ignore_errors=True)
+            os.makedirs(out)
+            res = run_cli(args, ranks, arguments + ["--output", os.path.join(out, "res")])
+            check(res.returncode == 1 and all(w in res.stderr for w in words) and not os.listdir(out),
+                  f"amr cli {arguments[2:]} np{ranks}: exit {res.returncode}, {res.stderr!r}, wrote {os.listdir(out)}")
+    print(f"amr cli: 3 clumps over {len(leaves)} leaves, the same on ranks {args.ranks}; bad input refused")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--dump", required=True)
@@ -424,11 +502,11 @@ def main():
     ap.add_argument("--work-dir", required=True)
     ap.add_argument("--ranks", default="1,2,3,4")
     ap.add_argument("--part", required=True,
-                    choices=["ramses", "amr", "bad_ramses", "bad_gadget", "cli", *sorted(make_snapshots.CASES)])
+                    choices=["ramses", "amr", "amr_cli", "bad_ramses", "bad_gadget", "cli", *sorted(make_snapshots.CASES)])
     args = ap.parse_args()
     args.ranks = [int(r) for r in args.ranks.split(",")]
     os.makedirs(args.work_dir, exist_ok=True)
-    tests = {"ramses": test_ramses, "amr": test_amr, "bad_ramses": test_bad_ramses, "bad_gadget": test_bad_gadget, "cli": test_cli}
+    tests = {"ramses": test_ramses, "amr": test_amr, "amr_cli": test_amr_cli, "bad_ramses": test_bad_ramses, "bad_gadget": test_bad_gadget, "cli": test_cli}
     if args.part in tests:
         tests[args.part](args)
     else:
