@@ -9,6 +9,7 @@
 #include "file_io.h"
 #include "outputs.h"
 #include "points_io.h"
+#include "progress.h"
 #include "summary.h"
 #include "tables.h"
 
@@ -119,9 +120,11 @@ static void write_cells(const amr_share *s, int rank)
 static int prepare(const procs *p, const options *o, phew_context *context, amr_share *s, phew_input *in)
 {
   const char *variables[1] = {o->amr_variable};
+  progress_stage(p, o->verbose, "reading the AMR");
   if (phew_read_amr(context, o->snapshot, &o->read, variables, 1, &s->set) != PHEW_OK ||
       phew_plan_amr(context, &s->set.hierarchy, &s->plan) != PHEW_OK) /* the same on every rank */
     fail("%s", context->message);
+  progress_done();
   if (!all_ok(p) || gather_cells(p, s, p->rank) != 0)
     return -1;
   if (o->verbose && p->rank == 0)
@@ -145,12 +148,14 @@ int amr_mode_run(const procs *p, const options *o)
   phew_clump_result result;
   memset(&result, 0, sizeof result);
   phew_context context = procs_context(p, o->n_threads);
+  progress_attach(&context, p, o->verbose);
   phew_input in;
   int code = 1;
   if (prepare(p, o, &context, &s, &in) != 0)
     goto done;
   if (phew_find_clumps(&context, &in, &o->params, &s.labels, &result) != PHEW_OK)
     fail("%s", context.message);
+  progress_done();
   if (!all_ok(p))
     goto done;
   if (o->verbose && p->rank == 0)

@@ -5,6 +5,7 @@
  * count does not fit in int64 is refused before anything is allocated or read. */
 #define _POSIX_C_SOURCE 200809L /* open, fstat */
 #include "grid_mode.h"
+#include "progress.h"
 #include "block_io.h"
 #include "cli_errors.h"
 #include "outputs.h"
@@ -120,7 +121,9 @@ int grid_mode_run(const procs *p, const options *o)
 
   in.density = density;
   in.density_type = o->type;
+  progress_attach(&context, p, o->verbose);
   const phew_status s = phew_find_clumps(&context, &in, &o->params, &labels, &result);
+  progress_done();
   if (s != PHEW_OK) /* the same status and message on every rank */
     fail("%s", context.message);
   if (!all_ok(p))

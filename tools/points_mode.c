@@ -7,6 +7,7 @@
 #include "cli_errors.h"
 #include "outputs.h"
 #include "points_io.h"
+#include "progress.h"
 #include "summary.h"
 #include "tables.h"
 
@@ -57,9 +58,11 @@ static void share_free(share *s)
 static int read_share(const procs *p, const options *o, const particle_files *f, share *s)
 {
   if (o->snapshot) { /* the reader reads this rank's share and says which it is */
+    progress_stage(p, o->verbose, "reading the snapshot");
     phew_context context = procs_context(p, o->n_threads);
     if (phew_read_particles(&context, o->snapshot, &o->read, &s->snapshot) != PHEW_OK) /* the same on every rank */
       fail("%s", context.message);
+    progress_done();
     if (!all_ok(p))
       return -1;
     s->first = s->snapshot.first;
@@ -187,12 +190,14 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
   phew_input in;
   make_input(o, &s, &in);
   phew_context context = procs_context(p, o->n_threads);
+  progress_attach(&context, p, o->verbose);
   if (o->box_from_bounds && box_from_bounds(p, o, &context, &in.points) != 0)
     goto done;
   const phew_status status = o->finder == FINDER_FOF ? phew_find_fof_groups(&context, &in, &o->fof, s.group, &groups)
                              : o->finder == FINDER_HOP
                                  ? phew_find_hop_groups(&context, &in, &o->hop, s.group, s.labels.density, &groups)
                                  : phew_find_clumps(&context, &in, &o->params, &s.labels, &clumps);
+  progress_done();
   if (status != PHEW_OK) /* the same status and message on every rank */
     fail("%s", context.message);
   if (!all_ok(p))

@@ -314,6 +314,12 @@ def test_cli(args):
     res = run_cli(args, 2, ["--snapshot", folder, "--finder", "fof", "--verbose", "--output",
                             os.path.join(args.work_dir, "verbose", "res")])
     check("RAMSES, 2 file(s), 32768 particles with velocities" in res.stdout, f"--verbose: {res.stdout}")
+    # the stages as they start, before the summary (FoF asks for no progress: the reading only)
+    check(res.stdout.startswith("  started: reading the snapshot\n"), f"--verbose stages: {res.stdout}")
+    res = run_cli(args, 2, ["--snapshot", folder, "--verbose", "--output", os.path.join(args.work_dir, "verbose", "res")])
+    stages = [line.split(": ", 1)[1] for line in res.stdout.splitlines() if line.startswith("  started: ")]
+    check(stages[:2] == ["reading the snapshot", "domain"] and "watershed" in stages and
+          res.stdout.index("  started: watershed") < res.stdout.index("thresholds:"), f"--verbose stages: {stages}")
 
     files = make_snapshots.make(os.path.join(args.work_dir, "cli_gadget"), "gadget4_multi")
     stem = files[0][: -len(".0.hdf5")]
