@@ -88,7 +88,8 @@ static int read_rows(hid_t file, const char *path, const char *name, int64_t row
                      path, name, (long long)rows, file_components, (long long)rows_expected, components);
   const hid_t set = H5Dopen2(file, name, H5P_DEFAULT), space = H5Dget_space(set);
   const hsize_t start[2] = {(hsize_t)lo, 0}, count[2] = {(hsize_t)n, (hsize_t)components};
-  const hid_t memory = H5Screate_simple(2, count, NULL);
+  /* the memory space of the file's rank: HDF5 reads same-shaped selections the fast way */
+  const hid_t memory = H5Screate_simple(H5Sget_simple_extent_ndims(space), count, NULL);
   const int ok = n == 0 || (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
                             H5Dread(set, native_type(type), memory, space, H5P_DEFAULT, out) >= 0);
   H5Sclose(memory);
