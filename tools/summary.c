@@ -66,6 +66,8 @@ void print_group_summary(const phew_group_result *r, int fof)
 {
   const phew_stats *s = &r->stats;
   printf("particles %lld, groups %lld\n", (long long)s->n_cells, (long long)r->n_groups);
+  if (fof)
+    printf("linking length %.17g (in the positions' units)\n", r->linking_length_used);
   printf("largest groups (particles):");
   for (int64_t k = 0; k < r->n_groups && k < 10; ++k)
     printf(" %lld", (long long)r->groups[k].n_particles);

@@ -13,6 +13,9 @@
 #include "pm.h"
 #include "pm_insitu.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +50,97 @@ static void usage(FILE *out)
                "                  exit with status 3 at the end)\n");
 }
 
-static int parse(int argc, char **argv, options *o)
+/* A bad command line: why, for rank 0 to print before the usage. */
+typedef struct complaint {
+  char text[256];
+} complaint;
+
+/* The value of an integer option, at least `least`: 0, or -1 with the complaint. */
+static int int_value(const char *option, const char *text, int least, int *out, complaint *why)
+{
+  char *end = NULL;
+  errno = 0;
+  const long v = strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE || v < least || v > INT_MAX) {
+    snprintf(why->text, sizeof why->text, "%s needs an integer of at least %d (got '%s')", option, least, text);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+/* What a real option takes: any finite number, or one >= 0, or one > 0. */
+typedef enum real_range { ANY_FINITE, NOT_NEGATIVE, POSITIVE } real_range;
+
+/* The value of a real option: 0, or -1 with the complaint. */
+static int real_value(const char *option, const char *text, real_range range, double *out, complaint *why)
+{
+  static const char *const wanted[] = {"a finite number", "a finite number >= 0", "a finite number > 0"};
+  char *end = NULL;
+  const double v = strtod(text, &end);
+  if (end == text || *end != '\0' || !isfinite(v) || (range == NOT_NEGATIVE && v < 0.0) ||
+      (range == POSITIVE && v <= 0.0)) {
+    snprintf(why->text, sizeof why->text, "%s needs %s (got '%s')", option, wanted[range], text);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+/* The options that take a value. */
+static int takes_value(const char *a)
+{
+  static const char *const valued[] = {"--mesh", "--side",   "--steps",     "--every",     "--dt",     "--amplitude",
+                                       "--seed", "--output", "--threshold", "--relevance", "--saddle", "--catalyst"};
+  for (size_t k = 0; k < sizeof valued / sizeof *valued; ++k)
+    if (!strcmp(a, valued[k]))
+      return 1;
+  return 0;
+}
+
+/* One option that takes a value (takes_value), with its value: 0, or -1 with the complaint. */
+static int option_value(options *o, const char *a, const char *v, complaint *why)
+{
+  if (!strcmp(a, "--mesh"))
+    return int_value(a, v, 4, &o->mesh, why);
+  if (!strcmp(a, "--side"))
+    return int_value(a, v, 1, &o->side, why);
+  if (!strcmp(a, "--steps"))
+    return int_value(a, v, 0, &o->steps, why);
+  if (!strcmp(a, "--every"))
+    return int_value(a, v, 1, &o->every, why);
+  if (!strcmp(a, "--dt"))
+    return real_value(a, v, POSITIVE, &o->dt, why);
+  if (!strcmp(a, "--amplitude"))
+    return real_value(a, v, NOT_NEGATIVE, &o->amplitude, why);
+  if (!strcmp(a, "--threshold")) /* the library says what it takes of these */
+    return real_value(a, v, ANY_FINITE, &o->insitu.threshold, why);
+  if (!strcmp(a, "--relevance"))
+    return real_value(a, v, ANY_FINITE, &o->insitu.relevance, why);
+  if (!strcmp(a, "--saddle"))
+    return real_value(a, v, ANY_FINITE, &o->insitu.saddle, why);
+  if (!strcmp(a, "--seed")) {
+    char *end = NULL;
+    errno = 0;
+    o->seed = strtoull(v, &end, 10);
+    if (end != v && *end == '\0' && errno != ERANGE && v[0] != '-')
+      return 0;
+    snprintf(why->text, sizeof why->text, "--seed needs an unsigned integer (got '%s')", v);
+    return -1;
+  }
+  if (!strcmp(a, "--output")) {
+    o->output = v;
+    return 0;
+  }
+  if (o->insitu.n_scripts < INSITU_MAX_SCRIPTS) { /* --catalyst */
+    o->insitu.scripts[o->insitu.n_scripts++] = v;
+    return 0;
+  }
+  snprintf(why->text, sizeof why->text, "at most %d --catalyst scripts", INSITU_MAX_SCRIPTS);
+  return -1;
+}
+
+static void defaults(options *o)
 {
   memset(o, 0, sizeof *o);
   o->mesh = 64;
@@ -60,9 +153,15 @@ static int parse(int argc, char **argv, options *o)
   o->insitu.threshold = 10.0;
   o->insitu.relevance = 3.0;
   o->insitu.saddle = 30.0;
+}
+
+/* 0: run; 1: --help; -1: a bad command line (why says what). */
+static int parse(int argc, char **argv, options *o, complaint *why)
+{
+  defaults(o);
+  why->text[0] = '\0';
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k];
-    const int has_value = k + 1 < argc;
     if (!strcmp(a, "--replicated"))
       o->replicated = 1;
     else if (!strcmp(a, "--direct"))
@@ -71,39 +170,17 @@ static int parse(int argc, char **argv, options *o)
       o->insitu.stop_on_error = 1;
     else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 1;
-    else if (!has_value)
+    else if (!takes_value(a)) {
+      snprintf(why->text, sizeof why->text, "unknown option '%s'", a);
       return -1;
-    else if (!strcmp(a, "--mesh"))
-      o->mesh = atoi(argv[++k]);
-    else if (!strcmp(a, "--side"))
-      o->side = atoi(argv[++k]);
-    else if (!strcmp(a, "--steps"))
-      o->steps = atoi(argv[++k]);
-    else if (!strcmp(a, "--every"))
-      o->every = atoi(argv[++k]);
-    else if (!strcmp(a, "--dt"))
-      o->dt = atof(argv[++k]);
-    else if (!strcmp(a, "--amplitude"))
-      o->amplitude = atof(argv[++k]);
-    else if (!strcmp(a, "--seed"))
-      o->seed = strtoull(argv[++k], NULL, 10);
-    else if (!strcmp(a, "--output"))
-      o->output = argv[++k];
-    else if (!strcmp(a, "--threshold"))
-      o->insitu.threshold = atof(argv[++k]);
-    else if (!strcmp(a, "--relevance"))
-      o->insitu.relevance = atof(argv[++k]);
-    else if (!strcmp(a, "--saddle"))
-      o->insitu.saddle = atof(argv[++k]);
-    else if (!strcmp(a, "--catalyst") && o->insitu.n_scripts < INSITU_MAX_SCRIPTS)
-      o->insitu.scripts[o->insitu.n_scripts++] = argv[++k];
-    else
+    } else if (k + 1 == argc) {
+      snprintf(why->text, sizeof why->text, "%s needs a value", a);
+      return -1;
+    } else if (option_value(o, a, argv[++k], why) != 0)
       return -1;
   }
-  if (o->side == 0)
+  if (o->side == 0) /* not given: one particle per cell */
     o->side = o->mesh;
-  if (o->mesh < 4 || o->side < 1 || o->steps < 0 || o->every < 1 || !(o->dt > 0.0) || !(o->amplitude >= 0.0))
-    return -1;
   return 0;
 }
 
@@ -114,8 +191,11 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   options o;
-  const int parsed = parse(argc, argv, &o);
+  complaint why;
+  const int parsed = parse(argc, argv, &o, &why);
   if (parsed != 0) {
+    if (rank == 0 && parsed < 0)
+      fprintf(stderr, "phew_pm: %s\n", why.text);
     if (rank == 0)
       usage(parsed > 0 ? stdout : stderr);
     MPI_Finalize();

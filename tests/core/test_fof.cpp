@@ -3,13 +3,19 @@
 // the squared distance summed as (dx^2 + dy^2) + dz^2 and compared with <= the squared
 // linking length), groups by a plain breadth-first search, ordered by decreasing size then
 // smallest id, and their catalogue (masses, centres of mass, radii, velocities) in long
-// double. Also: lattices where many pairs sit at exactly the linking length, invariance under
-// threads and storage order, and bad input.
+// double. Also: lattices where many pairs sit at exactly the linking length (absolute, and
+// relative on lattices whose mean spacing is exact), invariance under threads and storage
+// order, and bad input.
 #include "phew/phew.h"
+
+extern "C" {
+#include "cube_root.h"
+}
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -446,6 +452,125 @@ TEST(FriendsOfFriends, ThreadsAndStorageOrderChangeNothing)
   ASSERT_EQ(reversed.result.n_groups, one.result.n_groups);
   EXPECT_EQ(0,
             std::memcmp(reversed.result.groups, one.result.groups, sizeof(phew_group) * (size_t)one.result.n_groups));
+}
+
+// The mean spacing of a relative linking length is the correctly rounded cube root of box
+// volume / N: on an n^3 lattice whose spacing L / n is a double, b = 1 is exactly that spacing
+// and every particle links its axis neighbours (periodic or not): one group of all. libm's
+// cbrt(2^-9) is 0.12499999999999999: 8^3 particles in a unit box gave 512 single particles.
+TEST(FriendsOfFriends, RelativeLengthOnExactLatticesLinksNeighbours)
+{
+  const struct {
+    int side;
+    double box;
+  } cases[] = {{8, 1.0}, {16, 1.0}, {4, 2.0}, {16, 2.0}, {4, 3.0}, {8, 3.0}, {16, 3.0}};
+  for (const auto &c : cases)
+    for (bool periodic : {true, false}) {
+      Particles p;
+      p.box = c.box;
+      p.periodic = periodic;
+      const double spacing = c.box / c.side; // exact: the box is 1, 2 or 3, the side a power of 2
+      for (int i = 0; i < c.side; ++i)
+        for (int j = 0; j < c.side; ++j)
+          for (int k = 0; k < c.side; ++k) {
+            p.pos.insert(p.pos.end(), {i * spacing, j * spacing, k * spacing});
+            p.vel.insert(p.vel.end(), {0.0, 0.0, 0.0});
+            p.mass.push_back(1.0);
+          }
+      phew_fof_params f;
+      phew_fof_params_init(&f);
+      f.linking_length = 1.0;
+      f.min_members = 1;
+      FofRun run;
+      run_fof(p, f, run);
+      SCOPED_TRACE(std::to_string(c.side) + "^3 in a box of " + std::to_string((int)c.box) +
+                   (periodic ? ", periodic" : ", open"));
+      ASSERT_EQ(run.status, PHEW_OK) << run.context.message;
+      EXPECT_EQ(run.result.linking_length_used, spacing);
+      ASSERT_EQ(run.result.n_groups, 1);
+      EXPECT_EQ(run.result.groups[0].n_particles, (int64_t)p.n());
+      // a relative length a little below 1 links no pair
+      f.linking_length = 0.999;
+      FofRun shorter;
+      run_fof(p, f, shorter);
+      ASSERT_EQ(shorter.status, PHEW_OK) << shorter.context.message;
+      EXPECT_EQ(shorter.result.n_groups, (int64_t)p.n());
+    }
+}
+
+// The linking length used, as the result reports it: an absolute one as given, a relative one
+// times the mean spacing (here (1 / 1000)^(1/3) of a unit box, rounded correctly), and NaN for
+// HOP, which has none.
+TEST(FriendsOfFriends, ResultReportsTheLinkingLengthUsed)
+{
+  const Particles p = blobs(15, true, 600);
+  FofRun given;
+  run_fof(p, absolute(0.0123, 5), given);
+  ASSERT_EQ(given.status, PHEW_OK) << given.context.message;
+  EXPECT_EQ(given.result.linking_length_used, 0.0123);
+  phew_fof_params f;
+  phew_fof_params_init(&f);
+  FofRun relative;
+  run_fof(p, f, relative);
+  ASSERT_EQ(relative.status, PHEW_OK) << relative.context.message;
+  EXPECT_EQ(relative.result.linking_length_used, 0.2 * cube_root(1.0 / (double)p.n()));
+  EXPECT_NEAR(relative.result.linking_length_used, 0.2 * std::cbrt(1.0 / (double)p.n()), 1e-16);
+
+  phew_input in;
+  std::memset(&in, 0, sizeof in);
+  in.mesh = PHEW_MESH_POINTS;
+  phew_points_init(&in.points);
+  in.points.n = (int64_t)p.n();
+  in.points.position = p.pos.data();
+  in.points.has_box = 1;
+  for (int d = 0; d < 3; ++d)
+    in.points.box_size[d] = 1.0;
+  phew_hop_params h;
+  phew_hop_params_init(&h);
+  std::vector<int64_t> group(p.n());
+  phew_context context;
+  phew_context_init(&context);
+  phew_group_result hop;
+  ASSERT_EQ(phew_find_hop_groups(&context, &in, &h, group.data(), nullptr, &hop), PHEW_OK) << context.message;
+  EXPECT_TRUE(std::isnan(hop.linking_length_used));
+  phew_group_result_free(&hop);
+}
+
+// The cube root itself: exact cubes of doubles (k 2^j with k below 2^17, so that the cube is
+// exact too) give that double back, over the whole range, where glibc's cbrt misses some; other
+// arguments give the double nearest the root, as long double's cbrtl says (64 bits) wherever the
+// root is not too close to a midpoint between doubles for it to decide.
+TEST(FriendsOfFriends, CubeRootIsRoundedCorrectly)
+{
+  Random r(21);
+  int libm_misses = 0;
+  for (int t = 0; t < 20000; ++t) {
+    const double k = (double)(1 + r.next() % (1u << 17));
+    const int j = (int)(r.next() % 630) - 330;
+    const double y = std::ldexp(k, j), x = y * y * y;
+    ASSERT_EQ(x / y / y, y); // the cube is exact
+    ASSERT_EQ(cube_root(x), y) << std::hexfloat << x;
+    ASSERT_EQ(cube_root(-x), -y);
+    libm_misses += std::cbrt(x) != y;
+  }
+  EXPECT_GT(libm_misses, 0); // what the test is about
+  int decided = 0;
+  for (int t = 0; t < 20000; ++t) {
+    const double x = std::ldexp(0.5 + 0.5 * r.uniform(), (int)(r.next() % 2000) - 1000);
+    const long double root = cbrtl((long double)x);
+    const double nearest = (double)root;
+    const long double half_ulp = 0.5L * (std::nextafter(nearest, INFINITY) - nearest);
+    if (half_ulp - fabsl(root - (long double)nearest) < 0x1p-58L * root)
+      continue; // too close to a midpoint for long double
+    ++decided;
+    ASSERT_EQ(cube_root(x), nearest) << std::hexfloat << x;
+  }
+  EXPECT_GT(decided, 19000);
+  EXPECT_EQ(cube_root(0.0), 0.0);
+  EXPECT_TRUE(std::isinf(cube_root(INFINITY)));
+  EXPECT_TRUE(std::isnan(cube_root(NAN)));
+  EXPECT_EQ(cube_root(0x1p-1074), (double)cbrtl(0x1p-1074L)); // the smallest subnormal
+  EXPECT_EQ(cube_root(DBL_MAX), (double)cbrtl((long double)DBL_MAX));
 }
 
 TEST(FriendsOfFriends, BadInputIsRefused)

@@ -7,10 +7,13 @@
 #include "graph_reference.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <string>
+#include <thread>
 
 namespace {
 
@@ -440,6 +443,208 @@ TEST(Points, WithoutMassesOrVelocities)
   EXPECT_TRUE(count);
   EXPECT_TRUE(radius);
   EXPECT_FALSE(velocity);
+}
+
+// A thread count far beyond the cores (the CLI's --threads is any int): the core runs on the
+// cores available, with the answer of one thread. Every thread it runs gets scratch space of
+// its own (about 25 KB in the density, the neighbour search and HOP), so the count it reports
+// having run (stats.n_threads) is what bounds that memory: at most the machine's processors.
+// Taken as asked, INT_MAX threads would need terabytes (and failed with "out of memory").
+TEST(Points, ThreadsBeyondTheCoresAreCapped)
+{
+  const Particles p = clustered(2718, true);
+  const int cores = (int)std::max(1u, std::thread::hardware_concurrency());
+  const phew_params params = test_params();
+  PointsRun one, many;
+  Options o;
+  run_points(p, params, o, one);
+  o.threads = INT_MAX;
+  run_points(p, params, o, many);
+  ASSERT_EQ(one.status, PHEW_OK) << one.context.message;
+  ASSERT_EQ(many.status, PHEW_OK) << many.context.message;
+  EXPECT_GE(many.result.stats.n_threads, 1);
+  EXPECT_LE(many.result.stats.n_threads, cores);
+  EXPECT_EQ(many.clump, one.clump);
+  EXPECT_EQ(many.halo, one.halo);
+  EXPECT_EQ(0, std::memcmp(many.rho.data(), one.rho.data(), one.rho.size() * sizeof(double)));
+  ASSERT_EQ(many.result.n_clumps, one.result.n_clumps);
+  EXPECT_EQ(0, std::memcmp(many.result.clumps, one.result.clumps, (size_t)one.result.n_clumps * sizeof(phew_object)));
+
+  // the halo finders, which share the particle path and have scratch space per thread too
+  phew_input in;
+  std::memset(&in, 0, sizeof in);
+  in.mesh = PHEW_MESH_POINTS;
+  phew_points_init(&in.points);
+  in.points.n = (int64_t)p.n();
+  in.points.position = p.pos.data();
+  in.points.mass = p.mass.data();
+  in.points.velocity = p.vel.data();
+  in.points.has_box = 1;
+  for (int d = 0; d < 3; ++d) {
+    in.points.box_size[d] = p.box;
+    in.points.periodic[d] = 1;
+  }
+  phew_hop_params hop;
+  phew_hop_params_init(&hop);
+  hop.outer = 10.0;
+  phew_fof_params fof;
+  phew_fof_params_init(&fof);
+  std::vector<int64_t> group[2][2];
+  phew_group_result result[2][2];
+  for (int k = 0; k < 2; ++k) {
+    phew_context c;
+    phew_context_init(&c);
+    c.n_threads = k == 0 ? 1 : INT_MAX;
+    for (int finder = 0; finder < 2; ++finder) {
+      group[finder][k].assign(p.n(), -7);
+      const phew_status s = finder == 0
+                                ? phew_find_hop_groups(&c, &in, &hop, group[0][k].data(), nullptr, &result[0][k])
+                                : phew_find_fof_groups(&c, &in, &fof, group[1][k].data(), &result[1][k]);
+      EXPECT_EQ(s, PHEW_OK) << c.message;
+      EXPECT_GE(result[finder][k].stats.n_threads, 1);
+      EXPECT_LE(result[finder][k].stats.n_threads, cores);
+    }
+  }
+  for (int finder = 0; finder < 2; ++finder) {
+    const char *name = finder == 0 ? "HOP" : "FoF";
+    EXPECT_EQ(group[finder][1], group[finder][0]) << name;
+    EXPECT_GT(result[finder][0].n_groups, 1) << name;
+    ASSERT_EQ(result[finder][1].n_groups, result[finder][0].n_groups) << name;
+    EXPECT_EQ(0, std::memcmp(result[finder][1].groups, result[finder][0].groups,
+                             (size_t)result[finder][0].n_groups * sizeof(phew_group)))
+        << name;
+    phew_group_result_free(&result[finder][0]);
+    phew_group_result_free(&result[finder][1]);
+  }
+}
+
+// No particles at all: every finder says so, in the same words, whether the set has a box or
+// not (before: "the mean density (total mass 0 over box volume 1) is out of range" from FoF,
+// "0 particles are fewer than the 65 neighbours each needs ..." from PHEW and HOP).
+TEST(Points, EmptySetSaysNoParticles)
+{
+  for (int has_box : {1, 0}) {
+    phew_input in;
+    std::memset(&in, 0, sizeof in);
+    in.mesh = PHEW_MESH_POINTS;
+    phew_points_init(&in.points);
+    in.points.has_box = has_box;
+    for (int d = 0; d < 3; ++d)
+      in.points.box_size[d] = 1.0;
+    const std::string no_particles = "no particles: the particle set is empty";
+    auto expect_no_particles = [&](const char *finder, phew_status status, const phew_context &c) {
+      EXPECT_EQ(status, PHEW_ERROR_ARGUMENT) << finder << (has_box ? " with a box" : " without a box");
+      EXPECT_EQ(std::string(c.message).substr(0, no_particles.size()), no_particles) << finder;
+    };
+    phew_context c;
+    phew_context_init(&c);
+    phew_params params = test_params();
+    phew_labels labels = {nullptr, nullptr, nullptr, nullptr};
+    phew_clump_result clumps;
+    expect_no_particles("PHEW", phew_find_clumps(&c, &in, &params, &labels, &clumps), c);
+    phew_clump_result_free(&clumps);
+    expect_no_particles("the density", phew_estimate_density(&c, &in, nullptr, nullptr), c);
+    phew_group_result groups;
+    phew_hop_params hop;
+    phew_hop_params_init(&hop);
+    expect_no_particles("HOP", phew_find_hop_groups(&c, &in, &hop, nullptr, nullptr, &groups), c);
+    phew_group_result_free(&groups);
+    phew_fof_params fof;
+    phew_fof_params_init(&fof);
+    expect_no_particles("FoF", phew_find_fof_groups(&c, &in, &fof, nullptr, &groups), c);
+    phew_group_result_free(&groups);
+    fof.absolute = 1; // needs neither a box nor a mean spacing
+    expect_no_particles("FoF (absolute)", phew_find_fof_groups(&c, &in, &fof, nullptr, &groups), c);
+    phew_group_result_free(&groups);
+  }
+}
+
+// Masses so small that sums of them leave the double range underneath (subnormal): every
+// particle path says which number fell out of range, by how much and what to rescale, as the
+// grid path does ("... below the range of double precision (2.22507e-308 to 1.79769e+308):
+// rescale ..."), where the halo finders said "the mass of group 1 is beyond the range of double
+// precision", and a box's mean density "(total mass nan over box volume 1) is out of range".
+TEST(Points, SubnormalMassesSayWhatToRescale)
+{
+  const Particles base = clustered(1618, true);
+  auto run = [&](const char *finder, double scale, bool box, std::string &message) {
+    Particles p = base;
+    for (double &m : p.mass)
+      m *= scale;
+    phew_input in;
+    std::memset(&in, 0, sizeof in);
+    in.mesh = PHEW_MESH_POINTS;
+    phew_points_init(&in.points);
+    in.points.n = (int64_t)p.n();
+    in.points.position = p.pos.data();
+    in.points.mass = p.mass.data();
+    in.points.has_box = box;
+    for (int d = 0; d < 3; ++d) {
+      in.points.box_size[d] = p.box;
+      in.points.periodic[d] = box;
+    }
+    phew_context c;
+    phew_context_init(&c);
+    std::vector<int64_t> a(p.n()), b(p.n()), h(p.n());
+    std::vector<double> rho(p.n());
+    phew_status status;
+    if (!std::strcmp(finder, "PHEW")) {
+      const phew_params params = test_params();
+      phew_labels labels = {a.data(), b.data(), h.data(), rho.data()};
+      phew_clump_result r;
+      status = phew_find_clumps(&c, &in, &params, &labels, &r);
+      phew_clump_result_free(&r);
+    } else {
+      phew_group_result r;
+      if (!std::strcmp(finder, "HOP")) {
+        phew_hop_params hop;
+        phew_hop_params_init(&hop);
+        hop.outer = 20.0;
+        status = phew_find_hop_groups(&c, &in, &hop, a.data(), nullptr, &r);
+      } else {
+        phew_fof_params fof;
+        phew_fof_params_init(&fof);
+        fof.min_members = 1; // single particles are groups: their masses are subnormal
+        status = phew_find_fof_groups(&c, &in, &fof, a.data(), &r);
+      }
+      phew_group_result_free(&r);
+    }
+    message = c.message;
+    return status;
+  };
+  const std::string below = " below the range of double precision (2.22507e-308 to 1.79769e+308): ";
+  struct Case {
+    const char *finder;
+    double scale;
+    bool box;
+    const char *subject, *hint;
+  } cases[] = {
+      // sums of a few masses of about 1e-310: the catalogue's masses
+      {"FoF", 1e-310, true, "the mass of group ", "rescale the particle masses"},
+      {"HOP", 1e-310, true, "the mass of group ", "rescale the particle masses"},
+      // (PHEW: "the mass of the clump whose peak is particle N ...", or of a halo)
+      {"PHEW", 1e-310, true, "the mass of the ", "rescale the particle masses"},
+      // all of them, with a box: the mean density's total mass
+      {"FoF", 1e-320, true, "the total mass of the particles is ", "rescale the particle masses"},
+      {"HOP", 1e-320, true, "the total mass of the particles is ", "rescale the particle masses"},
+      {"PHEW", 1e-320, true, "the total mass of the particles is ", "rescale the particle masses"},
+      // without a box, the SPH density (mass per volume) of HOP and PHEW
+      {"HOP", 1e-320, false, "SPH density: the density of the particle", "rescale the particle masses or positions"},
+      {"PHEW", 1e-320, false, "SPH density: the density of the particle", "rescale the particle masses or positions"},
+  };
+  for (const Case &c : cases) {
+    std::string m;
+    EXPECT_EQ(run(c.finder, c.scale, c.box, m), PHEW_ERROR_DATA) << c.finder << " " << c.scale;
+    EXPECT_EQ(m.substr(0, std::strlen(c.subject)), c.subject) << c.finder << " " << c.scale << ": " << m;
+    if (std::string(c.subject).rfind("SPH", 0) != 0) {
+      EXPECT_NE(m.find(below), std::string::npos) << c.finder << " " << c.scale << ": " << m;
+    }
+    if (!std::strcmp(c.finder, "PHEW") && c.scale > 1e-315) {
+      EXPECT_NE(m.find(" whose peak is particle "), std::string::npos) << m;
+    }
+    const size_t n = std::strlen(c.hint);
+    EXPECT_EQ(m.substr(m.size() > n ? m.size() - n : 0), c.hint) << c.finder << " " << c.scale << ": " << m;
+  }
 }
 
 // Bad input: one clear message, labels -1, densities NaN, no crash.

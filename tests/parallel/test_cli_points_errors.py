@@ -5,6 +5,10 @@ reads (a NaN position in the last rank's share, a position outside the periodic 
 read error on the last rank only and a full disk while the last rank writes its share of the
 density file (the test-only fault shim of tests/cli) make every rank exit with status 1 within
 the time limit, with exactly one message from phew, the serial run's, and no output left.
+Particles piled up at one point (more than the density's neighbour count: no smoothing length)
+are named by the smallest global index among them, serially and under mpirun on 1 rank and on
+the ranks given (the lowest rank holding some used to name its own first one: 200, not 100,
+on 3 ranks).
 
     /usr/bin/python3 test_cli_points_errors.py --cli phew --libphew libphew.so --mpiexec mpiexec \\
         --ranks 3 --source-dir SRC --work-dir DIR --fault-shim libphew_io_fault_shim.so
@@ -18,6 +22,27 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_runs  # noqa: E402
 import make_points  # noqa: E402
+
+
+def check_pile(runner, checker, work, argv, case, n_ranks):
+    """100 particles of the case, then 200 at one point (global indices 100-299), which the
+    subvolumes of several ranks cut: the same message, naming particle 100, serially and under
+    mpirun on 1 and n_ranks ranks."""
+    pile = np.concatenate([case.pos[:100], np.tile([[0.5, 0.6, 0.45]], (200, 1))])
+    path = os.path.join(work, "pile.raw")
+    pile.astype("<f8").tofile(path)
+    message = ("phew: error: SPH density: the particle with global id 100 has smoothing length 0: more "
+               "particles than the density's neighbour count sit at its position")
+    for mode, ranks in [("serial", 0)] + [("mpirun", r) for r in sorted({1, n_ranks})]:
+        label = f"np {n_ranks} pile_at_one_point {mode}" + (f" -np {ranks}" if ranks else "")
+        directory = os.path.join(work, "pile", f"{mode}{ranks}")
+        os.makedirs(directory)
+        full = argv({"--points": path}) + ["--output", "out"]
+        o = runner.serial(full, cwd=directory) if not ranks else runner.mpi(ranks, full, cwd=directory)
+        checker.check(o.code not in (0, None) and not o.timed_out, f"{label}: fails ({o.code})")
+        checker.check(o.error_lines() == [message], f"{label}: the message names particle 100 ({o.error_lines()})")
+        left = cli_runs.files_starting(directory, "out")
+        checker.check(not left, f"{label}: leaves no output behind ({' '.join(left)})")
 
 
 def main():
@@ -73,6 +98,7 @@ def main():
              "phew: error: writing 'out-density.raw.partial' failed: No space left on device"),
         ]
         checker.check(first_of_last < n - 1, f"np {n_ranks}: the NaN particle is in the last rank's share")
+        check_pile(runner, checker, work, argv, case, n_ranks)
         for name, arguments, serial_env, parallel_env, message in runs:
             label = f"np {n_ranks} {name}"
             outcomes = {}

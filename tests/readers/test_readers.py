@@ -316,6 +316,8 @@ def test_cli(args):
     check("RAMSES, 2 file(s), 32768 particles with velocities" in res.stdout, f"--verbose: {res.stdout}")
     # the stages as they start, before the summary (FoF asks for no progress: the reading only)
     check(res.stdout.startswith("  started: reading the snapshot\n"), f"--verbose stages: {res.stdout}")
+    # b = 0.2 of the mean spacing of 32^3 particles in the unit box: 0.2 / 32, said with --verbose
+    check(f"linking length {0.2 / 32:.17g} (in the positions' units)" in res.stdout, f"--verbose: {res.stdout}")
     res = run_cli(args, 2, ["--snapshot", folder, "--verbose", "--output", os.path.join(args.work_dir, "verbose", "res")])
     stages = [line.split(": ", 1)[1] for line in res.stdout.splitlines() if line.startswith("  started: ")]
     check(stages[:2] == ["reading the snapshot", "domain"] and "watershed" in stages and

@@ -65,7 +65,10 @@ typedef int (*phew_cancel_fn)(void *user_data);
 typedef struct phew_context {
   void *mpi_comm;            /* address of an MPI_Comm, or NULL: this process alone */
   int n_threads;             /* threads per rank for the particle code (neighbour search,
-                                density, halo finders); 0: all cores */
+                                density, halo finders); 0: all cores. More than the cores
+                                this process may run on (its affinity mask: one per rank
+                                under mpirun's binding to a core) are capped at them;
+                                phew_stats.n_threads reports the number used */
   phew_progress_fn progress; /* optional: the fraction done (0..1) and the stage's name */
   void *progress_data;
   phew_cancel_fn cancel; /* optional */
@@ -282,7 +285,8 @@ PHEW_API void phew_amr_plan_free(phew_amr_plan *plan);
  * distances are ordered by global id, so that nothing depends on how the particles are stored.
  *
  * Each rank passes any share of the particles (the shares together are the whole set, each
- * particle once); labels come back for the particles it passed, in its order. The core
+ * particle once; a set without any particle fails with PHEW_ERROR_ARGUMENT, "no particles",
+ * in every finder); labels come back for the particles it passed, in its order. The core
  * redistributes them over the ranks (subvolumes balanced by particle count, padded with
  * copies of the neighbouring subvolumes' particles, as wide as each particle's neighbourhood
  * needs), and threads the neighbour search and the density. The answer is the same, bit for
@@ -463,7 +467,8 @@ typedef struct phew_stats {
   double particle_seconds[PHEW_PARTICLE_STAGE_COUNT];
   int32_t padding_rounds; /* searches until every neighbourhood was inside the padding */
   int64_t max_padding;    /* maximum over ranks of the padding particles held */
-  int n_threads;          /* threads per rank of the neighbour search and the density */
+  int n_threads;          /* threads per rank of the neighbour search and the density, as
+                             run (phew_context.n_threads, capped at the cores) */
 } phew_stats;
 
 /* Which optional columns the catalogue of a result has (its `columns`). */
@@ -572,14 +577,17 @@ PHEW_API phew_status phew_estimate_density(phew_context *context, const phew_inp
  * any number of ranks and threads. Collective; on error every rank returns the same status,
  * context->message says why and the labels are -1. */
 
-/* What a halo finder finds: the group catalogue (complete on rank 0, empty elsewhere) and the
- * statistics. */
+/* What a halo finder finds: the group catalogue (complete on rank 0, empty elsewhere), the
+ * statistics and, for Friends-of-Friends, the linking length used (the same on every rank). */
 typedef struct phew_group_result {
   int columns; /* phew_column_set flags: PHEW_COLUMNS_PARTICLES, and PHEW_COLUMNS_VELOCITY,
                   PHEW_COLUMNS_PEAK when the catalogue has those columns */
   int64_t n_groups;
   phew_group *groups;
   phew_stats stats;
+  double linking_length_used; /* Friends-of-Friends: the linking length in the positions'
+                                 units (a relative one times the mean spacing); NaN for HOP,
+                                 and if the call failed before it was known */
 } phew_group_result;
 
 PHEW_API void phew_group_result_free(phew_group_result *result);
@@ -588,7 +596,9 @@ PHEW_API void phew_group_result_free(phew_group_result *result);
  * periodic axes) is at most the linking length; groups are the connected components. */
 typedef struct phew_fof_params {
   double linking_length; /* relative: times the mean interparticle spacing (box volume / N)^(1/3)
-                            (the volume of the particles' bounds without a box) */
+                            (the volume of the particles' bounds without a box), the cube
+                            root rounded correctly: exact when volume / N is the cube of a
+                            double (n^3 particles on a lattice of spacing L / n, L / n exact) */
   int absolute;          /* 1: linking_length is a length, in the positions' units */
   int64_t min_members;   /* smaller groups get GroupId -1 (1: every particle is in a group) */
 } phew_fof_params;

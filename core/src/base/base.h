@@ -1,7 +1,7 @@
 /* What every part of the core uses: failure messages, the clock and memory. Plain C, no MPI,
  * no threads. The other tools of this folder have headers of their own: exact sums
- * (exact_sum.h), the hash from global ids (id_map.h), threads (threads.h), radix sort
- * (radix_sort.h) and union-find (union_find.h). */
+ * (exact_sum.h), the correctly rounded cube root (cube_root.h), the hash from global ids
+ * (id_map.h), threads (threads.h), radix sort (radix_sort.h) and union-find (union_find.h). */
 #ifndef PHEW_BASE_H
 #define PHEW_BASE_H
 
@@ -31,9 +31,10 @@ typedef struct call_result {
   double density_threshold_used; /* phew_clump_result */
   double saddle_threshold_used;
   double mean_density;
+  double linking_length_used; /* phew_group_result */
 } call_result;
 
-/* Empty: no tables, one rank, the thresholds NaN. */
+/* Empty: no tables, one rank, the thresholds and the linking length NaN. */
 void call_result_start(call_result *r);
 /* Frees the tables of r and empties their counts. */
 void call_result_free(call_result *r);

@@ -10,7 +10,7 @@ void call_result_start(call_result *r)
 {
   memset(r, 0, sizeof *r);
   r->stats.n_ranks = 1;
-  r->density_threshold_used = r->saddle_threshold_used = r->mean_density = NAN;
+  r->density_threshold_used = r->saddle_threshold_used = r->mean_density = r->linking_length_used = NAN;
 }
 
 void call_result_free(call_result *r)

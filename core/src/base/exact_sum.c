@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { B = EXACT_SUM_BINS };
@@ -259,4 +260,15 @@ wide_range wide_to_double(wide_float a, double *out)
   const double x = ldexp((double)m, (int)e);
   *out = a.negative ? -x : x;
   return WIDE_FITS;
+}
+
+int wide_to_double_why(wide_float a, const char *subject, const char *hint, double *out, char *why, size_t why_size)
+{
+  const wide_range r = wide_to_double(a, out);
+  if (r == WIDE_FITS)
+    return 0;
+  const double decimal = wide_log10(a), power = floor(decimal);
+  snprintf(why, why_size, "%s is %.3ge%+.0f, %s the range of double precision (%g to %g): %s", subject,
+           pow(10.0, decimal - power), power, r == WIDE_TOO_LARGE ? "above" : "below", DBL_MIN, DBL_MAX, hint);
+  return -1;
 }

@@ -16,6 +16,7 @@
 #ifndef PHEW_EXACT_SUM_H
 #define PHEW_EXACT_SUM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -131,4 +132,8 @@ typedef enum wide_range { WIDE_FITS = 0, WIDE_TOO_LARGE, WIDE_TOO_SMALL } wide_r
 /* a rounded to a double. WIDE_FITS when it is 0 or a normal double (|a| in [DBL_MIN, DBL_MAX]);
  * otherwise *out is not written and the answer says which way it left the range. */
 wide_range wide_to_double(wide_float a, double *out);
+/* wide_to_double, and when a does not fit, why, for a message: "<subject> is 1.23e-310, below
+ * the range of double precision (2.22507e-308 to 1.79769e+308): <hint>" (the hint says what to
+ * rescale). 0 when it fits (*out written), else -1. */
+int wide_to_double_why(wide_float a, const char *subject, const char *hint, double *out, char *why, size_t why_size);
 #endif

@@ -5,15 +5,19 @@
 #include <omp.h>
 #endif
 
+/* More threads than cores would only take turns on them, yet each would still get its own
+ * scratch space (about 25 KB in the neighbour search and the density: a million threads asked
+ * for took gigabytes), so a request is capped at the cores this process may run on (its
+ * affinity mask, as OpenMP counts them: under mpirun's binding to a core, one). */
 int threads_resolve(int n_threads)
 {
-  if (n_threads > 0)
-    return n_threads;
 #ifdef _OPENMP
-  const int n = omp_get_max_threads();
-  return n > 0 ? n : 1;
+  const int cores = omp_get_num_procs() > 0 ? omp_get_num_procs() : 1;
+  const int wanted = n_threads > 0 ? n_threads : omp_get_max_threads();
+  return wanted < 1 ? 1 : (wanted < cores ? wanted : cores);
 #else
-  return 1;
+  (void)n_threads;
+  return 1; /* the tasks run in order on the calling thread */
 #endif
 }
 

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-/* Number of threads "0: all cores" means (n_threads > 0 is kept), and the one place that asks
- * OpenMP. */
+/* Number of threads to run: n_threads > 0 as asked, 0 "all cores", either capped at the cores
+ * this process may run on (1 without OpenMP); the one place that asks OpenMP. */
 int threads_resolve(int n_threads);
 
 /* One task: its number and the number of the thread running it (0 .. n_threads - 1, for

@@ -250,9 +250,10 @@ static int merger_level_order(const void *pa, const void *pb)
 }
 
 /* What a message calls the structure of a record. */
-static void describe(char *text, size_t size, const char *kind, const clump_record *r)
+static void describe(char *text, size_t size, const char *kind, const clump_record *r, const mesh *m)
 {
-  snprintf(text, size, "the %s whose peak is cell %lld (density %g)", kind, (long long)r->peak_id, r->peak_density);
+  snprintf(text, size, "the %s whose peak is %s %lld (density %g)", kind, m->particles ? "particle" : "cell",
+           (long long)r->peak_id, r->peak_density);
 }
 
 static phew_status fill_object(phew_object *o, int64_t id, const clump_record *r, const sums *x, double key_saddle,
@@ -271,7 +272,7 @@ static phew_status fill_object(phew_object *o, int64_t id, const clump_record *r
   for (int d = 0; d < 3; ++d)
     o->mean_velocity[d] = NAN;
   char object[128], why[sizeof result->message];
-  describe(object, sizeof object, kind, r);
+  describe(object, sizeof object, kind, r, mesh);
   if (sums_values(mesh, x, r->coord, object, o, why, sizeof why) != 0)
     return phew_fail(result, PHEW_ERROR_DATA, "%s", why);
   o->key_saddle_density = isolated ? density_threshold : key_saddle;

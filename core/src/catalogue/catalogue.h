@@ -55,8 +55,10 @@ void sums_centre(const mesh *m, const sums *s, const double reference[3], double
 /* The mass in the user's units (grids: times the cell volume), before any range check. */
 wide_float sums_mass_value(const mesh *m, const exact_sum *mass);
 /* value as a double, or -1 with why saying that the "what" (mass, volume) of the object
- * ("the clump whose peak is cell 12") is beyond the double range. */
-int sums_to_double(wide_float value, const char *what, const char *object, double *out, char *why, size_t why_size);
+ * ("the clump whose peak is cell 12") is beyond the double range, and what to rescale (the
+ * density or the cell size; of particles, their masses or positions). */
+int sums_to_double(const mesh *m, wide_float value, const char *what, const char *object, double *out, char *why,
+                   size_t why_size);
 /* Mass, volume, mean density, minimum density, peak position and centre of mass of o; -1
  * (why filled) when the mass or the volume does not fit in a double. */
 int sums_values(const mesh *m, const sums *s, const double reference[3], const char *object, phew_object *o, char *why,

@@ -125,8 +125,9 @@ static phew_status write_node(const hierarchy_input *h, const tree_node *t, cons
   o->saddle_density = t->saddle;
   o->n_cells = t->n_cells;
   char object[96], why[sizeof result->message];
-  snprintf(object, sizeof object, "dendrogram node %lld (peak cell %lld)", (long long)k, (long long)head->peak_id);
-  if (sums_to_double(sums_mass_value(h->mesh, &t->mass), "mass", object, &o->mass, why, sizeof why) != 0)
+  snprintf(object, sizeof object, "dendrogram node %lld (peak %s %lld)", (long long)k,
+           h->mesh->particles ? "particle" : "cell", (long long)head->peak_id);
+  if (sums_to_double(h->mesh, sums_mass_value(h->mesh, &t->mass), "mass", object, &o->mass, why, sizeof why) != 0)
     return phew_fail(result, PHEW_ERROR_DATA, "%s", why);
   return PHEW_OK;
 }

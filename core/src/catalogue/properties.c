@@ -311,24 +311,24 @@ static wide_float volume_value(const mesh *m, const sums *s)
                            m->kind == PHEW_MESH_STRUCTURED ? wide_from_int(s->n_cells) : exact_sum_value(&s->volume));
 }
 
-int sums_to_double(wide_float value, const char *what, const char *object, double *out, char *why, size_t why_size)
+int sums_to_double(const mesh *m, wide_float value, const char *what, const char *object, double *out, char *why,
+                   size_t why_size)
 {
-  const wide_range r = wide_to_double(value, out);
-  if (r == WIDE_FITS)
-    return 0;
-  const double decimal = wide_log10(value), power = floor(decimal);
-  snprintf(why, why_size, "the %s of %s is %.3ge%+.0f, %s the range of double precision (%g to %g): %s", what, object,
-           pow(10.0, decimal - power), power, r == WIDE_TOO_LARGE ? "above" : "below", DBL_MIN, DBL_MAX,
-           "rescale the density or the cell size");
-  return -1;
+  char subject[192];
+  snprintf(subject, sizeof subject, "the %s of %s", what, object);
+  /* particles have masses and positions, no density field or cells to rescale */
+  const char *hint = !m->particles           ? "rescale the density or the cell size"
+                     : !strcmp(what, "mass") ? "rescale the particle masses"
+                                             : "rescale the particle masses or positions";
+  return wide_to_double_why(value, subject, hint, out, why, why_size);
 }
 
 int sums_values(const mesh *m, const sums *s, const double reference[3], const char *object, phew_object *o, char *why,
                 size_t why_size)
 {
   const wide_float mass = sums_mass_value(m, &s->mass), volume = volume_value(m, s);
-  if (sums_to_double(mass, "mass", object, &o->mass, why, why_size) != 0 ||
-      sums_to_double(volume, "volume", object, &o->volume, why, why_size) != 0)
+  if (sums_to_double(m, mass, "mass", object, &o->mass, why, why_size) != 0 ||
+      sums_to_double(m, volume, "volume", object, &o->volume, why, why_size) != 0)
     return -1;
   const wide_float weight = exact_sum_value(&s->mass); /* what the moments are weighted by */
   /* a weighted mean of densities: never beyond the densities themselves */

@@ -1,6 +1,7 @@
 /* The halo finders end to end: the caller's particles -> subvolumes -> a finder's group key
  * per particle -> GroupIds and the catalogue -> the GroupIds back where the particles were
  * passed. */
+#include "cube_root.h"
 #include "halos.h"
 
 #include <math.h>
@@ -16,7 +17,10 @@ void phew_fof_params_init(phew_fof_params *params)
 }
 
 /* The linking length in the positions' units: relative ones times the mean interparticle
- * spacing (volume / N)^(1/3), the volume of the box, or of the particles' bounds. */
+ * spacing (volume / N)^(1/3), the volume of the box, or of the particles' bounds. The cube
+ * root is rounded correctly: n^3 particles on a lattice whose spacing L / n is a double (8^3
+ * in a unit box: volume / N = 2^-9) get exactly that spacing, so that b = 1 links every pair of
+ * neighbours; libm's cbrt(2^-9), a hair below 0.125, linked none. */
 static phew_status linking_length(const points_context *x, const phew_fof_params *p, double *out)
 {
   if (p->absolute) {
@@ -26,7 +30,7 @@ static phew_status linking_length(const points_context *x, const phew_fof_params
   double volume = 1.0;
   for (int d = 0; d < 3; ++d)
     volume *= x->points->has_box ? x->points->box_size[d] : x->hi[d] - x->lo[d];
-  *out = p->linking_length * cbrt(volume / (double)x->n_total);
+  *out = p->linking_length * cube_root(volume / (double)x->n_total);
   if (!(*out > 0.0 && isfinite(*out)))
     return phew_fail(x->result, PHEW_ERROR_ARGUMENT,
                      "the linking length %g times the mean interparticle spacing is %g: give a box, or an absolute "
@@ -81,6 +85,8 @@ static phew_status fof_groups(const phew_context *context, const phew_input *in,
   double length = 0.0;
   if (status == PHEW_OK)
     status = comm_agree(&c, linking_length(&x, params, &length), result);
+  if (status == PHEW_OK)
+    result->linking_length_used = length;
   key = status == PHEW_OK ? phew_malloc((size_t)s.n_own + 1, sizeof *key) : NULL;
   label = status == PHEW_OK ? phew_malloc((size_t)s.n_own + 1, sizeof *label) : NULL;
   if (status == PHEW_OK && comm_max(&c, !key || !label))
@@ -370,7 +376,11 @@ static phew_status hop_groups(const phew_context *context, const phew_input *in,
 static phew_status report_groups(phew_context *context, call_result *r, phew_status s, phew_group_result *result)
 {
   call_result_report(r, s, context);
-  *result = (phew_group_result){r->columns, r->n_groups, r->groups, r->stats};
+  *result = (phew_group_result){.columns = r->columns,
+                                .n_groups = r->n_groups,
+                                .groups = r->groups,
+                                .stats = r->stats,
+                                .linking_length_used = r->linking_length_used};
   return s;
 }
 

@@ -16,6 +16,7 @@
 #include "threads.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -508,11 +509,12 @@ static phew_status write_catalogue(const group_build *b, call_result *result)
     o->n_particles = l->count;
     o->min_particle_id = l->min_id;
     const wide_float mass = exact_sum_value(&b->total[k].mass);
-    if (wide_to_double(mass, &o->mass) != WIDE_FITS) {
+    char subject[64], why[sizeof result->message];
+    snprintf(subject, sizeof subject, "the mass of group %lld", (long long)k);
+    if (wide_to_double_why(mass, subject, "rescale the particle masses", &o->mass, why, sizeof why) != 0) {
       free(result->groups);
       result->groups = NULL;
-      return phew_fail(result, PHEW_ERROR_DATA, "the mass of group %lld is beyond the range of double precision",
-                       (long long)k);
+      return phew_fail(result, PHEW_ERROR_DATA, "%s", why);
     }
     for (int d = 0; d < 3; ++d) {
       o->center_of_mass[d] = b->centre[6 * k + d];

@@ -149,8 +149,9 @@ static phew_status check_unique_ids(const points_context *x, const particle_set 
   return comm_agree(c, status, x->result);
 }
 
-/* Total mass of all ranks, exact, the same bits on every rank. */
-static double total_mass(const points_context *x, const particle_set *s)
+/* Collective: the total mass of all ranks into *out, exact, the same bits on every rank; an
+ * error on every rank when it is no normal double (subnormal masses, say), saying so. */
+static phew_status total_mass(const points_context *x, const particle_set *s, double *out)
 {
   exact_sum mine;
   exact_sum_clear(&mine);
@@ -160,9 +161,12 @@ static double total_mass(const points_context *x, const particle_set *s)
     for (int64_t i = 0; i < s->n_own; ++i)
       exact_sum_add(&mine, s->mass[i]);
   if (comm_sum_exact(x->c, &mine, 1) != PHEW_OK) /* every rank, or none */
-    return NAN;
-  double out = NAN;
-  return wide_to_double(exact_sum_value(&mine), &out) == WIDE_FITS ? out : NAN;
+    return phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory while summing the masses");
+  char why[sizeof x->result->message];
+  if (wide_to_double_why(exact_sum_value(&mine), "the total mass of the particles", "rescale the particle masses", out,
+                         why, sizeof why) != 0)
+    return phew_fail(x->result, PHEW_ERROR_DATA, "%s", why);
+  return PHEW_OK;
 }
 
 enum { READ_BLOCK = 65536 }; /* particles per task of the checks and copies */
@@ -338,17 +342,18 @@ static phew_status domain_and_mean(points_context *x, const phew_points *p, cons
   }
   x->mean_density = 1.0;
   if (p->has_box) {
-    const double mass = total_mass(x, s);
+    double mass = NAN;
     const double volume = p->box_size[0] * p->box_size[1] * p->box_size[2];
+    phew_status status = total_mass(x, s, &mass);
     x->mean_density = mass / volume;
-    const phew_status status = x->mean_density > 0.0 && isfinite(x->mean_density)
-                                   ? PHEW_OK
-                                   : phew_fail(x->result, PHEW_ERROR_DATA,
-                                               "the mean density (total mass %g over box volume %g) is out of range",
-                                               mass, volume);
-    const phew_status agreed = comm_agree(c, status, x->result);
-    if (agreed != PHEW_OK)
-      return agreed;
+    if (status == PHEW_OK && !(x->mean_density > 0.0 && isfinite(x->mean_density)))
+      status = phew_fail(x->result, PHEW_ERROR_DATA,
+                         "the mean density (total mass %g over box volume %g) is %g, beyond the range of double "
+                         "precision (%g to %g): rescale the particle masses or the box",
+                         mass, volume, x->mean_density, DBL_MIN, DBL_MAX);
+    status = comm_agree(c, status, x->result);
+    if (status != PHEW_OK)
+      return status;
   }
   double scale = 0.0;
   for (int d = 0; d < 3; ++d) {
@@ -359,6 +364,18 @@ static phew_status domain_and_mean(points_context *x, const phew_points *p, cons
   return PHEW_OK;
 }
 
+/* Collective: no particle on any rank, said first and in the same words by every finder (an
+ * automatic box has no bounds then, a mean density no mass, a neighbour search no particle).
+ * A negative count somewhere is left to check_parameters. */
+static phew_status check_not_empty(const points_context *x, const phew_points *p)
+{
+  if (comm_max(x->c, p->n < 0) || comm_sum(x->c, p->n > 0 ? p->n : 0) > 0)
+    return PHEW_OK;
+  return comm_agree(
+      x->c, phew_fail(x->result, PHEW_ERROR_ARGUMENT, "no particles: the particle set is empty (on every rank)"),
+      x->result);
+}
+
 phew_status points_read(points_context *x, const phew_input *in, points_use use, particle_set *s)
 {
   const phew_points *p = &in->points;
@@ -366,7 +383,9 @@ phew_status points_read(points_context *x, const phew_input *in, points_use use,
   call_result *result = x->result;
   x->points = p;
   memset(s, 0, sizeof *s);
-  phew_status status = comm_agree(c, check_parameters(in, x->context->n_threads, use, result), result);
+  phew_status status = check_not_empty(x, p);
+  if (status == PHEW_OK)
+    status = comm_agree(c, check_parameters(in, x->context->n_threads, use, result), result);
   int64_t given = 0, first = 0;
   if (status == PHEW_OK)
     status = agree_given(x, in, use, &given);

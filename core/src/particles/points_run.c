@@ -70,6 +70,26 @@ static phew_status distribute_and_find_neighbours(points_run *run, run_control *
   return PHEW_OK;
 }
 
+/* Collective: an own particle with h = 0 has more particles than the density's neighbour count
+ * at its position, and no density. The smallest such global id of all ranks is named, the same
+ * for any number of ranks (each rank's first one depended on how the particles were split). */
+static phew_status check_smoothing_lengths(const points_run *run, call_result *result)
+{
+  int64_t first = INT64_MAX;
+  for (int64_t i = 0; i < run->s.n_own; ++i)
+    if (run->s.h[i] == 0.0 && run->s.id[i] < first)
+      first = run->s.id[i];
+  first = -comm_max(&run->c, -first);
+  if (first == INT64_MAX)
+    return PHEW_OK;
+  return comm_agree(&run->c,
+                    phew_fail(result, PHEW_ERROR_DATA,
+                              "SPH density: the particle with global id %lld has smoothing length 0: more particles "
+                              "than the density's neighbour count sit at its position",
+                              (long long)first),
+                    result);
+}
+
 /* Collective: the SPH densities of the own particles into run->rho, in units of the mean
  * density (the density stage), when the caller gave none. */
 static phew_status estimate_densities(points_run *run, run_control *rc, const phew_input *in, call_result *result)
@@ -85,6 +105,8 @@ static phew_status estimate_densities(points_run *run, run_control *rc, const ph
   if (comm_max(c, !run->s.h || !run->rho))
     return comm_agree(c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the densities"), result);
   phew_status s = run_control_stage(rc, c, phew_particle_stage_name(PHEW_PARTICLE_DENSITY), 0.0, 0.0, result);
+  if (s == PHEW_OK)
+    s = check_smoothing_lengths(run, result);
   if (s != PHEW_OK)
     return s;
   double seconds = 0.0;

@@ -25,6 +25,7 @@
 #include "id_map.h"
 #include "threads.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,9 +492,9 @@ phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mas
   }
   if (worst >= 0)
     status = phew_fail(result, PHEW_ERROR_DATA,
-                       "SPH density: the density of the particle with global id %lld is beyond the range of "
-                       "normal doubles",
-                       (long long)tree->id[subset ? subset[worst] : worst]);
+                       "SPH density: the density of the particle with global id %lld (mass per volume) is beyond "
+                       "the range of double precision (%g to %g): rescale the particle masses or positions",
+                       (long long)tree->id[subset ? subset[worst] : worst], DBL_MIN, DBL_MAX);
   else if (!ok)
     status = phew_fail(result, PHEW_ERROR_MEMORY, "SPH density of %lld particles: out of memory", (long long)n);
   density_work_free(&d);
