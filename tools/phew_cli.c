@@ -14,7 +14,8 @@
  * PREFIX-clumps.csv, PREFIX-haloes.csv, PREFIX-dendrogram.csv.
  *
  * Particles (points_mode.c): POS holds raw little-endian x, y, z per particle, inside the box
- * [0,LX) x [0,LY) x [0,LZ) (periodic along all axes with --periodic); velocities likewise,
+ * [0,LX) x [0,LY) x [0,LZ) with --periodic (periodic along all axes), the closed box
+ * [0,LX] x [0,LY] x [0,LZ] without; velocities likewise,
  * masses and a given density one value per particle, all of --type; ids int64. The particle
  * count comes from the size of POS; every other file must hold exactly as many. Output: the
  * same six files, one value per particle in input order (PeakPatchId: the id of the peak

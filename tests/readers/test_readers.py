@@ -328,6 +328,15 @@ def test_cli(args):
     arrays, header = ref.gadget_particles(stem, 1)
     same_as_raw(args, "gadget4", ["--snapshot", files[0]], arrays["Coordinates"], arrays["Velocities"],
                 arrays["Masses"].astype(np.float32), arrays["ParticleIDs"], float(header["BoxSize"]))
+    # the box's far face: inside without --periodic (the closed box), outside with it
+    face = os.path.join(args.work_dir, "face.raw")
+    np.array([[1.0, 0.5, 0.5], [0.99, 0.5, 0.5], [0.2, 0.2, 0.2]], "<f8").tofile(face)
+    for periodic, code in (([], 0), (["--periodic"], 1)):
+        res = run_cli(args, 1, ["--points", face, "--type", "float64", "--box", "1", "1", "1", *periodic, "--finder",
+                                "fof", "--linking-absolute", "0.05", "--min-members", "1", "--output",
+                                os.path.join(args.work_dir, "face")])
+        check(res.returncode == code and (code == 0 or "lies outside the box along x" in res.stderr),
+              f"x = LX with{'' if periodic else 'out'} --periodic: exit {res.returncode}, {res.stderr}")
     print("cli: --snapshot gives the raw path's outputs (phew, fof, hop; 1 and 3 ranks)")
 
 
