@@ -19,13 +19,18 @@ phew_status phew_context_ranks(phew_context *context, int *rank, int *size)
   return s;
 }
 
-/* Rank 0 has every rank's items and counts: they go to every other rank. */
+/* Rank 0 has every rank's items and counts: they go to every other rank, whose own (empty)
+ * gather buffers are freed first (comm_broadcast writes a new copy there). */
 static phew_status share_gathered(comm *c, void **items, int64_t *n, size_t item_size, int **counts)
 {
+  if (c->rank != 0) {
+    free(*items);
+    free(*counts);
+    *items = NULL;
+    *counts = NULL;
+  }
   phew_status s = comm_broadcast(c, items, n, item_size);
   int64_t n_counts = c->size;
-  if (s == PHEW_OK && c->rank != 0)
-    *counts = NULL;
   if (s == PHEW_OK)
     s = comm_broadcast(c, (void **)counts, &n_counts, sizeof **counts);
   return s;

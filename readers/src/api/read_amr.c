@@ -97,7 +97,8 @@ static int assemble(phew_context *context, const ramses_info *info, amr_share *s
   }
   for (int64_t k = 0; k < share->n; ++k) /* the pieces carry their index in the share */
     share->pieces[k].sequence_in_share = k;
-  qsort(share->pieces, (size_t)share->n, sizeof *share->pieces, compare_pieces);
+  if (share->n > 0) /* a rank without CPU files has no list at all */
+    qsort(share->pieces, (size_t)share->n, sizeof *share->pieces, compare_pieces);
   for (int64_t k = 0; k < share->n; ++k)
     mine[k] = share->pieces[k].sequence_in_share;
   int64_t next = 0, cells = 0, covered = 0;
