@@ -36,12 +36,8 @@ int vtkPHEWGadgetReader::RequestData(
     return 1; // nothing for this rank, or no snapshot (ChooseSnapshot said why)
   }
   phew_context context;
-  phew_context_init(&context);
-  context.mpi_comm = comm;
   phew_read_options options;
-  phew_read_options_init(&options);
-  options.format = PHEW_FORMAT_GADGET_HDF5;
-  options.units = this->Units ? PHEW_UNITS_ASTRO : PHEW_UNITS_CODE;
+  this->StartRead(comm, PHEW_FORMAT_GADGET_HDF5, context, options);
   options.particle_type = this->ParticleType;
   options.all_fields = this->AllFields;
   phew_particle_set set;

@@ -44,12 +44,8 @@ int vtkPHEWRAMSESReader::RequestData(
     return 1; // nothing for this rank, or no snapshot (ChooseSnapshot said why)
   }
   phew_context context;
-  phew_context_init(&context);
-  context.mpi_comm = comm;
   phew_read_options options;
-  phew_read_options_init(&options);
-  options.format = PHEW_FORMAT_RAMSES;
-  options.units = this->Units ? PHEW_UNITS_ASTRO : PHEW_UNITS_CODE;
+  this->StartRead(comm, PHEW_FORMAT_RAMSES, context, options);
   options.family = this->Family && *this->Family ? this->Family : "DM";
   options.all_fields = 1;
   if (this->ReadAMR)

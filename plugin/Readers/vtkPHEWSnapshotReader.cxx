@@ -88,6 +88,16 @@ const char* vtkPHEWSnapshotReader::GetFileName(int i) const
   return i >= 0 && i < this->GetNumberOfFileNames() ? this->FileNames[i].c_str() : nullptr;
 }
 
+void vtkPHEWSnapshotReader::StartRead(
+  void* comm, int format, phew_context& context, phew_read_options& options)
+{
+  phew_context_init(&context);
+  context.mpi_comm = comm;
+  phew_read_options_init(&options);
+  options.format = static_cast<phew_snapshot_format>(format);
+  options.units = this->Units ? PHEW_UNITS_ASTRO : PHEW_UNITS_CODE;
+}
+
 void vtkPHEWSnapshotReader::ReportFailure(const std::string& message)
 {
   if (this->Rank == 0)

@@ -58,6 +58,10 @@ protected:
   /// false when this rank is to read nothing (a request for one piece, on another rank).
   bool ChooseSnapshot(
     vtkInformation* request, vtkInformationVector* outputs, std::string& path, void** comm);
+  /// The library's context (over comm, from ChooseSnapshot) and read options (the format and
+  /// the Units property) of a read, for the subclasses to complete.
+  void StartRead(
+    void* comm, int format, struct phew_context& context, struct phew_read_options& options);
   /// One message per failure: rank 0 prints it (every rank has the same).
   void ReportFailure(const std::string& message);
   /// The time of the snapshot being read, stamped on the outputs.
