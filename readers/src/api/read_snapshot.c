@@ -98,23 +98,44 @@ static void read_gadget(phew_context *context, const gadget_snapshot *g, const p
   free(counts);
 }
 
+/* A coordinate x of a periodic axis [lo, lo + size) wrapped into it; NaN and infinities are
+ * left for the finders to report. */
+static double wrapped(double x, double lo, double size)
+{
+  if (!isfinite(x))
+    return x;
+  const double w = lo + fmod(x - lo, size);
+  return w < lo ? w + size : w >= lo + size ? lo : w;
+}
+
 /* Positions of periodic axes that rounding (or the writing code) left on or past the box's
- * far side, wrapped into [origin, origin + size). */
+ * far side, wrapped into [origin, origin + size): one pass over the rows, most of which are
+ * inside already. */
 static void wrap_positions(phew_particle_set *set)
 {
+  int wraps[3];
+  double lo[3], hi[3], size[3];
   for (int d = 0; d < 3; ++d) {
-    const double lo = set->info.box_origin[d], size = set->info.box_size[d];
-    for (int64_t i = 0; set->info.periodic[d] && size > 0.0 && i < set->n; ++i) {
-      const double x = set->type == PHEW_FLOAT32 ? ((float *)set->position)[3 * i + d]
-                                                 : ((double *)set->position)[3 * i + d];
-      if (x >= lo && x < lo + size)
-        continue;
-      double wrapped = lo + fmod(x - lo, size);
-      wrapped = wrapped < lo ? wrapped + size : wrapped >= lo + size ? lo : wrapped;
-      if (set->type == PHEW_FLOAT32)
-        ((float *)set->position)[3 * i + d] = (float)wrapped < (float)(lo + size) ? (float)wrapped : (float)lo;
-      else
-        ((double *)set->position)[3 * i + d] = wrapped;
+    wraps[d] = set->info.periodic[d] && set->info.box_size[d] > 0.0;
+    size[d] = set->info.box_size[d];
+    lo[d] = set->info.box_origin[d];
+    hi[d] = lo[d] + size[d];
+  }
+  if (set->type == PHEW_FLOAT32) {
+    float *x = set->position;
+    for (int64_t i = 0; i < 3 * set->n; ++i) {
+      const int d = (int)(i % 3);
+      if (wraps[d] && !(x[i] >= lo[d] && x[i] < hi[d]) && isfinite(x[i])) {
+        const float w = (float)wrapped(x[i], lo[d], size[d]);
+        x[i] = w < (float)hi[d] ? w : (float)lo[d];
+      }
+    }
+  } else {
+    double *x = set->position;
+    for (int64_t i = 0; i < 3 * set->n; ++i) {
+      const int d = (int)(i % 3);
+      if (wraps[d] && !(x[i] >= lo[d] && x[i] < hi[d]))
+        x[i] = wrapped(x[i], lo[d], size[d]);
     }
   }
 }

@@ -1,5 +1,6 @@
 /* A particle set's arrays (particle_arrays.h) and phew_particle_set_free. */
 #include "particle_arrays.h"
+#include "large_arrays.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@ size_t scalar_type_size(phew_scalar_type type) { return type == PHEW_FLOAT32 ? 4
 static void *allocate(int64_t count, size_t size, const char *what, read_error *e)
 {
   const size_t n = count > 0 ? (size_t)count : 1;
-  void *p = n <= (size_t)-1 / size ? malloc(n * size) : NULL;
+  void *p = n <= (size_t)-1 / size ? large_array_alloc(n * size) : NULL;
   if (!p)
     read_fail_memory(e, what, (double)n * (double)size);
   return p;
