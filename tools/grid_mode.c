@@ -69,7 +69,8 @@ void grid_mode_check(const procs *p, const options *o)
 
 /* Collective. Every rank writes its cells of the label files, rank 0 the tables, then rank 0
  * puts the six files in place. Returns 0, or -1 on every rank after all_ok has printed why. */
-static int write_outputs(const procs *p, const phew_grid *g, const phew_labels *labels, const phew_clump_result *r)
+static int write_outputs(const procs *p, const options *o, const phew_grid *g, const phew_labels *labels,
+                         const phew_clump_result *r)
 {
   const int64_t *arrays[3] = {labels->peak_patch_id, labels->clump_id, labels->halo_id};
   const int files[3] = {OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO};
@@ -80,7 +81,7 @@ static int write_outputs(const procs *p, const phew_grid *g, const phew_labels *
     if (!all_ok(p))
       return -1;
   }
-  return tables_write_and_commit(p, r);
+  return tables_write_and_commit(p, o, r, NULL, 0);
 }
 
 int grid_mode_run(const procs *p, const options *o)
@@ -130,7 +131,7 @@ int grid_mode_run(const procs *p, const options *o)
     goto done;
   if (o->verbose && p->rank == 0)
     print_summary(&result, &o->params, 0);
-  if (write_outputs(p, &in.grid, &labels, &result) == 0)
+  if (write_outputs(p, o, &in.grid, &labels, &result) == 0)
     code = 0;
 done:
   phew_clump_result_free(&result);

@@ -15,7 +15,7 @@ enum { NAME_SIZE = 4096 };
 
 static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",  "-clump.raw",      "-halo.raw",    "-clumps.csv",
                                                  "-haloes.csv", "-dendrogram.csv", "-density.raw", "-group.raw",
-                                                 "-groups.csv", "-boxes.csv"};
+                                                 "-groups.csv", "-boxes.csv",      "-run.json",    "-groups-run.json"};
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
 static char final_name[OUTPUT_COUNT][NAME_SIZE];
@@ -101,11 +101,12 @@ int outputs_init(const char *prefix, output_set set, char *message, size_t messa
   for (int k = 0; k < OUTPUT_COUNT; ++k) {
     const int group_file = k == OUTPUT_GROUP || k == OUTPUT_GROUPS_CSV;
     if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)
-      in_use[k] = group_file || (k == OUTPUT_DENSITY && set == OUTPUTS_GROUPS_DENSITY);
+      in_use[k] = group_file || k == OUTPUT_GROUPS_RUN || (k == OUTPUT_DENSITY && set == OUTPUTS_GROUPS_DENSITY);
     else if (set == OUTPUTS_AMR)
-      in_use[k] = k < OUTPUT_DENSITY || k == OUTPUT_BOXES_CSV;
+      in_use[k] = k < OUTPUT_DENSITY || k == OUTPUT_BOXES_CSV || k == OUTPUT_RUN;
     else
-      in_use[k] = !group_file && k != OUTPUT_BOXES_CSV && (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
+      in_use[k] = !group_file && k != OUTPUT_BOXES_CSV && k != OUTPUT_GROUPS_RUN &&
+                  (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
     snprintf(final_name[k], NAME_SIZE, "%s%s", prefix, suffix[k]);
     snprintf(temporary_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], temporary_suffix);
     snprintf(backup_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], backup_suffix);

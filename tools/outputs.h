@@ -1,5 +1,5 @@
-/* The output files of a run (six for a grid, seven for PHEW on particles, two for a halo
- * finder): checked and created
+/* The output files of a run (seven for a grid, eight for PHEW on particles, three for a halo
+ * finder, each with the run's record): checked and created
  * (empty, under temporary names) before anything is computed, written during the run, then
  * put in place all or nothing. A failure at any point, or SIGINT / SIGTERM / SIGHUP, leaves
  * the files of a previous run exactly as they were and no temporary file behind. A grid run
@@ -18,18 +18,22 @@
 
 #include <stddef.h>
 
-/* Every output of every mode; OUTPUT_DENSITY (PREFIX-density.raw) is written for particles
- * only (not by FoF), OUTPUT_GROUP and OUTPUT_GROUPS_CSV by the halo finders (--finder fof,
- * hop) only, OUTPUT_BOXES_CSV (the AMR boxes the per-cell files list) by PHEW on AMR only.
- * Files are created, renamed and removed in this order. */
+/* Every output of every mode. OUTPUT_RUN (PREFIX-run.json, run_record.h) is written by every
+ * PHEW run, OUTPUT_GROUPS_RUN (PREFIX-groups-run.json) by every halo finder's, so that a PHEW
+ * run and a halo finder's with the same prefix each keep the record of their own files;
+ * OUTPUT_DENSITY (PREFIX-density.raw) for particles only (not by FoF); OUTPUT_GROUP and
+ * OUTPUT_GROUPS_CSV by the halo finders (--finder fof, hop) only; OUTPUT_BOXES_CSV (the AMR
+ * boxes the per-cell files list) by PHEW on AMR only. Files are created, renamed and removed
+ * in this order. */
 /* clang-format off */
 enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
-       OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_BOXES_CSV, OUTPUT_COUNT };
+       OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_BOXES_CSV, OUTPUT_RUN,
+       OUTPUT_GROUPS_RUN, OUTPUT_COUNT };
 /* clang-format on */
 
-/* Which outputs a run writes: PHEW on a grid (six), PHEW on particles (seven), FoF
- * (group.raw, groups.csv), HOP (those and density.raw), PHEW on AMR (the grid's six and
- * boxes.csv). */
+/* Which outputs a run writes, besides run.json: PHEW on a grid (six), PHEW on particles
+ * (seven), FoF (group.raw, groups.csv), HOP (those and density.raw), PHEW on AMR (the grid's
+ * six and boxes.csv). */
 typedef enum output_set {
   OUTPUTS_GRID,
   OUTPUTS_POINTS,

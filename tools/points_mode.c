@@ -130,7 +130,7 @@ static void make_input(const options *o, const share *s, phew_input *in)
 
 /* Collective: every rank writes its share of the per-particle files, rank 0 the tables,
  * then rank 0 puts the seven files in place. 0, or -1 on every rank after all_ok. */
-static int write_outputs(const procs *p, const share *s, const phew_clump_result *r)
+static int write_outputs(const procs *p, const options *o, const share *s, const phew_clump_result *r)
 {
   const void *arrays[4] = {s->labels.peak_patch_id, s->labels.clump_id, s->labels.halo_id, s->labels.density};
   const int files[4] = {OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_DENSITY};
@@ -139,11 +139,11 @@ static int write_outputs(const procs *p, const share *s, const phew_clump_result
     if (!all_ok(p))
       return -1;
   }
-  return tables_write_and_commit(p, r);
+  return tables_write_and_commit(p, o, r, o->snapshot ? &s->snapshot.info : NULL, 0);
 }
 
 /* The same for a halo finder: GroupIds (and HOP's densities), then the group catalogue. */
-static int write_groups(const procs *p, const share *s, const phew_group_result *r)
+static int write_groups(const procs *p, const options *o, const share *s, const phew_group_result *r)
 {
   particle_files_write(outputs_temporary(OUTPUT_GROUP), 8, s->first, s->n, s->group);
   if (!all_ok(p))
@@ -153,7 +153,7 @@ static int write_groups(const procs *p, const share *s, const phew_group_result 
     if (!all_ok(p))
       return -1;
   }
-  return groups_write_and_commit(p, r);
+  return groups_write_and_commit(p, o, r, o->snapshot ? &s->snapshot.info : NULL);
 }
 
 /* --box auto: the box from the bounds of the positions over all ranks (collective); 0, or -1
@@ -208,7 +208,7 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
     else
       print_group_summary(&groups, o->finder == FINDER_FOF);
   }
-  if (o->finder == FINDER_PHEW ? write_outputs(p, &s, &clumps) == 0 : write_groups(p, &s, &groups) == 0)
+  if (o->finder == FINDER_PHEW ? write_outputs(p, o, &s, &clumps) == 0 : write_groups(p, o, &s, &groups) == 0)
     code = 0;
 done:
   phew_clump_result_free(&clumps);

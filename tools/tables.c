@@ -3,6 +3,7 @@
 #include "csv_output.h"
 #include "file_io.h"
 #include "outputs.h"
+#include "run_record.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,21 @@ static int write_csv(int k, const phew_column *columns, int n_columns, const voi
   return err ? -1 : 0;
 }
 
-int tables_write_and_commit(const procs *p, const phew_clump_result *r)
+/* Rank 0 writes the run record into its temporary file; 0 or -1 after fail. */
+static int write_record(int k, const options *o, const run_facts *facts)
+{
+  const char *path = outputs_temporary(k);
+  const int err = run_record_write(path, o, facts);
+  if (err)
+    fail("writing '%s' failed: %s", path, strerror(err));
+  return err ? -1 : 0;
+}
+
+int tables_write_and_commit(const procs *p, const options *o, const phew_clump_result *r,
+                            const phew_snapshot_info *snapshot, int64_t n_boxes)
 {
   if (p->rank == 0) {
+    const run_facts facts = {snapshot, r, NULL, n_boxes};
     int nc, nh, nn;
     char message[512];
     const phew_column *cc = phew_clump_columns(r->columns, &nc), *hc = phew_halo_columns(r->columns, &nh),
@@ -40,20 +53,22 @@ int tables_write_and_commit(const procs *p, const phew_clump_result *r)
     if (write_csv(OUTPUT_CLUMPS_CSV, cc, nc, r->clumps, r->n_clumps, sizeof *r->clumps) == 0 &&
         write_csv(OUTPUT_HALOES_CSV, hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) == 0 &&
         write_csv(OUTPUT_DENDROGRAM_CSV, dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes) == 0 &&
-        outputs_commit(message, sizeof message) != 0)
+        write_record(OUTPUT_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
       fail("%s", message);
   }
   return all_ok(p) ? 0 : -1;
 }
 
-int groups_write_and_commit(const procs *p, const phew_group_result *r)
+int groups_write_and_commit(const procs *p, const options *o, const phew_group_result *r,
+                            const phew_snapshot_info *snapshot)
 {
   if (p->rank == 0) {
+    const run_facts facts = {snapshot, NULL, r, 0};
     int n;
     char message[512];
     const phew_column *columns = phew_group_columns(r->columns, &n);
     if (write_csv(OUTPUT_GROUPS_CSV, columns, n, r->groups, r->n_groups, sizeof *r->groups) == 0 &&
-        outputs_commit(message, sizeof message) != 0)
+        write_record(OUTPUT_GROUPS_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
       fail("%s", message);
   }
   return all_ok(p) ? 0 : -1;

@@ -2,6 +2,7 @@
 
 #include "vtkPHEWInputAdaptor.h"
 #include "vtkPHEWPointsInput.h"
+#include "vtkPHEWRunRecord.h"
 
 #include "vtkDataArray.h"
 #include "vtkDataObject.h"
@@ -10,6 +11,7 @@
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
 #include "vtkSmartPointer.h"
+#include "vtkTable.h"
 
 #include "phew/phew.h"
 
@@ -284,7 +286,33 @@ std::string vtkPHEWAlgorithm::Execute(
   this->ReportProgress(0.9, "labels and tables");
   vtkDataObject* labelled = vtkDataObject::GetData(outputVector, 0);
   problem = adaptor->Finish(context, labelled);
-  return problem.empty() ? this->FillOutputs(context, labelled, outputVector) : problem;
+  if (problem.empty())
+  {
+    problem = this->FillOutputs(context, labelled, outputVector);
+  }
+  if (problem.empty())
+  {
+    this->RecordRun(input, in, outputVector);
+  }
+  return problem;
+}
+
+void vtkPHEWAlgorithm::DescribeParameters(std::vector<std::string>&) {}
+
+void vtkPHEWAlgorithm::RecordRun(
+  vtkDataObject* input, const phew_input& in, vtkInformationVector* outputVector)
+{
+  std::vector<std::string> entries = { phew_run_record::Entry("Filter", this->GetFilterLabel()),
+    phew_run_record::Entry("Program", "phew " PHEW_VERSION) };
+  this->DescribeParameters(entries);
+  phew_run_record::DescribeInput(in, entries);
+  for (int port = 1; port < this->GetNumberOfOutputPorts(); ++port)
+  {
+    if (vtkTable* table = vtkTable::GetData(outputVector, port))
+    {
+      phew_run_record::Add(table->GetFieldData(), entries, input);
+    }
+  }
 }
 
 bool vtkPHEWAlgorithm::StopRequested(const phew_adaptors::Context& context, int status)

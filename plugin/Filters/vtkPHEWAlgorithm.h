@@ -33,6 +33,7 @@
 
 #include <memory> // for std::unique_ptr
 #include <string> // for std::string
+#include <vector> // for std::vector
 
 struct phew_input;
 struct phew_labels;
@@ -123,6 +124,9 @@ protected:
   /// or the problem (the same on every rank).
   virtual std::string FillOutputs(
     phew_adaptors::Context& context, vtkDataObject* labelled, vtkInformationVector* outputVector);
+  /// The run's parameters for the tables' record (vtkPHEWRunRecord.h), as "Name = value"
+  /// entries, after FillOutputs (the result is still kept). Default: none.
+  virtual void DescribeParameters(std::vector<std::string>& entries);
   /// Frees the result RunCore kept.
   virtual void ReleaseResult() {}
   /// Empties the outputs (before a run, and after a failure): every port by default.
@@ -157,6 +161,9 @@ private:
   /// Whether the run stops: the core stopped, or an Abort came after its last check (a
   /// progress observer may set it on one rank only: every rank agrees).
   bool StopRequested(const phew_adaptors::Context& context, int status);
+  /// Every table output gets the run's record: the filter, its parameters, the box or grid
+  /// the core ran on, and the input's field data.
+  void RecordRun(vtkDataObject* input, const phew_input& in, vtkInformationVector* outputVector);
 
   // The pipeline time of the run that failed last: the pipeline asks again, once per output
   // port and view (and for an image it cannot hold); the same failed run is then not repeated,

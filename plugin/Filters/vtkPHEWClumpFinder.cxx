@@ -7,6 +7,7 @@
 #include "vtkPHEWInputAdaptor.h"
 #include "vtkPHEWMarkers.h"
 #include "vtkPHEWPointsInput.h"
+#include "vtkPHEWRunRecord.h"
 #include "vtkPHEWTables.h"
 
 #include "vtkCompositeDataSet.h"
@@ -237,6 +238,33 @@ std::string vtkPHEWClumpFinder::DescribeFailure(
     context.Subject.empty() ? "density '" + context.DensityName + "'" : context.Subject;
   return "PHEW failed on " + subject + " (" + phew_status_string(static_cast<phew_status>(status)) +
     "): " + message;
+}
+
+namespace
+{
+std::string Threshold(const char* name, double value) // negative: automatic
+{
+  return value < 0.0 ? phew_run_record::Entry(name, "auto") : phew_run_record::Entry(name, value);
+}
+}
+
+void vtkPHEWClumpFinder::DescribeParameters(std::vector<std::string>& entries)
+{
+  using phew_run_record::Entry;
+  entries.push_back(Threshold("DensityThreshold", this->DensityThreshold));
+  entries.push_back(Entry("RelevanceThreshold", this->RelevanceThreshold));
+  entries.push_back(Entry("SaddleMerging", this->SaddleMerging ? "1" : "0"));
+  if (this->SaddleMerging)
+  {
+    entries.push_back(Threshold("SaddleThreshold", this->SaddleThreshold));
+  }
+  entries.push_back(Entry("MassThreshold", this->MassThreshold));
+  if (this->Result->columns != 0) // particles
+  {
+    entries.push_back(Entry("EstimateDensity", this->EstimateDensity ? "1" : "0"));
+    entries.push_back(Entry("NumberOfNeighbours", this->NumberOfNeighbours));
+    entries.push_back(Entry("NumberOfDensityNeighbours", this->NumberOfDensityNeighbours));
+  }
 }
 
 void vtkPHEWClumpFinder::ReleaseResult()

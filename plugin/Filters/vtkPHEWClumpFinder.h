@@ -165,6 +165,7 @@ protected:
   /// The three tables, the run's figures, the dendrogram plot, the clump geometry and markers.
   std::string FillOutputs(phew_adaptors::Context& context, vtkDataObject* labelled,
     vtkInformationVector* outputVector) override;
+  void DescribeParameters(std::vector<std::string>& entries) override;
   void ReleaseResult() override;
   /// Labels emptied; the tables keep their columns (a spreadsheet showing one stays on its
   /// rows), without rows; the drawings emptied.

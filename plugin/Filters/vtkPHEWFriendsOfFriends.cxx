@@ -1,6 +1,7 @@
 #include "vtkPHEWFriendsOfFriends.h"
 
 #include "vtkPHEWPointsInput.h"
+#include "vtkPHEWRunRecord.h"
 #include "vtkPHEWTables.h"
 
 #include "vtkInformationVector.h"
@@ -62,6 +63,15 @@ std::string vtkPHEWFriendsOfFriends::FillOutputs(
 {
   phew_tables::FillGroups(vtkTable::GetData(outputVector, 1), *this->Result);
   return std::string();
+}
+
+void vtkPHEWFriendsOfFriends::DescribeParameters(std::vector<std::string>& entries)
+{
+  using phew_run_record::Entry;
+  entries.push_back(Entry("LinkingLength", this->LinkingLength));
+  entries.push_back(Entry("LinkingLengthIsAbsolute", this->LinkingLengthIsAbsolute ? "1" : "0"));
+  entries.push_back(Entry("LinkingLengthUsed", this->Result->linking_length_used));
+  entries.push_back(Entry("MinimumMembers", this->MinimumMembers));
 }
 
 void vtkPHEWFriendsOfFriends::ReleaseResult()

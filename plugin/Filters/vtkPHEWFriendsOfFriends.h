@@ -67,6 +67,7 @@ protected:
   /// The Groups table (port 1).
   std::string FillOutputs(phew_adaptors::Context& context, vtkDataObject* labelled,
     vtkInformationVector* outputVector) override;
+  void DescribeParameters(std::vector<std::string>& entries) override;
   void ReleaseResult() override;
 
   phew_group_result* Result; // of the last run, until its outputs are made (owned)

@@ -1,6 +1,7 @@
 #include "vtkPHEWHOPHaloFinder.h"
 
 #include "vtkPHEWPointsInput.h"
+#include "vtkPHEWRunRecord.h"
 #include "vtkPHEWTables.h"
 
 #include "vtkInformationVector.h"
@@ -84,6 +85,18 @@ std::string vtkPHEWHOPHaloFinder::FillOutputs(
 {
   phew_tables::FillGroups(vtkTable::GetData(outputVector, 1), *this->Result);
   return std::string();
+}
+
+void vtkPHEWHOPHaloFinder::DescribeParameters(std::vector<std::string>& entries)
+{
+  using phew_run_record::Entry;
+  entries.push_back(Entry("OuterThreshold", this->OuterThreshold));
+  entries.push_back(Entry("SaddleFactor", this->SaddleFactor));
+  entries.push_back(Entry("PeakFactor", this->PeakFactor));
+  entries.push_back(Entry("HopNeighbours", this->HopNeighbours));
+  entries.push_back(Entry("MergeNeighbours", this->MergeNeighbours));
+  entries.push_back(Entry("NumberOfDensityNeighbours", this->NumberOfDensityNeighbours));
+  entries.push_back(Entry("MinimumMembers", this->MinimumMembers));
 }
 
 void vtkPHEWHOPHaloFinder::ReleaseResult()

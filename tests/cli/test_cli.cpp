@@ -144,7 +144,7 @@ TEST_F(Cli, VerboseAndHelp)
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("peaks"), std::string::npos) << o.out;
   EXPECT_EQ(o.err, "");
-  EXPECT_EQ(files_starting("res").size(), 6u);
+  EXPECT_EQ(files_starting("res").size(), 7u);
   const Outcome h = run({"--help"});
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_NE(h.out.find("usage"), std::string::npos);
@@ -227,6 +227,22 @@ TEST_F(Cli, AutomaticThresholds)
   ASSERT_EQ(run(given).exit_code, 0);
   for (const char *s : kSuffixes)
     EXPECT_EQ(slurp(path(std::string("given") + s)), slurp(path(std::string("def") + s))) << s;
+
+  // the run records: the thresholds as given ("auto", or the numbers) and as used, the counts
+  const std::string automatic = slurp(path("def-run.json")), numbers = slurp(path("given-run.json"));
+  char used[256], counts[160];
+  std::snprintf(used, sizeof used, "\"density_threshold_used\": %s,\n    \"saddle_threshold_used\": %s,", threshold,
+                saddle);
+  std::snprintf(counts, sizeof counts, "\"clumps\": %lld,\n    \"haloes\": %lld\n", (long long)lib.result.n_clumps,
+                (long long)lib.result.n_haloes);
+  for (const std::string &record : {automatic, numbers}) {
+    EXPECT_NE(record.find(used), std::string::npos) << record;
+    EXPECT_NE(record.find(counts), std::string::npos) << record;
+    EXPECT_NE(record.find("\"cells\": " + std::to_string(n) + ",\n"), std::string::npos) << record;
+    EXPECT_NE(record.find("\"grid\": \"in.raw\""), std::string::npos) << record;
+  }
+  EXPECT_NE(automatic.find("\"density_threshold\": \"auto\","), std::string::npos) << automatic;
+  EXPECT_NE(numbers.find(std::string("\"density_threshold\": ") + threshold + ","), std::string::npos) << numbers;
 }
 
 TEST_F(Cli, SuccessOverwritesAnEarlierRun)
@@ -436,7 +452,7 @@ TEST_F(Cli, NumericOptionsTakeDenormalsAndRefuseOverflow)
     const Outcome o = run(with(extra));
     EXPECT_EQ(o.exit_code, 0) << o.err;
     EXPECT_EQ(o.err, "");
-    EXPECT_EQ(files_starting("res").size(), 6u);
+    EXPECT_EQ(files_starting("res").size(), 7u);
   }
   struct Bad {
     std::vector<std::string> extra;
@@ -549,7 +565,7 @@ TEST_F(Cli, FailedRunKeepsPreviousOutputs)
   const Outcome first = run(args("in.raw", "0.45"));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::map<std::string, std::string> previous = snapshot("res");
-  ASSERT_EQ(previous.size(), 6u);
+  ASSERT_EQ(previous.size(), 7u);
   struct Case {
     std::string input, rules, message;
   } cases[] = {
@@ -655,7 +671,7 @@ TEST_F(Cli, SignalsRemoveTemporaryFiles)
                              "0.45", "--output", "res"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::map<std::string, std::string> previous = snapshot("res");
-  ASSERT_EQ(previous.size(), 6u);
+  ASSERT_EQ(previous.size(), 7u);
   const int64_t n = 128;
   std::vector<double> big((size_t)(n * n * n));
   uint64_t state = 99;

@@ -294,7 +294,7 @@ TEST_F(CliPoints, OutputsEqualTheLibrary)
     ASSERT_FALSE(HasFatalFailure());
     const std::string base = path(v.name);
     const size_t n = (size_t)p.n();
-    EXPECT_EQ(files_starting(v.name).size(), 7u) << "the seven outputs and nothing else";
+    EXPECT_EQ(files_starting(v.name).size(), 8u) << "the seven outputs, the run record and nothing else";
     for (const char *suffix : kPointSuffixes)
       ASSERT_TRUE(exists(base + suffix)) << suffix;
     const std::vector<int64_t> *want[3] = {&lib.patch, &lib.clump, &lib.halo};
@@ -373,7 +373,7 @@ TEST_F(CliPoints, VerboseNamesTheParticleStages)
   EXPECT_NE(o.out.find("padding: "), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("ranks 1, "), std::string::npos) << o.out;
   EXPECT_NE(o.out.find(" thread(s) each"), std::string::npos) << o.out;
-  EXPECT_EQ(files_starting("res").size(), 7u);
+  EXPECT_EQ(files_starting("res").size(), 8u);
   const Outcome h = run({"--help"});
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_NE(h.out.find("--points POS"), std::string::npos) << h.out;
@@ -436,7 +436,7 @@ TEST_F(CliPoints, BadInputFailsWithOneLineAndKeepsPreviousOutputs)
   const Outcome first = run(good);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::map<std::string, std::string> previous = snapshot("res");
-  ASSERT_EQ(previous.size(), 7u);
+  ASSERT_EQ(previous.size(), 8u);
 
   // bad files next to the good ones
   const std::string whole = slurp(path("pos.raw"));
@@ -566,7 +566,7 @@ TEST_F(CliPoints, DensityFileIsCommittedWithTheOthers)
   };
   ASSERT_EQ(run(with("res", "2")).exit_code, 0);
   const std::map<std::string, std::string> previous = snapshot("res");
-  ASSERT_EQ(previous.size(), 7u);
+  ASSERT_EQ(previous.size(), 8u);
   struct Case {
     const char *rules, *message;
   } cases[] = {
@@ -618,7 +618,7 @@ TEST_F(CliPoints, FriendsOfFriendsEqualsTheLibrary)
                                          number(p.box[1]), number(p.box[2]), "--periodic"};
   ASSERT_EQ(run(phew_run).exit_code, 0);
   const std::map<std::string, std::string> phew_files = snapshot("res");
-  ASSERT_EQ(phew_files.size(), 7u);
+  ASSERT_EQ(phew_files.size(), 8u);
   struct Variant {
     std::vector<std::string> extra;
     double length;

@@ -8,8 +8,9 @@ import subprocess
 import sys
 import time
 
-SUFFIXES = ["-patch.raw", "-clump.raw", "-halo.raw", "-clumps.csv", "-haloes.csv", "-dendrogram.csv"]
-POINT_SUFFIXES = SUFFIXES + ["-density.raw"]  # the particle mode's seven files
+SUFFIXES = ["-patch.raw", "-clump.raw", "-halo.raw", "-clumps.csv", "-haloes.csv", "-dendrogram.csv",
+            "-run.json"]
+POINT_SUFFIXES = SUFFIXES + ["-density.raw"]  # the particle mode's eight files
 
 
 def parser(description):

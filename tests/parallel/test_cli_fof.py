@@ -26,7 +26,7 @@ import cli_runs  # noqa: E402
 import make_points  # noqa: E402
 
 MIN_MEMBERS = 5
-OUTPUTS = ("-group.raw", "-groups.csv")
+OUTPUTS = ("-group.raw", "-groups.csv", "-groups-run.json")
 
 
 def linking(case):

@@ -28,7 +28,7 @@ import hop_reference  # noqa: E402
 import make_points  # noqa: E402
 import sph_reference  # noqa: E402
 
-OUTPUTS = ("-group.raw", "-groups.csv", "-density.raw")
+OUTPUTS = ("-group.raw", "-groups.csv", "-density.raw", "-groups-run.json")
 MIN_MEMBERS = 10
 
 

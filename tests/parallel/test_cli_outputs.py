@@ -2,7 +2,7 @@
 """Under mpirun a failed or killed run leaves a previous run's outputs exactly as they were.
 
 Issue 7 under mpirun (rank 0 writes the tables and renames the files into place, every rank
-writes its cells of the label files). Into a directory holding a previous run's six files
+writes its cells of the label files). Into a directory holding a previous run's seven files
 (made by the same rank count), each case runs the tool again with other parameters and
 checks afterwards that the directory holds the previous files byte for byte and nothing else
 (no .partial or .previous file):
@@ -17,7 +17,7 @@ checks afterwards that the directory holds the previous files byte for byte and 
     rank 0 writes a table. Open MPI 4.1's mpirun passes the signal on as SIGCONT, one second
     later SIGTERM, one more second later SIGKILL: the ranks are held at that step by a pause
     (a timed kill in the computation could land after a short run has finished).
-And a SIGTERM that lands on rank 0 during the final renames leaves the new run's six files
+And a SIGTERM that lands on rank 0 during the final renames leaves the new run's seven files
 (the renames are completed first, never a mix). Failures and pauses at an exact call come
 from the test-only fault shim of tests/cli (io_fault_shim.c), on one rank or all.
 
@@ -123,8 +123,8 @@ def main():
                           f"np {n_ranks}: the {name} run succeeds ({o.summary()})")
             made[name] = snapshot(directory)
         previous, fresh = made["previous"], made["fresh"]
-        checker.check(len(previous) == 6 and len(fresh) == 6 and previous != fresh,
-                      f"np {n_ranks}: six files, different for the two thresholds")
+        checker.check(len(previous) == 7 and len(fresh) == 7 and previous != fresh,
+                      f"np {n_ranks}: seven files (the run record too), different for the two thresholds")
 
         def case_directory(name, files=None):
             directory = os.path.join(work, name)
@@ -229,7 +229,7 @@ def main():
                        env=cli_runs.fault_env(shim, "rename:res-clumps.csv.partial:SIGTERM", 0))
         checker.check(not o.timed_out and o.code not in (0, None),
                       f"{label}: the run ends with a failure status ({o.code}, {o.seconds:.1f} s)")
-        check_kept(label, directory, fresh, "the new run's six files, complete")
+        check_kept(label, directory, fresh, "the new run's seven files, complete")
     checker.finish()
 
 

@@ -169,6 +169,40 @@ clumps = PHEWClumpFinder(Input=particles, DensityThreshold=80.0, RelevanceThresh
 clumps.UpdatePipeline()
 same_table("PHEW clumps on the RAMSES particles", servermanager.Fetch(clumps, idx=1), prefix + "-clumps.csv")
 same_table("PHEW haloes on the RAMSES particles", servermanager.Fetch(clumps, idx=3), prefix + "-haloes.csv")
+
+
+def record(table):
+    """The table's PHEWParameters as {name: value}."""
+    array = table.GetFieldData().GetAbstractArray("PHEWParameters")
+    entries = [array.GetValue(k) for k in range(array.GetNumberOfValues())] if array else []
+    return dict(entry.split(" = ", 1) for entry in entries)
+
+
+def check_record(what, table, cli_record, want):
+    got = record(table)
+    with open(cli_record) as f:
+        cli_run = json.load(f)
+    wanted = dict(want, PeriodicAxes="1 1 1", BoxSize="1 1 1", BoxOrigin="0 0 0")
+    check.check(all(got.get(k) == v for k, v in wanted.items()), "%s: PHEWParameters %s, want %s" % (what, got, wanted))
+    check.check(field(table, "SnapshotPath") == cli_run["input"]["read"] and
+                field(table, "ScaleFactor") == [cli_run["input"]["scale_factor"]] and field(table, "Units") == "code",
+                "%s: the snapshot's metadata %s %s, the CLI's record says %s" % (
+                    what, field(table, "SnapshotPath"), field(table, "ScaleFactor"), cli_run["input"]))
+    return got, cli_run
+
+
+got, cli_run = check_record("FoF table", servermanager.Fetch(fof, idx=1), os.path.join(args.work_dir, "cli-fof-groups-run.json"),
+                            {"Filter": "Friends-of-Friends", "LinkingLength": "0.20000000000000001", "MinimumMembers": "20"})
+check.check(float(got.get("LinkingLengthUsed", "nan")) == cli_run["results"]["linking_length_used"],
+            "FoF table: linking length used %s, the CLI's %r" % (got.get("LinkingLengthUsed"),
+                                                                 cli_run["results"]["linking_length_used"]))
+check_record("HOP table", servermanager.Fetch(hop, idx=1), os.path.join(args.work_dir, "cli-hop-groups-run.json"),
+             {"Filter": "HOP Halo Finder", "OuterThreshold": "160", "HopNeighbours": "64"})
+for port in (1, 2, 3):
+    check_record("PHEW table %d" % port, servermanager.Fetch(clumps, idx=port),
+                 os.path.join(args.work_dir, "cli-phew-run.json"),
+                 {"Filter": "PHEW Clump Finder", "DensityThreshold": "80", "SaddleThreshold": "200",
+                  "RelevanceThreshold": "3", "NumberOfNeighbours": "16"})
 n_groups = servermanager.Fetch(fof, idx=1).GetNumberOfRows()
 print("RAMSES particles: FoF %d groups, HOP %d groups, PHEW %d haloes, as phew --snapshot finds"
       % (n_groups, servermanager.Fetch(hop, idx=1).GetNumberOfRows(), servermanager.Fetch(clumps, idx=3).GetNumberOfRows()),

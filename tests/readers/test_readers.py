@@ -5,6 +5,7 @@ on 1 to 4 ranks: the real RAMSES output in datasets/ramses_cosmo32 and HDF5 snap
 here in the GADGET-2, GADGET-4 and SWIFT layouts (make_snapshots.py)."""
 import argparse
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -281,7 +282,26 @@ def outputs_of(prefix):
             if name.startswith(base)}
 
 
-def same_as_raw(args, label, snapshot_args, pos, vel, mass, ids, box):
+def check_records(label, finder, snapshot, raw, snapshot_path, n, box, scale_factor, csv_rows):
+    """The run records (PREFIX-run.json, PREFIX-groups-run.json) say what each run came from."""
+    what = f"cli {label} {finder}: the run record"
+    check(snapshot["input"]["snapshot"] == snapshot_path and snapshot["input"]["kind"] == "particles",
+          f"{what} names the snapshot: {snapshot['input']}")
+    check(snapshot["input"]["box_size"] == [box] * 3 and snapshot["input"]["periodic"] == [True] * 3,
+          f"{what} has the box {box}, periodic: {snapshot['input']}")
+    check(snapshot["input"]["scale_factor"] == scale_factor and snapshot["input"]["units"] == "code",
+          f"{what} has a = {scale_factor!r}, code units: {snapshot['input']}")
+    check(raw["input"]["positions"].endswith("pos.raw") and raw["input"]["box_size"] == [box] * 3,
+          f"{what} of the raw run names its files and box: {raw['input']}")
+    check(snapshot["parameters"] == raw["parameters"] and snapshot["parameters"]["finder"] == finder,
+          f"{what}: the parameters {snapshot['parameters']} are the raw run's {raw['parameters']}")
+    check(snapshot["results"] == raw["results"] and snapshot["results"]["particles"] == n,
+          f"{what}: results {snapshot['results']} (raw run {raw['results']}, {n} particles)")
+    found = snapshot["results"]["groups" if finder != "phew" else "clumps"]
+    check(found == csv_rows, f"{what}: {found} objects, the catalogue has {csv_rows} rows")
+
+
+def same_as_raw(args, label, snapshot_args, pos, vel, mass, ids, box, scale_factor):
     """The finders on the snapshot give the bytes they give on the same particles as raw files."""
     raw = os.path.join(args.work_dir, f"cli_{label}_raw")
     os.makedirs(raw, exist_ok=True)
@@ -301,6 +321,11 @@ def same_as_raw(args, label, snapshot_args, pos, vel, mass, ids, box):
                 res = run_cli(args, ranks, [*inputs, "--finder", finder, "--output", os.path.join(out, "res")])
                 check(res.returncode == 0, f"cli {label} {finder} {kind} np{ranks}: {res.stderr}")
                 results.append(outputs_of(os.path.join(out, "res")))
+            record = "res-run.json" if finder == "phew" else "res-groups-run.json"
+            records = [json.loads(r.pop(record, b"{}")) for r in results]
+            table = results[0].get("res-clumps.csv" if finder == "phew" else "res-groups.csv", b"")
+            check_records(label, finder, *records, snapshot_args[1], len(ids), box, scale_factor,
+                          table.count(b"\n") - 1)
             check(results[0] == results[1] and len(results[0]) >= 2,
                   f"cli {label} {finder} np{ranks}: --snapshot and the raw files give other outputs "
                   f"({sorted(results[0])} vs {sorted(results[1])})")
@@ -309,7 +334,8 @@ def same_as_raw(args, label, snapshot_args, pos, vel, mass, ids, box):
 def test_cli(args):
     folder = os.path.join(args.source_dir, "datasets", "ramses_cosmo32", "output_00003")
     pos, vel, mass, fields, info = ramses_expected(folder, "code")
-    same_as_raw(args, "ramses", ["--snapshot", folder], pos, vel, mass, fields["identity"], info["boxlen"])
+    same_as_raw(args, "ramses", ["--snapshot", folder], pos, vel, mass, fields["identity"], info["boxlen"],
+                info["aexp"])
     os.makedirs(os.path.join(args.work_dir, "verbose"), exist_ok=True)
     res = run_cli(args, 2, ["--snapshot", folder, "--finder", "fof", "--verbose", "--output",
                             os.path.join(args.work_dir, "verbose", "res")])
@@ -327,7 +353,8 @@ def test_cli(args):
     stem = files[0][: -len(".0.hdf5")]
     arrays, header = ref.gadget_particles(stem, 1)
     same_as_raw(args, "gadget4", ["--snapshot", files[0]], arrays["Coordinates"], arrays["Velocities"],
-                arrays["Masses"].astype(np.float32), arrays["ParticleIDs"], float(header["BoxSize"]))
+                arrays["Masses"].astype(np.float32), arrays["ParticleIDs"], float(header["BoxSize"]),
+                float(header["Time"]))
     # the box's far face: inside without --periodic (the closed box), outside with it
     face = os.path.join(args.work_dir, "face.raw")
     np.array([[1.0, 0.5, 0.5], [0.99, 0.5, 0.5], [0.2, 0.2, 0.2]], "<f8").tofile(face)
@@ -485,6 +512,12 @@ def test_amr_cli(args):
     with open(os.path.join(out, "res-clumps.csv")) as f:
         rows = list(csv.DictReader(f))
     check(len(rows) == 3, f"amr cli: {len(rows)} clumps, 3 blobs")
+    with open(os.path.join(out, "res-run.json")) as f:
+        record = json.load(f)
+    expected = {"leaf_cells": len(leaves), "boxes": len(boxes), "clumps": 3, "density_threshold_used": threshold}
+    check({k: record["results"].get(k) for k in expected} == expected and record["input"]["kind"] == "amr" and
+          record["input"]["amr_variable"] == "density" and record["input"]["scale_factor"] == info["aexp"],
+          f"amr cli: the run record {record['input']} {record['results']}, want {expected}")
     for (centre, width, height), row in zip(ramses_amr_reference.BLOBS, rows):
         near = [key for key, c in leaves.items() if sum(min(abs(a - b), 1 - abs(a - b)) ** 2
                                                         for a, b in zip(c, centre)) < (3 * width) ** 2]
