@@ -241,6 +241,22 @@ for time, code in ((0.5, "GADGET"), (0.8, "SWIFT")):
                 "time %g: %s with %d particles (%s expected)" % (time, field(poly, "Code"), poly.GetNumberOfPoints(), code))
 Delete(series)
 
+# a snapshot written by SWIFT itself (datasets/swift_dm16), in astronomers' units, and FoF on it
+swift = os.path.join(args.source_dir, "datasets", "swift_dm16", "snap_0003.hdf5")
+reader = GadgetHDF5SnapshotReader(FileName=[swift], Units=1)
+poly = servermanager.Fetch(reader)
+box = field(poly, "BoxSize")
+check.check(field(poly, "Code") == "SWIFT" and poly.GetNumberOfPoints() == 4096 and
+            abs(box[0] - 25.0 * 0.6766) < 1e-6 and field(poly, "LengthUnit") == "Mpc/h",
+            "SWIFT's own snapshot: %s, %d particles, box %s %s" % (field(poly, "Code"), poly.GetNumberOfPoints(), box,
+                                                                   field(poly, "LengthUnit")))
+fof = FriendsofFriends(Input=reader, **arrays)
+fof.UpdatePipeline()
+check.check(servermanager.Fetch(fof, idx=1).GetNumberOfRows() == 9, "FoF on SWIFT's snapshot: %d groups (9)"
+            % servermanager.Fetch(fof, idx=1).GetNumberOfRows())
+Delete(fof)
+Delete(reader)
+
 # ---- bad input -----------------------------------------------------------------------------
 missing = GadgetHDF5SnapshotReader(FileName=[os.path.join(args.work_dir, "nowhere.hdf5")])
 errors = pt.ErrorCatcher(missing)

@@ -177,6 +177,95 @@ def test_gadget(args, case):
     print(f"{case}: {len(files)} file(s) checked on ranks {args.ranks}")
 
 
+def swift_expected(paths, units):
+    """PartType1 of files written by SWIFT itself (h5py; a virtual file reads through), in code
+    units or, from the files' own Units and Cosmology groups, in comoving Mpc/h, Msun/h, km/s."""
+    import h5py
+
+    parts = {name: [] for name in ("Coordinates", "Velocities", "Masses", "ParticleIDs")}
+    for path in paths:
+        with h5py.File(path, "r") as f:
+            for name in parts:
+                parts[name].append(f["PartType1"][name][...])
+            header, unit, cosmology = (dict(f[g].attrs) for g in ("Header", "Units", "Cosmology"))
+    pos, vel, mass = (np.concatenate(parts[n]).astype(np.float64) for n in ("Coordinates", "Velocities", "Masses"))
+    length, m, v = 1.0, 1.0, 1.0
+    if units == "astro":
+        h, length_cm = float(cosmology["h"][0]), float(unit["Unit length in cgs (U_L)"][0])
+        length = length_cm / CM_PER_MPC * h
+        m = float(unit["Unit mass in cgs (U_M)"][0]) / G_PER_MSUN * h
+        v = length_cm / float(unit["Unit time in cgs (U_t)"][0]) / 1.0e5
+    ids = np.concatenate(parts["ParticleIDs"]).astype("<i8")
+    return pos * length, vel * v, mass * m, ids, float(header["BoxSize"][0]) * length, float(header["Scale-factor"][0])
+
+
+def fof_reference(pos, box, b):
+    """Friends-of-Friends by scipy: pairs within b (periodic), connected components; the groups
+    of at least 20 particles as sets of particle indices."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+    from scipy.spatial import cKDTree
+
+    pairs = cKDTree(pos, boxsize=box).query_pairs(b, output_type="ndarray")
+    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(pos), len(pos)))
+    _, label = connected_components(graph, directed=False)
+    members = {}
+    for i, g in enumerate(label.tolist()):
+        members.setdefault(g, []).append(i)
+    return sorted(frozenset(m) for m in members.values() if len(m) >= 20)
+
+
+def test_swift_real(args):
+    """Snapshots written by SWIFT itself (datasets/swift_dm16: a single file at a = 1 and a
+    distributed output of two files plus SWIFT's virtual file at a = 0.2): every field as h5py
+    reads it, on every rank count and in both unit systems; then FoF through the CLI finds
+    the groups scipy finds in the same particles, the same bytes on 1 and 3 ranks."""
+    folder = os.path.join(args.source_dir, "datasets", "swift_dm16")
+    parts = os.path.join(folder, "distributed", "snap_0002")
+    cases = [("single", os.path.join(folder, "snap_0003.hdf5"), [os.path.join(folder, "snap_0003.hdf5")], 1),
+             ("distributed", os.path.join(parts, "snap_0002.0.hdf5"),
+              [os.path.join(parts, f"snap_0002.{k}.hdf5") for k in (0, 1)], 2),
+             ("virtual", os.path.join(parts, "snap_0002.hdf5"), [os.path.join(parts, "snap_0002.hdf5")], 1)]
+    for name, path, paths, n_files in cases:
+        for units in ("code", "astro"):
+            pos, vel, mass, ids, box, a = swift_expected(paths, units)
+            for ranks in args.ranks:
+                what = f"SWIFT {name} {units} np{ranks}"
+                out = os.path.join(args.work_dir, f"swift_{name}_{units}_np{ranks}")
+                res = run_dump(args, path, ranks, out, ["--units", units])
+                check(res.returncode == 0, f"{what}: exit {res.returncode}: {res.stderr}")
+                if res.returncode != 0:
+                    continue
+                got, desc = load_dump(out, ranks)
+                for key, want in (("position", pos), ("velocity", vel), ("mass", mass), ("id", ids)):
+                    same(got[key], want, f"{what} {key}")
+                check(desc["code"] == "SWIFT" and int(desc["n_files"]) == n_files and
+                      float(desc["scale_factor"]) == a and float(desc["box_size_0"]) == box,
+                      f"{what}: code {desc['code']}, {desc['n_files']} file(s), a {desc['scale_factor']} (want {a}), "
+                      f"box {desc['box_size_0']} (want {box})")
+    # FoF (b = 0.2 of the mean spacing of 16^3 particles) on the a = 1 snapshot
+    pos, _, _, ids, box, _ = swift_expected(cases[0][2], "code")
+    want = fof_reference(pos, box, 0.2 * box / 16)
+    outputs = []
+    for ranks in (1, 3):
+        prefix = os.path.join(args.work_dir, f"swift_fof_np{ranks}", "res")
+        shutil.rmtree(os.path.dirname(prefix), ignore_errors=True)
+        os.makedirs(os.path.dirname(prefix))
+        res = run_cli(args, ranks, ["--snapshot", cases[0][1], "--finder", "fof", "--output", prefix])
+        check(res.returncode == 0, f"SWIFT FoF np{ranks}: {res.stderr}")
+        outputs.append(outputs_of(prefix))
+    check(outputs[0] == outputs[1], "SWIFT FoF: the outputs differ between 1 and 3 ranks")
+    group = np.fromfile(os.path.join(args.work_dir, "swift_fof_np1", "res-group.raw"), "<i8")
+    members = {}
+    for i, g in enumerate(group.tolist()):
+        if g >= 0:
+            members.setdefault(g, []).append(i)
+    got = sorted(frozenset(m) for m in members.values())
+    check(len(want) >= 3 and got == want, f"SWIFT FoF: {len(got)} groups, scipy finds {len(want)} "
+          f"(sizes {sorted(map(len, got))[-5:]} vs {sorted(map(len, want))[-5:]})")
+    print(f"SWIFT snapshots: 3 layouts checked on ranks {args.ranks}; FoF finds scipy's {len(want)} groups")
+
+
 def expect_failure(args, path, options, words, what):
     """Exit 1 on every rank count, one message on stderr with every word in it, nothing written."""
     for ranks in (1, 3):
@@ -553,11 +642,13 @@ def main():
     ap.add_argument("--work-dir", required=True)
     ap.add_argument("--ranks", default="1,2,3,4")
     ap.add_argument("--part", required=True,
-                    choices=["ramses", "amr", "amr_cli", "bad_ramses", "bad_gadget", "cli", *sorted(make_snapshots.CASES)])
+                    choices=["ramses", "amr", "amr_cli", "bad_ramses", "bad_gadget", "cli", "swift_real",
+                             *sorted(make_snapshots.CASES)])
     args = ap.parse_args()
     args.ranks = [int(r) for r in args.ranks.split(",")]
     os.makedirs(args.work_dir, exist_ok=True)
-    tests = {"ramses": test_ramses, "amr": test_amr, "amr_cli": test_amr_cli, "bad_ramses": test_bad_ramses, "bad_gadget": test_bad_gadget, "cli": test_cli}
+    tests = {"ramses": test_ramses, "amr": test_amr, "amr_cli": test_amr_cli, "bad_ramses": test_bad_ramses, "bad_gadget": test_bad_gadget, "cli": test_cli,
+             "swift_real": test_swift_real}
     if args.part in tests:
         tests[args.part](args)
     else:
