@@ -156,6 +156,33 @@ static int write_groups(const procs *p, const options *o, const share *s, const 
   return groups_write_and_commit(p, o, r, o->snapshot ? &s->snapshot.info : NULL);
 }
 
+/* Collective, after the core failed: a repeated particle id (the core names the id) is also
+ * said with the places of its first two particles in the input's order and the file the ids
+ * came from. Any other failure is passed on as it is. */
+static void fail_with(const options *o, const share *s, phew_context *context)
+{
+  long long id;
+  if (sscanf(context->message, "particle id %lld is given to more than one particle", &id) != 1) {
+    fail("%s", context->message);
+    return;
+  }
+  const int64_t *ids = o->snapshot ? s->snapshot.id : s->data[POINTS_ID];
+  int64_t mine[2], n_mine = 0, *all = NULL, n_all = 0;
+  for (int64_t i = 0; ids && i < s->n && n_mine < 2; ++i)
+    if (ids[i] == id)
+      mine[n_mine++] = s->first + i;
+  char message[sizeof context->message];
+  snprintf(message, sizeof message, "%s", context->message);
+  if (phew_gather_all(context, mine, n_mine, sizeof *mine, (void **)&all, &n_all, NULL) != PHEW_OK || n_all < 2)
+    fail("%s", message);
+  else if (o->snapshot)
+    fail("%s (particles %lld and %lld of the snapshot '%s', counted from 0 over its files in order)", message,
+         (long long)all[0], (long long)all[1], o->snapshot);
+  else
+    fail("%s (particles %lld and %lld of --ids '%s')", message, (long long)all[0], (long long)all[1], o->ids);
+  free(all);
+}
+
 /* --box auto: the box from the bounds of the positions over all ranks (collective); 0, or -1
  * on every rank after all_ok. */
 static int box_from_bounds(const procs *p, const options *o, phew_context *context, phew_points *pts)
@@ -199,7 +226,7 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
                                  : phew_find_clumps(&context, &in, &o->params, &s.labels, &clumps);
   progress_done();
   if (status != PHEW_OK) /* the same status and message on every rank */
-    fail("%s", context.message);
+    fail_with(o, &s, &context);
   if (!all_ok(p))
     goto done;
   if (o->verbose && p->rank == 0) {

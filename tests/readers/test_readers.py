@@ -355,6 +355,25 @@ def test_bad_gadget(args):
     with h5py.File(files[0], "r+") as f:
         f["Parameters"].attrs["ComovingIntegrationOn"] = np.int32(0)
     expect_failure(args, files[0], ["--units", "astro"], ["not a cosmological snapshot"], "astro units, no cosmology")
+
+    # an id in file 0 given again in file 2: the finders say the id, where both are, nothing written
+    files = fresh("repeated")
+    with h5py.File(files[0], "r") as f:
+        n0, id0 = len(f["PartType1/ParticleIDs"]), int(f["PartType1/ParticleIDs"][3])
+    with h5py.File(files[1], "r") as f:
+        n1 = len(f["PartType1/ParticleIDs"])
+    with h5py.File(files[2], "r+") as f:
+        f["PartType1/ParticleIDs"][5] = id0
+    for ranks in (1, 3):
+        out = os.path.join(args.work_dir, f"repeated_np{ranks}")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        res = run_cli(args, ranks, ["--snapshot", files[0], "--finder", "fof", "--output", os.path.join(out, "res")])
+        want = (f"phew: error: particle id {id0} is given to more than one particle: ids must be unique (particles 3 "
+                f"and {n0 + n1 + 5} of the snapshot '{files[0]}', counted from 0 over its files in order)")
+        lines = [line for line in res.stderr.splitlines() if line.startswith("phew: error:")]
+        check(res.returncode == 1 and lines == [want] and not os.listdir(out),
+              f"repeated id np{ranks}: exit {res.returncode}, {lines}, want [{want}], files {os.listdir(out)}")
     print("bad inputs: one message each, on 1 and 3 ranks")
 
 
