@@ -1,4 +1,5 @@
-/* What the ranks agree on after reading: failures, and the shape of the sets. */
+/* What the ranks agree on after reading (failures, the shape of the sets), and the refusal of
+ * NULL arguments. */
 #include "api.h"
 #include "particle_arrays.h"
 
@@ -84,4 +85,11 @@ phew_status agree_on_shape(phew_context *context, phew_particle_set *set, read_e
   if (agree_on_error(context, e) != PHEW_OK || from < 0)
     return e->status;
   return take_shape(context, set, &like, rank == from, e);
+}
+
+phew_status refuse_null_arguments(phew_context *context, const char *message)
+{
+  if (context)
+    snprintf(context->message, sizeof context->message, "%s", message);
+  return PHEW_ERROR_ARGUMENT;
 }

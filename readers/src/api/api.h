@@ -5,6 +5,10 @@
 #include "phew/phew_readers.h"
 #include "read_error.h"
 
+/* A public call given NULL for a required argument: PHEW_ERROR_ARGUMENT, with message (the
+ * call's name and what must not be NULL) in the context when there is one. */
+phew_status refuse_null_arguments(phew_context *context, const char *message);
+
 /* The format PATH is in (options->format unless AUTO); -1 with e set when it cannot tell. */
 int detect_format(const char *path, phew_snapshot_format requested, phew_snapshot_format *format, read_error *e);
 

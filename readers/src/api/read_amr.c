@@ -147,10 +147,8 @@ phew_status phew_read_amr(phew_context *context, const char *path, const phew_re
                           const char *const *variables, int n_variables, phew_amr_set *set)
 {
   if (!context || !options || !set || n_variables < 0)
-    return context ? (snprintf(context->message, sizeof context->message,
-                               "phew_read_amr: the context, options and set must not be NULL"),
-                      PHEW_ERROR_ARGUMENT)
-                   : PHEW_ERROR_ARGUMENT;
+    return refuse_null_arguments(context, "phew_read_amr: the context, options and set must not be NULL, "
+                                          "n_variables not negative");
   memset(set, 0, sizeof *set);
   read_error e;
   read_error_init(&e);

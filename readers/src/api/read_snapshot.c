@@ -42,10 +42,7 @@ phew_status phew_read_snapshot_info(phew_context *context, const char *path, con
                                     phew_snapshot_info *info)
 {
   if (!context || !options || !info)
-    return context ? (snprintf(context->message, sizeof context->message,
-                               "phew_read_snapshot_info: the context, options and info must not be NULL"),
-                      PHEW_ERROR_ARGUMENT)
-                   : PHEW_ERROR_ARGUMENT;
+    return refuse_null_arguments(context, "phew_read_snapshot_info: the context, options and info must not be NULL");
   memset(info, 0, sizeof *info);
   read_error e;
   read_error_init(&e);
@@ -156,10 +153,7 @@ phew_status phew_read_particles(phew_context *context, const char *path, const p
                                 phew_particle_set *set)
 {
   if (!context || !options || !set)
-    return context ? (snprintf(context->message, sizeof context->message,
-                               "phew_read_particles: the context, options and set must not be NULL"),
-                      PHEW_ERROR_ARGUMENT)
-                   : PHEW_ERROR_ARGUMENT;
+    return refuse_null_arguments(context, "phew_read_particles: the context, options and set must not be NULL");
   memset(set, 0, sizeof *set);
   read_error e;
   read_error_init(&e);

@@ -130,6 +130,19 @@ static void find_double(hid_t file, const char *path, const char *const *objects
       return;
 }
 
+/* An attribute the reader looks for, in the first of the objects that holds it. */
+typedef struct lookup {
+  const char *const *objects;
+  const char *name;
+  double *value;
+} lookup;
+
+static void find_doubles(hid_t file, const char *path, const lookup *lookups, int n, read_error *e)
+{
+  for (int k = 0; k < n; ++k)
+    find_double(file, path, lookups[k].objects, lookups[k].name, lookups[k].value, e);
+}
+
 /* Cosmology and units: SWIFT's Cosmology and Units groups, or GADGET's attributes in the
  * Header (GADGET-2/3, AREPO) or the Parameters (GADGET-4); GADGET's defaults for the units
  * (1 kpc/h, 1e10 Msun/h, 1 km/s) when the file does not say. */
@@ -143,27 +156,28 @@ static void read_cosmology_and_units(hid_t file, const char *path, gadget_snapsh
   snprintf(s->code, sizeof s->code, "%s", s->swift ? "SWIFT" : "GADGET");
   s->hubble = 1.0;
   s->unit_length_cm = 3.085678e21, s->unit_mass_g = 1.989e43, s->unit_velocity_cm_s = 1e5;
-  double cosmological = NAN;
+  double cosmological = NAN, unit_time = NAN;
+  const lookup swift_lookups[] = {{swift, "h", &s->hubble},
+                                  {swift, "Omega_m", &s->omega_matter},
+                                  {swift, "Omega_lambda", &s->omega_lambda},
+                                  {swift, "Omega_b", &s->omega_baryon},
+                                  {swift, "Cosmological run", &cosmological},
+                                  {swift_units, "Unit length in cgs (U_L)", &s->unit_length_cm},
+                                  {swift_units, "Unit mass in cgs (U_M)", &s->unit_mass_g},
+                                  {swift_units, "Unit time in cgs (U_t)", &unit_time}};
+  const lookup gadget_lookups[] = {{gadget, "HubbleParam", &s->hubble},
+                                   {gadget, "Omega0", &s->omega_matter},
+                                   {gadget, "OmegaLambda", &s->omega_lambda},
+                                   {gadget, "OmegaBaryon", &s->omega_baryon},
+                                   {gadget, "ComovingIntegrationOn", &cosmological},
+                                   {gadget, "UnitLength_in_cm", &s->unit_length_cm},
+                                   {gadget, "UnitMass_in_g", &s->unit_mass_g},
+                                   {gadget, "UnitVelocity_in_cm_per_s", &s->unit_velocity_cm_s}};
   if (s->swift) {
-    double unit_time = NAN;
-    find_double(file, path, swift, "h", &s->hubble, e);
-    find_double(file, path, swift, "Omega_m", &s->omega_matter, e);
-    find_double(file, path, swift, "Omega_lambda", &s->omega_lambda, e);
-    find_double(file, path, swift, "Omega_b", &s->omega_baryon, e);
-    find_double(file, path, swift, "Cosmological run", &cosmological, e);
-    find_double(file, path, swift_units, "Unit length in cgs (U_L)", &s->unit_length_cm, e);
-    find_double(file, path, swift_units, "Unit mass in cgs (U_M)", &s->unit_mass_g, e);
-    find_double(file, path, swift_units, "Unit time in cgs (U_t)", &unit_time, e);
+    find_doubles(file, path, swift_lookups, 8, e);
     s->unit_velocity_cm_s = s->unit_length_cm / unit_time;
   } else {
-    find_double(file, path, gadget, "HubbleParam", &s->hubble, e);
-    find_double(file, path, gadget, "Omega0", &s->omega_matter, e);
-    find_double(file, path, gadget, "OmegaLambda", &s->omega_lambda, e);
-    find_double(file, path, gadget, "OmegaBaryon", &s->omega_baryon, e);
-    find_double(file, path, gadget, "ComovingIntegrationOn", &cosmological, e);
-    find_double(file, path, gadget, "UnitLength_in_cm", &s->unit_length_cm, e);
-    find_double(file, path, gadget, "UnitMass_in_g", &s->unit_mass_g, e);
-    find_double(file, path, gadget, "UnitVelocity_in_cm_per_s", &s->unit_velocity_cm_s, e);
+    find_doubles(file, path, gadget_lookups, 8, e);
   }
   /* without a flag (GADGET-2/3): an expanding box has Time = a = 1/(1+z) and a cosmology */
   if (isnan(cosmological))
