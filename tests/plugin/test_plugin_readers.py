@@ -33,6 +33,7 @@ from paraview.simple import *  # noqa: F401,F403,E402
 from vtkmodules.util import numpy_support  # noqa: E402
 
 import phew_plugin_testing as pt  # noqa: E402
+from test_plugin_merger_tree import compare as merger_compare, reference as merger_reference  # noqa: E402
 
 args = pt.parse_args()
 LoadPlugin(args.plugin, remote=False, ns=globals())
@@ -256,6 +257,28 @@ check.check(servermanager.Fetch(fof, idx=1).GetNumberOfRows() == 9, "FoF on SWIF
             % servermanager.Fetch(fof, idx=1).GetNumberOfRows())
 Delete(fof)
 Delete(reader)
+
+# SWIFT's snapshots at a = 0.5 and 1 as two time steps: FoF on each, the Merger Tree links them
+# by ParticleIDs as the reference of test_plugin_merger_tree.py computes from the same labels
+steps = [os.path.join(args.source_dir, "datasets", "swift_dm16", f) for f in ("snap_0003.hdf5", "snap_0002.hdf5")]
+series = GadgetHDF5SnapshotReader(FileName=steps)
+times = list(series.TimestepValues)  # SWIFT's Scale-factor: 0.5000000000000001, 0.9999999999999999
+check.check(len(times) == 2 and abs(times[0] - 0.5) < 1e-12 and abs(times[1] - 1.0) < 1e-12,
+            "SWIFT's series: steps %s" % times)
+fof = FriendsofFriends(Input=series, **arrays)
+tree = PHEWMergerTree(Input=fof, Labels=["POINTS", "GroupId"], Id=["POINTS", "ParticleIDs"], Mass=["POINTS", "Masses"])
+labels = []
+for time in times:
+    fof.UpdatePipeline(time)
+    got = point_arrays(servermanager.Fetch(fof))
+    order = np.argsort(got["ParticleIDs"])
+    labels.append((got["GroupId"][order], got["Masses"][order].astype(np.float64)))
+    tree.UpdatePipeline(time)
+expected = merger_reference(labels[0][0], labels[0][1], labels[1][0], labels[1][1])
+check.check(len(expected) >= 9, "SWIFT's series: %d links (9 groups at a = 1)" % len(expected))
+merger_compare(check.check, "Merger Tree over SWIFT's snapshots", pt.fetch(tree, 0), expected, 1, times[1], times[0])
+for proxy in (tree, fof, series):
+    Delete(proxy)
 
 # ---- bad input -----------------------------------------------------------------------------
 missing = GadgetHDF5SnapshotReader(FileName=[os.path.join(args.work_dir, "nowhere.hdf5")])
