@@ -85,6 +85,8 @@ def main():
     for sub in ("data", "serial", "parallel"):
         os.makedirs(os.path.join(args.work_dir, sub))
     seen = {"merges": 0, "fringe_attached": 0, "fringe_dropped": 0}
+    unknown = set(args.cases or []) - {case.name for case in cases()}
+    checker.check(not unknown, f"--cases: no case is called {sorted(unknown)}")
     for case in cases():
         if args.cases and case.name not in args.cases:
             continue

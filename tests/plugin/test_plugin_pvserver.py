@@ -6,7 +6,9 @@ the three tables fetched to the client must equal, byte for byte, the one-proces
 test_plugin_amr_reference.py (a fixture). Then the point path: the particles of
 points_cases.py shared over the server's ranks by a Programmable Source; every particle's
 labels and density and the tables must equal the one-process answers of test_plugin_points.py
-(another fixture).
+(another fixture). Last the RAMSES Output Reader on the server: every rank reads particles,
+32768 in all and 1124 AMR blocks, and Friends-of-Friends finds the 50 groups phew --snapshot
+finds.
 
     pvpython test_plugin_pvserver.py --plugin PHEW.so --source-dir SRC --work-dir DIR \\
         --answers-dir ANS --points-answers-dir PANS --ranks N --mpiexec MPIEXEC --pvserver PVSERVER
@@ -29,6 +31,7 @@ ranks = int(take_option("--ranks"))
 mpiexec = take_option("--mpiexec")
 pvserver = take_option("--pvserver")
 
+from paraview import servermanager  # noqa: E402
 from paraview.simple import *  # noqa: F401,F403,E402
 
 import phew_plugin_testing as pt  # noqa: E402
@@ -82,6 +85,25 @@ try:
     if points_answers_dir:
         points_cases.compare_with_answers(globals(), check, "points-pvserver", "base", "contiguous", args.work_dir,
                                           points_answers_dir, ranks)
+    # the readers on the server: each rank reads its share of the RAMSES sample's particles
+    ramses = RAMSESOutputReader(FileName=[os.path.join(args.source_dir, "datasets", "ramses_cosmo32", "output_00003",
+                                                       "info_00003.txt")])
+    particles = OutputPort(ramses, 1)
+    ramses.UpdatePipeline()
+    check.check(ramses.GetDataInformation(1).GetNumberOfPoints() == 32768 and
+                ramses.GetDataInformation(0).GetNumberOfDataSets() == 1124,
+                "RAMSES on the server: %d particles (32768), %d AMR blocks (1124)" % (
+                    ramses.GetDataInformation(1).GetNumberOfPoints(), ramses.GetDataInformation(0).GetNumberOfDataSets()))
+    owners = ProcessIdScalars(Input=particles)
+    owners.UpdatePipeline()
+    span = owners.GetDataInformation().GetPointDataInformation().GetArrayInformation("ProcessId").GetComponentRange(0)
+    check.check(list(span) == [0.0, float(ranks - 1)], "RAMSES particles read by the ranks %s, not 0 to %d" % (
+        list(span), ranks - 1))
+    fof = FriendsofFriends(Input=particles, Mass=["POINTS", "Masses"], Velocity=["POINTS", "Velocities"],
+                           Id=["POINTS", "ParticleIDs"])
+    fof.UpdatePipeline()
+    groups = servermanager.Fetch(fof, idx=1).GetNumberOfRows()
+    check.check(groups == 50, "FoF on the server's RAMSES particles: %d groups (50, as phew --snapshot)" % groups)
     Disconnect()
 finally:
     server.terminate()
