@@ -1,5 +1,5 @@
-/* The output files of a run (seven for a grid, eight for PHEW on particles, three for a halo
- * finder, each with the run's record): checked and created
+/* The output files of a run (seven for a grid, eight for PHEW on particles, three for FoF and
+ * four for HOP, each with the run's record): checked and created
  * (empty, under temporary names) before anything is computed, written during the run, then
  * put in place all or nothing. A failure at any point, or SIGINT / SIGTERM / SIGHUP, leaves
  * the files of a previous run exactly as they were and no temporary file behind. A grid run

@@ -162,7 +162,9 @@ static int write_groups(const procs *p, const options *o, const share *s, const 
 static void fail_with(const options *o, const share *s, phew_context *context)
 {
   long long id;
-  if (sscanf(context->message, "particle id %lld is given to more than one particle", &id) != 1) {
+  int matched = -1; /* set only when the whole pattern matched */
+  if (sscanf(context->message, "particle id %lld is given to more than one particle%n", &id, &matched) != 1 ||
+      matched < 0) {
     fail("%s", context->message);
     return;
   }
@@ -176,8 +178,8 @@ static void fail_with(const options *o, const share *s, phew_context *context)
   if (phew_gather_all(context, mine, n_mine, sizeof *mine, (void **)&all, &n_all, NULL) != PHEW_OK || n_all < 2)
     fail("%s", message);
   else if (o->snapshot)
-    fail("%s (particles %lld and %lld of the snapshot '%s', counted from 0 over its files in order)", message,
-         (long long)all[0], (long long)all[1], o->snapshot);
+    fail("%s (particles %lld and %lld of the snapshot '%s', counting its particles of that kind from 0, file by file)",
+         message, (long long)all[0], (long long)all[1], o->snapshot);
   else
     fail("%s (particles %lld and %lld of --ids '%s')", message, (long long)all[0], (long long)all[1], o->ids);
   free(all);

@@ -356,6 +356,23 @@ def test_bad_gadget(args):
         f["Parameters"].attrs["ComovingIntegrationOn"] = np.int32(0)
     expect_failure(args, files[0], ["--units", "astro"], ["not a cosmological snapshot"], "astro units, no cosmology")
 
+    # positions on and past the periodic box's faces are wrapped into [0, L); NaN is left for the
+    # finders to report (float32 and float64 files)
+    for layout in ("gadget4_multi", "gadget2_single"):
+        files = make_snapshots.make(os.path.join(args.work_dir, "edges_" + layout), layout)
+        box = make_snapshots.CASES[layout][2]
+        with h5py.File(files[0], "r+") as f:
+            pos = f["PartType1/Coordinates"]
+            tiny = -box * (1e-9 if pos.dtype == np.float32 else 1e-17)
+            written = np.array([[tiny, box, box + box / 4], [np.nan, 0.0, box / 2]], pos.dtype)
+            pos[:2] = written
+        out = os.path.join(args.work_dir, "edges_" + layout + "_dump")
+        res = run_dump(args, files[0], 1, out)
+        got = load_dump(out, 1)[0]["position"][:2] if res.returncode == 0 else None
+        want = np.array([[0.0, 0.0, box / 4], [np.nan, 0.0, box / 2]], written.dtype)
+        check(got is not None and np.array_equal(got, want, equal_nan=True),
+              f"{layout}: {written.tolist()} read as {None if got is None else got.tolist()}, want {want.tolist()}")
+
     # an id in file 0 given again in file 2: the finders say the id, where both are, nothing written
     files = fresh("repeated")
     with h5py.File(files[0], "r") as f:
@@ -370,7 +387,7 @@ def test_bad_gadget(args):
         os.makedirs(out)
         res = run_cli(args, ranks, ["--snapshot", files[0], "--finder", "fof", "--output", os.path.join(out, "res")])
         want = (f"phew: error: particle id {id0} is given to more than one particle: ids must be unique (particles 3 "
-                f"and {n0 + n1 + 5} of the snapshot '{files[0]}', counted from 0 over its files in order)")
+                f"and {n0 + n1 + 5} of the snapshot '{files[0]}', counting its particles of that kind from 0, file by file)")
         lines = [line for line in res.stderr.splitlines() if line.startswith("phew: error:")]
         check(res.returncode == 1 and lines == [want] and not os.listdir(out),
               f"repeated id np{ranks}: exit {res.returncode}, {lines}, want [{want}], files {os.listdir(out)}")

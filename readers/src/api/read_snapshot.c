@@ -101,8 +101,10 @@ static double wrapped(double x, double lo, double size)
 {
   if (!isfinite(x))
     return x;
-  const double w = lo + fmod(x - lo, size);
-  return w < lo ? w + size : w >= lo + size ? lo : w;
+  double w = lo + fmod(x - lo, size);
+  if (w < lo)
+    w += size; /* may round up to lo + size: then lo */
+  return w < lo + size ? w : lo;
 }
 
 /* Positions of periodic axes that rounding (or the writing code) left on or past the box's

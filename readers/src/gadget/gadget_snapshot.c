@@ -174,10 +174,10 @@ static void read_cosmology_and_units(hid_t file, const char *path, gadget_snapsh
                                    {gadget, "UnitMass_in_g", &s->unit_mass_g},
                                    {gadget, "UnitVelocity_in_cm_per_s", &s->unit_velocity_cm_s}};
   if (s->swift) {
-    find_doubles(file, path, swift_lookups, 8, e);
+    find_doubles(file, path, swift_lookups, (int)(sizeof swift_lookups / sizeof *swift_lookups), e);
     s->unit_velocity_cm_s = s->unit_length_cm / unit_time;
   } else {
-    find_doubles(file, path, gadget_lookups, 8, e);
+    find_doubles(file, path, gadget_lookups, (int)(sizeof gadget_lookups / sizeof *gadget_lookups), e);
   }
   /* without a flag (GADGET-2/3): an expanding box has Time = a = 1/(1+z) and a cosmology */
   if (isnan(cosmological))
