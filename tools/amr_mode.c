@@ -163,7 +163,7 @@ int amr_mode_run(const procs *p, const options *o)
   write_cells(&s, p->rank);
   if (p->rank == 0 && !failed())
     write_boxes(&s);
-  if (all_ok(p) && tables_write_and_commit(p, o, &result, &s.set.info, s.set.hierarchy.n_boxes) == 0)
+  if (all_ok(p) && tables_write_and_commit(p, o, &result, &s.set.info, s.set.hierarchy.n_boxes, NULL, NULL) == 0)
     code = 0;
 done:
   phew_clump_result_free(&result);

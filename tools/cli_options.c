@@ -166,7 +166,7 @@ static const struct {
     {"--min-members", BY_FOF | BY_HOP}, {"--outer", BY_HOP},              {"--saddle-factor", BY_HOP},
     {"--peak-factor", BY_HOP},          {"--hop-neighbours", BY_HOP},     {"--merge-neighbours", BY_HOP}};
 /* clang-format on */
-static const char *const finder_name[] = {"phew", "fof", "hop"};
+static const char *const finder_name[] = {"phew", "fof", "hop", "given"};
 
 static int finder_slot(const char *a)
 {
@@ -509,6 +509,170 @@ static int halo_finder_option(char **argv, int *i, int left, options *o, parse_s
   return option_int(a, v, count == &o->hop.n_hop ? 1 : 0, count) != 0;
 }
 
+/* What the physics options set beyond o (checked after the loop). */
+typedef struct physics_given {
+  int any;        /* a physics option other than --no-physics */
+  int no_physics; /* --no-physics */
+  int finder;     /* --finder */
+} physics_given;
+
+static physics_given physics_seen;
+
+/* --cosmology H0 OMEGA_M OMEGA_L (H0 in km/s/Mpc). */
+static int cosmology_option(char **argv, int *i, options *o)
+{
+  double v[3];
+  for (int k = 0; k < 3; ++k)
+    if (option_double("--cosmology", argv[++*i], &v[k], "three numbers: H0 (km/s/Mpc), Omega_m and Omega_Lambda"))
+      return 1;
+  o->physics_params.cosmology.comoving = 1;
+  o->physics_params.cosmology.hubble = v[0] / 100.0;
+  o->physics_params.cosmology.omega_m = v[1];
+  o->physics_params.cosmology.omega_lambda = v[2];
+  o->cosmology_given = 1;
+  return 0;
+}
+
+static int physics_option(char **argv, int *i, int left, options *o, parse_state *st)
+{
+  (void)st;
+  const char *a = argv[*i];
+  phew_physics_params *pp = &o->physics_params;
+  if (!strcmp(a, "--no-physics")) {
+    physics_seen.no_physics = 1;
+    return 0;
+  }
+  if (!strcmp(a, "--no-unbind")) {
+    physics_seen.any = 1;
+    pp->unbind = 0;
+    return 0;
+  }
+  if (!strcmp(a, "--cosmology")) /* the units of the input, also without the physics */
+    return lacks_values(a, left, 3) || cosmology_option(argv, i, o);
+  static const char *const valued[] = {"--potential",
+                                       "--softening",
+                                       "--opening-angle",
+                                       "--direct-max",
+                                       "--unbind-tolerance",
+                                       "--unbind-iterations",
+                                       "--gravitational-constant",
+                                       "--scale-factor",
+                                       "--groups",
+                                       "--parents"};
+  int k = 0;
+  while (k < (int)(sizeof valued / sizeof valued[0]) && strcmp(a, valued[k]))
+    ++k;
+  if (k == (int)(sizeof valued / sizeof valued[0]))
+    return -1;
+  physics_seen.any |= k != 7; /* --scale-factor goes with --cosmology */
+  if (lacks_values(a, left, 1))
+    return 1;
+  const char *v = argv[++*i];
+  double number = 0.0;
+  switch (k) {
+  case 0:
+    if (!strcmp(v, "exact") || !strcmp(v, "spherical")) {
+      pp->potential = !strcmp(v, "exact") ? PHEW_POTENTIAL_EXACT : PHEW_POTENTIAL_SPHERICAL;
+      return 0;
+    }
+    fail("--potential must be exact or spherical (got '%s')", v);
+    return 1;
+  case 1:
+    if (option_double(a, v, &number, "a number >= 0") != 0)
+      return 1;
+    if (number < 0.0) {
+      fail("--softening needs a number >= 0 (got '%s')", v);
+      return 1;
+    }
+    pp->softening = number;
+    return 0;
+  case 2:
+    if (positive_option(a, v, &pp->opening_angle) != 0)
+      return 1;
+    if (pp->opening_angle > 1.0) {
+      fail("--opening-angle must be at most 1 (got '%s')", v);
+      return 1;
+    }
+    return 0;
+  case 3:
+    if (parse_int64(v, &pp->direct_max) != 1 || pp->direct_max < 0) {
+      fail("--direct-max needs an integer >= 0 (got '%s')", v);
+      return 1;
+    }
+    return 0;
+  case 4:
+    if (option_double(a, v, &pp->tolerance, "a number >= 0") != 0)
+      return 1;
+    if (pp->tolerance < 0.0) {
+      fail("--unbind-tolerance needs a number >= 0 (got '%s')", v);
+      return 1;
+    }
+    return 0;
+  case 5: return option_int(a, v, 1, &pp->max_iterations) != 0;
+  case 6: o->gravitational_constant_given = 1; return positive_option(a, v, &pp->gravitational_constant);
+  case 7: o->scale_factor_given = 1; return positive_option(a, v, &pp->cosmology.scale_factor);
+  case 8: o->groups = v; return 0;
+  default: o->parents = v; return 0;
+  }
+}
+
+/* After the loop: whether the physics runs, and its options' rules. 0 or 1 after fail. */
+static int check_physics(options *o, const int *given, const int *finder_given)
+{
+  const int velocities = given[GIVEN_VELOCITIES] || o->snapshot;
+  const int physical_units = !o->snapshot || o->read.units == PHEW_UNITS_ASTRO || o->gravitational_constant_given;
+  if ((physics_seen.any || o->groups || o->cosmology_given) && !o->points) {
+    fail("the physics of structures (--groups, --no-unbind, --potential, ...) applies to particles (--points, "
+         "--snapshot)");
+    return 1;
+  }
+  if (physics_seen.no_physics && (physics_seen.any || o->groups)) {
+    fail("--no-physics turns the physics of structures off: leave out its options (--groups, --potential, ...)");
+    return 1;
+  }
+  if (o->parents && !o->groups) {
+    fail("--parents gives the hierarchy of --groups: give --groups too");
+    return 1;
+  }
+  if (o->groups) {
+    for (int k = 0; k < N_FINDER_GIVEN; ++k)
+      if (finder_given[k]) {
+        fail("--groups runs the physics on a given grouping: no finder runs, so %s does not apply",
+             finder_option[k].name);
+        return 1;
+      }
+    if (physics_seen.finder) {
+      fail("--groups and --finder cannot be used together: --groups is the grouping");
+      return 1;
+    }
+    if (!velocities || !physical_units) {
+      fail(!velocities ? "--groups needs the particles' velocities (--velocities)"
+                       : "--groups on a snapshot in code units needs --gravitational-constant, or --units astro");
+      return 1;
+    }
+    o->finder = FINDER_GIVEN;
+  }
+  if (o->cosmology_given && o->snapshot) {
+    fail("--cosmology applies to raw particles (--points): a snapshot gives its own cosmology");
+    return 1;
+  }
+  if (o->scale_factor_given && !o->cosmology_given && !o->snapshot) {
+    fail("--scale-factor needs --cosmology");
+    return 1;
+  }
+  if (o->cosmology_given && o->gravitational_constant_given) {
+    fail("--gravitational-constant is for data without a cosmology: with --cosmology G is known");
+    return 1;
+  }
+  o->physics = o->points && !physics_seen.no_physics && velocities && physical_units;
+  if (physics_seen.any && !o->physics) {
+    fail(!velocities ? "the physics options need the particles' velocities (--velocities)"
+                     : "the physics of a snapshot in code units needs --gravitational-constant, or --units astro");
+    return 1;
+  }
+  return 0;
+}
+
 int parse_options(int argc, char **argv, options *o)
 {
   memset(o, 0, sizeof *o);
@@ -520,10 +684,13 @@ int parse_options(int argc, char **argv, options *o)
   phew_fof_params_init(&o->fof);
   phew_hop_params_init(&o->hop);
   phew_read_options_init(&o->read);
+  phew_physics_params_init(&o->physics_params);
+  memset(&physics_seen, 0, sizeof physics_seen);
   parse_state st = {0, 0, 0};
   int given[N_GIVEN] = {0}, finder_given[N_FINDER_GIVEN] = {0};
-  static int (*const groups[])(char **, int *, int, options *, parse_state *) = {file_option, grid_option, phew_option,
-                                                                                 halo_finder_option, snapshot_option};
+  static int (*const groups[])(char **, int *, int, options *, parse_state *) = {file_option,     grid_option,
+                                                                                 phew_option,     halo_finder_option,
+                                                                                 snapshot_option, physics_option};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const int slot = mode_slot(a), finder_option_slot = finder_slot(a);
@@ -531,6 +698,8 @@ int parse_options(int argc, char **argv, options *o)
       given[slot] = 1;
     if (finder_option_slot >= 0)
       finder_given[finder_option_slot] = 1;
+    if (!strcmp(a, "--finder"))
+      physics_seen.finder = 1;
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
       return 2;
     if (!strcmp(a, "--periodic")) {
@@ -551,5 +720,5 @@ int parse_options(int argc, char **argv, options *o)
   }
   if (finder_given[GIVEN_MIN_MEMBERS])
     o->fof.min_members = o->hop.min_members = st.min_members;
-  return check_mode(o, given, &st) || check_finder(o, finder_given);
+  return check_mode(o, given, &st) || check_physics(o, given, finder_given) || check_finder(o, finder_given);
 }

@@ -9,8 +9,9 @@
 
 #include <stdio.h>
 
-/* What runs on the particles: PHEW (the default), or a halo finder. */
-typedef enum finder { FINDER_PHEW, FINDER_FOF, FINDER_HOP } finder;
+/* What runs on the particles: PHEW (the default), a halo finder, or none: the physics of
+ * structures on a given grouping (--groups). */
+typedef enum finder { FINDER_PHEW, FINDER_FOF, FINDER_HOP, FINDER_GIVEN } finder;
 
 typedef struct options {
   int points;          /* 1: the particle mode (--points, or --snapshot without --amr-variable) */
@@ -37,6 +38,14 @@ typedef struct options {
   double box[3];
   int box_from_bounds; /* --box auto: the bounds of the positions over every rank */
   int n_neighbours, n_density_neighbours, n_threads;
+  /* the physics of structures (physics_mode.c): on for particles with velocities (of a
+   * snapshot: in astronomers' units, or with --gravitational-constant) unless --no-physics */
+  int physics;
+  phew_physics_params physics_params; /* --no-unbind, --potential, --softening, --opening-angle,
+                                         --direct-max, --unbind-tolerance, --unbind-iterations,
+                                         --gravitational-constant, --cosmology, --scale-factor */
+  int cosmology_given, scale_factor_given, gravitational_constant_given;
+  const char *groups, *parents; /* --groups FILE (int64 per particle), --parents FILE (CSV) */
 } options;
 
 void usage(FILE *out);

@@ -81,7 +81,7 @@ static int write_outputs(const procs *p, const options *o, const phew_grid *g, c
     if (!all_ok(p))
       return -1;
   }
-  return tables_write_and_commit(p, o, r, NULL, 0);
+  return tables_write_and_commit(p, o, r, NULL, 0, NULL, NULL);
 }
 
 int grid_mode_run(const procs *p, const options *o)

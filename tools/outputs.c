@@ -13,9 +13,11 @@
 /* Linux's PATH_MAX; longer paths cannot be opened. */
 enum { NAME_SIZE = 4096 };
 
-static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",  "-clump.raw",      "-halo.raw",    "-clumps.csv",
-                                                 "-haloes.csv", "-dendrogram.csv", "-density.raw", "-group.raw",
-                                                 "-groups.csv", "-boxes.csv",      "-run.json",    "-groups-run.json"};
+static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",   "-clump.raw",      "-halo.raw",
+                                                 "-clumps.csv",  "-haloes.csv",     "-dendrogram.csv",
+                                                 "-density.raw", "-group.raw",      "-groups.csv",
+                                                 "-boxes.csv",   "-run.json",       "-groups-run.json",
+                                                 "-bound.raw",   "-structures.csv", "-structures-run.json"};
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
 static char final_name[OUTPUT_COUNT][NAME_SIZE];
@@ -90,23 +92,36 @@ static void catch_signals(void)
   }
 }
 
-int outputs_init(const char *prefix, output_set set, char *message, size_t message_size)
+/* Whether output k belongs to the set (without the physics files). */
+static int in_set(int k, output_set set)
 {
-  const size_t longest = strlen(prefix) + strlen("-dendrogram.csv") + sizeof backup_suffix;
+  const int group_file = k == OUTPUT_GROUP || k == OUTPUT_GROUPS_CSV;
+  const int physics_file = k == OUTPUT_BOUND || k == OUTPUT_STRUCTURES_CSV || k == OUTPUT_STRUCTURES_RUN;
+  if (set == OUTPUTS_STRUCTURES)
+    return physics_file;
+  if (physics_file)
+    return 0;
+  if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)
+    return group_file || k == OUTPUT_GROUPS_RUN || (k == OUTPUT_DENSITY && set == OUTPUTS_GROUPS_DENSITY);
+  if (set == OUTPUTS_AMR)
+    return k < OUTPUT_DENSITY || k == OUTPUT_BOXES_CSV || k == OUTPUT_RUN;
+  return !group_file && k != OUTPUT_BOXES_CSV && k != OUTPUT_GROUPS_RUN &&
+         (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
+}
+
+int outputs_init(const char *prefix, output_set set, int physics, char *message, size_t message_size)
+{
+  size_t longest_suffix = 0;
+  for (int k = 0; k < OUTPUT_COUNT; ++k)
+    longest_suffix = strlen(suffix[k]) > longest_suffix ? strlen(suffix[k]) : longest_suffix;
+  const size_t longest = strlen(prefix) + longest_suffix + sizeof backup_suffix;
   if (longest > NAME_SIZE) {
     snprintf(message, message_size, "output prefix is too long: %zu characters, at most %d fit in a path",
-             strlen(prefix), NAME_SIZE - 1 - (int)(strlen("-dendrogram.csv") + strlen(backup_suffix)));
+             strlen(prefix), NAME_SIZE - 1 - (int)(longest_suffix + strlen(backup_suffix)));
     return -1;
   }
   for (int k = 0; k < OUTPUT_COUNT; ++k) {
-    const int group_file = k == OUTPUT_GROUP || k == OUTPUT_GROUPS_CSV;
-    if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)
-      in_use[k] = group_file || k == OUTPUT_GROUPS_RUN || (k == OUTPUT_DENSITY && set == OUTPUTS_GROUPS_DENSITY);
-    else if (set == OUTPUTS_AMR)
-      in_use[k] = k < OUTPUT_DENSITY || k == OUTPUT_BOXES_CSV || k == OUTPUT_RUN;
-    else
-      in_use[k] = !group_file && k != OUTPUT_BOXES_CSV && k != OUTPUT_GROUPS_RUN &&
-                  (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
+    in_use[k] = in_set(k, set) || (physics && (k == OUTPUT_BOUND || k == OUTPUT_STRUCTURES_CSV));
     snprintf(final_name[k], NAME_SIZE, "%s%s", prefix, suffix[k]);
     snprintf(temporary_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], temporary_suffix);
     snprintf(backup_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], backup_suffix);

@@ -69,12 +69,13 @@ static int run(const procs *p, int argc, char **argv)
   /* the outputs, before anything is computed: the names on every rank (for the signal
    * handlers and the per-cell writes), the checks and the temporary files on rank 0 */
   char message[512];
-  const output_set set = o.finder == FINDER_FOF   ? OUTPUTS_GROUPS
+  const output_set set = o.finder == FINDER_GIVEN ? OUTPUTS_STRUCTURES
+                         : o.finder == FINDER_FOF ? OUTPUTS_GROUPS
                          : o.finder == FINDER_HOP ? OUTPUTS_GROUPS_DENSITY
                          : o.points               ? OUTPUTS_POINTS
                          : o.amr                  ? OUTPUTS_AMR
                                                   : OUTPUTS_GRID;
-  if (outputs_init(o.output, set, message, sizeof message) != 0)
+  if (outputs_init(o.output, set, o.physics, message, sizeof message) != 0)
     fail("%s", message);
   else if (p->rank == 0 && outputs_prepare(message, sizeof message) != 0)
     fail("%s", message);

@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const option_of[POINTS_FILES] = {"--points", "--masses", "--velocities", "--ids", "--density"};
+static const char *const option_of[POINTS_FILES] = {"--points", "--masses",  "--velocities",
+                                                    "--ids",    "--density", "--groups"};
 
 void particle_files_init(particle_files *f, const options *o)
 {
@@ -19,9 +20,10 @@ void particle_files_init(particle_files *f, const options *o)
   f->path[POINTS_VELOCITY] = o->velocities;
   f->path[POINTS_ID] = o->ids;
   f->path[POINTS_DENSITY] = o->density;
+  f->path[POINTS_GROUPS] = o->groups;
   f->record[POINTS_POSITION] = f->record[POINTS_VELOCITY] = 3 * size;
   f->record[POINTS_MASS] = f->record[POINTS_DENSITY] = size;
-  f->record[POINTS_ID] = 8;
+  f->record[POINTS_ID] = f->record[POINTS_GROUPS] = 8;
 }
 
 /* The size of a regular file; -1 after fail. */
@@ -70,6 +72,14 @@ void particle_files_count(const particle_files *f, int64_t *n_total)
       return;
     }
   }
+}
+
+void particle_files_check(const particle_files *f, int k, int64_t n_total, const char *source)
+{
+  const int64_t got = size_of(f->path[k]), want = n_total * f->record[k];
+  if (got >= 0 && got != want)
+    fail("'%s' (%s) has %lld bytes but the %lld particles of '%s' need %lld", f->path[k], option_of[k], (long long)got,
+         (long long)n_total, source, (long long)want);
 }
 
 void particle_files_share(const procs *p, int64_t n_total, int64_t *first, int64_t *n)

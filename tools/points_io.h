@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /* The particle files of a run, POS first; path NULL when not given. */
-enum { POINTS_POSITION, POINTS_MASS, POINTS_VELOCITY, POINTS_ID, POINTS_DENSITY, POINTS_FILES };
+enum { POINTS_POSITION, POINTS_MASS, POINTS_VELOCITY, POINTS_ID, POINTS_DENSITY, POINTS_GROUPS, POINTS_FILES };
 
 typedef struct particle_files {
   const char *path[POINTS_FILES];
@@ -24,6 +24,9 @@ void particle_files_init(particle_files *f, const options *o);
 /* Rank 0, before anything is read: every given file is a regular file, POS holds a whole
  * number of particles (*n_total of them) and every other file exactly as many. */
 void particle_files_count(const particle_files *f, int64_t *n_total);
+
+/* Rank 0: file k holds exactly n_total particles (of the snapshot `source`). */
+void particle_files_check(const particle_files *f, int k, int64_t n_total, const char *source);
 
 /* This rank's share of n_total particles: [*first, *first + *n), balanced by count. */
 void particle_files_share(const procs *p, int64_t n_total, int64_t *first, int64_t *n);

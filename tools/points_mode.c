@@ -6,6 +6,7 @@
 #include "points_mode.h"
 #include "cli_errors.h"
 #include "outputs.h"
+#include "physics_mode.h"
 #include "points_io.h"
 #include "progress.h"
 #include "summary.h"
@@ -39,6 +40,7 @@ typedef struct share {
   phew_particle_set snapshot; /* --snapshot: the particles and the metadata */
   phew_labels labels;         /* PHEW */
   int64_t *group;             /* a halo finder */
+  physics_outcome physics;    /* the physics of structures (options.physics) */
 } share;
 
 static void share_free(share *s)
@@ -50,6 +52,7 @@ static void share_free(share *s)
   free(s->labels.halo_id);
   free(s->labels.density);
   free(s->group);
+  physics_outcome_free(&s->physics);
   phew_particle_set_free(&s->snapshot);
 }
 
@@ -73,7 +76,10 @@ static int read_share(const procs *p, const options *o, const particle_files *f,
   for (int k = 0; k < POINTS_FILES && !failed(); ++k)
     if (f->path[k])
       s->data[k] = allocate(s->n, f->record[k], "the particles");
-  if (o->finder != FINDER_PHEW) {
+  if (o->finder == FINDER_GIVEN) {
+    if (!failed() && o->snapshot)
+      particle_files_check(f, POINTS_GROUPS, s->snapshot.n_total, o->snapshot);
+  } else if (o->finder != FINDER_PHEW) {
     if (!failed())
       s->group = allocate(s->n, 8, "the group ids");
     if (!failed() && o->finder == FINDER_HOP)
@@ -132,6 +138,9 @@ static void make_input(const options *o, const share *s, phew_input *in)
  * then rank 0 puts the seven files in place. 0, or -1 on every rank after all_ok. */
 static int write_outputs(const procs *p, const options *o, const share *s, const phew_clump_result *r)
 {
+  const int physics = o->physics;
+  if (physics && physics_mode_write(p, s->first, s->n, &s->physics) != 0)
+    return -1;
   const void *arrays[4] = {s->labels.peak_patch_id, s->labels.clump_id, s->labels.halo_id, s->labels.density};
   const int files[4] = {OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_DENSITY};
   for (int k = 0; k < 4; ++k) {
@@ -139,12 +148,16 @@ static int write_outputs(const procs *p, const options *o, const share *s, const
     if (!all_ok(p))
       return -1;
   }
-  return tables_write_and_commit(p, o, r, o->snapshot ? &s->snapshot.info : NULL, 0);
+  return tables_write_and_commit(p, o, r, o->snapshot ? &s->snapshot.info : NULL, 0,
+                                 physics ? &s->physics.params : NULL, physics ? &s->physics.result : NULL);
 }
 
 /* The same for a halo finder: GroupIds (and HOP's densities), then the group catalogue. */
 static int write_groups(const procs *p, const options *o, const share *s, const phew_group_result *r)
 {
+  const int physics = o->physics;
+  if (physics && physics_mode_write(p, s->first, s->n, &s->physics) != 0)
+    return -1;
   particle_files_write(outputs_temporary(OUTPUT_GROUP), 8, s->first, s->n, s->group);
   if (!all_ok(p))
     return -1;
@@ -153,7 +166,8 @@ static int write_groups(const procs *p, const options *o, const share *s, const 
     if (!all_ok(p))
       return -1;
   }
-  return groups_write_and_commit(p, o, r, o->snapshot ? &s->snapshot.info : NULL);
+  return groups_write_and_commit(p, o, r, o->snapshot ? &s->snapshot.info : NULL, physics ? &s->physics.params : NULL,
+                                 physics ? &s->physics.result : NULL);
 }
 
 /* Collective, after the core failed: a repeated particle id (the core names the id) is also
@@ -200,6 +214,40 @@ static int box_from_bounds(const procs *p, const options *o, phew_context *conte
   return 0;
 }
 
+/* Collective: the physics on the finder's grouping (PHEW's clumps with their parents, or the
+ * groups). 0, or -1 on every rank after all_ok. */
+static int finder_physics(const procs *p, const options *o, share *s, const phew_input *in,
+                          const phew_clump_result *clumps, const phew_group_result *groups)
+{
+  const phew_snapshot_info *info = o->snapshot ? &s->snapshot.info : NULL;
+  if (o->finder != FINDER_PHEW)
+    return physics_mode_run(p, o, in, info, s->group, groups->n_groups, 0, NULL, &s->physics);
+  int64_t *parents = NULL;
+  if (p->rank == 0 && (parents = allocate(clumps->n_clumps, 8, "the clumps' parents")) != NULL)
+    for (int64_t k = 0; k < clumps->n_clumps; ++k)
+      parents[k] = clumps->clumps[k].parent_id;
+  int code = -1;
+  if (all_ok(p))
+    code = physics_mode_run(p, o, in, info, s->labels.clump_id, clumps->n_clumps, 1, parents, &s->physics);
+  free(parents);
+  return code;
+}
+
+/* Collective: --groups (and --parents): the physics alone, its outputs and record. */
+static int given_grouping(const procs *p, const options *o, share *s, const phew_input *in)
+{
+  const int64_t *labels = s->data[POINTS_GROUPS];
+  int64_t n_structures = 0, *parents = NULL;
+  if (physics_read_parents(p, o, labels, s->n, &n_structures, &parents) != 0)
+    return 1;
+  const phew_snapshot_info *info = o->snapshot ? &s->snapshot.info : NULL;
+  const int ran = physics_mode_run(p, o, in, info, labels, n_structures, o->parents != NULL, parents, &s->physics);
+  free(parents);
+  if (ran != 0 || physics_mode_write(p, s->first, s->n, &s->physics) != 0)
+    return 1;
+  return structures_commit(p, o, info, &s->physics.params, &s->physics.result) == 0 ? 0 : 1;
+}
+
 int points_mode_run(const procs *p, const options *o, int64_t n_total)
 {
   procs_broadcast_int64(p, &n_total);
@@ -222,6 +270,10 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
   progress_attach(&context, p, o->verbose);
   if (o->box_from_bounds && box_from_bounds(p, o, &context, &in.points) != 0)
     goto done;
+  if (o->finder == FINDER_GIVEN) {
+    code = given_grouping(p, o, &s, &in);
+    goto done;
+  }
   const phew_status status = o->finder == FINDER_FOF ? phew_find_fof_groups(&context, &in, &o->fof, s.group, &groups)
                              : o->finder == FINDER_HOP
                                  ? phew_find_hop_groups(&context, &in, &o->hop, s.group, s.labels.density, &groups)
@@ -237,6 +289,8 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
     else
       print_group_summary(&groups, o->finder == FINDER_FOF);
   }
+  if (o->physics && finder_physics(p, o, &s, &in, &clumps, &groups) != 0)
+    goto done;
   if (o->finder == FINDER_PHEW ? write_outputs(p, o, &s, &clumps) == 0 : write_groups(p, o, &s, &groups) == 0)
     code = 0;
 done:

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-static const char *const finder_names[] = {"phew", "fof", "hop"};
+static const char *const finder_names[] = {"phew", "fof", "hop", "given"};
 
 static const char *type_name(phew_scalar_type type) { return type == PHEW_FLOAT32 ? "float32" : "float64"; }
 
@@ -96,6 +96,10 @@ static void parameters(json_writer *w, const options *o)
     json_integer(w, "hop_neighbours", o->hop.n_hop);
     json_integer(w, "merge_neighbours", o->hop.n_merge);
     json_integer(w, "min_members", o->hop.min_members);
+  } else if (o->finder == FINDER_GIVEN) {
+    json_string(w, "groups", o->groups);
+    if (o->parents)
+      json_string(w, "parents", o->parents);
   } else {
     threshold(w, "density_threshold", o->params.density_threshold);
     json_number(w, "relevance_threshold", o->params.relevance_threshold);
@@ -106,14 +110,48 @@ static void parameters(json_writer *w, const options *o)
     if (o->points)
       json_integer(w, "neighbours", o->n_neighbours);
   }
-  if (o->points && o->finder != FINDER_FOF && !o->density)
+  if (o->points && o->finder != FINDER_FOF && o->finder != FINDER_GIVEN && !o->density)
     json_integer(w, "density_neighbours", o->n_density_neighbours);
+  json_close(w, '}');
+}
+
+/* The physics of structures' parameters as run (the softening as given: "auto" for 1/50 of the
+ * mean spacing). */
+static void physics_parameters(json_writer *w, const phew_physics_params *pp)
+{
+  json_open_object(w, "physics");
+  json_boolean(w, "unbind", pp->unbind);
+  json_string(w, "potential", pp->potential == PHEW_POTENTIAL_EXACT ? "exact" : "spherical");
+  threshold(w, "softening", pp->softening);
+  json_number(w, "opening_angle", pp->opening_angle);
+  json_integer(w, "direct_max", pp->direct_max);
+  json_number(w, "tolerance", pp->tolerance);
+  json_integer(w, "max_iterations", pp->max_iterations);
+  if (pp->cosmology.comoving) {
+    json_number(w, "hubble_param", pp->cosmology.hubble);
+    json_number(w, "omega_matter", pp->cosmology.omega_m);
+    json_number(w, "omega_lambda", pp->cosmology.omega_lambda);
+    json_number(w, "scale_factor", pp->cosmology.scale_factor);
+  } else {
+    json_number(w, "gravitational_constant", pp->gravitational_constant);
+  }
   json_close(w, '}');
 }
 
 /* The units of the catalogues' columns: the input's, which the record can name for a snapshot. */
 static void units(json_writer *w, const options *o, const phew_snapshot_info *info)
 {
+  if (o->cosmology_given) { /* raw particles in the astronomers' units */
+    json_open_object(w, "units");
+    json_string(w, "length", "Mpc/h");
+    json_string(w, "mass", "Msun/h");
+    json_string(w, "velocity", "km/s");
+    if (o->finder == FINDER_PHEW || o->finder == FINDER_HOP)
+      json_string(w, "density", o->finder == FINDER_HOP || !o->density ? "the mean density" : "as given");
+    json_boolean(w, "comoving", 1);
+    json_close(w, '}');
+    return;
+  }
   const char *length = info ? info->length_unit : "as given";
   json_open_object(w, "units");
   json_string(w, "length", length);
@@ -143,6 +181,13 @@ static void units(json_writer *w, const options *o, const phew_snapshot_info *in
 static void results(json_writer *w, const run_facts *f)
 {
   json_open_object(w, "results");
+  if (f->physics) {
+    json_integer(w, "structures", f->physics->n_structures);
+    json_number(w, "softening_used", f->physics->softening_used);
+    json_number(w, "gravitational_constant_used", f->physics->gravitational_constant_used);
+    json_integer(w, "unbinding_candidates", f->physics->n_candidates);
+    json_integer(w, "unbound_particles", f->physics->n_unbound);
+  }
   if (f->clumps) {
     const phew_clump_result *r = f->clumps;
     json_integer(w, f->n_boxes > 0 ? "leaf_cells" : r->columns ? "particles" : "cells", r->stats.n_cells);
@@ -175,6 +220,8 @@ int run_record_write(const char *path, const options *o, const run_facts *f)
   json_string(&w, "program", "phew " PHEW_VERSION);
   input(&w, o, f);
   parameters(&w, o);
+  if (f->physics_params)
+    physics_parameters(&w, f->physics_params);
   units(&w, o, f->snapshot);
   results(&w, f);
   json_end(&w);

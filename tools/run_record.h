@@ -12,10 +12,12 @@
 #include "phew/phew_readers.h"
 
 typedef struct run_facts {
-  const phew_snapshot_info *snapshot; /* --snapshot (particles or AMR); NULL for raw files */
-  const phew_clump_result *clumps;    /* PHEW's result, or NULL */
-  const phew_group_result *groups;    /* a halo finder's result, or NULL */
-  int64_t n_boxes;                    /* PHEW on AMR: the boxes of the hierarchy */
+  const phew_snapshot_info *snapshot;        /* --snapshot (particles or AMR); NULL for raw files */
+  const phew_clump_result *clumps;           /* PHEW's result, or NULL */
+  const phew_group_result *groups;           /* a halo finder's result, or NULL */
+  int64_t n_boxes;                           /* PHEW on AMR: the boxes of the hierarchy */
+  const phew_physics_params *physics_params; /* the physics of structures as run, or NULL */
+  const phew_physics_result *physics;
 } run_facts;
 
 /* Writes the record to path. Returns 0 or the errno of the failure. */

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rank 0 writes one table into its temporary file; 0 or -1 after fail. */
-static int write_csv(int k, const phew_column *columns, int n_columns, const void *rows, int64_t n_rows,
+int tables_write_csv(int k, const phew_column *columns, int n_columns, const void *rows, int64_t n_rows,
                      size_t row_size)
 {
   const char *path = outputs_temporary(k);
@@ -42,17 +41,18 @@ static int write_record(int k, const options *o, const run_facts *facts)
 }
 
 int tables_write_and_commit(const procs *p, const options *o, const phew_clump_result *r,
-                            const phew_snapshot_info *snapshot, int64_t n_boxes)
+                            const phew_snapshot_info *snapshot, int64_t n_boxes, const phew_physics_params *pp,
+                            const phew_physics_result *physics)
 {
   if (p->rank == 0) {
-    const run_facts facts = {snapshot, r, NULL, n_boxes};
+    const run_facts facts = {snapshot, r, NULL, n_boxes, pp, physics};
     int nc, nh, nn;
     char message[512];
     const phew_column *cc = phew_clump_columns(r->columns, &nc), *hc = phew_halo_columns(r->columns, &nh),
                       *dc = phew_node_columns(r->columns, &nn);
-    if (write_csv(OUTPUT_CLUMPS_CSV, cc, nc, r->clumps, r->n_clumps, sizeof *r->clumps) == 0 &&
-        write_csv(OUTPUT_HALOES_CSV, hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) == 0 &&
-        write_csv(OUTPUT_DENDROGRAM_CSV, dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes) == 0 &&
+    if (tables_write_csv(OUTPUT_CLUMPS_CSV, cc, nc, r->clumps, r->n_clumps, sizeof *r->clumps) == 0 &&
+        tables_write_csv(OUTPUT_HALOES_CSV, hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) == 0 &&
+        tables_write_csv(OUTPUT_DENDROGRAM_CSV, dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes) == 0 &&
         write_record(OUTPUT_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
       fail("%s", message);
   }
@@ -60,15 +60,28 @@ int tables_write_and_commit(const procs *p, const options *o, const phew_clump_r
 }
 
 int groups_write_and_commit(const procs *p, const options *o, const phew_group_result *r,
-                            const phew_snapshot_info *snapshot)
+                            const phew_snapshot_info *snapshot, const phew_physics_params *pp,
+                            const phew_physics_result *physics)
 {
   if (p->rank == 0) {
-    const run_facts facts = {snapshot, NULL, r, 0};
+    const run_facts facts = {snapshot, NULL, r, 0, pp, physics};
     int n;
     char message[512];
     const phew_column *columns = phew_group_columns(r->columns, &n);
-    if (write_csv(OUTPUT_GROUPS_CSV, columns, n, r->groups, r->n_groups, sizeof *r->groups) == 0 &&
+    if (tables_write_csv(OUTPUT_GROUPS_CSV, columns, n, r->groups, r->n_groups, sizeof *r->groups) == 0 &&
         write_record(OUTPUT_GROUPS_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
+      fail("%s", message);
+  }
+  return all_ok(p) ? 0 : -1;
+}
+
+int structures_commit(const procs *p, const options *o, const phew_snapshot_info *snapshot,
+                      const phew_physics_params *pp, const phew_physics_result *physics)
+{
+  if (p->rank == 0) {
+    const run_facts facts = {snapshot, NULL, NULL, 0, pp, physics};
+    char message[512];
+    if (write_record(OUTPUT_STRUCTURES_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
       fail("%s", message);
   }
   return all_ok(p) ? 0 : -1;

@@ -705,6 +705,138 @@ PHEW_API const phew_column *phew_group_columns(int columns, int *count);
 /* The merger tree's columns (phew_link). */
 PHEW_API const phew_column *phew_link_columns(int *count);
 
+/* ---- the physics of structures: unbinding and halo properties --------------------------------
+ * Any grouping of particles (PHEW's clumps with their parents, Friends-of-Friends or HOP groups,
+ * or labels made elsewhere with a parent table) becomes a halo catalogue: particles that are not
+ * gravitationally bound to their structure are passed up the hierarchy, and every structure gets
+ * its bound mass, centre, spherical-overdensity masses, Vmax, spin and shape. The exact rules and
+ * units are in docs/physics.md; the summary:
+ *
+ * Units. With a comoving cosmology (phew_cosmology.comoving) positions are comoving Mpc/h,
+ * velocities peculiar km/s and masses Msun/h (the readers' astronomers' units); separations are
+ * made proper with the scale factor a, G = 4.30091727e-9 Mpc (km/s)^2 / Msun, and energies are
+ * (km/s)^2. Otherwise positions, velocities and masses are in any units in which the
+ * gravitational constant is params.gravitational_constant (a = 1).
+ *
+ * Unbinding (params.unbind), bottom-up over the hierarchy: structures are taken by height (a
+ * structure without substructure has height 0; a parent is one higher than its highest child).
+ * A structure's members are the particles labelled with it or with any structure below it.
+ * Each member i gets the softened potential of all the other members,
+ *   phi_i = -(G / a) sum_j m_j / sqrt(r_ij^2 + eps^2)   (r_ij comoving, nearest image),
+ * by direct summation up to params.direct_max members, else from an octree (docs/physics.md:
+ * its cells, the opening criterion and the order of the sums). The candidates are the members
+ * labelled with the structure itself (its own particles and those passed up from its
+ * substructure). With v_b the mass-weighted mean velocity of the bound members (at first:
+ * all of them), a candidate is bound when E = |v - v_b|^2 / 2 + phi < 0; v_b is recomputed on
+ * the candidates found bound plus the members bound to substructure, until it moves by at most
+ * params.tolerance times the bound members' velocity dispersion, or params.max_iterations
+ * times. The candidates left with E >= 0 go to the parent structure, where they are
+ * candidates again; at the top they are bound to nothing (-1). Velocities are peculiar: no
+ * Hubble flow, as in RAMSES's unbinding.
+ *
+ * Everything is computed in an order that depends only on the particles' ids and the
+ * structures, so the labels and the catalogue are the same, bit for bit, for any number of
+ * ranks and threads. */
+typedef struct phew_cosmology {
+  int comoving;        /* 1: the units above, with the fields below; 0: no cosmology */
+  double hubble;       /* h = H0 / (100 km/s/Mpc) */
+  double omega_m;      /* Omega_matter today; flat LCDM: Omega_m + Omega_Lambda = 1 */
+  double omega_lambda; /* Omega_Lambda today */
+  double scale_factor; /* a of the snapshot, in (0, 1e3] */
+} phew_cosmology;
+
+typedef enum phew_potential_method {
+  PHEW_POTENTIAL_EXACT = 0,    /* pairwise, softened: direct sums or the octree */
+  PHEW_POTENTIAL_SPHERICAL = 1 /* RAMSES's binned mass profile (docs/physics.md) */
+} phew_potential_method;
+
+typedef struct phew_physics_params {
+  int unbind; /* 1: unbind (the default); 0: every member counts as bound */
+  phew_potential_method potential;
+  double softening;              /* Plummer softening eps in the positions' units; negative:
+                                    1/50 of the mean interparticle spacing (the default) */
+  double opening_angle;          /* the octree's theta (0.5): a cell of side s is taken whole by
+                                    a particle farther than s / theta from its centre of mass */
+  int64_t direct_max;            /* structures with at most this many members sum directly (1000) */
+  double tolerance;              /* bulk velocity convergence, in units of the dispersion (0.01) */
+  int max_iterations;            /* at most this many estimates of the bulk velocity (100) */
+  double gravitational_constant; /* without a comoving cosmology (1) */
+  phew_cosmology cosmology;      /* comoving 0 by default */
+} phew_physics_params;
+
+/* Unbinding on, exact potential, automatic softening, theta 0.5, 1000 direct members,
+ * tolerance 0.01, 100 iterations, G = 1, no cosmology. */
+PHEW_API void phew_physics_params_init(phew_physics_params *params);
+
+/* A grouping: per particle passed, its innermost structure (0 .. n_structures - 1, or -1:
+ * none), and per structure its parent (-1: a top-level structure; the same table on every
+ * rank; NULL: every structure is top-level). */
+typedef struct phew_structures {
+  int64_t n_structures;
+  const int64_t *parent;
+  const int64_t *label;
+} phew_structures;
+
+/* One structure of the physics catalogue (docs/physics.md defines every field). "Bound" is
+ * inclusive (with the substructure's bound members) unless said exclusive. Lengths are in the
+ * positions' units (comoving Mpc/h with a cosmology), masses in the masses' units, velocities
+ * proper (km/s), NaN where a value is undefined (no bound member, no cosmology for the
+ * spherical-overdensity columns). */
+typedef struct phew_structure {
+  int64_t id;
+  int64_t parent_id;
+  int32_t height;            /* 0: no substructure */
+  int32_t iterations;        /* bulk velocity estimates of the unbinding (0 without it) */
+  int64_t mass_rank;         /* 0: the largest bound mass; equal masses by id */
+  int64_t n_members;         /* particles of the structure and its substructure, as given */
+  int64_t n_bound;           /* bound particles, exclusive (own, not the substructure's) */
+  int64_t n_bound_inclusive; /* bound particles with the substructure's */
+  double member_mass;        /* mass of the n_members */
+  double bound_mass;         /* exclusive */
+  double bound_mass_inclusive;
+  double bound_fraction;      /* bound_mass_inclusive / member_mass */
+  int64_t centre_id;          /* the bound particle of lowest potential (equal: smaller id) */
+  double centre[3];           /* its position */
+  double centre_potential;    /* its potential */
+  double center_of_mass[3];   /* of the bound particles, wrapped into the box on periodic axes */
+  double bulk_velocity[3];    /* mass-weighted mean velocity of the bound particles */
+  double velocity_dispersion; /* sqrt(sum m |v - v_b|^2 / sum m), 3D */
+  double m200c, r200c, m500c, r500c, m200m, r200m, mvir, rvir; /* all particles, about centre */
+  double vmax, rmax;                                           /* circular velocity peak of the bound particles */
+  double angular_momentum[3]; /* about the centre of mass, proper (mass x length x velocity) */
+  double spin_peebles;        /* J |E|^(1/2) / (G M^(5/2)) of the bound particles */
+  double spin_bullock;        /* J / (sqrt(2) Mvir Vvir Rvir) */
+  double axis_ratio_ba, axis_ratio_ca;
+  double major_axis[3]; /* unit vector, first nonzero component positive */
+  double c200c;         /* NFW concentration from Vmax / V200c */
+} phew_structure;
+
+/* What phew_structure_physics finds: the catalogue (complete on rank 0 in id order, empty
+ * elsewhere) and figures the same on every rank. */
+typedef struct phew_physics_result {
+  int64_t n_structures;
+  phew_structure *structures;
+  double softening_used;              /* eps, in the positions' units */
+  double gravitational_constant_used; /* in the units of the energies (see above) */
+  int64_t n_candidates;               /* particles tested, summed over the structures */
+  int64_t n_unbound;                  /* particles left bound to nothing (were labelled) */
+  double seconds;                     /* maximum over ranks */
+} phew_physics_result;
+
+PHEW_API void phew_physics_result_free(phew_physics_result *result);
+
+/* Unbinding and properties of the structures of `structures` on the particles of `input`
+ * (mesh PHEW_MESH_POINTS: positions, masses, velocities and ids as the finders take them;
+ * velocities are required). bound_label (per particle passed, optional) gets the innermost
+ * structure each particle is bound to, or -1. Collective; on error every rank returns the same
+ * status, context->message says why and bound_label is -1. */
+PHEW_API phew_status phew_structure_physics(phew_context *context, const phew_input *input,
+                                            const phew_structures *structures, const phew_physics_params *params,
+                                            int64_t *bound_label, phew_physics_result *result);
+
+/* The catalogue's columns (phew_structure), in output order. */
+PHEW_API const phew_column *phew_structure_columns(int *count);
+
 /* Value of a column in a row (a phew_object or a phew_node), as a double or as an integer. */
 PHEW_API double phew_column_as_double(const phew_column *column, const void *row);
 PHEW_API int64_t phew_column_as_int64(const phew_column *column, const void *row);

@@ -107,4 +107,19 @@ phew_status sph_density_listed(kd_tree *tree, const double *h, const double *mas
                                const int32_t *subset, const density_lists *lists, double *rho, int n_threads,
                                call_result *result);
 
+/* Every particle of a tree within a distance of a point (ball_query.c): after a run, n
+ * particles with particle_distance2(x, particle) <= r2, their caller's indices in index and
+ * squared distances in d2, in tree order. One query at a time per ball_query. */
+typedef struct ball_query {
+  const kd_tree *tree;
+  void *candidates; /* the walk's scratch */
+  int capacity, n;
+  double *d2;
+  int32_t *slot, *index;
+} ball_query;
+
+phew_status ball_query_init(ball_query *q, const kd_tree *t);
+phew_status ball_query_run(ball_query *q, const double *x, double r2);
+void ball_query_free(ball_query *q);
+
 #endif

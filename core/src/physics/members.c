@@ -1,0 +1,143 @@
+/* Every top-level structure's particles onto one rank, and the bound labels back (physics.h).
+ *
+ * The top-level structures, in id order, are cut into contiguous shares of about equal member
+ * counts, one per rank (a structure goes to the rank whose share holds the middle of its
+ * members). Which rank computes a structure changes no result: each works on the members in
+ * the order of (preorder place of their structure, id). */
+#include "physics.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void member_set_free(member_set *m)
+{
+  free(m->m);
+  free(m->roots);
+  free(m->root_owner);
+  memset(m, 0, sizeof *m);
+}
+
+/* By (label, id); the caller puts each structure's preorder place in label while it sorts. */
+static int canonical_order(const void *pa, const void *pb)
+{
+  const member *a = pa, *b = pb;
+  if (a->label != b->label)
+    return a->label < b->label ? -1 : 1;
+  return a->id < b->id ? -1 : (a->id > b->id);
+}
+
+/* Collective: the rank of every structure's top level, from the member counts of all ranks. */
+static phew_status assign_owners(const points_context *x, const particle_set *s, const structure_tree *t,
+                                 const int64_t *label, member_set *out)
+{
+  comm *c = x->c;
+  int64_t *count = phew_calloc((size_t)t->n + 1, sizeof *count);
+  out->root_owner = phew_malloc((size_t)t->n + 1, sizeof *out->root_owner);
+  if (comm_max(c, !count || !out->root_owner)) {
+    free(count);
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the structures"), x->result);
+  }
+  for (int64_t i = 0; i < s->n_own; ++i)
+    if (label[i] >= 0)
+      ++count[t->root[label[i]]];
+  comm_sum_array(c, count, t->n);
+  int64_t total = 0;
+  for (int64_t r = 0; r < t->n; ++r)
+    total += t->parent[r] < 0 ? count[r] : 0;
+  int64_t before = 0;
+  for (int64_t r = 0; r < t->n; ++r) { /* roots in id order */
+    if (t->parent[r] >= 0)
+      continue;
+    __extension__ __int128 middle = (__int128)2 * before + count[r];
+    int64_t owner = total > 0 ? (int64_t)(middle * c->size / ((__int128)2 * total)) : 0;
+    out->root_owner[r] = (int32_t)(owner < c->size ? owner : c->size - 1);
+    before += count[r];
+  }
+  for (int64_t k = 0; k < t->n; ++k)
+    out->root_owner[k] = out->root_owner[t->root[k]];
+  free(count);
+  return PHEW_OK;
+}
+
+phew_status members_gather(const points_context *x, const particle_set *s, const structure_tree *t,
+                           const int64_t *label, member_set *out)
+{
+  comm *c = x->c;
+  memset(out, 0, sizeof *out);
+  phew_status status = assign_owners(x, s, t, label, out);
+  if (status != PHEW_OK)
+    return status;
+  outbox o;
+  outbox_init(&o, c, sizeof(member));
+  for (int64_t i = 0; i < s->n_own; ++i) {
+    if (label[i] < 0)
+      continue;
+    member m;
+    memset(&m, 0, sizeof m);
+    m.id = s->id[i];
+    m.label = m.bound = label[i];
+    memcpy(m.position, s->position + 3 * i, sizeof m.position);
+    memcpy(m.velocity, s->velocity + 3 * i, sizeof m.velocity);
+    m.mass = s->mass ? s->mass[i] : 1.0;
+    m.origin_rank = c->rank;
+    m.origin_index = i;
+    outbox_put(&o, out->root_owner[label[i]], &m);
+  }
+  inbox in;
+  status = outbox_send(&o, c, &in);
+  outbox_free(&o);
+  if (status == PHEW_OK) {
+    out->n = in.n;
+    out->m = phew_malloc((size_t)in.n + 1, sizeof *out->m);
+    out->roots = phew_malloc((size_t)t->n + 1, sizeof *out->roots);
+    if (out->m && out->roots) {
+      memcpy(out->m, in.items, (size_t)in.n * sizeof *out->m);
+      for (int64_t k = 0; k < in.n; ++k)
+        out->m[k].label = t->place[out->m[k].label];
+      qsort(out->m, (size_t)in.n, sizeof *out->m, canonical_order);
+      for (int64_t k = 0; k < in.n; ++k)
+        out->m[k].label = t->order[out->m[k].label];
+      for (int64_t k = 0; k < t->n; ++k) {
+        const int64_t r = t->order[k];
+        if (t->parent[r] < 0 && out->root_owner[r] == c->rank)
+          out->roots[out->n_roots++] = r;
+      }
+    } else {
+      status = PHEW_ERROR_MEMORY;
+    }
+  }
+  inbox_free(&in);
+  status = comm_agree(c, status == PHEW_OK ? PHEW_OK : phew_fail(x->result, status, "out of memory for the members"),
+                      x->result);
+  if (status != PHEW_OK)
+    member_set_free(out);
+  return status;
+}
+
+typedef struct returned_label {
+  int64_t index, bound;
+} returned_label;
+
+phew_status members_return(const points_context *x, const member_set *m, int64_t *bound_label, int64_t n_passed)
+{
+  comm *c = x->c;
+  outbox o;
+  outbox_init(&o, c, sizeof(returned_label));
+  for (int64_t k = 0; k < m->n; ++k) {
+    const returned_label r = {m->m[k].origin_index, m->m[k].bound};
+    outbox_put(&o, m->m[k].origin_rank, &r);
+  }
+  inbox in;
+  phew_status status = outbox_send(&o, c, &in);
+  outbox_free(&o);
+  for (int64_t i = 0; bound_label && i < n_passed; ++i)
+    bound_label[i] = -1;
+  if (status == PHEW_OK && bound_label) {
+    const returned_label *r = (const returned_label *)in.items;
+    for (int64_t k = 0; k < in.n; ++k)
+      bound_label[r[k].index] = r[k].bound;
+  }
+  inbox_free(&in);
+  return comm_agree(c, status == PHEW_OK ? PHEW_OK : phew_fail(x->result, status, "out of memory for the labels"),
+                    x->result);
+}

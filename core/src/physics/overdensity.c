@@ -1,0 +1,245 @@
+/* Spherical-overdensity masses from all particles about each structure's centre (physics.h).
+ *
+ * Rule (docs/physics.md): sort every particle of the snapshot by its distance r from the
+ * centre (nearest image; equal distances by id) and walk outward over the distinct distances;
+ * M(<= r) counts all particles at distance <= r. The sphere ends at the first distance r > 0
+ * where M(<= r) < Delta rho (4/3) pi r^3 (comoving: Delta rho in comoving units); the particles
+ * at that distance and beyond are outside. M_Delta is the mass inside and
+ * R_Delta = (3 M_Delta / (4 pi Delta rho))^(1/3), so that M_Delta is exactly the mass of a
+ * sphere of radius R_Delta at the mean density Delta rho.
+ *
+ * Distributed: every rank finds its own particles within a search radius of every centre and
+ * sends them to the rank holding the structure; a structure whose walk does not end inside its
+ * search radius asks again with twice the radius (up to half the smallest periodic box side). */
+#include "physics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SO_KINDS = 4 };
+
+typedef struct so_query {
+  int64_t row; /* the row's index on its rank */
+  int32_t owner;
+  int32_t pad;
+  double centre[3];
+  double radius;
+} so_query;
+
+typedef struct so_entry {
+  int64_t query; /* index in the round's query list */
+  int64_t id;
+  double r2, mass;
+} so_entry;
+
+static int entry_order(const void *pa, const void *pb)
+{
+  const so_entry *a = pa, *b = pb;
+  if (a->query != b->query)
+    return a->query < b->query ? -1 : 1;
+  if (a->r2 != b->r2)
+    return a->r2 < b->r2 ? -1 : 1;
+  return a->id < b->id ? -1 : (a->id > b->id);
+}
+
+/* The mass inside the sphere of mean density `density` (0: the walk did not end: *found 0). */
+static double walk(const so_entry *e, int64_t n, double density, int *found)
+{
+  double mass = 0.0;
+  for (int64_t k = 0; k < n;) {
+    int64_t g = k;
+    double shell = 0.0;
+    while (g < n && e[g].r2 == e[k].r2)
+      shell += e[g++].mass;
+    const double r = sqrt(e[k].r2);
+    if (r > 0.0 && mass + shell < density * (4.0 / 3.0) * M_PI * (r * r * r)) {
+      *found = 1;
+      return mass;
+    }
+    mass += shell;
+    k = g;
+  }
+  *found = 0;
+  return 0.0;
+}
+
+/* The four masses and radii of a row from its sorted entries; 0 if a walk did not end. */
+static int fill_row(const so_entry *e, int64_t n, const physics_units *u, phew_structure *row)
+{
+  const double delta[SO_KINDS] = {200.0, 500.0, 200.0 * u->omega_m_a, u->delta_vir};
+  double mass[SO_KINDS];
+  for (int k = 0; k < SO_KINDS; ++k) {
+    int found = 0;
+    mass[k] = walk(e, n, delta[k] * u->rho_crit, &found);
+    if (!found)
+      return 0;
+  }
+  double radius[SO_KINDS];
+  for (int k = 0; k < SO_KINDS; ++k)
+    radius[k] = cbrt(3.0 * mass[k] / (4.0 * M_PI * delta[k] * u->rho_crit));
+  row->m200c = mass[0];
+  row->r200c = radius[0];
+  row->m500c = mass[1];
+  row->r500c = radius[1];
+  row->m200m = mass[2];
+  row->r200m = radius[2];
+  row->mvir = mass[3];
+  row->rvir = radius[3];
+  return 1;
+}
+
+/* c200c from Vmax / V200c, and the Bullock spin J / (sqrt(2) Mvir Vvir Rvir), radii proper. */
+static void derived_columns(const physics_units *u, phew_structure *row)
+{
+  const double v200 = sqrt(u->G * row->m200c / (u->a * row->r200c));
+  row->c200c = nfw_concentration(row->vmax / v200);
+  const double rvir = u->a * row->rvir, vvir = sqrt(u->G * row->mvir / rvir);
+  const double *j = row->angular_momentum;
+  row->spin_bullock = sqrt((j[0] * j[0] + j[1] * j[1]) + j[2] * j[2]) / (sqrt(2.0) * row->mvir * vvir * rvir);
+}
+
+/* Collective: every rank's queries of this round, on every rank. */
+static phew_status share_queries(comm *c, const so_query *mine, int64_t n_mine, so_query **all, int64_t *n_all)
+{
+  void *gathered = NULL;
+  int64_t n = 0;
+  int *counts = NULL;
+  phew_status status = comm_gather(c, mine, n_mine, sizeof *mine, &gathered, &n, &counts);
+  free(counts);
+  if (status == PHEW_OK)
+    status = comm_broadcast(c, &gathered, &n, sizeof(so_query));
+  *all = gathered;
+  *n_all = n;
+  return status;
+}
+
+/* Collective: this rank's particles within each query's radius, to the query's owner. */
+static phew_status find_entries(const points_context *x, ball_query *ball, const particle_set *s, const so_query *q,
+                                int64_t n_q, inbox *in)
+{
+  comm *c = x->c;
+  outbox o;
+  outbox_init(&o, c, sizeof(so_entry));
+  phew_status status = PHEW_OK;
+  for (int64_t k = 0; k < n_q && status == PHEW_OK && s->n_own > 0; ++k) {
+    status = ball_query_run(ball, q[k].centre, q[k].radius * q[k].radius);
+    for (int i = 0; status == PHEW_OK && i < ball->n; ++i) {
+      const int32_t p = ball->index[i];
+      const so_entry e = {k, s->id[p], ball->d2[i], s->mass ? s->mass[p] : 1.0};
+      status = outbox_put(&o, q[k].owner, &e);
+    }
+  }
+  if (status != PHEW_OK)
+    o.failed = 1;
+  status = outbox_send(&o, c, in);
+  outbox_free(&o);
+  return status;
+}
+
+/* The largest search radius: half the smallest periodic side, else the domain's diagonal. */
+static double largest_radius(const points_context *x)
+{
+  double limit = INFINITY, diagonal = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    if (x->box.periodic[d])
+      limit = fmin(limit, 0.5 * x->box.size[d]);
+    diagonal += (x->hi[d] - x->lo[d]) * (x->hi[d] - x->lo[d]);
+  }
+  return isfinite(limit) ? limit : 2.0 * sqrt(diagonal);
+}
+
+static phew_status rounds(const points_context *x, const particle_set *s, const physics_units *u, phew_structure *rows,
+                          int64_t n_rows, double *radius, unsigned char *pending, const kd_tree *tree)
+{
+  comm *c = x->c;
+  const double limit = largest_radius(x);
+  ball_query ball;
+  phew_status status = ball_query_init(&ball, tree);
+  so_query *mine = phew_malloc((size_t)n_rows + 1, sizeof *mine);
+  if (comm_max(c, status != PHEW_OK || !mine)) {
+    ball_query_free(&ball);
+    free(mine);
+    return PHEW_ERROR_MEMORY;
+  }
+  for (;;) {
+    int64_t n_mine = 0;
+    for (int64_t r = 0; r < n_rows; ++r)
+      if (pending[r]) {
+        so_query q = {r, c->rank, 0, {rows[r].centre[0], rows[r].centre[1], rows[r].centre[2]}, radius[r]};
+        mine[n_mine++] = q;
+      }
+    so_query *all = NULL;
+    int64_t n_all = 0;
+    status = share_queries(c, mine, n_mine, &all, &n_all);
+    if (status != PHEW_OK || n_all == 0) {
+      free(all);
+      break;
+    }
+    inbox in;
+    status = find_entries(x, &ball, s, all, n_all, &in);
+    if (status == PHEW_OK) {
+      so_entry *e = (so_entry *)in.items;
+      qsort(e, (size_t)in.n, sizeof *e, entry_order);
+      for (int64_t k = 0; k < in.n;) {
+        int64_t g = k;
+        while (g < in.n && e[g].query == e[k].query)
+          ++g;
+        const int64_t r = all[e[k].query].row;
+        if (fill_row(e + k, g - k, u, &rows[r]))
+          pending[r] = 0;
+        k = g;
+      }
+      for (int64_t r = 0; r < n_rows; ++r) /* not ended inside the radius: a wider one, if any */
+        if (pending[r]) {
+          if (radius[r] >= limit)
+            pending[r] = 0;
+          else
+            radius[r] = fmin(2.0 * radius[r], limit);
+        }
+    }
+    inbox_free(&in);
+    free(all);
+    if (status != PHEW_OK)
+      break;
+  }
+  ball_query_free(&ball);
+  free(mine);
+  return status;
+}
+
+phew_status overdensity_masses(const points_context *x, const particle_set *s, const physics_units *u,
+                               phew_structure *rows, int64_t n_rows)
+{
+  comm *c = x->c;
+  if (!u->comoving)
+    return PHEW_OK; /* no critical density: the columns stay NaN */
+  double *radius = phew_malloc((size_t)n_rows + 1, sizeof *radius);
+  unsigned char *pending = phew_calloc((size_t)n_rows + 1, 1);
+  kd_tree *tree = NULL;
+  phew_status status = !radius || !pending ? PHEW_ERROR_MEMORY : PHEW_OK;
+  if (status == PHEW_OK)
+    status = kd_tree_build(&tree, s->n_own, s->position, s->id, &x->box, x->n_threads, x->result);
+  status = comm_agree(c, status, x->result);
+  if (status == PHEW_OK) {
+    const double smallest = fmin(fmin(200.0, 200.0 * u->omega_m_a), u->delta_vir) * u->rho_crit;
+    for (int64_t r = 0; r < n_rows; ++r) {
+      pending[r] = rows[r].centre_id >= 0 && rows[r].bound_mass_inclusive > 0.0;
+      radius[r] = 1.5 * cbrt(3.0 * rows[r].bound_mass_inclusive / (4.0 * M_PI * smallest));
+    }
+    status = rounds(x, s, u, rows, n_rows, radius, pending, tree);
+    status = comm_agree(c,
+                        status == PHEW_OK ? PHEW_OK
+                                          : phew_fail(x->result, status,
+                                                      "out of memory for the "
+                                                      "spherical-overdensity masses"),
+                        x->result);
+  }
+  for (int64_t r = 0; status == PHEW_OK && r < n_rows; ++r)
+    if (rows[r].centre_id >= 0)
+      derived_columns(u, &rows[r]);
+  kd_tree_free(tree);
+  free(radius);
+  free(pending);
+  return status;
+}

@@ -1,0 +1,137 @@
+/* The physics of structures (phew_structure_physics): unbinding and halo properties on any
+ * grouping of particles.
+ *
+ *   cosmology.c        G, H(a), rho_crit(a), Omega_m(a) and Bryan & Norman's Delta_vir
+ *   structure_tree.c   the parent table checked, heights, roots and each subtree's range
+ *   potential.c        softened potentials of a structure's members: direct sums or an octree
+ *   unbind.c           one structure's energies and bulk velocity; candidates to the parent
+ *   properties.c       the member-based properties of one structure
+ *   overdensity.c      spherical-overdensity masses from all particles about each centre
+ *   members.c          every top-level structure's particles to one rank and the labels back
+ *   physics_run.c      phew_structure_physics end to end
+ *   physics_columns.c  the catalogue's columns
+ *
+ * The rank that holds a top-level structure (members.c) works on all its members in the order
+ * of (preorder of their structure, id): nothing depends on how the particles were spread. */
+#ifndef PHEW_PHYSICS_H
+#define PHEW_PHYSICS_H
+
+#include "particles.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* ---- cosmology.c ----------------------------------------------------------------------------- */
+/* G in Mpc (km/s)^2 / Msun (from the IAU's nominal GM_sun and the parsec). */
+#define PHYSICS_G_ASTRO 4.30091727003628e-9
+
+typedef struct physics_units {
+  double G;         /* in the energies' units: astronomers' or the caller's */
+  double a;         /* scale factor (1 without a cosmology) */
+  int comoving;     /* the cosmology is known: the overdensity columns can be computed */
+  double rho_crit;  /* critical density at a, in comoving mass per comoving volume
+                       (Msun/h / (Mpc/h)^3 times a^3), comoving only */
+  double omega_m_a; /* Omega_m(a) */
+  double delta_vir; /* Bryan & Norman (1998), relative to rho_crit(a) */
+} physics_units;
+
+/* The units of a run; fails (PHEW_ERROR_ARGUMENT) on a cosmology that is not flat LCDM or a
+ * scale factor outside (0, 1e3]. */
+phew_status physics_units_make(physics_units *u, const phew_physics_params *p, call_result *result);
+
+/* ---- structure_tree.c -------------------------------------------------------------------------- */
+typedef struct structure_tree {
+  int64_t n;
+  int64_t *parent;      /* per structure, -1 at the top */
+  int64_t *root;        /* per structure: its top-level structure */
+  int32_t *height;      /* per structure */
+  int64_t *order;       /* preorder: roots by id, each structure's children by id */
+  int64_t *place;       /* per structure: its index in order */
+  int64_t *subtree_end; /* per structure: its subtree is order[place .. subtree_end) */
+  int32_t max_height;
+} structure_tree;
+
+/* Checks the table (parents in range, no structure its own ancestor) and builds the tree. */
+phew_status structure_tree_build(structure_tree *t, int64_t n, const int64_t *parent, call_result *result);
+void structure_tree_free(structure_tree *t);
+
+/* ---- potential.c -------------------------------------------------------------------------------- */
+typedef struct potential_params {
+  double eps2;  /* softening squared */
+  double theta; /* opening angle */
+  int64_t direct_max;
+  double g_over_a; /* G / a: potentials are -g_over_a * sum m / sqrt(r^2 + eps^2) */
+  int n_threads;
+} potential_params;
+
+/* phi[i] for the n particles at position (3 each, unwrapped: plain differences are the
+ * separations) with masses (NULL: 1 each), in their order: each phi[i] sums the others in an
+ * order fixed by the positions' order. PHEW_ERROR_MEMORY if memory ran out. */
+phew_status potential_compute(const double *position, const double *mass, int64_t n, const potential_params *p,
+                              double *phi);
+
+/* ---- members.c ------------------------------------------------------------------------------- */
+/* A labelled particle on the rank that holds its top-level structure. */
+typedef struct member {
+  int64_t id;
+  int64_t label; /* as given: its innermost structure */
+  int64_t bound; /* as unbound: the innermost structure it is bound to, or -1 */
+  double position[3];
+  double velocity[3];
+  double mass;
+  int32_t origin_rank; /* where it was passed, and its index there */
+  int32_t pad;
+  int64_t origin_index;
+} member;
+
+/* This rank's top-level structures and their members. */
+typedef struct member_set {
+  int64_t n;
+  member *m; /* in (place of the label's structure, id) order */
+  int64_t n_roots;
+  int64_t *roots;      /* the top-level structures this rank holds, by place */
+  int32_t *root_owner; /* per structure (indexed by id): the rank holding its top level */
+} member_set;
+
+/* Collective: the members of every top-level structure onto one rank (contiguous shares of the
+ * roots by member count), in canonical order. label: per particle of s (own ones). */
+phew_status members_gather(const points_context *x, const particle_set *s, const structure_tree *t,
+                           const int64_t *label, member_set *out);
+/* Collective: each member's `bound` label back to where its particle was passed. */
+phew_status members_return(const points_context *x, const member_set *m, int64_t *bound_label, int64_t n_passed);
+void member_set_free(member_set *m);
+
+/* ---- unbind.c ------------------------------------------------------------------------------- */
+typedef struct unbind_params {
+  int unbind;
+  double tolerance;
+  int max_iterations;
+} unbind_params;
+
+/* One structure, all its members m[0 .. n) (those whose bound label is the structure itself are
+ * its candidates; the others are bound to its substructure), with their potentials: candidates
+ * that stay unbound get `parent` as their bound label. Returns the number of bulk velocity
+ * estimates; *n_candidates counts the candidates. */
+int unbind_structure(member *m, int64_t n, const double *phi, int64_t structure, int64_t parent, const unbind_params *p,
+                     int64_t *n_candidates);
+
+/* ---- properties.c ----------------------------------------------------------------------------- */
+/* The member-based fields of row (everything but the spherical-overdensity columns, c200c and
+ * spin_bullock): m[0 .. n) are the structure's members after its unbinding, position the
+ * unwrapped positions, phi their potentials. A member is bound when its bound label is the
+ * structure or in its subtree (not `parent`, not -1). */
+void properties_of_members(const member *m, int64_t n, const double *position, const double *phi, int64_t structure,
+                           const structure_tree *t, const physics_units *u, double softening, const particle_box *box,
+                           const double *box_origin, phew_structure *row);
+
+/* The concentration c of an NFW halo with Vmax / V200 = ratio (NaN below 1). */
+double nfw_concentration(double ratio);
+
+/* ---- overdensity.c -------------------------------------------------------------------------- */
+/* Collective: the spherical-overdensity columns of every row (rows: this rank's, each with its
+ * centre; all particles of s are counted), then c200c and spin_bullock. */
+phew_status overdensity_masses(const points_context *x, const particle_set *s, const physics_units *u,
+                               phew_structure *rows, int64_t n_rows);
+
+#endif

@@ -1,0 +1,331 @@
+/* phew_structure_physics end to end (physics.h): checks, the particles read, every top-level
+ * structure's members on one rank, each structure unbound bottom-up with its properties, the
+ * labels back, the spherical-overdensity masses, the catalogue on rank 0. */
+#include "cube_root.h"
+#include "physics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void phew_physics_result_free(phew_physics_result *result)
+{
+  if (!result)
+    return;
+  free(result->structures);
+  result->structures = NULL;
+  result->n_structures = 0;
+}
+
+static phew_status check_params(const phew_physics_params *p, call_result *r)
+{
+  if (!p)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "no physics parameters");
+  if (p->potential != PHEW_POTENTIAL_EXACT)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "unknown potential method %d (the spherical method is not built yet)",
+                     (int)p->potential);
+  if (isnan(p->softening) || p->softening == INFINITY)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the softening must be finite (got %g; negative: automatic)",
+                     p->softening);
+  if (!(p->opening_angle > 0.0 && p->opening_angle <= 1.0))
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the opening angle must be in (0, 1] (got %g)", p->opening_angle);
+  if (p->direct_max < 0)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the direct-summation limit must be >= 0 (got %lld)",
+                     (long long)p->direct_max);
+  if (!(p->tolerance >= 0.0 && isfinite(p->tolerance)))
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the tolerance must be finite and >= 0 (got %g)", p->tolerance);
+  if (p->max_iterations < 1)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the number of iterations must be at least 1 (got %d)", p->max_iterations);
+  return PHEW_OK;
+}
+
+static phew_status check_call(const phew_input *in, const phew_structures *st, const phew_physics_params *p,
+                              int64_t *bound_label, call_result *r)
+{
+  if (!in || in->mesh != PHEW_MESH_POINTS)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the physics of structures needs particles (mesh PHEW_MESH_POINTS)");
+  if (!st)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "no structures");
+  if (st->n_structures < 0)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the number of structures is negative (%lld)",
+                     (long long)st->n_structures);
+  if (in->points.n > 0 && !st->label)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "no structure labels for the particles");
+  if (in->points.n > 0 && !in->points.velocity)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the physics of structures needs the particles' velocities");
+  (void)bound_label;
+  for (int64_t i = 0; i < in->points.n; ++i)
+    if (st->label[i] < -1 || st->label[i] >= st->n_structures)
+      return phew_fail(r, PHEW_ERROR_ARGUMENT,
+                       "particle %lld (counted from 0 on this rank) has structure label %lld: labels must be -1 or "
+                       "0 .. %lld",
+                       (long long)i, (long long)st->label[i], (long long)st->n_structures - 1);
+  return check_params(p, r);
+}
+
+/* The softening used: given, or 1/50 of the mean interparticle spacing (of the box, else of
+ * the particles' bounds). */
+static double softening_of(const points_context *x, const phew_physics_params *p)
+{
+  if (p->softening >= 0.0)
+    return p->softening;
+  double volume = 1.0;
+  for (int d = 0; d < 3; ++d)
+    volume *= x->points->has_box ? x->points->box_size[d] : x->hi[d] - x->lo[d];
+  return cube_root(volume / (double)x->n_total) / 50.0;
+}
+
+/* The first member at or after `from` whose structure's place is >= place. */
+static int64_t first_at_place(const member *m, int64_t from, int64_t to, const structure_tree *t, int64_t place)
+{
+  while (from < to) {
+    const int64_t mid = from + (to - from) / 2;
+    if (t->place[m[mid].label] < place)
+      from = mid + 1;
+    else
+      to = mid;
+  }
+  return from;
+}
+
+typedef struct physics_job {
+  const points_context *x;
+  const structure_tree *t;
+  const physics_units *u;
+  const phew_physics_params *p;
+  double softening;
+  int64_t n_candidates;
+} physics_job;
+
+static void empty_row(phew_structure *row)
+{
+  memset(row, 0, sizeof *row);
+  const double nan = NAN;
+  row->member_mass = row->bound_mass = row->bound_mass_inclusive = 0.0;
+  row->bound_fraction = row->centre_potential = row->velocity_dispersion = nan;
+  for (int d = 0; d < 3; ++d)
+    row->centre[d] = row->center_of_mass[d] = row->bulk_velocity[d] = row->angular_momentum[d] = row->major_axis[d] =
+        nan;
+  row->m200c = row->r200c = row->m500c = row->r500c = row->m200m = row->r200m = row->mvir = row->rvir = nan;
+  row->vmax = row->rmax = row->spin_peebles = row->spin_bullock = nan;
+  row->axis_ratio_ba = row->axis_ratio_ca = row->c200c = nan;
+  row->centre_id = -1;
+}
+
+/* One structure: its members unwrapped about the member with the smallest id, their
+ * potentials, the unbinding and the properties. */
+static phew_status one_structure(physics_job *job, member *m, int64_t n, int64_t s, phew_structure *row)
+{
+  const structure_tree *t = job->t;
+  empty_row(row);
+  row->id = s;
+  row->parent_id = t->parent[s];
+  row->height = t->height[s];
+  if (n == 0)
+    return PHEW_OK;
+  double *position = phew_malloc((size_t)n, 3 * sizeof *position), *phi = phew_malloc((size_t)n, sizeof *phi);
+  double *mass = phew_malloc((size_t)n, sizeof *mass);
+  phew_status status = position && phi && mass ? PHEW_OK : PHEW_ERROR_MEMORY;
+  int64_t reference = 0;
+  for (int64_t k = 1; k < n; ++k)
+    reference = m[k].id < m[reference].id ? k : reference;
+  for (int64_t k = 0; status == PHEW_OK && k < n; ++k) {
+    mass[k] = m[k].mass;
+    for (int d = 0; d < 3; ++d)
+      position[3 * k + d] = m[reference].position[d] +
+                            particle_delta(&job->x->box, d, m[k].position[d], m[reference].position[d]);
+  }
+  if (status == PHEW_OK) {
+    const potential_params pp = {job->softening * job->softening, job->p->opening_angle, job->p->direct_max,
+                                 job->u->G / job->u->a, job->x->n_threads};
+    status = potential_compute(position, mass, n, &pp, phi);
+  }
+  if (status == PHEW_OK) {
+    const unbind_params up = {job->p->unbind, job->p->tolerance, job->p->max_iterations};
+    int64_t candidates = 0;
+    const int iterations = unbind_structure(m, n, phi, s, t->parent[s], &up, &candidates);
+    if (iterations < 0)
+      status = PHEW_ERROR_MEMORY;
+    row->iterations = iterations;
+    job->n_candidates += candidates;
+  }
+  if (status == PHEW_OK)
+    properties_of_members(m, n, position, phi, s, t, job->u, job->softening, &job->x->box, job->x->points->box_origin,
+                          row);
+  free(position);
+  free(phi);
+  free(mass);
+  return status;
+}
+
+typedef struct height_place {
+  int32_t height;
+  int64_t place;
+} height_place;
+
+static int by_height(const void *pa, const void *pb)
+{
+  const height_place *a = pa, *b = pb;
+  if (a->height != b->height)
+    return a->height < b->height ? -1 : 1;
+  return a->place < b->place ? -1 : (a->place > b->place);
+}
+
+/* Every structure of the top-level structure `root`, by height (then preorder). */
+static phew_status one_tree(physics_job *job, member_set *ms, int64_t root, phew_structure *rows, int64_t *n_rows)
+{
+  const structure_tree *t = job->t;
+  const int64_t first = t->place[root], last = t->subtree_end[root];
+  height_place *order = phew_malloc((size_t)(last - first), sizeof *order);
+  if (!order)
+    return PHEW_ERROR_MEMORY;
+  for (int64_t k = first; k < last; ++k) {
+    order[k - first].height = t->height[t->order[k]];
+    order[k - first].place = k;
+  }
+  qsort(order, (size_t)(last - first), sizeof *order, by_height);
+  const int64_t begin = first_at_place(ms->m, 0, ms->n, t, first), end = first_at_place(ms->m, begin, ms->n, t, last);
+  phew_status status = PHEW_OK;
+  for (int64_t k = 0; status == PHEW_OK && k < last - first; ++k) {
+    const int64_t s = t->order[order[k].place];
+    const int64_t b = first_at_place(ms->m, begin, end, t, t->place[s]);
+    const int64_t e = first_at_place(ms->m, b, end, t, t->subtree_end[s]);
+    status = one_structure(job, ms->m + b, e - b, s, &rows[(*n_rows)++]);
+  }
+  free(order);
+  return status;
+}
+
+static int by_id(const void *pa, const void *pb)
+{
+  const phew_structure *a = pa, *b = pb;
+  return a->id < b->id ? -1 : (a->id > b->id);
+}
+
+static int by_bound_mass(const void *pa, const void *pb)
+{
+  const phew_structure *a = *(const phew_structure *const *)pa, *b = *(const phew_structure *const *)pb;
+  if (a->bound_mass_inclusive != b->bound_mass_inclusive)
+    return a->bound_mass_inclusive > b->bound_mass_inclusive ? -1 : 1;
+  return a->id < b->id ? -1 : (a->id > b->id);
+}
+
+/* Collective: the rows of every rank on rank 0, in id order, with their mass ranks. */
+static phew_status catalogue(comm *c, phew_structure *rows, int64_t n_rows, phew_physics_result *out)
+{
+  void *gathered = NULL;
+  int64_t n = 0;
+  int *counts = NULL;
+  phew_status status = comm_gather(c, rows, n_rows, sizeof *rows, &gathered, &n, &counts);
+  free(counts);
+  if (status != PHEW_OK || c->rank != 0) {
+    free(gathered);
+    return status;
+  }
+  phew_structure *all = gathered;
+  qsort(all, (size_t)n, sizeof *all, by_id);
+  phew_structure **rank = phew_malloc((size_t)n + 1, sizeof *rank);
+  if (!rank) {
+    free(all);
+    return PHEW_ERROR_MEMORY;
+  }
+  for (int64_t k = 0; k < n; ++k)
+    rank[k] = &all[k];
+  qsort(rank, (size_t)n, sizeof *rank, by_bound_mass);
+  for (int64_t k = 0; k < n; ++k)
+    rank[k]->mass_rank = k;
+  free(rank);
+  out->structures = all;
+  out->n_structures = n;
+  return PHEW_OK;
+}
+
+static phew_status run(const phew_context *context, const phew_input *in, const phew_structures *st,
+                       const phew_physics_params *p, int64_t *bound_label, phew_physics_result *out, call_result *r)
+{
+  comm c;
+  memset(&c, 0, sizeof c);
+  c.size = 1;
+  points_context x;
+  memset(&x, 0, sizeof x);
+  particle_set s;
+  memset(&s, 0, sizeof s);
+  structure_tree t;
+  memset(&t, 0, sizeof t);
+  member_set ms;
+  memset(&ms, 0, sizeof ms);
+  phew_structure *rows = NULL;
+  const double start = phew_seconds();
+  phew_status status = comm_init(&c, context, r);
+  if (status != PHEW_OK)
+    return status;
+  x.context = context;
+  x.c = &c;
+  x.result = r;
+  status = comm_agree(&c, check_call(in, st, p, bound_label, r), r);
+  physics_units u;
+  if (status == PHEW_OK)
+    status = comm_agree(&c, physics_units_make(&u, p, r), r);
+  if (status == PHEW_OK)
+    status = comm_agree(&c, structure_tree_build(&t, st->n_structures, st->parent, r), r);
+  if (status == PHEW_OK)
+    status = points_read(&x, in, POINTS_FOF, &s);
+  if (status == PHEW_OK)
+    status = members_gather(&x, &s, &t, st->label, &ms);
+  int64_t n_rows = 0;
+  physics_job job = {&x, &t, &u, p, 0.0, 0};
+  if (status == PHEW_OK) {
+    job.softening = softening_of(&x, p);
+    int64_t n_held = 0;
+    for (int64_t k = 0; k < ms.n_roots; ++k)
+      n_held += t.subtree_end[ms.roots[k]] - t.place[ms.roots[k]];
+    rows = phew_malloc((size_t)n_held + 1, sizeof *rows);
+    status = rows ? PHEW_OK : PHEW_ERROR_MEMORY;
+    for (int64_t k = 0; status == PHEW_OK && k < ms.n_roots; ++k)
+      status = one_tree(&job, &ms, ms.roots[k], rows, &n_rows);
+    status = comm_agree(&c, status == PHEW_OK ? PHEW_OK : phew_fail(r, status, "out of memory for the unbinding"), r);
+  }
+  if (status == PHEW_OK)
+    status = members_return(&x, &ms, bound_label, in->points.n);
+  if (status == PHEW_OK)
+    status = overdensity_masses(&x, &s, &u, rows, n_rows);
+  if (status == PHEW_OK) {
+    int64_t unbound = 0;
+    for (int64_t k = 0; k < ms.n; ++k)
+      unbound += ms.m[k].bound < 0;
+    out->n_candidates = comm_sum(&c, job.n_candidates);
+    out->n_unbound = comm_sum(&c, unbound);
+    out->softening_used = job.softening;
+    out->gravitational_constant_used = u.G;
+    status = comm_agree(&c, catalogue(&c, rows, n_rows, out), r);
+  }
+  out->seconds = comm_max_double(&c, phew_seconds() - start);
+  free(rows);
+  member_set_free(&ms);
+  structure_tree_free(&t);
+  particle_set_free(&s);
+  return status;
+}
+
+phew_status phew_structure_physics(phew_context *context, const phew_input *input, const phew_structures *structures,
+                                   const phew_physics_params *params, int64_t *bound_label, phew_physics_result *result)
+{
+  if (!context || !result) {
+    if (result)
+      memset(result, 0, sizeof *result);
+    return call_refused(context, "phew_structure_physics");
+  }
+  memset(result, 0, sizeof *result);
+  result->softening_used = result->gravitational_constant_used = NAN;
+  call_result r;
+  call_result_start(&r);
+  const phew_status status = run(context, input, structures, params, bound_label, result, &r);
+  if (status != PHEW_OK) {
+    phew_physics_result_free(result);
+    const int64_t n = input && input->mesh == PHEW_MESH_POINTS ? input->points.n : 0;
+    for (int64_t i = 0; bound_label && i < n; ++i)
+      bound_label[i] = -1;
+  }
+  call_result_report(&r, status, context);
+  return status;
+}

@@ -1,0 +1,140 @@
+"""The physics of structures through the tool (--groups, --parents), against the numpy
+re-implementation of physics_reference.py on the haloes of make_haloes.py: the bound labels
+equal, every catalogue column to 1e-10 (direct sums), the known answers (fast particles
+unbound, host particles given to the subhalo passed back to the host), the octree within its
+documented tolerance, and the same bytes on any number of ranks and threads."""
+import csv
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_runs  # noqa: E402
+import make_haloes  # noqa: E402
+import physics_reference as ref  # noqa: E402
+
+INTEGER_COLUMNS = {"StructureId", "ParentId", "Height", "Iterations", "MassRank", "NumberOfMembers",
+                   "NumberOfBoundParticles", "NumberOfBoundParticlesInclusive", "CenterId"}
+OUTPUTS = ["-bound.raw", "-structures.csv", "-structures-run.json"]
+
+
+def same_bytes(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def read_table(prefix):
+    with open(prefix + "-structures.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def compare_rows(check, rows, expected, what, rtol=1e-10):
+    """Every column of every row; one check per table, naming the first differences."""
+    bad = []
+    expect = lambda ok, text: ok or bad.append(text)
+    expect(len(rows) == len(expected), f"{len(rows)} rows, expected {len(expected)}")
+    for got, want in zip(rows, expected):
+        for name, value in want.items():
+            g = float(got[name])
+            if name in INTEGER_COLUMNS:
+                expect(g == value, f"structure {want['StructureId']} {name} {g} != {value}")
+                continue
+            if np.isnan(value) and np.isnan(g):
+                continue
+            # vector components near 0 compare with the scale of their vector
+            scale = max(abs(value), abs(g))
+            if name[-1] in "XYZ":
+                scale = max(scale, max(abs(float(want.get(name[:-1] + c, 0.0))) for c in "XYZ"))
+            expect(abs(g - value) <= rtol * scale, f"structure {want['StructureId']} {name} {g!r} != {value!r}")
+        for name in got:  # every column the tool wrote was compared, or is undefined in both
+            if name not in want:
+                expect(got[name] == "nan", f"structure {got['StructureId']} {name} = {got[name]}, reference none")
+    check.check(not bad, f"{what}: every column of {len(rows)} structures equals the reference "
+                         f"({len(bad)} differ{': ' + '; '.join(bad[:3]) if bad else ''})")
+
+
+def run_ok(check, runner, ranks, argv, what):
+    out = runner.serial(argv) if ranks == 1 else runner.mpi(ranks, argv)
+    return check.check(out.code == 0 and not out.timed_out, f"{what}: exit {out.code} {out.summary()}")
+
+
+def main():
+    ap = cli_runs.parser(__doc__)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    args = ap.parse_args()
+    check = cli_runs.Checker("cli_physics")
+    runner = cli_runs.Runner(args)
+    work = args.work_dir
+    os.makedirs(work, exist_ok=True)
+    scenario = make_haloes.Scenario()
+    paths = scenario.write(os.path.join(work, "input"))
+    base = []
+    for option, path in paths.items():
+        base += [option, path]
+    base += ["--type", "float64", "--box", "4", "4", "4", "--periodic", "--cosmology", "70", "0.3", "0.7",
+             "--scale-factor", str(scenario.a)]
+    units = ref.Units((0.7, 0.3, 0.7, scenario.a))
+    eps = 4.0 / len(scenario.pos) ** (1.0 / 3.0) / 50.0
+    bound, rows = ref.physics(scenario.pos, scenario.vel, scenario.mass, scenario.ids, scenario.label,
+                              scenario.parent, [4.0] * 3, [1] * 3, [0.0] * 3, units, eps)
+
+    # direct sums: everything equal to the reference
+    direct = os.path.join(work, "direct")
+    run_ok(check, runner, 1, base + ["--direct-max", "100000", "--output", direct], "direct sums")
+    got = np.fromfile(direct + "-bound.raw", dtype="<i8")
+    check.check(np.array_equal(got, bound), f"direct: {np.count_nonzero(got != bound)} bound labels differ")
+    compare_rows(check, read_table(direct), rows, "direct")
+    # the answers known by construction
+    for kind, label, least in (("fast", -1, 1.0), ("host", 0, 1.0), ("other", 2, 1.0), ("swapped", 0, 0.85),
+                               ("sub", 1, 0.95)):
+        share = np.mean(got[scenario.kind == kind] == label)
+        check.check(share >= least, f"{kind} particles: {share:.3f} bound to {label}, expected >= {least}")
+
+    # the octree (default: structures above 1000 members), within its tolerance
+    tree = os.path.join(work, "tree")
+    run_ok(check, runner, 1, base + ["--output", tree], "octree")
+    got = np.fromfile(tree + "-bound.raw", dtype="<i8")
+    labelled = np.count_nonzero(scenario.label >= 0)
+    check.check(np.count_nonzero(got != bound) <= 0.005 * labelled,
+                 f"octree: {np.count_nonzero(got != bound)} bound labels differ from direct sums")
+    for g, w in zip(read_table(tree), rows):
+        mass = float(g["BoundMassInclusive"])
+        check.check(abs(mass - w["BoundMassInclusive"]) <= 0.01 * max(w["BoundMassInclusive"], 1.0),
+                     f"octree: structure {w['StructureId']} bound mass {mass} vs {w['BoundMassInclusive']}")
+        if "CenterPotential" in w:
+            pot = float(g["CenterPotential"])
+            check.check(abs(pot - w["CenterPotential"]) <= 1e-3 * abs(w["CenterPotential"]),
+                         f"octree: structure {w['StructureId']} centre potential {pot} vs {w['CenterPotential']}")
+
+    # without a cosmology: G as given, a = 1, no overdensity columns
+    plain = os.path.join(work, "plain")
+    G = 4.3e-9
+    no_cosmology = [a for a in base]
+    k = no_cosmology.index("--cosmology")
+    del no_cosmology[k:k + 6]
+    run_ok(check, runner, 1, no_cosmology + ["--gravitational-constant", str(G), "--direct-max", "100000",
+                                                    "--unbind-tolerance", "0", "--output", plain], "no cosmology")
+    bound_plain, rows_plain = ref.physics(scenario.pos, scenario.vel, scenario.mass, scenario.ids, scenario.label,
+                                          scenario.parent, [4.0] * 3, [1] * 3, [0.0] * 3, ref.Units(None, G), eps,
+                                          tol=0.0)
+    got = np.fromfile(plain + "-bound.raw", dtype="<i8")
+    check.check(np.array_equal(got, bound_plain), "no cosmology: bound labels differ")
+    compare_rows(check, read_table(plain), rows_plain, "no cosmology")
+
+    # the same bytes on any number of ranks and threads, direct and octree
+    for name, extra in (("direct", ["--direct-max", "100000"]), ("tree", [])):
+        first = os.path.join(work, name)
+        for ranks in args.ranks:
+            for threads in args.threads:
+                prefix = os.path.join(work, f"{name}_np{ranks}_t{threads}")
+                run_ok(check, runner, ranks, base + extra + ["--threads", str(threads), "--output", prefix],
+                                f"{name} on {ranks} ranks, {threads} threads")
+                for suffix in OUTPUTS:
+                    check.check(same_bytes(first + suffix, prefix + suffix),
+                                 f"{name} on {ranks} ranks, {threads} threads: {suffix} differs from serial")
+    return check.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+/* The physics of structures in the tool (physics_mode.c): after a finder on particles, on its
+ * grouping, or on a given one (--groups, --parents): the core's unbinding and properties, then
+ * PREFIX-bound.raw (int64 per particle: the innermost structure it is bound to, -1 none) and
+ * PREFIX-structures.csv (phew_structure_columns). */
+#ifndef PHEW_PHYSICS_MODE_H
+#define PHEW_PHYSICS_MODE_H
+
+#include "cli_options.h"
+#include "cli_procs.h"
+#include "phew/phew.h"
+#include "phew/phew_readers.h"
+
+typedef struct physics_outcome {
+  phew_physics_params params; /* as run: the cosmology resolved */
+  phew_physics_result result;
+  int64_t *bound; /* per particle of this rank's share */
+} physics_outcome;
+
+/* Collective: the physics on the grouping `labels` (per particle of this rank's share, as
+ * passed in `in`) of n_structures structures with these parents (-1 at the top; has_parents 0
+ * on every rank: all at the top); n_structures and parents are read on rank 0 only. The cosmology is --cosmology's,
+ * else a snapshot's in astronomers' units, else none. 0, or -1 on every rank after all_ok. */
+int physics_mode_run(const procs *p, const options *o, const phew_input *in, const phew_snapshot_info *snapshot,
+                     const int64_t *labels, int64_t n_structures, int has_parents, const int64_t *parents,
+                     physics_outcome *out);
+
+/* Collective: --parents (rank 0 reads the CSV "Id,ParentId") and the number of structures,
+ * 1 + the largest id of the file or label of any rank. Rank 0 gets *parents (free it;
+ * n_structures entries, -1 for ids not in the file). 0, or -1 on every rank after all_ok. */
+int physics_read_parents(const procs *p, const options *o, const int64_t *labels, int64_t n, int64_t *n_structures,
+                         int64_t **parents);
+
+/* Collective: every rank writes its share of PREFIX-bound.raw, rank 0 PREFIX-structures.csv. */
+int physics_mode_write(const procs *p, int64_t first, int64_t n, const physics_outcome *out);
+
+void physics_outcome_free(physics_outcome *out);
+
+#endif
