@@ -542,9 +542,14 @@ static int physics_option(char **argv, int *i, int left, options *o, parse_state
     physics_seen.no_physics = 1;
     return 0;
   }
-  if (!strcmp(a, "--no-unbind")) {
+  int *flag = !strcmp(a, "--no-unbind")         ? &pp->unbind
+              : !strcmp(a, "--keep-top-level")   ? &pp->unbind_top
+              : !strcmp(a, "--linear-bins")      ? &pp->log_bins
+              : !strcmp(a, "--no-saddle-cut")    ? &pp->saddle_cut
+                                                 : NULL;
+  if (flag) { /* each turns a default off */
     physics_seen.any = 1;
-    pp->unbind = 0;
+    *flag = 0;
     return 0;
   }
   if (!strcmp(a, "--cosmology")) /* the units of the input, also without the physics */
@@ -558,7 +563,9 @@ static int physics_option(char **argv, int *i, int left, options *o, parse_state
                                        "--gravitational-constant",
                                        "--scale-factor",
                                        "--groups",
-                                       "--parents"};
+                                       "--parents",
+                                       "--mass-bins",
+                                       "--profile-r-min"};
   int k = 0;
   while (k < (int)(sizeof valued / sizeof valued[0]) && strcmp(a, valued[k]))
     ++k;
@@ -612,7 +619,9 @@ static int physics_option(char **argv, int *i, int left, options *o, parse_state
   case 6: o->gravitational_constant_given = 1; return positive_option(a, v, &pp->gravitational_constant);
   case 7: o->scale_factor_given = 1; return positive_option(a, v, &pp->cosmology.scale_factor);
   case 8: o->groups = v; return 0;
-  default: o->parents = v; return 0;
+  case 9: o->parents = v; return 0;
+  case 10: return option_int(a, v, 1, &pp->n_mass_bins) != 0;
+  default: return positive_option(a, v, &pp->profile_r_min);
   }
 }
 

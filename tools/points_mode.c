@@ -220,16 +220,25 @@ static int finder_physics(const procs *p, const options *o, share *s, const phew
                           const phew_clump_result *clumps, const phew_group_result *groups)
 {
   const phew_snapshot_info *info = o->snapshot ? &s->snapshot.info : NULL;
-  if (o->finder != FINDER_PHEW)
-    return physics_mode_run(p, o, in, info, s->group, groups->n_groups, 0, NULL, &s->physics);
+  const int phew = o->finder == FINDER_PHEW, hop = o->finder == FINDER_HOP;
+  const int64_t n = phew ? clumps->n_clumps : groups->n_groups;
   int64_t *parents = NULL;
-  if (p->rank == 0 && (parents = allocate(clumps->n_clumps, 8, "the clumps' parents")) != NULL)
-    for (int64_t k = 0; k < clumps->n_clumps; ++k)
+  double *centres = NULL;
+  /* PHEW's hierarchy, and the peaks as the spherical method's centres (PHEW, HOP) */
+  if (p->rank == 0 && phew && (parents = allocate(n, 8, "the clumps' parents")) != NULL)
+    for (int64_t k = 0; k < n; ++k)
       parents[k] = clumps->clumps[k].parent_id;
+  if (p->rank == 0 && (phew || hop) && (centres = allocate(n, 24, "the peaks")) != NULL)
+    for (int64_t k = 0; k < n; ++k)
+      memcpy(centres + 3 * k, phew ? clumps->clumps[k].peak_position : groups->groups[k].peak_position,
+             3 * sizeof *centres);
   int code = -1;
-  if (all_ok(p))
-    code = physics_mode_run(p, o, in, info, s->labels.clump_id, clumps->n_clumps, 1, parents, &s->physics);
+  if (all_ok(p)) {
+    const grouping g = {phew ? s->labels.clump_id : s->group, n, phew, parents, phew || hop, centres};
+    code = physics_mode_run(p, o, in, info, &g, &s->physics);
+  }
   free(parents);
+  free(centres);
   return code;
 }
 
@@ -238,11 +247,15 @@ static int given_grouping(const procs *p, const options *o, share *s, const phew
 {
   const int64_t *labels = s->data[POINTS_GROUPS];
   int64_t n_structures = 0, *parents = NULL;
-  if (physics_read_parents(p, o, labels, s->n, &n_structures, &parents) != 0)
+  double *centres = NULL;
+  int has_centres = 0;
+  if (physics_read_parents(p, o, labels, s->n, &n_structures, &parents, &centres, &has_centres) != 0)
     return 1;
   const phew_snapshot_info *info = o->snapshot ? &s->snapshot.info : NULL;
-  const int ran = physics_mode_run(p, o, in, info, labels, n_structures, o->parents != NULL, parents, &s->physics);
+  const grouping g = {labels, n_structures, o->parents != NULL, parents, has_centres, centres};
+  const int ran = physics_mode_run(p, o, in, info, &g, &s->physics);
   free(parents);
+  free(centres);
   if (ran != 0 || physics_mode_write(p, s->first, s->n, &s->physics) != 0)
     return 1;
   return structures_commit(p, o, info, &s->physics.params, &s->physics.result) == 0 ? 0 : 1;

@@ -70,6 +70,35 @@ def potentials(x, m, G_over_a, eps):
     return phi
 
 
+def spherical_potentials(x, m, centre, border, n_bins, log_bins, r_min, G_over_a):
+    """RAMSES's potential of the binned mass profile (docs/physics.md, RAMSES's unbinding.f90)."""
+    d = np.sqrt(((x - centre) ** 2).sum(axis=1))
+    r_max = d.max()
+    if not r_max > 0.0:
+        return np.zeros(len(m))
+    N = n_bins
+    i = np.arange(N + 1, dtype=float)
+    edge = r_min * (r_max / r_min) ** (i / N) if log_bins else i * r_max / N
+    edge[0], edge[N] = 0.0, r_max
+    # the first bin i >= 1 whose edge is >= the distance
+    which = np.array([next((k for k in range(1, N) if di <= edge[k]), N) for di in d])
+    M = np.zeros(N + 1)
+    np.add.at(M, which, m)
+    M = np.cumsum(M)
+    phi = np.zeros(N + 1)
+    phi[N] = -G_over_a * M[N] / edge[N]
+    for k in range(N, 1, -1):
+        phi[k - 1] = phi[k] - 0.5 * G_over_a * (M[k] / edge[k] ** 2 + M[k - 1] / edge[k - 1] ** 2) * (edge[k] - edge[k - 1])
+    phi[0] = phi[1] - 0.5 * G_over_a * (M[1] / edge[1] ** 2) * edge[1]
+
+    def at(r):
+        k = next((k for k in range(1, N) if r <= edge[k]), N)
+        return phi[k - 1] + (phi[k] - phi[k - 1]) * (r - edge[k - 1]) / (edge[k] - edge[k - 1])
+
+    shift = at(border) if border <= r_max else 0.0
+    return np.array([at(r) for r in d]) - shift
+
+
 def unbind(v, m, phi, cand, tol, max_iterations):
     """Returns (still bound per candidate mask over all members, iterations)."""
     still = np.ones(len(m), dtype=bool)
@@ -181,7 +210,9 @@ def properties(row, x, pos_given, v, m, ids, phi, bound, own, u, eps, box, perio
 
 
 def physics(pos, vel, mass, ids, label, parent, box, periodic, origin, u, eps, unbind_on=True, tol=0.01,
-            max_iterations=100):
+            max_iterations=100, spherical=None):
+    """spherical: None (the exact potential), or a dict of RAMSES's method: centres (per structure,
+    or None: centres of mass), n_bins, log_bins, r_min, saddle_cut, unbind_top."""
     """Returns (bound label per particle, list of rows as dicts keyed by the CSV's column names)."""
     n = len(parent)
     parent = np.asarray(parent, dtype=np.int64)
@@ -201,9 +232,29 @@ def physics(pos, vel, mass, ids, label, parent, box, periodic, origin, u, eps, u
             continue
         ref = sel[np.argmin(ids[sel])]
         x = pos[ref] + nearest_image(pos[sel] - pos[ref], box, periodic)
-        phi = potentials(x, mass[sel], u.G / u.a, eps)
+        if spherical is None:
+            phi = potentials(x, mass[sel], u.G / u.a, eps)
+        else:
+            sp = spherical
+            if sp["centres"] is not None:
+                centre = pos[ref] + nearest_image(np.asarray(sp["centres"][s]) - pos[ref], box, periodic)
+            else:
+                centre = (mass[sel, None] * x).sum(axis=0) / mass[sel].sum()
+            border = np.inf
+            if sp["saddle_cut"] and parent[s] >= 0:
+                root = s
+                while parent[root] >= 0:
+                    root = parent[root]
+                others = np.nonzero((label >= 0) & inside[root, np.maximum(label, 0)] &
+                                    ~inside[s, np.maximum(label, 0)])[0]
+                if len(others):
+                    d = nearest_image(pos[others] - centre, box, periodic)
+                    border = np.sqrt(((d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2]).min())
+            phi = spherical_potentials(x, mass[sel], centre, border, sp["n_bins"], sp["log_bins"], sp["r_min"],
+                                       u.G / u.a)
         cand = bound[sel] == s
-        if unbind_on and cand.any():
+        top_keeps = spherical is not None and not spherical.get("unbind_top", True) and parent[s] < 0
+        if unbind_on and cand.any() and not top_keeps:
             keep, it = unbind(vel[sel], mass[sel], phi, cand, tol, max_iterations)
             gone = sel[cand & ~keep]
             bound[gone] = parent[s]

@@ -762,10 +762,21 @@ typedef struct phew_physics_params {
   int max_iterations;            /* at most this many estimates of the bulk velocity (100) */
   double gravitational_constant; /* without a comoving cosmology (1) */
   phew_cosmology cosmology;      /* comoving 0 by default */
+  int unbind_top;                /* 1: top-level structures lose their unbound particles too (-1);
+                                    0: they keep them all (RAMSES's rule for haloes) */
+  /* the spherical method (RAMSES's, docs/physics.md) */
+  int n_mass_bins;      /* bins of the mass profile (50) */
+  int log_bins;         /* 1: logarithmic bins from profile_r_min (RAMSES's default) */
+  double profile_r_min; /* inner radius of the log bins (RAMSES: its finest cell size);
+                           negative: the softening */
+  int saddle_cut;       /* 1: a substructure's potential is taken relative to its value at the
+                           nearest particle of another structure of its top-level structure
+                           (RAMSES's saddle_pot) */
 } phew_physics_params;
 
-/* Unbinding on, exact potential, automatic softening, theta 0.5, 1000 direct members,
- * tolerance 0.01, 100 iterations, G = 1, no cosmology. */
+/* Unbinding on (top level too), exact potential, automatic softening, theta 0.5, 1000 direct
+ * members, tolerance 0.01, 100 iterations, G = 1, no cosmology; spherical: 50 log bins from the
+ * softening, saddle cut on. */
 PHEW_API void phew_physics_params_init(phew_physics_params *params);
 
 /* A grouping: per particle passed, its innermost structure (0 .. n_structures - 1, or -1:
@@ -775,6 +786,8 @@ typedef struct phew_structures {
   int64_t n_structures;
   const int64_t *parent;
   const int64_t *label;
+  const double *centre; /* 3 per structure (the same on every rank): the centres of the spherical
+                           method (PHEW: the peaks); NULL: each structure's centre of mass */
 } phew_structures;
 
 /* One structure of the physics catalogue (docs/physics.md defines every field). "Bound" is

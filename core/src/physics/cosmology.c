@@ -20,6 +20,11 @@ void phew_physics_params_init(phew_physics_params *params)
   params->cosmology.omega_m = NAN;
   params->cosmology.omega_lambda = NAN;
   params->cosmology.scale_factor = 1.0;
+  params->unbind_top = 1;
+  params->n_mass_bins = 50;
+  params->log_bins = 1;
+  params->profile_r_min = -1.0;
+  params->saddle_cut = 1;
 }
 
 static phew_status check_cosmology(const phew_cosmology *c, call_result *result)

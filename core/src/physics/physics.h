@@ -4,6 +4,7 @@
  *   cosmology.c        G, H(a), rho_crit(a), Omega_m(a) and Bryan & Norman's Delta_vir
  *   structure_tree.c   the parent table checked, heights, roots and each subtree's range
  *   potential.c        softened potentials of a structure's members: direct sums or an octree
+ *   potential_spherical.c  RAMSES's potential of the binned mass profile about a centre
  *   unbind.c           one structure's energies and bulk velocity; candidates to the parent
  *   properties.c       the member-based properties of one structure
  *   overdensity.c      spherical-overdensity masses from all particles about each centre
@@ -70,6 +71,19 @@ typedef struct potential_params {
  * order fixed by the positions' order. PHEW_ERROR_MEMORY if memory ran out. */
 phew_status potential_compute(const double *position, const double *mass, int64_t n, const potential_params *p,
                               double *phi);
+
+/* ---- potential_spherical.c -------------------------------------------------------------------- */
+typedef struct spherical_params {
+  int n_bins, log_bins;
+  double r_min;    /* inner radius of the log bins */
+  double g_over_a; /* G / a */
+} spherical_params;
+
+/* phi[i] of the n members (unwrapped positions) from the binned mass profile about centre (in
+ * the same frame), relative to phi at distance `border` when that is within the largest
+ * distance (INFINITY: no cut). */
+phew_status potential_spherical(const double *position, const double *mass, int64_t n, const double *centre,
+                                double border, const spherical_params *p, double *phi);
 
 /* ---- members.c ------------------------------------------------------------------------------- */
 /* A labelled particle on the rank that holds its top-level structure. */

@@ -21,9 +21,17 @@ static phew_status check_params(const phew_physics_params *p, call_result *r)
 {
   if (!p)
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "no physics parameters");
-  if (p->potential != PHEW_POTENTIAL_EXACT)
-    return phew_fail(r, PHEW_ERROR_ARGUMENT, "unknown potential method %d (the spherical method is not built yet)",
+  if (p->potential != PHEW_POTENTIAL_EXACT && p->potential != PHEW_POTENTIAL_SPHERICAL)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "unknown potential method %d (exact 0 or spherical 1)",
                      (int)p->potential);
+  if (p->n_mass_bins < 1 || p->n_mass_bins > 1000000)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the number of mass bins must be in 1 .. 1000000 (got %d)",
+                     p->n_mass_bins);
+  if (isnan(p->profile_r_min) || p->profile_r_min == 0.0 || p->profile_r_min == INFINITY)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT,
+                     "the inner radius of the mass profile must be positive and finite (got %g; negative: the "
+                     "softening)",
+                     p->profile_r_min);
   if (isnan(p->softening) || p->softening == INFINITY)
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "the softening must be finite (got %g; negative: automatic)",
                      p->softening);
@@ -60,6 +68,10 @@ static phew_status check_call(const phew_input *in, const phew_structures *st, c
                        "particle %lld (counted from 0 on this rank) has structure label %lld: labels must be -1 or "
                        "0 .. %lld",
                        (long long)i, (long long)st->label[i], (long long)st->n_structures - 1);
+  for (int64_t k = 0; p && p->potential == PHEW_POTENTIAL_SPHERICAL && st->centre && k < 3 * st->n_structures; ++k)
+    if (!isfinite(st->centre[k]))
+      return phew_fail(r, PHEW_ERROR_ARGUMENT, "structure %lld has no finite centre for the spherical method",
+                       (long long)(k / 3));
   return check_params(p, r);
 }
 
@@ -90,6 +102,9 @@ static int64_t first_at_place(const member *m, int64_t from, int64_t to, const s
 
 typedef struct physics_job {
   const points_context *x;
+  const phew_structures *st;
+  const member *root;   /* the members of the top-level structure being worked on */
+  int64_t root_n;
   const structure_tree *t;
   const physics_units *u;
   const phew_physics_params *p;
@@ -110,6 +125,46 @@ static void empty_row(phew_structure *row)
   row->vmax = row->rmax = row->spin_peebles = row->spin_bullock = nan;
   row->axis_ratio_ba = row->axis_ratio_ca = row->c200c = nan;
   row->centre_id = -1;
+}
+
+/* The spherical method's centre (given, else the members' centre of mass) in the members'
+ * unwrapped frame, its border (the nearest particle of another structure of the same top-level
+ * structure, for substructure with the saddle cut) and the potentials. */
+static phew_status spherical_potential(const physics_job *job, const member *m, int64_t n, int64_t s,
+                                       const double *position, const double *mass, const double *reference,
+                                       double *phi)
+{
+  const particle_box *box = &job->x->box;
+  double centre[3] = {0.0, 0.0, 0.0};
+  if (job->st->centre) {
+    for (int d = 0; d < 3; ++d)
+      centre[d] = reference[d] + particle_delta(box, d, job->st->centre[3 * s + d], reference[d]);
+  } else {
+    double total = 0.0;
+    for (int64_t k = 0; k < n; ++k) {
+      total += mass[k];
+      for (int d = 0; d < 3; ++d)
+        centre[d] += mass[k] * position[3 * k + d];
+    }
+    for (int d = 0; d < 3; ++d)
+      centre[d] /= total;
+  }
+  double border2 = INFINITY;
+  if (job->p->saddle_cut && job->t->parent[s] >= 0)
+    for (int64_t k = 0; k < job->root_n; ++k) {
+      const member *o = &job->root[k];
+      if (o >= m && o < m + n)
+        continue; /* a member of the structure */
+      const double dx = particle_delta(box, 0, o->position[0], centre[0]),
+                   dy = particle_delta(box, 1, o->position[1], centre[1]),
+                   dz = particle_delta(box, 2, o->position[2], centre[2]);
+      const double r2 = (dx * dx + dy * dy) + dz * dz;
+      border2 = r2 < border2 ? r2 : border2;
+    }
+  const spherical_params sp = {job->p->n_mass_bins, job->p->log_bins,
+                               job->p->profile_r_min > 0.0 ? job->p->profile_r_min : job->softening,
+                               job->u->G / job->u->a};
+  return potential_spherical(position, mass, n, centre, sqrt(border2), &sp, phi);
 }
 
 /* One structure: its members unwrapped about the member with the smallest id, their
@@ -135,13 +190,16 @@ static phew_status one_structure(physics_job *job, member *m, int64_t n, int64_t
       position[3 * k + d] = m[reference].position[d] +
                             particle_delta(&job->x->box, d, m[k].position[d], m[reference].position[d]);
   }
-  if (status == PHEW_OK) {
+  if (status == PHEW_OK && job->p->potential == PHEW_POTENTIAL_SPHERICAL) {
+    status = spherical_potential(job, m, n, s, position, mass, m[reference].position, phi);
+  } else if (status == PHEW_OK) {
     const potential_params pp = {job->softening * job->softening, job->p->opening_angle, job->p->direct_max,
                                  job->u->G / job->u->a, job->x->n_threads};
     status = potential_compute(position, mass, n, &pp, phi);
   }
   if (status == PHEW_OK) {
-    const unbind_params up = {job->p->unbind, job->p->tolerance, job->p->max_iterations};
+    const int unbind = job->p->unbind && (job->p->unbind_top || t->parent[s] >= 0);
+    const unbind_params up = {unbind, job->p->tolerance, job->p->max_iterations};
     int64_t candidates = 0;
     const int iterations = unbind_structure(m, n, phi, s, t->parent[s], &up, &candidates);
     if (iterations < 0)
@@ -185,6 +243,8 @@ static phew_status one_tree(physics_job *job, member_set *ms, int64_t root, phew
   }
   qsort(order, (size_t)(last - first), sizeof *order, by_height);
   const int64_t begin = first_at_place(ms->m, 0, ms->n, t, first), end = first_at_place(ms->m, begin, ms->n, t, last);
+  job->root = ms->m + begin;
+  job->root_n = end - begin;
   phew_status status = PHEW_OK;
   for (int64_t k = 0; status == PHEW_OK && k < last - first; ++k) {
     const int64_t s = t->order[order[k].place];
@@ -273,7 +333,7 @@ static phew_status run(const phew_context *context, const phew_input *in, const 
   if (status == PHEW_OK)
     status = members_gather(&x, &s, &t, st->label, &ms);
   int64_t n_rows = 0;
-  physics_job job = {&x, &t, &u, p, 0.0, 0};
+  physics_job job = {&x, st, NULL, 0, &t, &u, p, 0.0, 0};
   if (status == PHEW_OK) {
     job.softening = softening_of(&x, p);
     int64_t n_held = 0;
