@@ -542,11 +542,11 @@ static int physics_option(char **argv, int *i, int left, options *o, parse_state
     physics_seen.no_physics = 1;
     return 0;
   }
-  int *flag = !strcmp(a, "--no-unbind")         ? &pp->unbind
-              : !strcmp(a, "--keep-top-level")   ? &pp->unbind_top
-              : !strcmp(a, "--linear-bins")      ? &pp->log_bins
-              : !strcmp(a, "--no-saddle-cut")    ? &pp->saddle_cut
-                                                 : NULL;
+  int *flag = !strcmp(a, "--no-unbind")        ? &pp->unbind
+              : !strcmp(a, "--keep-top-level") ? &pp->unbind_top
+              : !strcmp(a, "--linear-bins")    ? &pp->log_bins
+              : !strcmp(a, "--no-saddle-cut")  ? &pp->saddle_cut
+                                               : NULL;
   if (flag) { /* each turns a default off */
     physics_seen.any = 1;
     *flag = 0;

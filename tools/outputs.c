@@ -13,11 +13,11 @@
 /* Linux's PATH_MAX; longer paths cannot be opened. */
 enum { NAME_SIZE = 4096 };
 
-static const char *const suffix[OUTPUT_COUNT] = {"-patch.raw",   "-clump.raw",      "-halo.raw",
-                                                 "-clumps.csv",  "-haloes.csv",     "-dendrogram.csv",
-                                                 "-density.raw", "-group.raw",      "-groups.csv",
-                                                 "-boxes.csv",   "-run.json",       "-groups-run.json",
-                                                 "-bound.raw",   "-structures.csv", "-structures-run.json"};
+static const char *const suffix[OUTPUT_COUNT] = {
+    "-patch.raw",          "-clump.raw",       "-halo.raw",          "-clumps.csv",    "-haloes.csv",
+    "-dendrogram.csv",     "-density.raw",     "-group.raw",         "-groups.csv",    "-boxes.csv",
+    "-run.json",           "-groups-run.json", "-bound.raw",         "-physics.csv",   "-group-bound.raw",
+    "-groups-physics.csv", "-given-bound.raw", "-given-physics.csv", "-given-run.json"};
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
 static char final_name[OUTPUT_COUNT][NAME_SIZE];
@@ -92,13 +92,13 @@ static void catch_signals(void)
   }
 }
 
-/* Whether output k belongs to the set (without the physics files). */
+/* Whether output k belongs to the set, the physics files of finders not counted. */
 static int in_set(int k, output_set set)
 {
   const int group_file = k == OUTPUT_GROUP || k == OUTPUT_GROUPS_CSV;
-  const int physics_file = k == OUTPUT_BOUND || k == OUTPUT_STRUCTURES_CSV || k == OUTPUT_STRUCTURES_RUN;
-  if (set == OUTPUTS_STRUCTURES)
-    return physics_file;
+  const int physics_file = k >= OUTPUT_BOUND;
+  if (set == OUTPUTS_GIVEN)
+    return k == OUTPUT_GIVEN_BOUND || k == OUTPUT_GIVEN_PHYSICS_CSV || k == OUTPUT_GIVEN_RUN;
   if (physics_file)
     return 0;
   if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)
@@ -107,6 +107,16 @@ static int in_set(int k, output_set set)
     return k < OUTPUT_DENSITY || k == OUTPUT_BOXES_CSV || k == OUTPUT_RUN;
   return !group_file && k != OUTPUT_BOXES_CSV && k != OUTPUT_GROUPS_RUN &&
          (k != OUTPUT_DENSITY || set == OUTPUTS_POINTS);
+}
+
+/* The physics files a finder's run adds. */
+static int physics_file_of(int k, output_set set)
+{
+  if (set == OUTPUTS_POINTS)
+    return k == OUTPUT_BOUND || k == OUTPUT_PHYSICS_CSV;
+  if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)
+    return k == OUTPUT_GROUP_BOUND || k == OUTPUT_GROUPS_PHYSICS_CSV;
+  return 0;
 }
 
 int outputs_init(const char *prefix, output_set set, int physics, char *message, size_t message_size)
@@ -121,7 +131,7 @@ int outputs_init(const char *prefix, output_set set, int physics, char *message,
     return -1;
   }
   for (int k = 0; k < OUTPUT_COUNT; ++k) {
-    in_use[k] = in_set(k, set) || (physics && (k == OUTPUT_BOUND || k == OUTPUT_STRUCTURES_CSV));
+    in_use[k] = in_set(k, set) || (physics && physics_file_of(k, set));
     snprintf(final_name[k], NAME_SIZE, "%s%s", prefix, suffix[k]);
     snprintf(temporary_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], temporary_suffix);
     snprintf(backup_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], backup_suffix);

@@ -28,7 +28,8 @@
 /* clang-format off */
 enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
        OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_BOXES_CSV, OUTPUT_RUN,
-       OUTPUT_GROUPS_RUN, OUTPUT_BOUND, OUTPUT_STRUCTURES_CSV, OUTPUT_STRUCTURES_RUN, OUTPUT_COUNT };
+       OUTPUT_GROUPS_RUN, OUTPUT_BOUND, OUTPUT_PHYSICS_CSV, OUTPUT_GROUP_BOUND, OUTPUT_GROUPS_PHYSICS_CSV,
+       OUTPUT_GIVEN_BOUND, OUTPUT_GIVEN_PHYSICS_CSV, OUTPUT_GIVEN_RUN, OUTPUT_COUNT };
 /* clang-format on */
 
 /* Which outputs a run writes, besides run.json: PHEW on a grid (six), PHEW on particles
@@ -40,12 +41,13 @@ typedef enum output_set {
   OUTPUTS_GROUPS,
   OUTPUTS_GROUPS_DENSITY,
   OUTPUTS_AMR,
-  OUTPUTS_STRUCTURES /* the physics on a given grouping (--groups): bound.raw, structures.csv and
-                        PREFIX-structures-run.json */
+  OUTPUTS_GIVEN /* the physics on a given grouping (--groups): PREFIX-given-bound.raw,
+                   -given-physics.csv and -given-run.json */
 } output_set;
 
-/* Every rank: the names of the set's outputs from the prefix (with physics: also
- * PREFIX-bound.raw and PREFIX-structures.csv); from then on SIGINT, SIGTERM and SIGHUP remove
+/* Every rank: the names of the set's outputs from the prefix (with physics: also the bound
+ * labels and the physics table of the set's kind: PREFIX-bound.raw and -physics.csv for PHEW,
+ * -group-bound.raw and -groups-physics.csv for a halo finder); from then on SIGINT, SIGTERM and SIGHUP remove
  * the temporary files before the process dies of the signal. Returns 0, or -1 with message
  * when the prefix is too long for a path. */
 int outputs_init(const char *prefix, output_set set, int physics, char *message, size_t message_size);

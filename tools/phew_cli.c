@@ -69,7 +69,7 @@ static int run(const procs *p, int argc, char **argv)
   /* the outputs, before anything is computed: the names on every rank (for the signal
    * handlers and the per-cell writes), the checks and the temporary files on rank 0 */
   char message[512];
-  const output_set set = o.finder == FINDER_GIVEN ? OUTPUTS_STRUCTURES
+  const output_set set = o.finder == FINDER_GIVEN ? OUTPUTS_GIVEN
                          : o.finder == FINDER_FOF ? OUTPUTS_GROUPS
                          : o.finder == FINDER_HOP ? OUTPUTS_GROUPS_DENSITY
                          : o.points               ? OUTPUTS_POINTS

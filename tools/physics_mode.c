@@ -52,8 +52,8 @@ int physics_mode_run(const procs *p, const options *o, const phew_input *in, con
   if (g->has_parents && phew_gather_all(&context, g->parents, p->rank == 0 ? n_structures : 0, sizeof *parents,
                                         (void **)&parents, &n_parents, NULL) != PHEW_OK)
     fail("%s", context.message);
-  else if (g->has_centres && phew_gather_all(&context, g->centres, p->rank == 0 ? n_structures : 0,
-                                             3 * sizeof *centres, (void **)&centres, &n_centres, NULL) != PHEW_OK)
+  else if (g->has_centres && phew_gather_all(&context, g->centres, p->rank == 0 ? n_structures : 0, 3 * sizeof *centres,
+                                             (void **)&centres, &n_centres, NULL) != PHEW_OK)
     fail("%s", context.message);
   if (all_ok(p))
     out->bound = allocate(in->points.n, 8, "the bound labels");
@@ -69,22 +69,21 @@ int physics_mode_run(const procs *p, const options *o, const phew_input *in, con
 
 /* Rank 0: one line "id,parent" or "id,parent,x,y,z" of --parents (*n_values 2 or 5); 1 if it
  * is one, 0 if it is not (the header, line 1), -1 after fail. */
-static int parse_line(const char *line, int64_t number, int64_t *id, int64_t *parent, double *centre,
-                      int *n_values, const char *path)
+static int parse_line(const char *line, int64_t number, int64_t *id, int64_t *parent, double *centre, int *n_values,
+                      const char *path)
 {
   long long a, b;
   int used = -1;
   if (sscanf(line, " %lld , %lld %n", &a, &b, &used) == 2 && used >= 0 && line[used] == '\0')
     *n_values = 2;
-  else if (sscanf(line, " %lld , %lld , %lf , %lf , %lf %n", &a, &b, &centre[0], &centre[1], &centre[2], &used) ==
-               5 &&
+  else if (sscanf(line, " %lld , %lld , %lf , %lf , %lf %n", &a, &b, &centre[0], &centre[1], &centre[2], &used) == 5 &&
            used >= 0 && line[used] == '\0')
     *n_values = 5;
   else if (number == 1)
     return 0; /* a header */
   else {
-    fail("'%s' line %lld is not 'Id,ParentId' or 'Id,ParentId,CenterX,CenterY,CenterZ': '%s'", path,
-         (long long)number, line);
+    fail("'%s' line %lld is not 'Id,ParentId' or 'Id,ParentId,CenterX,CenterY,CenterZ': '%s'", path, (long long)number,
+         line);
     return -1;
   }
   if (a < 0 || b < -1 || a == b) {
@@ -129,8 +128,7 @@ static double *read_lines(const char *path, int64_t *n_lines, int *n_values)
     if (r == 0)
       continue;
     if (*n_values && values != *n_values) {
-      fail("'%s' line %lld has %d values where the lines before have %d", path, (long long)number, values,
-           *n_values);
+      fail("'%s' line %lld has %d values where the lines before have %d", path, (long long)number, values, *n_values);
       break;
     }
     *n_values = values;
@@ -154,8 +152,8 @@ static double *read_lines(const char *path, int64_t *n_lines, int *n_values)
 }
 
 /* Rank 0: the tables of the structures from the lines. */
-static void fill_tables(const options *o, const double *lines, int64_t n_lines, int64_t n_structures,
-                        int64_t **parents, double **centres, int with_centres)
+static void fill_tables(const options *o, const double *lines, int64_t n_lines, int64_t n_structures, int64_t **parents,
+                        double **centres, int with_centres)
 {
   *parents = allocate(n_structures, 8, "the parents");
   if (with_centres && *parents)
@@ -224,15 +222,18 @@ int physics_read_parents(const procs *p, const options *o, const int64_t *labels
   return 0;
 }
 
-int physics_mode_write(const procs *p, int64_t first, int64_t n, const physics_outcome *out)
+int physics_mode_write(const procs *p, const options *o, int64_t first, int64_t n, const physics_outcome *out)
 {
-  particle_files_write(outputs_temporary(OUTPUT_BOUND), 8, first, n, out->bound);
+  const int given = o->finder == FINDER_GIVEN, phew = o->finder == FINDER_PHEW;
+  const int bound = given ? OUTPUT_GIVEN_BOUND : phew ? OUTPUT_BOUND : OUTPUT_GROUP_BOUND;
+  const int table = given ? OUTPUT_GIVEN_PHYSICS_CSV : phew ? OUTPUT_PHYSICS_CSV : OUTPUT_GROUPS_PHYSICS_CSV;
+  particle_files_write(outputs_temporary(bound), 8, first, n, out->bound);
   if (!all_ok(p))
     return -1;
   if (p->rank == 0) {
     int n_columns;
     const phew_column *columns = phew_structure_columns(&n_columns);
-    tables_write_csv(OUTPUT_STRUCTURES_CSV, columns, n_columns, out->result.structures, out->result.n_structures,
+    tables_write_csv(table, columns, n_columns, out->result.structures, out->result.n_structures,
                      sizeof *out->result.structures);
   }
   return all_ok(p) ? 0 : -1;

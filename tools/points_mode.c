@@ -139,7 +139,7 @@ static void make_input(const options *o, const share *s, phew_input *in)
 static int write_outputs(const procs *p, const options *o, const share *s, const phew_clump_result *r)
 {
   const int physics = o->physics;
-  if (physics && physics_mode_write(p, s->first, s->n, &s->physics) != 0)
+  if (physics && physics_mode_write(p, o, s->first, s->n, &s->physics) != 0)
     return -1;
   const void *arrays[4] = {s->labels.peak_patch_id, s->labels.clump_id, s->labels.halo_id, s->labels.density};
   const int files[4] = {OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_DENSITY};
@@ -156,7 +156,7 @@ static int write_outputs(const procs *p, const options *o, const share *s, const
 static int write_groups(const procs *p, const options *o, const share *s, const phew_group_result *r)
 {
   const int physics = o->physics;
-  if (physics && physics_mode_write(p, s->first, s->n, &s->physics) != 0)
+  if (physics && physics_mode_write(p, o, s->first, s->n, &s->physics) != 0)
     return -1;
   particle_files_write(outputs_temporary(OUTPUT_GROUP), 8, s->first, s->n, s->group);
   if (!all_ok(p))
@@ -256,7 +256,7 @@ static int given_grouping(const procs *p, const options *o, share *s, const phew
   const int ran = physics_mode_run(p, o, in, info, &g, &s->physics);
   free(parents);
   free(centres);
-  if (ran != 0 || physics_mode_write(p, s->first, s->n, &s->physics) != 0)
+  if (ran != 0 || physics_mode_write(p, o, s->first, s->n, &s->physics) != 0)
     return 1;
   return structures_commit(p, o, info, &s->physics.params, &s->physics.result) == 0 ? 0 : 1;
 }

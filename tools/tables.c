@@ -81,7 +81,7 @@ int structures_commit(const procs *p, const options *o, const phew_snapshot_info
   if (p->rank == 0) {
     const run_facts facts = {snapshot, NULL, NULL, 0, pp, physics};
     char message[512];
-    if (write_record(OUTPUT_STRUCTURES_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
+    if (write_record(OUTPUT_GIVEN_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
       fail("%s", message);
   }
   return all_ok(p) ? 0 : -1;

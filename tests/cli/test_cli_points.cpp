@@ -294,7 +294,9 @@ TEST_F(CliPoints, OutputsEqualTheLibrary)
     ASSERT_FALSE(HasFatalFailure());
     const std::string base = path(v.name);
     const size_t n = (size_t)p.n();
-    EXPECT_EQ(files_starting(v.name).size(), 8u) << "the seven outputs, the run record and nothing else";
+    EXPECT_EQ(files_starting(v.name).size(), s.velocities ? 10u : 8u)
+        << "the seven outputs, the run record, with velocities the bound labels and the physics table, and "
+           "nothing else";
     for (const char *suffix : kPointSuffixes)
       ASSERT_TRUE(exists(base + suffix)) << suffix;
     const std::vector<int64_t> *want[3] = {&lib.patch, &lib.clump, &lib.halo};
@@ -436,7 +438,7 @@ TEST_F(CliPoints, BadInputFailsWithOneLineAndKeepsPreviousOutputs)
   const Outcome first = run(good);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::map<std::string, std::string> previous = snapshot("res");
-  ASSERT_EQ(previous.size(), 8u);
+  ASSERT_EQ(previous.size(), 10u) << "eight files, and the physics' two (the particles have velocities)";
 
   // bad files next to the good ones
   const std::string whole = slurp(path("pos.raw"));
@@ -618,7 +620,7 @@ TEST_F(CliPoints, FriendsOfFriendsEqualsTheLibrary)
                                          number(p.box[1]), number(p.box[2]), "--periodic"};
   ASSERT_EQ(run(phew_run).exit_code, 0);
   const std::map<std::string, std::string> phew_files = snapshot("res");
-  ASSERT_EQ(phew_files.size(), 8u);
+  ASSERT_EQ(phew_files.size(), 10u) << "eight files, and the physics' two (the particles have velocities)";
   struct Variant {
     std::vector<std::string> extra;
     double length;

@@ -209,6 +209,43 @@ def properties(row, x, pos_given, v, m, ids, phi, bound, own, u, eps, box, perio
         row["Rmax"] = rr[ok][k]
 
 
+def preorder(parent):
+    """Places of the structures: roots by id, each structure's children by id, depth first."""
+    n = len(parent)
+    place, order = np.zeros(n, dtype=np.int64), []
+
+    def visit(s):
+        place[s] = len(order)
+        order.append(s)
+        for c in range(n):
+            if parent[c] == s:
+                visit(c)
+
+    for r in range(n):
+        if parent[r] < 0:
+            visit(r)
+    return place
+
+
+def membership(rows, parent, inside, label, bound, ids):
+    """The offsets of every structure into the bound and unbound id lists (docs/physics.md)."""
+    place = preorder(parent)
+    b = np.nonzero(bound >= 0)[0]
+    b = b[np.lexsort((ids[b], place[bound[b]]))]
+    bound_places = place[bound[b]]
+    given = np.nonzero(label >= 0)[0]
+    below = np.array([bound[i] >= 0 and inside[label[i], bound[i]] for i in given], dtype=bool)
+    u = given[~below]
+    u = u[np.lexsort((ids[u], place[label[u]]))]
+    unbound_places = place[label[u]]
+    for row in rows:
+        p = place[row["StructureId"]]
+        row["BoundOffset"] = int(np.searchsorted(bound_places, p))
+        row["UnboundOffset"] = int(np.searchsorted(unbound_places, p))
+        row["NumberOfUnboundParticles"] = int(np.count_nonzero(unbound_places == p))
+    return ids[b], ids[u]
+
+
 def physics(pos, vel, mass, ids, label, parent, box, periodic, origin, u, eps, unbind_on=True, tol=0.01,
             max_iterations=100, spherical=None):
     """spherical: None (the exact potential), or a dict of RAMSES's method: centres (per structure,
@@ -278,6 +315,7 @@ def physics(pos, vel, mass, ids, label, parent, box, periodic, origin, u, eps, u
             J = np.array([row["AngularMomentum" + c] for c in "XYZ"])
             row["SpinBullock"] = np.sqrt((J ** 2).sum()) / (np.sqrt(2.0) * row["Mvir"] * vv * rv)
     rows.sort(key=lambda r: r["StructureId"])
+    membership(rows, parent, inside, label, bound, ids)
     masses = np.array([r.get("BoundMassInclusive", 0.0) for r in rows])
     order = np.lexsort((np.arange(n), -masses))
     for rank, s in enumerate(order):

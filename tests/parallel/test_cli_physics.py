@@ -15,8 +15,9 @@ import make_haloes  # noqa: E402
 import physics_reference as ref  # noqa: E402
 
 INTEGER_COLUMNS = {"StructureId", "ParentId", "Height", "Iterations", "MassRank", "NumberOfMembers",
-                   "NumberOfBoundParticles", "NumberOfBoundParticlesInclusive", "CenterId"}
-OUTPUTS = ["-bound.raw", "-structures.csv", "-structures-run.json"]
+                   "NumberOfBoundParticles", "NumberOfBoundParticlesInclusive", "CenterId",
+                   "NumberOfUnboundParticles", "BoundOffset", "UnboundOffset"}
+OUTPUTS = ["-given-bound.raw", "-given-physics.csv", "-given-run.json"]
 
 
 def same_bytes(a, b):
@@ -25,7 +26,7 @@ def same_bytes(a, b):
 
 
 def read_table(prefix):
-    with open(prefix + "-structures.csv") as f:
+    with open(prefix + "-given-physics.csv") as f:
         return list(csv.DictReader(f))
 
 
@@ -82,7 +83,7 @@ def main():
     # direct sums: everything equal to the reference
     direct = os.path.join(work, "direct")
     run_ok(check, runner, 1, base + ["--direct-max", "100000", "--output", direct], "direct sums")
-    got = np.fromfile(direct + "-bound.raw", dtype="<i8")
+    got = np.fromfile(direct + "-given-bound.raw", dtype="<i8")
     check.check(np.array_equal(got, bound), f"direct: bound labels equal the reference ({np.count_nonzero(got != bound)} differ)")
     compare_rows(check, read_table(direct), rows, "direct")
     # the answers known by construction
@@ -94,7 +95,7 @@ def main():
     # the octree (default: structures above 1000 members), within its tolerance
     tree = os.path.join(work, "tree")
     run_ok(check, runner, 1, base + ["--output", tree], "octree")
-    got = np.fromfile(tree + "-bound.raw", dtype="<i8")
+    got = np.fromfile(tree + "-given-bound.raw", dtype="<i8")
     labelled = np.count_nonzero(scenario.label >= 0)
     check.check(np.count_nonzero(got != bound) <= 0.005 * labelled,
                  f"octree: at most 0.5% of the bound labels differ from direct sums ({np.count_nonzero(got != bound)})")
@@ -118,7 +119,7 @@ def main():
     bound_plain, rows_plain = ref.physics(scenario.pos, scenario.vel, scenario.mass, scenario.ids, scenario.label,
                                           scenario.parent, [4.0] * 3, [1] * 3, [0.0] * 3, ref.Units(None, G), eps,
                                           tol=0.0)
-    got = np.fromfile(plain + "-bound.raw", dtype="<i8")
+    got = np.fromfile(plain + "-given-bound.raw", dtype="<i8")
     check.check(np.array_equal(got, bound_plain), "no cosmology: bound labels equal the reference")
     compare_rows(check, read_table(plain), rows_plain, "no cosmology")
 
@@ -143,7 +144,7 @@ def main():
         run_ok(check, runner, 1, argv + ["--potential", "spherical"] + extra + ["--output", prefix], name)
         bound_s, rows_s = ref.physics(scenario.pos, scenario.vel, scenario.mass, scenario.ids, scenario.label,
                                       scenario.parent, [4.0] * 3, [1] * 3, [0.0] * 3, units, eps, spherical=sp)
-        got = np.fromfile(prefix + "-bound.raw", dtype="<i8")
+        got = np.fromfile(prefix + "-given-bound.raw", dtype="<i8")
         check.check(np.array_equal(got, bound_s), f"{name}: bound labels equal the reference ({np.count_nonzero(got != bound_s)} differ)")
         compare_rows(check, read_table(prefix), rows_s, name)
 

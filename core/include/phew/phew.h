@@ -820,8 +820,14 @@ typedef struct phew_structure {
   double spin_peebles;        /* J |E|^(1/2) / (G M^(5/2)) of the bound particles */
   double spin_bullock;        /* J / (sqrt(2) Mvir Vvir Rvir) */
   double axis_ratio_ba, axis_ratio_ca;
-  double major_axis[3]; /* unit vector, first nonzero component positive */
-  double c200c;         /* NFW concentration from Vmax / V200c */
+  double major_axis[3];   /* unit vector, first nonzero component positive */
+  double c200c;           /* NFW concentration from Vmax / V200c */
+  int64_t n_unbound;      /* particles given to this structure (innermost) that are bound to
+                             neither it nor its substructure */
+  int64_t bound_offset;   /* its bound particles (inclusive) in the membership lists of
+                             phew_physics_result: bound ids [bound_offset, bound_offset +
+                             n_bound_inclusive), its own (n_bound) first */
+  int64_t unbound_offset; /* unbound ids [unbound_offset, unbound_offset + n_unbound) */
 } phew_structure;
 
 /* What phew_structure_physics finds: the catalogue (complete on rank 0 in id order, empty
@@ -834,6 +840,15 @@ typedef struct phew_physics_result {
   int64_t n_candidates;               /* particles tested, summed over the structures */
   int64_t n_unbound;                  /* particles left bound to nothing (were labelled) */
   double seconds;                     /* maximum over ranks */
+  /* The membership lists, each rank holding a contiguous share (for writers that write in
+   * parallel): the bound particles' ids ordered by the preorder of the structure they are bound
+   * to (roots by id, children by id), then by id; the unbound ones (given to a structure, bound
+   * to neither it nor below) by the preorder of the structure they were given to, then by id.
+   * This rank's share starts at global index *_first; the totals are over all ranks. */
+  int64_t n_bound_ids, bound_ids_first, n_bound_ids_total;
+  int64_t *bound_ids;
+  int64_t n_unbound_ids, unbound_ids_first, n_unbound_ids_total;
+  int64_t *unbound_ids;
 } phew_physics_result;
 
 PHEW_API void phew_physics_result_free(phew_physics_result *result);

@@ -9,6 +9,7 @@
  *   properties.c       the member-based properties of one structure
  *   overdensity.c      spherical-overdensity masses from all particles about each centre
  *   members.c          every top-level structure's particles to one rank and the labels back
+ *   membership.c       the bound and unbound particle ids in catalogue order, for writers
  *   physics_run.c      phew_structure_physics end to end
  *   physics_columns.c  the catalogue's columns
  *
@@ -115,6 +116,12 @@ phew_status members_gather(const points_context *x, const particle_set *s, const
 /* Collective: each member's `bound` label back to where its particle was passed. */
 phew_status members_return(const points_context *x, const member_set *m, int64_t *bound_label, int64_t n_passed);
 void member_set_free(member_set *m);
+
+/* ---- membership.c ---------------------------------------------------------------------------- */
+/* Collective, after the unbinding: out's membership lists (this rank's share) and the rows'
+ * offsets and unbound counts (rows: this rank's structures). */
+phew_status membership_lists(comm *c, const member_set *ms, const structure_tree *t, phew_structure *rows,
+                             int64_t n_rows, phew_physics_result *out);
 
 /* ---- unbind.c ------------------------------------------------------------------------------- */
 typedef struct unbind_params {

@@ -22,7 +22,8 @@ static const phew_column structure_columns[] = {
   DBL("R200m", r200m), DBL("Mvir", mvir), DBL("Rvir", rvir), DBL("Vmax", vmax), DBL("Rmax", rmax),
   XYZ("AngularMomentum", angular_momentum), DBL("SpinPeebles", spin_peebles), DBL("SpinBullock", spin_bullock),
   DBL("AxisRatioBA", axis_ratio_ba), DBL("AxisRatioCA", axis_ratio_ca), XYZ("MajorAxis", major_axis),
-  DBL("C200c", c200c)};
+  DBL("C200c", c200c), I64("NumberOfUnboundParticles", n_unbound), I64("BoundOffset", bound_offset),
+  I64("UnboundOffset", unbound_offset)};
 /* clang-format on */
 
 const phew_column *phew_structure_columns(int *count)

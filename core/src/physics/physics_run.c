@@ -13,8 +13,11 @@ void phew_physics_result_free(phew_physics_result *result)
   if (!result)
     return;
   free(result->structures);
+  free(result->bound_ids);
+  free(result->unbound_ids);
   result->structures = NULL;
-  result->n_structures = 0;
+  result->bound_ids = result->unbound_ids = NULL;
+  result->n_structures = result->n_bound_ids = result->n_unbound_ids = 0;
 }
 
 static phew_status check_params(const phew_physics_params *p, call_result *r)
@@ -22,8 +25,7 @@ static phew_status check_params(const phew_physics_params *p, call_result *r)
   if (!p)
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "no physics parameters");
   if (p->potential != PHEW_POTENTIAL_EXACT && p->potential != PHEW_POTENTIAL_SPHERICAL)
-    return phew_fail(r, PHEW_ERROR_ARGUMENT, "unknown potential method %d (exact 0 or spherical 1)",
-                     (int)p->potential);
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "unknown potential method %d (exact 0 or spherical 1)", (int)p->potential);
   if (p->n_mass_bins < 1 || p->n_mass_bins > 1000000)
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "the number of mass bins must be in 1 .. 1000000 (got %d)",
                      p->n_mass_bins);
@@ -103,7 +105,7 @@ static int64_t first_at_place(const member *m, int64_t from, int64_t to, const s
 typedef struct physics_job {
   const points_context *x;
   const phew_structures *st;
-  const member *root;   /* the members of the top-level structure being worked on */
+  const member *root; /* the members of the top-level structure being worked on */
   int64_t root_n;
   const structure_tree *t;
   const physics_units *u;
@@ -131,8 +133,7 @@ static void empty_row(phew_structure *row)
  * unwrapped frame, its border (the nearest particle of another structure of the same top-level
  * structure, for substructure with the saddle cut) and the potentials. */
 static phew_status spherical_potential(const physics_job *job, const member *m, int64_t n, int64_t s,
-                                       const double *position, const double *mass, const double *reference,
-                                       double *phi)
+                                       const double *position, const double *mass, const double *reference, double *phi)
 {
   const particle_box *box = &job->x->box;
   double centre[3] = {0.0, 0.0, 0.0};
@@ -347,6 +348,12 @@ static phew_status run(const phew_context *context, const phew_input *in, const 
   }
   if (status == PHEW_OK)
     status = members_return(&x, &ms, bound_label, in->points.n);
+  if (status == PHEW_OK)
+    status = comm_agree(&c,
+                        membership_lists(&c, &ms, &t, rows, n_rows, out) == PHEW_OK
+                            ? PHEW_OK
+                            : phew_fail(r, PHEW_ERROR_MEMORY, "out of memory for the membership lists"),
+                        r);
   if (status == PHEW_OK)
     status = overdensity_masses(&x, &s, &u, rows, n_rows);
   if (status == PHEW_OK) {

@@ -164,6 +164,51 @@ PHEW_API phew_snapshot_format phew_snapshot_format_of(const char *path);
 /* "RAMSES", "GADGET HDF5" */
 PHEW_API const char *phew_snapshot_format_name(phew_snapshot_format format);
 
+/* ---- writing a catalogue as HDF5 ------------------------------------------------------------
+ * One group per table (structure kind: "Clumps", "Haloes", "Groups", "Structures"), one dataset per
+ * column (int64, int32 or float64, little-endian) with a "units" attribute; a table may join the
+ * columns of several row arrays of the same length (a finder's catalogue and the physics
+ * catalogue), a name met twice written once (the first). The membership lists of the physics
+ * (phew_physics_result) go into the group `members_table` as BoundParticleIds and
+ * UnboundParticleIds; the table's BoundOffset, NumberOfBoundParticlesInclusive, UnboundOffset
+ * and NumberOfUnboundParticles columns slice them. The root gets the attributes (the run record
+ * as JSON text, the program's version). Rank 0 writes the tables and attributes; then each rank,
+ * in turn, writes its own share of the membership lists (hyperslabs): no rank holds them all. */
+typedef struct phew_hdf5_part {
+  const phew_column *columns;
+  int n_columns;
+  const void *rows; /* rank 0: n_rows rows of row_size bytes */
+  size_t row_size;
+} phew_hdf5_part;
+
+typedef struct phew_hdf5_table {
+  const char *name;
+  int64_t n_rows; /* rank 0 */
+  int n_parts;
+  phew_hdf5_part parts[2];
+} phew_hdf5_table;
+
+typedef struct phew_hdf5_catalogue {
+  int n_tables; /* the same tables on every rank */
+  const phew_hdf5_table *tables;
+  /* the unit of a column (a string, "" when it has none), or NULL: no unit attributes */
+  const char *(*unit_of)(const char *column, const void *data);
+  const void *unit_data;
+  const char *record; /* rank 0: the run record (JSON), or NULL */
+  const char *version;
+  const char *members_table;                   /* NULL: no membership lists */
+  int64_t n_bound, bound_first, n_bound_total; /* this rank's share of the lists */
+  const int64_t *bound_ids;
+  int64_t n_unbound, unbound_first, n_unbound_total;
+  const int64_t *unbound_ids;
+} phew_hdf5_catalogue;
+
+/* Collective: writes the catalogue to path (created, or replaced). On error every rank returns
+ * the same status and context->message says why (the file may be left incomplete: write to a
+ * temporary name and rename). */
+PHEW_API phew_status phew_write_catalogue_hdf5(phew_context *context, const char *path,
+                                               const phew_hdf5_catalogue *catalogue);
+
 #ifdef __cplusplus
 }
 #endif
