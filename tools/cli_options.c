@@ -300,6 +300,7 @@ static int file_option(char **argv, int *i, int left, options *o, parse_state *s
                         : !strcmp(a, "--velocities") ? &o->velocities
                         : !strcmp(a, "--ids")        ? &o->ids
                         : !strcmp(a, "--density")    ? &o->density
+                        : !strcmp(a, "--hdf5")       ? &o->hdf5
                                                      : NULL;
   if (!target)
     return -1;

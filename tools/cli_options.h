@@ -46,6 +46,7 @@ typedef struct options {
                                          --gravitational-constant, --cosmology, --scale-factor */
   int cosmology_given, scale_factor_given, gravitational_constant_given;
   const char *groups, *parents; /* --groups FILE (int64 per particle), --parents FILE (CSV) */
+  const char *hdf5;             /* --hdf5 FILE: the catalogue as HDF5 too (NULL: not) */
 } options;
 
 void usage(FILE *out);

@@ -13,11 +13,13 @@
 /* Linux's PATH_MAX; longer paths cannot be opened. */
 enum { NAME_SIZE = 4096 };
 
-static const char *const suffix[OUTPUT_COUNT] = {
-    "-patch.raw",          "-clump.raw",       "-halo.raw",          "-clumps.csv",    "-haloes.csv",
-    "-dendrogram.csv",     "-density.raw",     "-group.raw",         "-groups.csv",    "-boxes.csv",
-    "-run.json",           "-groups-run.json", "-bound.raw",         "-physics.csv",   "-group-bound.raw",
-    "-groups-physics.csv", "-given-bound.raw", "-given-physics.csv", "-given-run.json"};
+static const char *const suffix[] = {
+    "-patch.raw",       "-clump.raw",         "-halo.raw",        "-clumps.csv",
+    "-haloes.csv",      "-dendrogram.csv",    "-density.raw",     "-group.raw",
+    "-groups.csv",      "-boxes.csv",         "-run.json",        "-groups-run.json",
+    "-bound.raw",       "-physics.csv",       "-group-bound.raw", "-groups-physics.csv",
+    "-given-bound.raw", "-given-physics.csv", "-given-run.json",  "" /* --hdf5: a path of its own */};
+_Static_assert(sizeof suffix / sizeof suffix[0] == OUTPUT_COUNT, "one suffix per output");
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
 static char final_name[OUTPUT_COUNT][NAME_SIZE];
@@ -119,8 +121,12 @@ static int physics_file_of(int k, output_set set)
   return 0;
 }
 
-int outputs_init(const char *prefix, output_set set, int physics, char *message, size_t message_size)
+int outputs_init(const char *prefix, output_set set, int physics, const char *hdf5, char *message, size_t message_size)
 {
+  if (hdf5 && strlen(hdf5) + sizeof backup_suffix > NAME_SIZE) {
+    snprintf(message, message_size, "--hdf5 path is too long: %zu characters", strlen(hdf5));
+    return -1;
+  }
   size_t longest_suffix = 0;
   for (int k = 0; k < OUTPUT_COUNT; ++k)
     longest_suffix = strlen(suffix[k]) > longest_suffix ? strlen(suffix[k]) : longest_suffix;
@@ -131,10 +137,11 @@ int outputs_init(const char *prefix, output_set set, int physics, char *message,
     return -1;
   }
   for (int k = 0; k < OUTPUT_COUNT; ++k) {
-    in_use[k] = in_set(k, set) || (physics && physics_file_of(k, set));
-    snprintf(final_name[k], NAME_SIZE, "%s%s", prefix, suffix[k]);
-    snprintf(temporary_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], temporary_suffix);
-    snprintf(backup_name[k], NAME_SIZE, "%s%s%s", prefix, suffix[k], backup_suffix);
+    in_use[k] = k == OUTPUT_HDF5 ? hdf5 != NULL : in_set(k, set) || (physics && physics_file_of(k, set));
+    const char *base = k == OUTPUT_HDF5 ? (hdf5 ? hdf5 : "") : prefix, *tail = k == OUTPUT_HDF5 ? "" : suffix[k];
+    snprintf(final_name[k], NAME_SIZE, "%s%s", base, tail);
+    snprintf(temporary_name[k], NAME_SIZE, "%s%s%s", base, tail, temporary_suffix);
+    snprintf(backup_name[k], NAME_SIZE, "%s%s%s", base, tail, backup_suffix);
   }
   /* the directory the files go into: what comes before the last '/' */
   const char *slash = strrchr(prefix, '/');

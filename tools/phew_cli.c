@@ -75,7 +75,7 @@ static int run(const procs *p, int argc, char **argv)
                          : o.points               ? OUTPUTS_POINTS
                          : o.amr                  ? OUTPUTS_AMR
                                                   : OUTPUTS_GRID;
-  if (outputs_init(o.output, set, o.physics, message, sizeof message) != 0)
+  if (outputs_init(o.output, set, o.physics, o.hdf5, message, sizeof message) != 0)
     fail("%s", message);
   else if (p->rank == 0 && outputs_prepare(message, sizeof message) != 0)
     fail("%s", message);

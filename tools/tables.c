@@ -2,6 +2,7 @@
 #include "cli_errors.h"
 #include "csv_output.h"
 #include "file_io.h"
+#include "hdf5_output.h"
 #include "outputs.h"
 #include "run_record.h"
 
@@ -40,23 +41,36 @@ static int write_record(int k, const options *o, const run_facts *facts)
   return err ? -1 : 0;
 }
 
+/* Collective: rank 0 writes the run record (output k), then the HDF5 catalogue (--hdf5) is
+ * written, then rank 0 puts every file in place. */
+static int record_and_commit(const procs *p, const options *o, const run_facts *facts, int k)
+{
+  if (p->rank == 0)
+    write_record(k, o, facts);
+  if (!all_ok(p) || hdf5_output_write(p, o, facts, outputs_temporary(k)) != 0)
+    return -1;
+  char message[512];
+  if (p->rank == 0 && outputs_commit(message, sizeof message) != 0)
+    fail("%s", message);
+  return all_ok(p) ? 0 : -1;
+}
+
 int tables_write_and_commit(const procs *p, const options *o, const phew_clump_result *r,
                             const phew_snapshot_info *snapshot, int64_t n_boxes, const phew_physics_params *pp,
                             const phew_physics_result *physics)
 {
   if (p->rank == 0) {
-    const run_facts facts = {snapshot, r, NULL, n_boxes, pp, physics};
     int nc, nh, nn;
-    char message[512];
     const phew_column *cc = phew_clump_columns(r->columns, &nc), *hc = phew_halo_columns(r->columns, &nh),
                       *dc = phew_node_columns(r->columns, &nn);
     if (tables_write_csv(OUTPUT_CLUMPS_CSV, cc, nc, r->clumps, r->n_clumps, sizeof *r->clumps) == 0 &&
-        tables_write_csv(OUTPUT_HALOES_CSV, hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) == 0 &&
-        tables_write_csv(OUTPUT_DENDROGRAM_CSV, dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes) == 0 &&
-        write_record(OUTPUT_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
-      fail("%s", message);
+        tables_write_csv(OUTPUT_HALOES_CSV, hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) == 0)
+      tables_write_csv(OUTPUT_DENDROGRAM_CSV, dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes);
   }
-  return all_ok(p) ? 0 : -1;
+  if (!all_ok(p))
+    return -1;
+  const run_facts facts = {snapshot, r, NULL, n_boxes, pp, physics};
+  return record_and_commit(p, o, &facts, OUTPUT_RUN);
 }
 
 int groups_write_and_commit(const procs *p, const options *o, const phew_group_result *r,
@@ -64,25 +78,19 @@ int groups_write_and_commit(const procs *p, const options *o, const phew_group_r
                             const phew_physics_result *physics)
 {
   if (p->rank == 0) {
-    const run_facts facts = {snapshot, NULL, r, 0, pp, physics};
     int n;
-    char message[512];
     const phew_column *columns = phew_group_columns(r->columns, &n);
-    if (tables_write_csv(OUTPUT_GROUPS_CSV, columns, n, r->groups, r->n_groups, sizeof *r->groups) == 0 &&
-        write_record(OUTPUT_GROUPS_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
-      fail("%s", message);
+    tables_write_csv(OUTPUT_GROUPS_CSV, columns, n, r->groups, r->n_groups, sizeof *r->groups);
   }
-  return all_ok(p) ? 0 : -1;
+  if (!all_ok(p))
+    return -1;
+  const run_facts facts = {snapshot, NULL, r, 0, pp, physics};
+  return record_and_commit(p, o, &facts, OUTPUT_GROUPS_RUN);
 }
 
 int structures_commit(const procs *p, const options *o, const phew_snapshot_info *snapshot,
                       const phew_physics_params *pp, const phew_physics_result *physics)
 {
-  if (p->rank == 0) {
-    const run_facts facts = {snapshot, NULL, NULL, 0, pp, physics};
-    char message[512];
-    if (write_record(OUTPUT_GIVEN_RUN, o, &facts) == 0 && outputs_commit(message, sizeof message) != 0)
-      fail("%s", message);
-  }
-  return all_ok(p) ? 0 : -1;
+  const run_facts facts = {snapshot, NULL, NULL, 0, pp, physics};
+  return record_and_commit(p, o, &facts, OUTPUT_GIVEN_RUN);
 }

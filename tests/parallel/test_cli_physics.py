@@ -60,6 +60,55 @@ def run_ok(check, runner, ranks, argv, what):
     return check.check(out.code == 0 and not out.timed_out, f"{what}: exit {out.code} {out.summary()}")
 
 
+def hdf5_content(path):
+    """Every dataset and attribute of an HDF5 file, as numpy arrays and bytes."""
+    import h5py
+    out = {}
+    with h5py.File(path, "r") as f:
+        out["attrs"] = {k: f.attrs[k] for k in f.attrs}
+        f.visititems(lambda name, obj: out.__setitem__(name, (obj[()], dict(obj.attrs)))
+                     if isinstance(obj, h5py.Dataset) else None)
+    return out
+
+
+def check_hdf5(check, runner, base, work, scenario, ranks):
+    files = {}
+    for n in sorted({1, max(ranks)}):
+        prefix = os.path.join(work, f"hdf5_np{n}")
+        run_ok(check, runner, n, base + ["--hdf5", prefix + ".hdf5", "--output", prefix], f"--hdf5 on {n} ranks")
+        files[n] = hdf5_content(prefix + ".hdf5")
+    first = files[1]
+    rows = read_table(os.path.join(work, "hdf5_np1"))
+    bad = []
+    for name in rows[0]:
+        data, attrs = first["Structures/" + name]
+        want = np.array([float(r[name]) for r in rows])
+        if not np.array_equal(data.astype(float), want, equal_nan=True):
+            bad.append(name)
+        if "units" not in attrs:
+            bad.append(name + " (no units)")
+    check.check(not bad, f"--hdf5: every column equals the CSV's, with units ({bad[:3]})")
+    bound = np.fromfile(os.path.join(work, "hdf5_np1-given-bound.raw"), dtype="<i8")
+    ids = first["Structures/BoundParticleIds"][0]
+    offset, count = first["Structures/BoundOffset"][0], first["Structures/NumberOfBoundParticlesInclusive"][0]
+    inside = ref.subtree_of(scenario.parent)
+    ok = True
+    for s in range(len(scenario.parent)):
+        mine = np.sort(ids[offset[s]:offset[s] + count[s]])
+        want = np.sort(scenario.ids[(bound >= 0) & inside[s, np.maximum(bound, 0)]])
+        ok = ok and np.array_equal(mine, want)
+    check.check(ok, "--hdf5: each structure's bound particles (inclusive) are one slice of BoundParticleIds")
+    unbound = first["Structures/UnboundParticleIds"][0]
+    u_offset, u_count = first["Structures/UnboundOffset"][0], first["Structures/NumberOfUnboundParticles"][0]
+    fast = np.sort(scenario.ids[scenario.kind == "fast"])
+    check.check(np.array_equal(np.sort(unbound[u_offset[0]:u_offset[0] + u_count[0]]), fast),
+                "--hdf5: the host's unbound slice is the fast particles")
+    for n, content in files.items():
+        same = content.keys() == first.keys() and all(
+            np.array_equal(content[k][0], first[k][0], equal_nan=True) for k in first if k != "attrs")
+        check.check(same, f"--hdf5 on {n} ranks: the same datasets as on 1 rank")
+
+
 def main():
     ap = cli_runs.parser(__doc__)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
@@ -147,6 +196,10 @@ def main():
         got = np.fromfile(prefix + "-given-bound.raw", dtype="<i8")
         check.check(np.array_equal(got, bound_s), f"{name}: bound labels equal the reference ({np.count_nonzero(got != bound_s)} differ)")
         compare_rows(check, read_table(prefix), rows_s, name)
+
+    # the HDF5 catalogue: every column as in the CSV, each structure's particles in one slice, the
+    # same content on 1 and 3 ranks
+    check_hdf5(check, runner, base, work, scenario, args.ranks)
 
     # the same bytes on any number of ranks and threads, direct and octree
     for name, extra in (("direct", ["--direct-max", "100000"]), ("tree", []),
