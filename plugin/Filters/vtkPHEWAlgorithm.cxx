@@ -1,6 +1,7 @@
 #include "vtkPHEWAlgorithm.h"
 
 #include "vtkPHEWInputAdaptor.h"
+#include "vtkPHEWPhysics.h"
 #include "vtkPHEWPointsInput.h"
 #include "vtkPHEWRunRecord.h"
 
@@ -25,9 +26,64 @@ vtkPHEWAlgorithm::vtkPHEWAlgorithm()
 {
   this->SetNumberOfInputPorts(1);
   this->SetNumberOfOutputPorts(1);
+  this->Physics = new phew_physics_result();
 }
 
-vtkPHEWAlgorithm::~vtkPHEWAlgorithm() = default;
+vtkPHEWAlgorithm::~vtkPHEWAlgorithm()
+{
+  phew_physics_result_free(this->Physics);
+  delete this->Physics;
+}
+
+//------------------------------------------------------------------------------
+bool vtkPHEWAlgorithm::PhysicsRequested(const phew_adaptors::PointOptions& options) const
+{
+  if (!this->HaloProperties || !options.SelectedName)
+  {
+    return false;
+  }
+  const std::string velocity = options.SelectedName(phew_adaptors::POINT_VELOCITY);
+  return !velocity.empty() && velocity != phew_adaptors::NoArrayName;
+}
+
+int vtkPHEWAlgorithm::RunPhysics(
+  phew_context& core, const phew_input& in, const phew_physics::Grouping& grouping, int64_t* bound)
+{
+  phew_physics::Options options;
+  options.Unbind = this->Unbind;
+  options.Potential = this->PotentialMethod;
+  options.Softening = this->Softening;
+  options.GravitationalConstant = this->GravitationalConstant;
+  const phew_physics_params params =
+    phew_physics::MakeParams(options, this->GetInputDataObject(0, 0));
+  phew_physics_result_free(this->Physics);
+  this->ReportProgress(0.8, "unbinding and halo properties");
+  const int status = phew_physics::Run(core, in, grouping, params, bound, this->Physics);
+  this->PhysicsRan = status == PHEW_OK;
+  return status;
+}
+
+void vtkPHEWAlgorithm::DescribePhysics(std::vector<std::string>& entries)
+{
+  using phew_run_record::Entry;
+  if (!this->PhysicsRan)
+  {
+    return;
+  }
+  entries.push_back(Entry("Unbind", this->Unbind ? "1" : "0"));
+  entries.push_back(Entry("PotentialMethod", this->PotentialMethod == 1 ? "spherical" : "exact"));
+  entries.push_back(Entry("Softening", this->Softening));
+  entries.push_back(Entry("SofteningUsed", this->Physics->softening_used));
+  entries.push_back(Entry("GravitationalConstantUsed", this->Physics->gravitational_constant_used));
+  entries.push_back(Entry("UnbindingCandidates", this->Physics->n_candidates));
+  entries.push_back(Entry("UnboundParticles", this->Physics->n_unbound));
+}
+
+void vtkPHEWAlgorithm::ReleasePhysics()
+{
+  phew_physics_result_free(this->Physics);
+  this->PhysicsRan = false;
+}
 
 //------------------------------------------------------------------------------
 void vtkPHEWAlgorithm::SetPeriodicX(int on)
@@ -246,6 +302,7 @@ std::string vtkPHEWAlgorithm::Execute(
   vtkDataObject* input, vtkInformation* inInfo, vtkInformationVector* outputVector)
 {
   std::string problem;
+  this->PhysicsThisRun = false; // a particle run's ConfigurePointOptions says
   std::unique_ptr<phew_adaptors::InputAdaptor> adaptor = this->MakeAdaptor(input, problem);
   phew_adaptors::Context context;
   if (adaptor)

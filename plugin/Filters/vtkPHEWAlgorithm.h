@@ -38,6 +38,11 @@
 struct phew_input;
 struct phew_labels;
 struct phew_context;
+struct phew_physics_result;
+namespace phew_physics
+{
+struct Grouping;
+}
 namespace phew_adaptors
 {
 class InputAdaptor;
@@ -87,6 +92,28 @@ public:
   void SetPeriodicX(int on);
   void SetPeriodicY(int on);
   void SetPeriodicZ(int on);
+  ///@}
+
+  ///@{
+  /// Particles: unbinding and halo properties after the finder (docs/physics.md), when a
+  /// Velocity array is selected (default on): the point array Bound<label> (the innermost
+  /// structure each particle is bound to, -1 none) and the physics columns (bound mass, centre,
+  /// M200c..., Vmax, spin, shape) in the catalogue. A snapshot read in astronomers' units gives
+  /// the cosmology; other data take GravitationalConstant (in their units).
+  vtkSetMacro(HaloProperties, bool);
+  vtkGetMacro(HaloProperties, bool);
+  vtkBooleanMacro(HaloProperties, bool);
+  vtkSetMacro(Unbind, bool);
+  vtkGetMacro(Unbind, bool);
+  vtkBooleanMacro(Unbind, bool);
+  /// 0: exact (softened pairwise, octree for large structures); 1: spherical (RAMSES's).
+  vtkSetClampMacro(PotentialMethod, int, 0, 1);
+  vtkGetMacro(PotentialMethod, int);
+  /// Plummer softening in the positions' units; negative: 1/50 of the mean spacing.
+  vtkSetMacro(Softening, double);
+  vtkGetMacro(Softening, double);
+  vtkSetMacro(GravitationalConstant, double);
+  vtkGetMacro(GravitationalConstant, double);
   ///@}
 
   /// The progress bar: the filter's label and the stage ("PHEW Clump Finder: watershed").
@@ -142,6 +169,24 @@ protected:
   /// then the subclass's (ConfigurePointOptions).
   phew_adaptors::PointOptions MakePointOptions();
 
+  /// Particles: whether the physics runs (HaloProperties and a Velocity array selected).
+  bool PhysicsRequested(const phew_adaptors::PointOptions& options) const;
+  /// Runs the physics on the finder's grouping (collective); the result stays in Physics for
+  /// FillOutputs. Returns the core's status.
+  int RunPhysics(phew_context& core, const phew_input& in, const phew_physics::Grouping& grouping,
+    int64_t* bound);
+  /// The physics' parameters and counts for the record, when it ran.
+  void DescribePhysics(std::vector<std::string>& entries);
+  void ReleasePhysics();
+
+  phew_physics_result* Physics = nullptr;
+  bool PhysicsThisRun = false; // requested for the run being prepared (ConfigurePointOptions)
+  bool PhysicsRan = false;
+  bool HaloProperties = true;
+  bool Unbind = true;
+  int PotentialMethod = 0;
+  double Softening = -1.0;
+  double GravitationalConstant = 1.0;
   int NumberOfThreads = 0;
   bool BoxFromSnapshot = true;
   bool BoxFromDataBounds = true;

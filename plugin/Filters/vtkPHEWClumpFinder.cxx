@@ -6,6 +6,7 @@
 #include "vtkPHEWImageInput.h"
 #include "vtkPHEWInputAdaptor.h"
 #include "vtkPHEWMarkers.h"
+#include "vtkPHEWPhysics.h"
 #include "vtkPHEWPointsInput.h"
 #include "vtkPHEWRunRecord.h"
 #include "vtkPHEWTables.h"
@@ -211,11 +212,16 @@ void vtkPHEWClumpFinder::ConfigurePointOptions(phew_adaptors::PointOptions& opti
   options.EstimateDensity = this->EstimateDensity;
   options.NumberOfNeighbours = this->NumberOfNeighbours;
   options.NumberOfDensityNeighbours = this->NumberOfDensityNeighbours;
+  this->PhysicsThisRun = this->PhysicsRequested(options);
+  if (this->PhysicsThisRun)
+  {
+    options.LabelNames.push_back("BoundClumpId"); // LabelArray(3)
+  }
 }
 
 //------------------------------------------------------------------------------
 int vtkPHEWClumpFinder::RunCore(
-  phew_context& core, phew_input& in, phew_labels& labels, phew_adaptors::InputAdaptor&)
+  phew_context& core, phew_input& in, phew_labels& labels, phew_adaptors::InputAdaptor& adaptor)
 {
   phew_params params;
   phew_params_init(&params);
@@ -225,7 +231,27 @@ int vtkPHEWClumpFinder::RunCore(
   params.saddle_threshold = this->SaddleThreshold;
   params.mass_threshold = this->MassThreshold;
   const auto start = std::chrono::steady_clock::now();
-  const phew_status status = phew_find_clumps(&core, &in, &params, &labels, this->Result);
+  phew_status status = phew_find_clumps(&core, &in, &params, &labels, this->Result);
+  if (status == PHEW_OK && this->PhysicsThisRun && in.mesh == PHEW_MESH_POINTS)
+  {
+    // the clumps with their parents, and their peaks as the spherical method's centres
+    const int64_t n = this->Result->n_clumps;
+    std::vector<int64_t> parents(static_cast<size_t>(n));
+    std::vector<double> peaks(3 * static_cast<size_t>(n));
+    for (int64_t c = 0; c < n; ++c)
+    {
+      parents[c] = this->Result->clumps[c].parent_id;
+      std::copy(this->Result->clumps[c].peak_position, this->Result->clumps[c].peak_position + 3,
+        &peaks[3 * c]);
+    }
+    phew_physics::Grouping grouping;
+    grouping.Labels = labels.clump_id;
+    grouping.Count = n;
+    grouping.HasParents = grouping.HasCentres = true;
+    grouping.Parents = parents.data();
+    grouping.Centres = peaks.data();
+    status = static_cast<phew_status>(this->RunPhysics(core, in, grouping, adaptor.LabelArray(3)));
+  }
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   this->Seconds = seconds.count();
   return status;
@@ -265,11 +291,13 @@ void vtkPHEWClumpFinder::DescribeParameters(std::vector<std::string>& entries)
     entries.push_back(Entry("NumberOfNeighbours", this->NumberOfNeighbours));
     entries.push_back(Entry("NumberOfDensityNeighbours", this->NumberOfDensityNeighbours));
   }
+  this->DescribePhysics(entries);
 }
 
 void vtkPHEWClumpFinder::ReleaseResult()
 {
   phew_clump_result_free(this->Result);
+  this->ReleasePhysics();
 }
 
 //------------------------------------------------------------------------------
@@ -281,6 +309,10 @@ std::string vtkPHEWClumpFinder::FillOutputs(
   vtkTable* clumps = vtkTable::GetData(outputVector, CLUMPS_PORT);
   vtkTable* haloes = vtkTable::GetData(outputVector, HALOES_PORT);
   phew_tables::FillClumps(clumps, result);
+  if (this->PhysicsRan)
+  {
+    phew_physics::AppendColumns(clumps, *this->Physics);
+  }
   phew_tables::FillDendrogram(vtkTable::GetData(outputVector, DENDROGRAM_PORT), result);
   phew_tables::FillHaloes(haloes, result);
   phew_tables::AddRunFigures(clumps, result, this->Seconds);

@@ -1,5 +1,6 @@
 #include "vtkPHEWFriendsOfFriends.h"
 
+#include "vtkPHEWPhysics.h"
 #include "vtkPHEWPointsInput.h"
 #include "vtkPHEWRunRecord.h"
 #include "vtkPHEWTables.h"
@@ -45,6 +46,11 @@ void vtkPHEWFriendsOfFriends::ConfigurePointOptions(phew_adaptors::PointOptions&
 {
   options.LabelNames = { PHEW_ARRAY_GROUP_ID };
   options.WithDensity = false;
+  this->PhysicsThisRun = this->PhysicsRequested(options);
+  if (this->PhysicsThisRun)
+  {
+    options.LabelNames.push_back("BoundGroupId");
+  }
 }
 
 int vtkPHEWFriendsOfFriends::RunCore(
@@ -55,13 +61,26 @@ int vtkPHEWFriendsOfFriends::RunCore(
   params.linking_length = this->LinkingLength;
   params.absolute = this->LinkingLengthIsAbsolute ? 1 : 0;
   params.min_members = this->MinimumMembers;
-  return phew_find_fof_groups(&core, &in, &params, adaptor.LabelArray(0), this->Result);
+  const int status = phew_find_fof_groups(&core, &in, &params, adaptor.LabelArray(0), this->Result);
+  if (status != PHEW_OK || !this->PhysicsThisRun)
+  {
+    return status;
+  }
+  phew_physics::Grouping grouping;
+  grouping.Labels = adaptor.LabelArray(0);
+  grouping.Count = this->Result->n_groups;
+  return this->RunPhysics(core, in, grouping, adaptor.LabelArray(1));
 }
 
 std::string vtkPHEWFriendsOfFriends::FillOutputs(
   phew_adaptors::Context&, vtkDataObject*, vtkInformationVector* outputVector)
 {
-  phew_tables::FillGroups(vtkTable::GetData(outputVector, 1), *this->Result);
+  vtkTable* groups = vtkTable::GetData(outputVector, 1);
+  phew_tables::FillGroups(groups, *this->Result);
+  if (this->PhysicsRan)
+  {
+    phew_physics::AppendColumns(groups, *this->Physics);
+  }
   return std::string();
 }
 
@@ -72,9 +91,11 @@ void vtkPHEWFriendsOfFriends::DescribeParameters(std::vector<std::string>& entri
   entries.push_back(Entry("LinkingLengthIsAbsolute", this->LinkingLengthIsAbsolute ? "1" : "0"));
   entries.push_back(Entry("LinkingLengthUsed", this->Result->linking_length_used));
   entries.push_back(Entry("MinimumMembers", this->MinimumMembers));
+  this->DescribePhysics(entries);
 }
 
 void vtkPHEWFriendsOfFriends::ReleaseResult()
 {
   phew_group_result_free(this->Result);
+  this->ReleasePhysics();
 }

@@ -1,5 +1,6 @@
 #include "vtkPHEWHOPHaloFinder.h"
 
+#include "vtkPHEWPhysics.h"
 #include "vtkPHEWPointsInput.h"
 #include "vtkPHEWRunRecord.h"
 #include "vtkPHEWTables.h"
@@ -11,7 +12,9 @@
 #include "phew/phew.h"
 
 #include <cstring>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 vtkStandardNewMacro(vtkPHEWHOPHaloFinder);
 
@@ -63,6 +66,11 @@ void vtkPHEWHOPHaloFinder::ConfigurePointOptions(phew_adaptors::PointOptions& op
   // A selected Density array is the density; none (the default): estimate it.
   const std::string density = options.SelectedName(phew_adaptors::POINT_DENSITY);
   options.EstimateDensity = density.empty() || density == phew_adaptors::NoArrayName;
+  this->PhysicsThisRun = this->PhysicsRequested(options);
+  if (this->PhysicsThisRun)
+  {
+    options.LabelNames.push_back("BoundGroupId");
+  }
 }
 
 int vtkPHEWHOPHaloFinder::RunCore(
@@ -76,14 +84,36 @@ int vtkPHEWHOPHaloFinder::RunCore(
   params.n_hop = this->HopNeighbours;
   params.n_merge = this->MergeNeighbours;
   params.min_members = this->MinimumMembers;
-  return phew_find_hop_groups(
-    &core, &in, &params, adaptor.LabelArray(0), labels.density, this->Result);
+  const int status =
+    phew_find_hop_groups(&core, &in, &params, adaptor.LabelArray(0), labels.density, this->Result);
+  if (status != PHEW_OK || !this->PhysicsThisRun)
+  {
+    return status;
+  }
+  // the groups' peaks are the spherical method's centres
+  std::vector<double> peaks(3 * static_cast<size_t>(this->Result->n_groups));
+  for (int64_t g = 0; g < this->Result->n_groups; ++g)
+  {
+    std::copy(this->Result->groups[g].peak_position, this->Result->groups[g].peak_position + 3,
+      &peaks[3 * g]);
+  }
+  phew_physics::Grouping grouping;
+  grouping.Labels = adaptor.LabelArray(0);
+  grouping.Count = this->Result->n_groups;
+  grouping.HasCentres = true;
+  grouping.Centres = peaks.data();
+  return this->RunPhysics(core, in, grouping, adaptor.LabelArray(1));
 }
 
 std::string vtkPHEWHOPHaloFinder::FillOutputs(
   phew_adaptors::Context&, vtkDataObject*, vtkInformationVector* outputVector)
 {
-  phew_tables::FillGroups(vtkTable::GetData(outputVector, 1), *this->Result);
+  vtkTable* groups = vtkTable::GetData(outputVector, 1);
+  phew_tables::FillGroups(groups, *this->Result);
+  if (this->PhysicsRan)
+  {
+    phew_physics::AppendColumns(groups, *this->Physics);
+  }
   return std::string();
 }
 
@@ -97,9 +127,11 @@ void vtkPHEWHOPHaloFinder::DescribeParameters(std::vector<std::string>& entries)
   entries.push_back(Entry("MergeNeighbours", this->MergeNeighbours));
   entries.push_back(Entry("NumberOfDensityNeighbours", this->NumberOfDensityNeighbours));
   entries.push_back(Entry("MinimumMembers", this->MinimumMembers));
+  this->DescribePhysics(entries);
 }
 
 void vtkPHEWHOPHaloFinder::ReleaseResult()
 {
   phew_group_result_free(this->Result);
+  this->ReleasePhysics();
 }

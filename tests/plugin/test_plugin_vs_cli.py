@@ -149,4 +149,49 @@ check.check(0 < n_heavy < n_all, "mass: the mass threshold should drop some clum
 compare_case("periodic", periodic64, "CELLS", "density", threshold=0.3, saddle=0.8, periodic=True)
 compare_case("nothing", cells64, "CELLS", "density", threshold=1e6)
 
+
+def compare_physics(label, make_filter, cli_args, prefix_kind):
+    """The halo properties (issue 28) on SWIFT's own snapshot read in astronomers' units: the
+    filter's Bound* array and physics columns equal the tool's bound labels and physics table."""
+    swift = os.path.join(args.source_dir, "datasets", "swift_dm16", "snap_0003.hdf5")
+    prefix = os.path.join(args.work_dir, "physics_" + label)
+    subprocess.run([args.cli, "--snapshot", swift, "--units", "astro", "--output", prefix] + cli_args, check=True)
+    reader = GadgetHDF5SnapshotReader(FileName=[swift], Units=1)
+    finder = make_filter(reader)
+    finder.UpdatePipeline()
+    table = servermanager.Fetch(finder, idx=1)
+    points = servermanager.Fetch(finder)
+    bound_name, table_name = {"group": ("BoundGroupId", "-groups-physics.csv"),
+                              "clump": ("BoundClumpId", "-physics.csv")}[prefix_kind]
+    bound = points.GetPointData().GetArray(bound_name)
+    tool_bound = np.fromfile(prefix + ("-group-bound.raw" if prefix_kind == "group" else "-bound.raw"), dtype="<i8")
+    check.check(bound is not None and np.array_equal(numpy_support.vtk_to_numpy(bound), tool_bound),
+                "%s: %s equals the tool's bound labels" % (label, bound_name))
+    with open(prefix + table_name) as f:
+        header = f.readline().strip().split(",")
+        rows = np.array([[float(v) for v in line.split(",")] for line in f if line.strip()])
+    differ = []
+    for k, name in enumerate(header):
+        column = table.GetColumnByName(name if name != "StructureId" else ("GroupId" if prefix_kind == "group"
+                                                                              else "ClumpId"))
+        if column is None:
+            differ.append(name + " missing")
+            continue
+        mine = numpy_support.vtk_to_numpy(column).astype(float)
+        if not np.array_equal(mine, rows[:, k], equal_nan=True):
+            differ.append(name)
+    check.check(len(rows) > 0 and not differ, "%s: every physics column (%d rows) equals the tool's %s"
+                % (label, len(rows), differ[:4]))
+    Delete(finder)
+    Delete(reader)
+
+
+arrays = dict(Mass=["POINTS", "Masses"], Velocity=["POINTS", "Velocities"], Id=["POINTS", "ParticleIDs"])
+compare_physics("fof", lambda r: FriendsofFriends(Input=r, **arrays), ["--finder", "fof"], "group")
+compare_physics("hop_spherical", lambda r: HOPHaloFinder(Input=r, Potential='Spherical (RAMSES)', **arrays),
+                ["--finder", "hop", "--potential", "spherical"], "group")
+compare_physics("phew", lambda r: PHEWClumpFinder(Input=r, DensityThreshold=80, RelevanceThreshold=3,
+                                                  SaddleMerging=1, SaddleThreshold=200, **arrays),
+                ["--threshold", "80", "--relevance", "3", "--saddle", "200"], "clump")
+
 check.finish()
