@@ -546,11 +546,11 @@ static int physics_option(char **argv, int *i, int left, options *o, parse_state
   int *flag = !strcmp(a, "--no-unbind")        ? &pp->unbind
               : !strcmp(a, "--keep-top-level") ? &pp->unbind_top
               : !strcmp(a, "--linear-bins")    ? &pp->log_bins
-              : !strcmp(a, "--no-saddle-cut")  ? &pp->saddle_cut
+              : !strcmp(a, "--saddle-cut")     ? &pp->saddle_cut
                                                : NULL;
-  if (flag) { /* each turns a default off */
+  if (flag) { /* each turns a default off, but --saddle-cut turns the cut on */
     physics_seen.any = 1;
-    *flag = 0;
+    *flag = flag == &pp->saddle_cut;
     return 0;
   }
   if (!strcmp(a, "--cosmology")) /* the units of the input, also without the physics */

@@ -10,4 +10,15 @@
 void csv_write_table(text_file *out, const phew_column *columns, int n_columns, const void *rows, int64_t n_rows,
                      size_t row_size);
 
+/* One table joined from parts with the same rows (a finder's catalogue and the physics one):
+ * the columns of every part in order, a name met before left out. */
+typedef struct csv_part {
+  const phew_column *columns;
+  int n_columns;
+  const void *rows;
+  size_t row_size;
+} csv_part;
+
+void csv_write_joined(text_file *out, const csv_part *parts, int n_parts, int64_t n_rows);
+
 #endif

@@ -13,12 +13,12 @@
 /* Linux's PATH_MAX; longer paths cannot be opened. */
 enum { NAME_SIZE = 4096 };
 
-static const char *const suffix[] = {
-    "-patch.raw",       "-clump.raw",         "-halo.raw",        "-clumps.csv",
-    "-haloes.csv",      "-dendrogram.csv",    "-density.raw",     "-group.raw",
-    "-groups.csv",      "-boxes.csv",         "-run.json",        "-groups-run.json",
-    "-bound.raw",       "-physics.csv",       "-group-bound.raw", "-groups-physics.csv",
-    "-given-bound.raw", "-given-physics.csv", "-given-run.json",  "" /* --hdf5: a path of its own */};
+static const char *const suffix[] = {"-patch.raw",         "-clump.raw",       "-halo.raw",
+                                     "-clumps.csv",        "-haloes.csv",      "-dendrogram.csv",
+                                     "-density.raw",       "-group.raw",       "-groups.csv",
+                                     "-boxes.csv",         "-run.json",        "-groups-run.json",
+                                     "-bound.raw",         "-group-bound.raw", "-given-bound.raw",
+                                     "-given-physics.csv", "-given-run.json",  "" /* --hdf5: a path of its own */};
 _Static_assert(sizeof suffix / sizeof suffix[0] == OUTPUT_COUNT, "one suffix per output");
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
@@ -115,9 +115,9 @@ static int in_set(int k, output_set set)
 static int physics_file_of(int k, output_set set)
 {
   if (set == OUTPUTS_POINTS)
-    return k == OUTPUT_BOUND || k == OUTPUT_PHYSICS_CSV;
+    return k == OUTPUT_BOUND;
   if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)
-    return k == OUTPUT_GROUP_BOUND || k == OUTPUT_GROUPS_PHYSICS_CSV;
+    return k == OUTPUT_GROUP_BOUND;
   return 0;
 }
 

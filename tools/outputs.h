@@ -28,8 +28,7 @@
 /* clang-format off */
 enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
        OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_BOXES_CSV, OUTPUT_RUN,
-       OUTPUT_GROUPS_RUN, OUTPUT_BOUND, OUTPUT_PHYSICS_CSV, OUTPUT_GROUP_BOUND, OUTPUT_GROUPS_PHYSICS_CSV,
-       OUTPUT_GIVEN_BOUND, OUTPUT_GIVEN_PHYSICS_CSV, OUTPUT_GIVEN_RUN, OUTPUT_HDF5, OUTPUT_COUNT };
+       OUTPUT_GROUPS_RUN, OUTPUT_BOUND, OUTPUT_GROUP_BOUND, OUTPUT_GIVEN_BOUND, OUTPUT_GIVEN_PHYSICS_CSV, OUTPUT_GIVEN_RUN, OUTPUT_HDF5, OUTPUT_COUNT };
 /* clang-format on */
 
 /* Which outputs a run writes, besides run.json: PHEW on a grid (six), PHEW on particles
@@ -46,8 +45,8 @@ typedef enum output_set {
 } output_set;
 
 /* Every rank: the names of the set's outputs from the prefix (with physics: also the bound
- * labels and the physics table of the set's kind: PREFIX-bound.raw and -physics.csv for PHEW,
- * -group-bound.raw and -groups-physics.csv for a halo finder), and the HDF5 catalogue at the path
+ * labels of the set's kind: PREFIX-bound.raw for PHEW, -group-bound.raw for a halo finder, whose
+ * tables gain the physics columns), and the HDF5 catalogue at the path
  * hdf5 (--hdf5; NULL: none); from then on SIGINT, SIGTERM and SIGHUP remove
  * the temporary files before the process dies of the signal. Returns 0, or -1 with message
  * when the prefix is too long for a path. */

@@ -226,14 +226,13 @@ int physics_mode_write(const procs *p, const options *o, int64_t first, int64_t 
 {
   const int given = o->finder == FINDER_GIVEN, phew = o->finder == FINDER_PHEW;
   const int bound = given ? OUTPUT_GIVEN_BOUND : phew ? OUTPUT_BOUND : OUTPUT_GROUP_BOUND;
-  const int table = given ? OUTPUT_GIVEN_PHYSICS_CSV : phew ? OUTPUT_PHYSICS_CSV : OUTPUT_GROUPS_PHYSICS_CSV;
   particle_files_write(outputs_temporary(bound), 8, first, n, out->bound);
   if (!all_ok(p))
     return -1;
-  if (p->rank == 0) {
+  if (given && p->rank == 0) { /* a finder's table gets the columns joined (tables.c) */
     int n_columns;
     const phew_column *columns = phew_structure_columns(&n_columns);
-    tables_write_csv(table, columns, n_columns, out->result.structures, out->result.n_structures,
+    tables_write_csv(OUTPUT_GIVEN_PHYSICS_CSV, columns, n_columns, out->result.structures, out->result.n_structures,
                      sizeof *out->result.structures);
   }
   return all_ok(p) ? 0 : -1;

@@ -1,9 +1,9 @@
 /* The physics of structures in the tool (physics_mode.c): after a finder on particles, on its
  * grouping, or on a given one (--groups, --parents): the core's unbinding and properties, then
  * the bound labels (int64 per particle: the innermost structure it is bound to, -1 none) and the
- * physics table (phew_structure_columns): PREFIX-bound.raw and -physics.csv after PHEW,
- * -group-bound.raw and -groups-physics.csv after a halo finder, -given-bound.raw and
- * -given-physics.csv on a given grouping. */
+ * physics columns (phew_structure_columns): PREFIX-bound.raw and the columns joined to
+ * PREFIX-clumps.csv after PHEW, -group-bound.raw and the columns joined to -groups.csv after a
+ * halo finder, -given-bound.raw and -given-physics.csv on a given grouping. */
 #ifndef PHEW_PHYSICS_MODE_H
 #define PHEW_PHYSICS_MODE_H
 
@@ -42,8 +42,8 @@ int physics_mode_run(const procs *p, const options *o, const phew_input *in, con
 int physics_read_parents(const procs *p, const options *o, const int64_t *labels, int64_t n, int64_t *n_structures,
                          int64_t **parents, double **centres, int *has_centres);
 
-/* Collective: every rank writes its share of the bound labels, rank 0 the physics table (the
- * files of the run's kind, outputs.h). */
+/* Collective: every rank writes its share of the bound labels, and with --groups rank 0 the
+ * physics table (a finder's run joins the columns to its own table: tables.c). */
 int physics_mode_write(const procs *p, const options *o, int64_t first, int64_t n, const physics_outcome *out);
 
 void physics_outcome_free(physics_outcome *out);

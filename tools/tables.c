@@ -12,15 +12,27 @@
 int tables_write_csv(int k, const phew_column *columns, int n_columns, const void *rows, int64_t n_rows,
                      size_t row_size)
 {
+  return tables_write_joined(k, columns, n_columns, rows, row_size, NULL, n_rows);
+}
+
+int tables_write_joined(int k, const phew_column *columns, int n_columns, const void *rows, size_t row_size,
+                        const phew_physics_result *physics, int64_t n_rows)
+{
   const char *path = outputs_temporary(k);
   text_file *out = malloc(sizeof *out);
   if (!out) {
     fail("out of memory writing '%s'", path);
     return -1;
   }
+  int n_physics = 0;
+  const phew_column *physics_columns = phew_structure_columns(&n_physics);
+  /* the physics columns after the finder's, without StructureId (the finder's id) */
+  const csv_part parts[2] = {{columns, n_columns, rows, row_size},
+                             {physics_columns + 1, n_physics - 1, physics ? physics->structures : NULL,
+                              sizeof(phew_structure)}};
   int err = text_open(out, path);
   if (err == 0) {
-    csv_write_table(out, columns, n_columns, rows, n_rows, row_size);
+    csv_write_joined(out, parts, physics ? 2 : 1, n_rows);
     err = text_close(out);
     if (err)
       fail("writing '%s' failed: %s", path, strerror(err));
@@ -63,7 +75,7 @@ int tables_write_and_commit(const procs *p, const options *o, const phew_clump_r
     int nc, nh, nn;
     const phew_column *cc = phew_clump_columns(r->columns, &nc), *hc = phew_halo_columns(r->columns, &nh),
                       *dc = phew_node_columns(r->columns, &nn);
-    if (tables_write_csv(OUTPUT_CLUMPS_CSV, cc, nc, r->clumps, r->n_clumps, sizeof *r->clumps) == 0 &&
+    if (tables_write_joined(OUTPUT_CLUMPS_CSV, cc, nc, r->clumps, sizeof *r->clumps, physics, r->n_clumps) == 0 &&
         tables_write_csv(OUTPUT_HALOES_CSV, hc, nh, r->haloes, r->n_haloes, sizeof *r->haloes) == 0)
       tables_write_csv(OUTPUT_DENDROGRAM_CSV, dc, nn, r->nodes, r->n_nodes, sizeof *r->nodes);
   }
@@ -80,7 +92,7 @@ int groups_write_and_commit(const procs *p, const options *o, const phew_group_r
   if (p->rank == 0) {
     int n;
     const phew_column *columns = phew_group_columns(r->columns, &n);
-    tables_write_csv(OUTPUT_GROUPS_CSV, columns, n, r->groups, r->n_groups, sizeof *r->groups);
+    tables_write_joined(OUTPUT_GROUPS_CSV, columns, n, r->groups, sizeof *r->groups, physics, r->n_groups);
   }
   if (!all_ok(p))
     return -1;

@@ -12,6 +12,10 @@
 /* Rank 0 writes one table into the temporary file of output k; 0 or -1 after fail. */
 int tables_write_csv(int k, const phew_column *columns, int n_columns, const void *rows, int64_t n_rows,
                      size_t row_size);
+/* The same with the physics columns (but StructureId) joined after the table's own, row by row
+ * (physics NULL: none); a name the table has already is left out. */
+int tables_write_joined(int k, const phew_column *columns, int n_columns, const void *rows, size_t row_size,
+                        const phew_physics_result *physics, int64_t n_rows);
 
 /* Collective, once every rank has written its part of the per-cell files. snapshot: the
  * metadata of --snapshot (NULL for raw files); n_boxes: PHEW on AMR's boxes (0 otherwise).

@@ -36,14 +36,15 @@ vtkPHEWAlgorithm::~vtkPHEWAlgorithm()
 }
 
 //------------------------------------------------------------------------------
-bool vtkPHEWAlgorithm::PhysicsRequested(const phew_adaptors::PointOptions& options) const
+bool vtkPHEWAlgorithm::PhysicsRequested(const phew_adaptors::PointOptions& options)
 {
   if (!this->HaloProperties || !options.SelectedName)
   {
     return false;
   }
   const std::string velocity = options.SelectedName(phew_adaptors::POINT_VELOCITY);
-  return !velocity.empty() && velocity != phew_adaptors::NoArrayName;
+  return !velocity.empty() && velocity != phew_adaptors::NoArrayName &&
+    phew_physics::UnitsKnown(this->GetInputDataObject(0, 0));
 }
 
 int vtkPHEWAlgorithm::RunPhysics(

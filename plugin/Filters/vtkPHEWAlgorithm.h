@@ -99,7 +99,8 @@ public:
   /// Velocity array is selected (default on): the point array Bound<label> (the innermost
   /// structure each particle is bound to, -1 none) and the physics columns (bound mass, centre,
   /// M200c..., Vmax, spin, shape) in the catalogue. A snapshot read in astronomers' units gives
-  /// the cosmology; other data take GravitationalConstant (in their units).
+  /// the cosmology; a snapshot read in code units gets none of it (its G is not known); other
+  /// data take GravitationalConstant (in their units).
   vtkSetMacro(HaloProperties, bool);
   vtkGetMacro(HaloProperties, bool);
   vtkBooleanMacro(HaloProperties, bool);
@@ -170,7 +171,7 @@ protected:
   phew_adaptors::PointOptions MakePointOptions();
 
   /// Particles: whether the physics runs (HaloProperties and a Velocity array selected).
-  bool PhysicsRequested(const phew_adaptors::PointOptions& options) const;
+  bool PhysicsRequested(const phew_adaptors::PointOptions& options);
   /// Runs the physics on the finder's grouping (collective); the result stays in Physics for
   /// FillOutputs. Returns the core's status.
   int RunPhysics(phew_context& core, const phew_input& in, const phew_physics::Grouping& grouping,

@@ -67,6 +67,13 @@ void* FromRankZero(
 }
 }
 
+bool UnitsKnown(vtkDataObject* input)
+{
+  vtkFieldData* fields = MetadataOf(input);
+  auto units = fields ? vtkStringArray::SafeDownCast(fields->GetAbstractArray("Units")) : nullptr;
+  return !(units && units->GetNumberOfValues() > 0 && units->GetValue(0) == "code");
+}
+
 phew_physics_params MakeParams(const Options& options, vtkDataObject* input)
 {
   phew_physics_params params;

@@ -26,6 +26,10 @@ struct Options
 /// "astro", Cosmological 1) gives its cosmology and scale factor; other data take G.
 phew_physics_params MakeParams(const Options& options, vtkDataObject* input);
 
+/// Whether the physics can run on `input`: not on a snapshot read in code units (its G in those
+/// units is not known; the command-line tool skips it too), yes on anything else.
+bool UnitsKnown(vtkDataObject* input);
+
 /// A grouping as a finder leaves it: n, parents and centres meaningful on rank 0 only (the
 /// other ranks get them here); parents and centres may be null on every rank.
 struct Grouping

@@ -181,9 +181,9 @@ def main():
         for k, (p, c) in enumerate(zip(scenario.parent, centres)):
             f.write(f"{k},{p},{c[0]!r},{c[1]!r},{c[2]!r}\n")
     for name, extra, sp in (
-            ("spherical", ["--parents", with_centres, "--profile-r-min", "0.01"],
+            ("spherical", ["--parents", with_centres, "--profile-r-min", "0.01", "--saddle-cut"],
              dict(centres=centres, n_bins=50, log_bins=True, r_min=0.01, saddle_cut=True)),
-            ("spherical_plain", ["--linear-bins", "--mass-bins", "20", "--no-saddle-cut", "--keep-top-level"],
+            ("spherical_plain", ["--linear-bins", "--mass-bins", "20", "--keep-top-level"],
              dict(centres=None, n_bins=20, log_bins=False, r_min=eps, saddle_cut=False, unbind_top=False))):
         prefix = os.path.join(work, name)
         argv = [a for a in base]
@@ -204,7 +204,7 @@ def main():
     # the same bytes on any number of ranks and threads, direct and octree
     for name, extra in (("direct", ["--direct-max", "100000"]), ("tree", []),
                         ("spherical_plain", ["--potential", "spherical", "--linear-bins", "--mass-bins", "20",
-                                             "--no-saddle-cut", "--keep-top-level"])):
+                                             "--keep-top-level"])):
         first = os.path.join(work, name)
         for ranks in args.ranks:
             for threads in args.threads:

@@ -47,7 +47,8 @@ expected = ["Density", "DensityThreshold", "Input", "MassThreshold", "Periodic",
 # The particle properties (test_plugin_points.py checks them), hidden for images and AMR.
 particle_only = ["BoxFromDataBounds", "BoxFromSnapshot", "BoxOrigin", "BoxSize", "EstimateDensity", "Id", "Mass",
                  "NumberOfDensityNeighbours", "NumberOfNeighbours", "NumberOfThreads", "PeriodicX", "PeriodicY",
-                 "PeriodicZ", "Velocity"]
+                 "PeriodicZ", "Velocity", "HaloProperties", "Unbind", "Potential", "Softening",
+                 "GravitationalConstant"]
 check.check(sorted(finder.ListProperties()) == sorted(expected + particle_only), "properties %s, expected %s"
             % (sorted(finder.ListProperties()), sorted(expected + particle_only)))
 check.check(list(finder.Density) == ["CELLS", "rho"], "Density reads back as %s" % list(finder.Density))

@@ -161,8 +161,8 @@ def compare_physics(label, make_filter, cli_args, prefix_kind):
     finder.UpdatePipeline()
     table = servermanager.Fetch(finder, idx=1)
     points = servermanager.Fetch(finder)
-    bound_name, table_name = {"group": ("BoundGroupId", "-groups-physics.csv"),
-                              "clump": ("BoundClumpId", "-physics.csv")}[prefix_kind]
+    bound_name, table_name = {"group": ("BoundGroupId", "-groups.csv"),
+                              "clump": ("BoundClumpId", "-clumps.csv")}[prefix_kind]
     bound = points.GetPointData().GetArray(bound_name)
     tool_bound = np.fromfile(prefix + ("-group-bound.raw" if prefix_kind == "group" else "-bound.raw"), dtype="<i8")
     check.check(bound is not None and np.array_equal(numpy_support.vtk_to_numpy(bound), tool_bound),
@@ -172,15 +172,15 @@ def compare_physics(label, make_filter, cli_args, prefix_kind):
         rows = np.array([[float(v) for v in line.split(",")] for line in f if line.strip()])
     differ = []
     for k, name in enumerate(header):
-        column = table.GetColumnByName(name if name != "StructureId" else ("GroupId" if prefix_kind == "group"
-                                                                              else "ClumpId"))
+        column = table.GetColumnByName(name)
         if column is None:
             differ.append(name + " missing")
             continue
         mine = numpy_support.vtk_to_numpy(column).astype(float)
         if not np.array_equal(mine, rows[:, k], equal_nan=True):
             differ.append(name)
-    check.check(len(rows) > 0 and not differ, "%s: every physics column (%d rows) equals the tool's %s"
+    check.check(len(rows) > 0 and not differ and table.GetNumberOfColumns() == len(header)
+                and "M200c" in header, "%s: the catalogue with its physics columns (%d rows) equals the tool's %s"
                 % (label, len(rows), differ[:4]))
     Delete(finder)
     Delete(reader)

@@ -771,12 +771,14 @@ typedef struct phew_physics_params {
                            negative: the softening */
   int saddle_cut;       /* 1: a substructure's potential is taken relative to its value at the
                            nearest particle of another structure of its top-level structure
-                           (RAMSES's saddle_pot) */
+                           (RAMSES's saddle_pot, as its source describes it); 0 (default): no
+                           cut, which reproduces RAMSES's own output on the shared run
+                           (docs/physics.md) */
 } phew_physics_params;
 
 /* Unbinding on (top level too), exact potential, automatic softening, theta 0.5, 1000 direct
  * members, tolerance 0.01, 100 iterations, G = 1, no cosmology; spherical: 50 log bins from the
- * softening, saddle cut on. */
+ * softening, no saddle cut. */
 PHEW_API void phew_physics_params_init(phew_physics_params *params);
 
 /* A grouping: per particle passed, its innermost structure (0 .. n_structures - 1, or -1:

@@ -24,7 +24,7 @@ void phew_physics_params_init(phew_physics_params *params)
   params->n_mass_bins = 50;
   params->log_bins = 1;
   params->profile_r_min = -1.0;
-  params->saddle_cut = 1;
+  params->saddle_cut = 0;
 }
 
 static phew_status check_cosmology(const phew_cosmology *c, call_result *result)
