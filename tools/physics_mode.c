@@ -62,6 +62,14 @@ int physics_mode_run(const procs *p, const options *o, const phew_input *in, con
     if (phew_structure_physics(&context, in, &st, &out->params, out->bound, &out->result) != PHEW_OK)
       fail("%s", context.message); /* the same on every rank */
   }
+  if (!failed() && o->verbose && p->rank == 0) {
+    const phew_physics_result *r = &out->result;
+    printf("physics: %lld structures, %lld particles tested, %lld left unbound, softening %.6g\n",
+           (long long)r->n_structures, (long long)r->n_candidates, (long long)r->n_unbound, r->softening_used);
+    printf("physics members %.3f s\nphysics unbinding %.3f s\nphysics overdensity %.3f s\n"
+           "physics catalogue %.3f s\nphysics total %.3f s\n",
+           r->seconds_members, r->seconds_unbinding, r->seconds_overdensity, r->seconds_catalogue, r->seconds);
+  }
   free(parents);
   free(centres);
   return all_ok(p) ? 0 : -1;

@@ -518,7 +518,7 @@ TEST_F(Cli, OutputsAreCheckedBeforeComputing)
   struct Case {
     std::string prefix, rules, message;
   } cases[] = {
-      {long_prefix, "", "phew: error: output prefix is too long: 5000 characters, at most 4067 fit in a path\n"},
+      {long_prefix, "", "phew: error: output prefix is too long: 5000 characters, at most 4068 fit in a path\n"},
       {"no/such/dir/res", "", "phew: error: output directory 'no/such/dir' does not exist\n"},
       {"plain/res", "", "phew: error: output directory 'plain' is not a directory\n"},
       {"out/res", "", "phew: error: output 'out/res-clumps.csv' is a directory, not a file\n"},

@@ -129,7 +129,7 @@ def main():
                                     "not a raw file",
             "threshold_out_of_range": "phew: error: --threshold value '1e999' is out of range (finite numbers go "
                                       "up to about 1.8e308)",
-            "prefix_5000_characters": "phew: error: output prefix is too long: 5000 characters, at most 4067 fit "
+            "prefix_5000_characters": "phew: error: output prefix is too long: 5000 characters, at most 4068 fit "
                                       "in a path",
             "label_write_fails_on_last_rank": "phew: error: writing 'out-halo.raw.partial' failed: No space left "
                                               "on device",

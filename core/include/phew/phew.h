@@ -841,7 +841,11 @@ typedef struct phew_physics_result {
   double gravitational_constant_used; /* in the units of the energies (see above) */
   int64_t n_candidates;               /* particles tested, summed over the structures */
   int64_t n_unbound;                  /* particles left bound to nothing (were labelled) */
-  double seconds;                     /* maximum over ranks */
+  double seconds;                     /* maximum over ranks, the whole call */
+  /* the stages' seconds (maximum over ranks): the members to the ranks holding their top-level
+   * structures and the labels back; potentials, unbinding and the member-based properties; the
+   * spherical-overdensity spheres; the catalogue and the membership lists */
+  double seconds_members, seconds_unbinding, seconds_overdensity, seconds_catalogue;
   /* The membership lists, each rank holding a contiguous share (for writers that write in
    * parallel): the bound particles' ids ordered by the preorder of the structure they are bound
    * to (roots by id, children by id), then by id; the unbound ones (given to a structure, bound

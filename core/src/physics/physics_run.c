@@ -301,76 +301,107 @@ static phew_status catalogue(comm *c, phew_structure *rows, int64_t n_rows, phew
   return PHEW_OK;
 }
 
+/* What one call holds on a rank. */
+typedef struct physics_state {
+  comm c;
+  points_context x;
+  particle_set s;
+  structure_tree t;
+  member_set ms;
+  physics_units u;
+  phew_structure *rows; /* this rank's structures */
+  int64_t n_rows;
+  physics_job job;
+  int communicating; /* the communicator works: every rank reaches the collective calls */
+} physics_state;
+
+/* Collective: the checks, the units, the hierarchy, the particles read. */
+static phew_status prepare(physics_state *w, const phew_context *context, const phew_input *in,
+                           const phew_structures *st, const phew_physics_params *p, int64_t *bound_label,
+                           call_result *r)
+{
+  w->c.size = 1;
+  phew_status status = comm_init(&w->c, context, r);
+  if (status != PHEW_OK)
+    return status;
+  w->communicating = 1;
+  w->x.context = context;
+  w->x.c = &w->c;
+  w->x.result = r;
+  status = comm_agree(&w->c, check_call(in, st, p, bound_label, r), r);
+  if (status == PHEW_OK)
+    status = comm_agree(&w->c, physics_units_make(&w->u, p, r), r);
+  if (status == PHEW_OK)
+    status = comm_agree(&w->c, structure_tree_build(&w->t, st->n_structures, st->parent, r), r);
+  if (status == PHEW_OK)
+    status = points_read(&w->x, in, POINTS_FOF, &w->s);
+  return status;
+}
+
+/* Collective: every top-level structure of this rank, bottom-up, with its rows. */
+static phew_status unbind_all(physics_state *w, const phew_structures *st, const phew_physics_params *p, call_result *r)
+{
+  w->job = (physics_job){&w->x, st, NULL, 0, &w->t, &w->u, p, softening_of(&w->x, p), 0};
+  int64_t n_held = 0;
+  for (int64_t k = 0; k < w->ms.n_roots; ++k)
+    n_held += w->t.subtree_end[w->ms.roots[k]] - w->t.place[w->ms.roots[k]];
+  w->rows = phew_malloc((size_t)n_held + 1, sizeof *w->rows);
+  phew_status status = w->rows ? PHEW_OK : PHEW_ERROR_MEMORY;
+  for (int64_t k = 0; status == PHEW_OK && k < w->ms.n_roots; ++k)
+    status = one_tree(&w->job, &w->ms, w->ms.roots[k], w->rows, &w->n_rows);
+  return comm_agree(&w->c, status == PHEW_OK ? PHEW_OK : phew_fail(r, status, "out of memory for the unbinding"), r);
+}
+
+/* Collective: the counts and the catalogue on rank 0. */
+static phew_status finish(physics_state *w, phew_physics_result *out, call_result *r)
+{
+  int64_t unbound = 0;
+  for (int64_t k = 0; k < w->ms.n; ++k)
+    unbound += w->ms.m[k].bound < 0;
+  out->n_candidates = comm_sum(&w->c, w->job.n_candidates);
+  out->n_unbound = comm_sum(&w->c, unbound);
+  out->softening_used = w->job.softening;
+  out->gravitational_constant_used = w->u.G;
+  return comm_agree(&w->c, catalogue(&w->c, w->rows, w->n_rows, out), r);
+}
+
+/* The stages in order, each timed (seconds of this rank; the maximum is taken at the end). */
 static phew_status run(const phew_context *context, const phew_input *in, const phew_structures *st,
                        const phew_physics_params *p, int64_t *bound_label, phew_physics_result *out, call_result *r)
 {
-  comm c;
-  memset(&c, 0, sizeof c);
-  c.size = 1;
-  points_context x;
-  memset(&x, 0, sizeof x);
-  particle_set s;
-  memset(&s, 0, sizeof s);
-  structure_tree t;
-  memset(&t, 0, sizeof t);
-  member_set ms;
-  memset(&ms, 0, sizeof ms);
-  phew_structure *rows = NULL;
+  physics_state w;
+  memset(&w, 0, sizeof w);
   const double start = phew_seconds();
-  phew_status status = comm_init(&c, context, r);
-  if (status != PHEW_OK)
-    return status;
-  x.context = context;
-  x.c = &c;
-  x.result = r;
-  status = comm_agree(&c, check_call(in, st, p, bound_label, r), r);
-  physics_units u;
-  if (status == PHEW_OK)
-    status = comm_agree(&c, physics_units_make(&u, p, r), r);
-  if (status == PHEW_OK)
-    status = comm_agree(&c, structure_tree_build(&t, st->n_structures, st->parent, r), r);
-  if (status == PHEW_OK)
-    status = points_read(&x, in, POINTS_FOF, &s);
-  if (status == PHEW_OK)
-    status = members_gather(&x, &s, &t, st->label, &ms);
-  int64_t n_rows = 0;
-  physics_job job = {&x, st, NULL, 0, &t, &u, p, 0.0, 0};
-  if (status == PHEW_OK) {
-    job.softening = softening_of(&x, p);
-    int64_t n_held = 0;
-    for (int64_t k = 0; k < ms.n_roots; ++k)
-      n_held += t.subtree_end[ms.roots[k]] - t.place[ms.roots[k]];
-    rows = phew_malloc((size_t)n_held + 1, sizeof *rows);
-    status = rows ? PHEW_OK : PHEW_ERROR_MEMORY;
-    for (int64_t k = 0; status == PHEW_OK && k < ms.n_roots; ++k)
-      status = one_tree(&job, &ms, ms.roots[k], rows, &n_rows);
-    status = comm_agree(&c, status == PHEW_OK ? PHEW_OK : phew_fail(r, status, "out of memory for the unbinding"), r);
+  double members = 0.0, unbinding = 0.0, overdensity = 0.0, listing = 0.0, clock = 0.0;
+  phew_status status = prepare(&w, context, in, st, p, bound_label, r);
+#define TIMED(seconds, call)           \
+  if (status == PHEW_OK) {             \
+    clock = phew_seconds();            \
+    status = (call);                   \
+    seconds += phew_seconds() - clock; \
   }
-  if (status == PHEW_OK)
-    status = members_return(&x, &ms, bound_label, in->points.n);
-  if (status == PHEW_OK)
-    status = comm_agree(&c,
-                        membership_lists(&c, &ms, &t, rows, n_rows, out) == PHEW_OK
-                            ? PHEW_OK
-                            : phew_fail(r, PHEW_ERROR_MEMORY, "out of memory for the membership lists"),
-                        r);
-  if (status == PHEW_OK)
-    status = overdensity_masses(&x, &s, &u, rows, n_rows);
-  if (status == PHEW_OK) {
-    int64_t unbound = 0;
-    for (int64_t k = 0; k < ms.n; ++k)
-      unbound += ms.m[k].bound < 0;
-    out->n_candidates = comm_sum(&c, job.n_candidates);
-    out->n_unbound = comm_sum(&c, unbound);
-    out->softening_used = job.softening;
-    out->gravitational_constant_used = u.G;
-    status = comm_agree(&c, catalogue(&c, rows, n_rows, out), r);
+  TIMED(members, members_gather(&w.x, &w.s, &w.t, st->label, &w.ms))
+  TIMED(unbinding, unbind_all(&w, st, p, r))
+  TIMED(members, members_return(&w.x, &w.ms, bound_label, in->points.n))
+  TIMED(listing, comm_agree(&w.c,
+                            membership_lists(&w.c, &w.ms, &w.t, w.rows, w.n_rows, out) == PHEW_OK
+                                ? PHEW_OK
+                                : phew_fail(r, PHEW_ERROR_MEMORY, "out of memory for the membership lists"),
+                            r))
+  TIMED(overdensity, overdensity_masses(&w.x, &w.s, &w.u, w.rows, w.n_rows))
+  TIMED(listing, finish(&w, out, r))
+#undef TIMED
+  if (w.communicating) { /* the maxima over ranks (collective: every failure was agreed) */
+    out->seconds_members = comm_max_double(&w.c, members);
+    out->seconds_unbinding = comm_max_double(&w.c, unbinding);
+    out->seconds_overdensity = comm_max_double(&w.c, overdensity);
+    out->seconds_catalogue = comm_max_double(&w.c, listing);
+    out->seconds = comm_max_double(&w.c, phew_seconds() - start);
   }
-  out->seconds = comm_max_double(&c, phew_seconds() - start);
-  free(rows);
-  member_set_free(&ms);
-  structure_tree_free(&t);
-  particle_set_free(&s);
+  free(w.rows);
+  member_set_free(&w.ms);
+  structure_tree_free(&w.t);
+  particle_set_free(&w.s);
   return status;
 }
 
