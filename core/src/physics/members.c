@@ -5,7 +5,9 @@
  * members). Which rank computes a structure changes no result: each works on the members in
  * the order of (preorder place of their structure, id). */
 #include "physics.h"
+#include "radix_sort.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +19,26 @@ void member_set_free(member_set *m)
   memset(m, 0, sizeof *m);
 }
 
-/* By (label, id); the caller puts each structure's preorder place in label while it sorts. */
-static int canonical_order(const void *pa, const void *pb)
+/* The n members into `out` by (preorder place of their structure, id): two stable radix sorts
+ * of the indices, by id, then by place. 0, or -1 without memory. */
+static int canonical_sort(const member *in, int64_t n, const structure_tree *t, int n_threads, member *out)
 {
-  const member *a = pa, *b = pb;
-  if (a->label != b->label)
-    return a->label < b->label ? -1 : 1;
-  return a->id < b->id ? -1 : (a->id > b->id);
+  uint64_t *key = phew_malloc((size_t)n + 1, sizeof *key);
+  int32_t *index = phew_malloc((size_t)n + 1, sizeof *index);
+  int failed = !key || !index || n > INT32_MAX;
+  for (int64_t k = 0; !failed && k < n; ++k) {
+    key[k] = (uint64_t)in[k].id; /* ids are >= 0 */
+    index[k] = (int32_t)k;
+  }
+  failed = failed || radix_sort(key, index, n, 0, 64, n_threads) != 0;
+  for (int64_t k = 0; !failed && k < n; ++k)
+    key[k] = (uint64_t)t->place[in[index[k]].label];
+  failed = failed || radix_sort(key, index, n, 0, 64, n_threads) != 0;
+  for (int64_t k = 0; !failed && k < n; ++k)
+    out[k] = in[index[k]];
+  free(key);
+  free(index);
+  return failed ? -1 : 0;
 }
 
 /* Collective: the rank of every structure's top level, from the member counts of all ranks. */
@@ -91,12 +106,8 @@ phew_status members_gather(const points_context *x, const particle_set *s, const
     out->m = phew_malloc((size_t)in.n + 1, sizeof *out->m);
     out->roots = phew_malloc((size_t)t->n + 1, sizeof *out->roots);
     if (out->m && out->roots) {
-      memcpy(out->m, in.items, (size_t)in.n * sizeof *out->m);
-      for (int64_t k = 0; k < in.n; ++k)
-        out->m[k].label = t->place[out->m[k].label];
-      qsort(out->m, (size_t)in.n, sizeof *out->m, canonical_order);
-      for (int64_t k = 0; k < in.n; ++k)
-        out->m[k].label = t->order[out->m[k].label];
+      if (canonical_sort((const member *)in.items, in.n, t, x->n_threads, out->m) != 0)
+        status = PHEW_ERROR_MEMORY;
       for (int64_t k = 0; k < t->n; ++k) {
         const int64_t r = t->order[k];
         if (t->parent[r] < 0 && out->root_owner[r] == c->rank)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SO_KINDS = 4 };
+enum { SO_KINDS = 4, SO_BATCH = 16 };
 
 typedef struct so_query {
   int64_t row; /* the row's index on its rank */
@@ -36,8 +36,6 @@ typedef struct so_entry {
 static int entry_order(const void *pa, const void *pb)
 {
   const so_entry *a = pa, *b = pb;
-  if (a->query != b->query)
-    return a->query < b->query ? -1 : 1;
   if (a->r2 != b->r2)
     return a->r2 < b->r2 ? -1 : 1;
   return a->id < b->id ? -1 : (a->id > b->id);
@@ -107,6 +105,10 @@ static phew_status share_queries(comm *c, const so_query *mine, int64_t n_mine, 
   int *counts = NULL;
   phew_status status = comm_gather(c, mine, n_mine, sizeof *mine, &gathered, &n, &counts);
   free(counts);
+  if (c->rank != 0) { /* the broadcast gives the others their copy */
+    free(gathered);
+    gathered = NULL;
+  }
   if (status == PHEW_OK)
     status = comm_broadcast(c, &gathered, &n, sizeof(so_query));
   *all = gathered;
@@ -114,9 +116,28 @@ static phew_status share_queries(comm *c, const so_query *mine, int64_t n_mine, 
   return status;
 }
 
-/* Collective: this rank's particles within each query's radius, to the query's owner. */
+/* Entries grown one at a time (this rank's own queries' entries, which need no exchange). */
+typedef struct entry_list {
+  int64_t n, capacity;
+  so_entry *e;
+} entry_list;
+
+static int entry_list_put(entry_list *l, const so_entry *e)
+{
+  if (l->n == l->capacity) {
+    const int64_t capacity = 2 * l->capacity + 1024;
+    if (phew_grow(&l->e, (size_t)capacity, sizeof *l->e))
+      return -1;
+    l->capacity = capacity;
+  }
+  l->e[l->n++] = *e;
+  return 0;
+}
+
+/* Collective: this rank's particles within each query's radius: to the query's owner (*in), or
+ * kept (*mine) when that is this rank. */
 static phew_status find_entries(const points_context *x, ball_query *ball, const particle_set *s, const so_query *q,
-                                int64_t n_q, inbox *in)
+                                int64_t n_q, entry_list *mine, inbox *in)
 {
   comm *c = x->c;
   outbox o;
@@ -127,7 +148,10 @@ static phew_status find_entries(const points_context *x, ball_query *ball, const
     for (int i = 0; status == PHEW_OK && i < ball->n; ++i) {
       const int32_t p = ball->index[i];
       const so_entry e = {k, s->id[p], ball->d2[i], s->mass ? s->mass[p] : 1.0};
-      status = outbox_put(&o, q[k].owner, &e);
+      if (q[k].owner == c->rank)
+        status = entry_list_put(mine, &e) == 0 ? PHEW_OK : PHEW_ERROR_MEMORY;
+      else
+        status = outbox_put(&o, q[k].owner, &e);
     }
   }
   if (status != PHEW_OK)
@@ -135,6 +159,35 @@ static phew_status find_entries(const points_context *x, ball_query *ball, const
   status = outbox_send(&o, c, in);
   outbox_free(&o);
   return status;
+}
+
+/* The entries of both sources grouped by query (a counting sort: start[k] .. start[k + 1] is
+ * query k's), each group then in (distance, id) order. */
+static so_entry *group_entries(const entry_list *mine, const inbox *in, int64_t n_q, int64_t *start)
+{
+  const so_entry *sources[2] = {mine->e, (const so_entry *)in->items};
+  const int64_t sizes[2] = {mine->n, in->n};
+  so_entry *out = phew_malloc((size_t)(sizes[0] + sizes[1]) + 1, sizeof *out);
+  int64_t *cursor = phew_malloc((size_t)n_q + 1, sizeof *cursor);
+  if (!out || !cursor) {
+    free(out);
+    free(cursor);
+    return NULL;
+  }
+  memset(start, 0, ((size_t)n_q + 1) * sizeof *start);
+  for (int k = 0; k < 2; ++k)
+    for (int64_t i = 0; i < sizes[k]; ++i)
+      ++start[sources[k][i].query + 1];
+  for (int64_t q = 0; q < n_q; ++q)
+    start[q + 1] += start[q];
+  memcpy(cursor, start, (size_t)n_q * sizeof *cursor);
+  for (int k = 0; k < 2; ++k)
+    for (int64_t i = 0; i < sizes[k]; ++i)
+      out[cursor[sources[k][i].query]++] = sources[k][i];
+  free(cursor);
+  for (int64_t q = 0; q < n_q; ++q)
+    qsort(out + start[q], (size_t)(start[q + 1] - start[q]), sizeof *out, entry_order);
+  return out;
 }
 
 /* The largest search radius: half the smallest periodic side, else the domain's diagonal. */
@@ -163,8 +216,9 @@ static phew_status rounds(const points_context *x, const particle_set *s, const 
     return PHEW_ERROR_MEMORY;
   }
   for (;;) {
-    int64_t n_mine = 0;
-    for (int64_t r = 0; r < n_rows; ++r)
+    int64_t n_mine = 0; /* a batch at a time: a substructure's sphere holds its host, and the
+                           entries of all at once would outweigh the particles */
+    for (int64_t r = 0; r < n_rows && n_mine < SO_BATCH; ++r)
       if (pending[r]) {
         so_query q = {r, c->rank, 0, {rows[r].centre[0], rows[r].centre[1], rows[r].centre[2]}, radius[r]};
         mine[n_mine++] = q;
@@ -177,28 +231,29 @@ static phew_status rounds(const points_context *x, const particle_set *s, const 
       break;
     }
     inbox in;
-    status = find_entries(x, &ball, s, all, n_all, &in);
+    entry_list local = {0, 0, NULL};
+    int64_t *start = phew_malloc((size_t)n_all + 1, sizeof *start);
+    status = find_entries(x, &ball, s, all, n_all, &local, &in);
+    so_entry *e = status == PHEW_OK && start ? group_entries(&local, &in, n_all, start) : NULL;
+    status = comm_agree(c, status == PHEW_OK && !e ? PHEW_ERROR_MEMORY : status, x->result);
     if (status == PHEW_OK) {
-      so_entry *e = (so_entry *)in.items;
-      qsort(e, (size_t)in.n, sizeof *e, entry_order);
-      for (int64_t k = 0; k < in.n;) {
-        int64_t g = k;
-        while (g < in.n && e[g].query == e[k].query)
-          ++g;
-        const int64_t r = all[e[k].query].row;
-        if (fill_row(e + k, g - k, u, &rows[r]))
-          pending[r] = 0;
-        k = g;
-      }
-      for (int64_t r = 0; r < n_rows; ++r) /* not ended inside the radius: a wider one, if any */
+      for (int64_t k = 0; k < n_all; ++k)
+        if (all[k].owner == c->rank && fill_row(e + start[k], start[k + 1] - start[k], u, &rows[all[k].row]))
+          pending[all[k].row] = 0;
+      for (int64_t k = 0; k < n_mine; ++k) { /* not ended inside the radius: a wider one, if any */
+        const int64_t r = mine[k].row;
         if (pending[r]) {
           if (radius[r] >= limit)
             pending[r] = 0;
           else
             radius[r] = fmin(2.0 * radius[r], limit);
         }
+      }
     }
     inbox_free(&in);
+    free(local.e);
+    free(start);
+    free(e);
     free(all);
     if (status != PHEW_OK)
       break;
@@ -208,6 +263,41 @@ static phew_status rounds(const points_context *x, const particle_set *s, const 
   return status;
 }
 
+typedef struct id_row {
+  int64_t id, row;
+} id_row;
+
+static int by_structure_id(const void *pa, const void *pb)
+{
+  const id_row *a = pa, *b = pb;
+  return a->id < b->id ? -1 : (a->id > b->id);
+}
+
+/* Per row, the bound mass of its top-level structure (a rank holds every structure of its
+ * top-level ones). 0, or -1 without memory. */
+static int top_masses(const phew_structure *rows, int64_t n_rows, double *top)
+{
+  id_row *map = phew_malloc((size_t)n_rows + 1, sizeof *map);
+  if (!map)
+    return -1;
+  for (int64_t r = 0; r < n_rows; ++r)
+    map[r] = (id_row){rows[r].id, r};
+  qsort(map, (size_t)n_rows, sizeof *map, by_structure_id);
+  for (int64_t r = 0; r < n_rows; ++r) {
+    int64_t k = r;
+    for (int64_t step = 0; rows[k].parent_id >= 0 && step < n_rows; ++step) {
+      const id_row key = {rows[k].parent_id, 0};
+      const id_row *found = bsearch(&key, map, (size_t)n_rows, sizeof *map, by_structure_id);
+      if (!found)
+        break;
+      k = found->row;
+    }
+    top[r] = rows[k].bound_mass_inclusive;
+  }
+  free(map);
+  return 0;
+}
+
 phew_status overdensity_masses(const points_context *x, const particle_set *s, const physics_units *u,
                                phew_structure *rows, int64_t n_rows)
 {
@@ -215,17 +305,21 @@ phew_status overdensity_masses(const points_context *x, const particle_set *s, c
   if (!u->comoving)
     return PHEW_OK; /* no critical density: the columns stay NaN */
   double *radius = phew_malloc((size_t)n_rows + 1, sizeof *radius);
+  double *top_mass = phew_malloc((size_t)n_rows + 1, sizeof *top_mass);
   unsigned char *pending = phew_calloc((size_t)n_rows + 1, 1);
   kd_tree *tree = NULL;
-  phew_status status = !radius || !pending ? PHEW_ERROR_MEMORY : PHEW_OK;
+  phew_status status = !radius || !top_mass || !pending || top_masses(rows, n_rows, top_mass) != 0 ? PHEW_ERROR_MEMORY
+                                                                                                   : PHEW_OK;
   if (status == PHEW_OK)
     status = kd_tree_build(&tree, s->n_own, s->position, s->id, &x->box, x->n_threads, x->result);
   status = comm_agree(c, status, x->result);
   if (status == PHEW_OK) {
     const double smallest = fmin(fmin(200.0, 200.0 * u->omega_m_a), u->delta_vir) * u->rho_crit;
     for (int64_t r = 0; r < n_rows; ++r) {
+      /* the sphere of a substructure takes in its host: start from the top-level's mass */
+      const double mass = fmax(rows[r].bound_mass_inclusive, top_mass[r]);
       pending[r] = rows[r].centre_id >= 0 && rows[r].bound_mass_inclusive > 0.0;
-      radius[r] = 1.5 * cbrt(3.0 * rows[r].bound_mass_inclusive / (4.0 * M_PI * smallest));
+      radius[r] = 1.5 * cbrt(3.0 * mass / (4.0 * M_PI * smallest));
     }
     status = rounds(x, s, u, rows, n_rows, radius, pending, tree);
     status = comm_agree(c,
@@ -240,6 +334,7 @@ phew_status overdensity_masses(const points_context *x, const particle_set *s, c
       derived_columns(u, &rows[r]);
   kd_tree_free(tree);
   free(radius);
+  free(top_mass);
   free(pending);
   return status;
 }

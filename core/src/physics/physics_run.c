@@ -50,7 +50,7 @@ static phew_status check_params(const phew_physics_params *p, call_result *r)
 }
 
 static phew_status check_call(const phew_input *in, const phew_structures *st, const phew_physics_params *p,
-                              int64_t *bound_label, call_result *r)
+                              call_result *r)
 {
   if (!in || in->mesh != PHEW_MESH_POINTS)
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "the physics of structures needs particles (mesh PHEW_MESH_POINTS)");
@@ -63,7 +63,6 @@ static phew_status check_call(const phew_input *in, const phew_structures *st, c
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "no structure labels for the particles");
   if (in->points.n > 0 && !in->points.velocity)
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "the physics of structures needs the particles' velocities");
-  (void)bound_label;
   for (int64_t i = 0; i < in->points.n; ++i)
     if (st->label[i] < -1 || st->label[i] >= st->n_structures)
       return phew_fail(r, PHEW_ERROR_ARGUMENT,
@@ -317,8 +316,7 @@ typedef struct physics_state {
 
 /* Collective: the checks, the units, the hierarchy, the particles read. */
 static phew_status prepare(physics_state *w, const phew_context *context, const phew_input *in,
-                           const phew_structures *st, const phew_physics_params *p, int64_t *bound_label,
-                           call_result *r)
+                           const phew_structures *st, const phew_physics_params *p, call_result *r)
 {
   w->c.size = 1;
   phew_status status = comm_init(&w->c, context, r);
@@ -328,7 +326,7 @@ static phew_status prepare(physics_state *w, const phew_context *context, const 
   w->x.context = context;
   w->x.c = &w->c;
   w->x.result = r;
-  status = comm_agree(&w->c, check_call(in, st, p, bound_label, r), r);
+  status = comm_agree(&w->c, check_call(in, st, p, r), r);
   if (status == PHEW_OK)
     status = comm_agree(&w->c, physics_units_make(&w->u, p, r), r);
   if (status == PHEW_OK)
@@ -373,7 +371,7 @@ static phew_status run(const phew_context *context, const phew_input *in, const 
   memset(&w, 0, sizeof w);
   const double start = phew_seconds();
   double members = 0.0, unbinding = 0.0, overdensity = 0.0, listing = 0.0, clock = 0.0;
-  phew_status status = prepare(&w, context, in, st, p, bound_label, r);
+  phew_status status = prepare(&w, context, in, st, p, r);
 #define TIMED(seconds, call)           \
   if (status == PHEW_OK) {             \
     clock = phew_seconds();            \
