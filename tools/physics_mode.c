@@ -66,8 +66,9 @@ int physics_mode_run(const procs *p, const options *o, const phew_input *in, con
     const phew_physics_result *r = &out->result;
     printf("physics: %lld structures, %lld particles tested, %lld left unbound, softening %.6g\n",
            (long long)r->n_structures, (long long)r->n_candidates, (long long)r->n_unbound, r->softening_used);
-    printf("physics members %.3f s\nphysics unbinding %.3f s\nphysics overdensity %.3f s\n"
-           "physics catalogue %.3f s\nphysics total %.3f s\n",
+    /* timings are indented, as the particle stages': what depends on the run is told apart */
+    printf("  physics members %.3f s\n  physics unbinding %.3f s\n  physics overdensity %.3f s\n"
+           "  physics catalogue %.3f s\n  physics total %.3f s\n",
            r->seconds_members, r->seconds_unbinding, r->seconds_overdensity, r->seconds_catalogue, r->seconds);
   }
   free(parents);
