@@ -436,6 +436,8 @@ def same_as_raw(args, label, snapshot_args, pos, vel, mass, ids, box, scale_fact
     raw_args = ["--points", os.path.join(raw, "pos.raw"), "--velocities", os.path.join(raw, "vel.raw"),
                 "--masses", os.path.join(raw, "mass.raw"), "--ids", os.path.join(raw, "ids.raw"),
                 "--type", real, "--box", *(["%.17g" % box] * 3), "--periodic"]
+    if "astro" not in snapshot_args:  # a snapshot in code units gets no halo properties; raw files would
+        raw_args.append("--no-physics")
     for finder in ("phew", "fof", "hop"):
         for ranks in (1, 3):
             results = []
