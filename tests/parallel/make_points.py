@@ -50,6 +50,8 @@ class PointCase:
             path = f"{directory}/{self.name}-{option[2:]}.raw"
             np.asarray(values).astype(dtype).tofile(path)
             opts += [option, path]
+        if self.velocities is not None:  # these cases test the finders; cli_physics tests the physics
+            opts.append("--no-physics")
         return opts
 
     def args(self, files, prefix, threads):

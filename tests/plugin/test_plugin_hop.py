@@ -58,7 +58,8 @@ def run_cli(prefix, with_ids, periodic, options, density=None):
     """`phew --points ... --finder hop`: (GroupId, Density, groups.csv text)."""
     command = [cli, "--points", raw("pos", pos, np.float64), "--masses", raw("mass", mass, np.float64),
                "--velocities", raw("vel", vel, np.float64), "--type", "float64", "--box", "1", "1", "1",
-               "--finder", "hop", "--output", prefix] + options
+               "--finder", "hop", "--no-physics", "--output", prefix] + options  # HOP itself (the physics:
+    # test_plugin_fof.py, test_plugin_vs_cli.py)
     if periodic:
         command.append("--periodic")
     if with_ids:
@@ -137,7 +138,7 @@ for label, mode, partitions, with_ids, periodic, options, properties, given in C
     extra = dict(Id=["POINTS", "ids"]) if with_ids else {}
     if given:
         extra["Density"] = ["POINTS", "rho"]
-    hop = HOPHaloFinder(Input=shares, Mass=["POINTS", "mass"], Velocity=["POINTS", "vel"],
+    hop = HOPHaloFinder(Input=shares, Mass=["POINTS", "mass"], Velocity=["POINTS", "vel"], HaloProperties=0,
                         **dict(pc.PERIODIC_BOX if periodic else NON_PERIODIC_BOX, **extra, **properties))
     errors = pt.ErrorCatcher(hop)
     collect = pc.collect_filter(ProgrammableFilter, hop, args.work_dir, label)
