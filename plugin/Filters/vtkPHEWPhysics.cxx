@@ -1,18 +1,15 @@
 #include "vtkPHEWPhysics.h"
+#include "vtkPHEWTables.h"
 
 #include "vtkCompositeDataIterator.h"
 #include "vtkCompositeDataSet.h"
 #include "vtkDataArray.h"
-#include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
-#include "vtkIdTypeArray.h"
-#include "vtkIntArray.h"
 #include "vtkSmartPointer.h"
 #include "vtkStringArray.h"
 #include "vtkTable.h"
 
 #include <cstdlib>
-#include <cstring>
 
 namespace phew_physics
 {
@@ -134,45 +131,8 @@ void AppendColumns(vtkTable* table, const phew_physics_result& result)
   }
   int n = 0;
   const phew_column* columns = phew_structure_columns(&n);
-  for (int c = 0; c < n; ++c)
-  {
-    const phew_column& column = columns[c];
-    if (!std::strcmp(column.name, "StructureId") || table->GetColumnByName(column.name))
-    {
-      continue;
-    }
-    vtkSmartPointer<vtkDataArray> array;
-    if (column.type == PHEW_COLUMN_DOUBLE)
-    {
-      array = vtkSmartPointer<vtkDoubleArray>::New();
-    }
-    else if (column.type == PHEW_COLUMN_INT32)
-    {
-      array = vtkSmartPointer<vtkIntArray>::New();
-    }
-    else
-    {
-      array = vtkSmartPointer<vtkIdTypeArray>::New();
-    }
-    array->SetName(column.name);
-    array->SetNumberOfTuples(result.n_structures);
-    auto ids = vtkIdTypeArray::SafeDownCast(array);
-    for (int64_t r = 0; r < result.n_structures; ++r)
-    {
-      const void* row = &result.structures[r];
-      if (ids) // exact: ids above 2^53 do not pass through a double
-      {
-        ids->SetValue(r, phew_column_as_int64(&column, row));
-      }
-      else
-      {
-        array->SetTuple1(r,
-          column.type == PHEW_COLUMN_DOUBLE
-            ? phew_column_as_double(&column, row)
-            : static_cast<double>(phew_column_as_int64(&column, row)));
-      }
-    }
-    table->AddColumn(array);
-  }
+  // StructureId (the first column) is the table's own id
+  phew_tables::AddColumns(
+    table, columns + 1, n - 1, result.structures, result.n_structures, sizeof(phew_structure));
 }
 }

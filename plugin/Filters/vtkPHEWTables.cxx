@@ -14,10 +14,20 @@ void Fill(vtkTable* table, const phew_column* columns, int n_columns, const void
   int64_t n_rows, size_t row_size)
 {
   table->Initialize();
+  AddColumns(table, columns, n_columns, rows, n_rows, row_size);
+}
+
+void AddColumns(vtkTable* table, const phew_column* columns, int n_columns, const void* rows,
+  int64_t n_rows, size_t row_size)
+{
   const char* base = static_cast<const char*>(rows);
   for (int c = 0; c < n_columns; ++c)
   {
     const phew_column& column = columns[c];
+    if (table->GetColumnByName(column.name))
+    {
+      continue;
+    }
     vtkSmartPointer<vtkDataArray> array;
     switch (column.type)
     {

@@ -16,6 +16,10 @@ namespace phew_tables
 /// (n_rows structs of row_size bytes: phew_object or phew_node).
 void Fill(vtkTable* table, const phew_column* columns, int n_columns, const void* rows,
   int64_t n_rows, size_t row_size);
+/// The columns appended to a table (n_rows rows of row_size bytes), those whose name the table
+/// has already left out.
+void AddColumns(vtkTable* table, const phew_column* columns, int n_columns, const void* rows,
+  int64_t n_rows, size_t row_size);
 
 /// The three catalogues of a result.
 void FillClumps(vtkTable* table, const phew_clump_result& result);

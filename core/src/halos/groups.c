@@ -259,18 +259,6 @@ static void spread_clear_group(group_spread *t, int64_t id)
   exact_sum_clear(&t->dispersion);
 }
 
-/* A position wrapped into the box along periodic axes. */
-static double wrap(const points_context *x, int axis, double v)
-{
-  if (!x->box.periodic[axis])
-    return v;
-  const double length = x->box.size[axis];
-  double r = fmod(v - x->lo[axis], length);
-  if (r < 0.0)
-    r += length;
-  return x->lo[axis] + r;
-}
-
 /* ---- the per-particle passes, on the threads -------------------------------------------- */
 
 enum { GROUP_TASK = 65536 }; /* particles per task */
@@ -463,7 +451,8 @@ static phew_status group_centres(group_build *b)
       exact_sum_add_times_int(&t->mass, 1.0, b->list[k].count);
     const wide_float mass = exact_sum_value(&t->mass);
     for (int d = 0; d < 3; ++d) {
-      b->centre[6 * k + d] = wrap(x, d, b->list[k].reference[d] + wide_ratio(exact_sum_value(&t->moment[d]), mass));
+      b->centre[6 * k + d] = points_wrap(x, d,
+                                         b->list[k].reference[d] + wide_ratio(exact_sum_value(&t->moment[d]), mass));
       b->centre[6 * k + 3 + d] = x->has_velocity ? wide_ratio(exact_sum_value(&t->momentum[d]), mass) : 0.0;
     }
   }

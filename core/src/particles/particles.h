@@ -16,6 +16,8 @@
 
 #include "neighbours.h"
 
+#include <math.h>
+
 /* The particles a rank holds: its own first, then padding copies of other ranks' particles. */
 typedef struct particle_set {
   int64_t n_own; /* own particles: [0, n_own) */
@@ -56,6 +58,19 @@ typedef struct points_context {
                           largest coordinate or box length (their rounding is absolute) */
   call_result *result;
 } points_context;
+
+/* A position wrapped into the box along periodic axes (there the domain's lo is the box's
+ * origin); other axes keep it. */
+static inline double points_wrap(const points_context *x, int axis, double v)
+{
+  if (!x->box.periodic[axis])
+    return v;
+  const double length = x->box.size[axis];
+  double r = fmod(v - x->lo[axis], length);
+  if (r < 0.0)
+    r += length;
+  return x->lo[axis] + r;
+}
 
 /* What the particles are read for: the neighbour searches and the density they need. */
 typedef enum points_use {

@@ -143,8 +143,8 @@ int unbind_structure(member *m, int64_t n, const double *phi, int64_t structure,
  * unwrapped positions, phi their potentials. A member is bound when its bound label is the
  * structure or in its subtree (not `parent`, not -1). */
 void properties_of_members(const member *m, int64_t n, const double *position, const double *phi, int64_t structure,
-                           const structure_tree *t, const physics_units *u, double softening, const particle_box *box,
-                           const double *box_origin, phew_structure *row);
+                           const structure_tree *t, const physics_units *u, double softening, const points_context *x,
+                           phew_structure *row);
 
 /* The concentration c of an NFW halo with Vmax / V200 = ratio (NaN below 1). */
 double nfw_concentration(double ratio);

@@ -208,8 +208,7 @@ static phew_status one_structure(physics_job *job, member *m, int64_t n, int64_t
     job->n_candidates += candidates;
   }
   if (status == PHEW_OK)
-    properties_of_members(m, n, position, phi, s, t, job->u, job->softening, &job->x->box, job->x->points->box_origin,
-                          row);
+    properties_of_members(m, n, position, phi, s, t, job->u, job->softening, job->x, row);
   free(position);
   free(phi);
   free(mass);

@@ -71,8 +71,15 @@ static int64_t add_node(octree *t, const double centre[3], double half, int64_t 
   return t->n_nodes++;
 }
 
+/* The build's scratch, as long as the members: the new order of a node's slots, and one column
+ * of it at a time. */
+typedef struct split_scratch {
+  int64_t *slot, *moved;
+  double *value;
+} split_scratch;
+
 /* Splits node v into its non-empty octants (a stable counting sort of its slots). */
-static int split_node(octree *t, int64_t v, int64_t *scratch)
+static int split_node(octree *t, int64_t v, const split_scratch *w)
 {
   const oct_node node = t->node[v];
   int64_t count[8] = {0}, start[9];
@@ -87,28 +94,19 @@ static int split_node(octree *t, int64_t v, int64_t *scratch)
   memcpy(cursor, start, sizeof cursor);
   for (int64_t s = node.begin; s < node.end; ++s) {
     const int o = (t->x[s] >= node.centre[0]) | (t->y[s] >= node.centre[1]) << 1 | (t->z[s] >= node.centre[2]) << 2;
-    scratch[cursor[o]++ - node.begin] = s;
+    w->slot[cursor[o]++ - node.begin] = s;
   }
-  /* permute the slots' contents by scratch (index first, then the coordinates) */
+  /* permute the slots' contents by w->slot (index first, then the coordinates) */
   const int64_t n = node.end - node.begin;
   double *column[4] = {t->x, t->y, t->z, t->m};
-  int64_t *moved = phew_malloc((size_t)n, sizeof *moved);
-  double *value = phew_malloc((size_t)n, sizeof *value);
-  if (!moved || !value) {
-    free(moved);
-    free(value);
-    return -1;
-  }
   for (int64_t k = 0; k < n; ++k)
-    moved[k] = t->index[scratch[k]];
-  memcpy(t->index + node.begin, moved, (size_t)n * sizeof *moved);
+    w->moved[k] = t->index[w->slot[k]];
+  memcpy(t->index + node.begin, w->moved, (size_t)n * sizeof *w->moved);
   for (int c = 0; c < 4; ++c) {
     for (int64_t k = 0; k < n; ++k)
-      value[k] = column[c][scratch[k]];
-    memcpy(column[c] + node.begin, value, (size_t)n * sizeof *value);
+      w->value[k] = column[c][w->slot[k]];
+    memcpy(column[c] + node.begin, w->value, (size_t)n * sizeof *w->value);
   }
-  free(moved);
-  free(value);
   const double h = 0.5 * node.half;
   int64_t first = -1;
   int32_t n_children = 0;
@@ -166,9 +164,12 @@ static phew_status octree_build(octree *t, const double *position, const double 
   t->y = phew_malloc((size_t)n, sizeof *t->y);
   t->z = phew_malloc((size_t)n, sizeof *t->z);
   t->m = phew_malloc((size_t)n, sizeof *t->m);
-  int64_t *scratch = phew_malloc((size_t)n, sizeof *scratch);
-  if (!t->index || !t->x || !t->y || !t->z || !t->m || !scratch) {
-    free(scratch);
+  split_scratch w = {phew_malloc((size_t)n, sizeof *w.slot), phew_malloc((size_t)n, sizeof *w.moved),
+                     phew_malloc((size_t)n, sizeof *w.value)};
+  if (!t->index || !t->x || !t->y || !t->z || !t->m || !w.slot || !w.moved || !w.value) {
+    free(w.slot);
+    free(w.moved);
+    free(w.value);
     return PHEW_ERROR_MEMORY;
   }
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -191,10 +192,11 @@ static phew_status octree_build(octree *t, const double *position, const double 
   phew_status status = add_node(t, centre, 0.5 * side, 0, n, 0) < 0 ? PHEW_ERROR_MEMORY : PHEW_OK;
   /* nodes are split in creation order: a queue over the node array itself */
   for (int64_t v = 0; status == PHEW_OK && v < t->n_nodes; ++v)
-    if (t->node[v].end - t->node[v].begin > OCT_LEAF && t->node[v].depth < OCT_MAX_DEPTH &&
-        split_node(t, v, scratch) != 0)
+    if (t->node[v].end - t->node[v].begin > OCT_LEAF && t->node[v].depth < OCT_MAX_DEPTH && split_node(t, v, &w) != 0)
       status = PHEW_ERROR_MEMORY;
-  free(scratch);
+  free(w.slot);
+  free(w.moved);
+  free(w.value);
   if (status == PHEW_OK)
     node_moments(t);
   return status;

@@ -126,17 +126,9 @@ static void symmetric_eigen(const double in[3][3], double value[3], double major
     major[k] = (flip ? -v[k][order[0]] : v[k][order[0]]) / norm;
 }
 
-static double wrap(double x, double origin, double size, int periodic)
-{
-  if (!periodic)
-    return x;
-  double w = x - size * floor((x - origin) / size);
-  return w >= origin + size ? origin : w;
-}
-
 /* Centre of mass, bulk velocity, dispersion, angular momentum, energy and shape. */
 static void moments(const member *m, int64_t n, const unsigned char *bound, const double *position, const double *phi,
-                    const physics_units *u, const particle_box *box, const double *box_origin, phew_structure *row)
+                    const physics_units *u, const points_context *x, phew_structure *row)
 {
   const double mass = row->bound_mass_inclusive;
   double mx[3] = {0, 0, 0}, mv[3] = {0, 0, 0};
@@ -150,7 +142,7 @@ static void moments(const member *m, int64_t n, const unsigned char *bound, cons
   for (int d = 0; d < 3; ++d) {
     com[d] = mx[d] / mass;
     v[d] = mv[d] / mass;
-    row->center_of_mass[d] = wrap(com[d], box_origin[d], box->size[d], box->periodic[d]);
+    row->center_of_mass[d] = points_wrap(x, d, com[d]);
     row->bulk_velocity[d] = v[d];
   }
   double kinetic = 0.0, potential = 0.0, j[3] = {0, 0, 0}, inertia[3][3] = {{0}};
@@ -187,8 +179,8 @@ static void moments(const member *m, int64_t n, const unsigned char *bound, cons
 }
 
 void properties_of_members(const member *m, int64_t n, const double *position, const double *phi, int64_t structure,
-                           const structure_tree *t, const physics_units *u, double softening, const particle_box *box,
-                           const double *box_origin, phew_structure *row)
+                           const structure_tree *t, const physics_units *u, double softening, const points_context *x,
+                           phew_structure *row)
 {
   unsigned char *bound = phew_malloc((size_t)n + 1, 1);
   row->n_members = n;
@@ -220,7 +212,7 @@ void properties_of_members(const member *m, int64_t n, const double *position, c
   row->centre_id = m[centre].id;
   memcpy(row->centre, m[centre].position, sizeof row->centre);
   row->centre_potential = phi[centre];
-  moments(m, n, bound, position, phi, u, box, box_origin, row);
+  moments(m, n, bound, position, phi, u, x, row);
   circular_velocity_peak(m, n, bound, position, position + 3 * centre, u, softening, row);
   free(bound);
 }
