@@ -30,6 +30,7 @@ void usage(FILE *out)
         "            [--merge-neighbours 4] [--density-neighbours 64] [--density FILE]\n"
         "            [--min-members N] [--masses FILE] [--velocities FILE] [--ids FILE] [--threads N]\n"
         "            --output PREFIX [--verbose]\n"
+        "       phew link --output PREFIX [--max-orphan-steps K] [--hdf5 FILE] CATALOGUE0.hdf5 ...\n"
         "\n"
         "A grid: a raw little-endian cube, x fastest. Outputs PREFIX-patch.raw, -clump.raw,\n"
         "-halo.raw (int64 per cell, -1 = none), PREFIX-clumps.csv, -haloes.csv, -dendrogram.csv.\n"
@@ -566,7 +567,8 @@ static int physics_option(char **argv, int *i, int left, options *o, parse_state
                                        "--groups",
                                        "--parents",
                                        "--mass-bins",
-                                       "--profile-r-min"};
+                                       "--profile-r-min",
+                                       "--most-bound"};
   int k = 0;
   while (k < (int)(sizeof valued / sizeof valued[0]) && strcmp(a, valued[k]))
     ++k;
@@ -622,7 +624,13 @@ static int physics_option(char **argv, int *i, int left, options *o, parse_state
   case 8: o->groups = v; return 0;
   case 9: o->parents = v; return 0;
   case 10: return option_int(a, v, 1, &pp->n_mass_bins) != 0;
-  default: return positive_option(a, v, &pp->profile_r_min);
+  case 11: return positive_option(a, v, &pp->profile_r_min);
+  default:
+    if (parse_int64(v, &pp->n_most_bound) != 1 || pp->n_most_bound < 0) {
+      fail("--most-bound needs an integer >= 0 (got '%s')", v);
+      return 1;
+    }
+    return 0;
   }
 }
 

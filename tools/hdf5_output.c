@@ -147,6 +147,7 @@ int hdf5_output_write(const procs *p, const options *o, const run_facts *f, cons
     c.unbound_first = ph->unbound_ids_first;
     c.n_unbound_total = ph->n_unbound_ids_total;
     c.unbound_ids = ph->unbound_ids;
+    c.most_bound = p->rank == 0 ? &ph->most_bound : NULL;
   }
   phew_context context = procs_context(p, 1);
   if (phew_write_catalogue_hdf5(&context, outputs_temporary(OUTPUT_HDF5), &c) != PHEW_OK)

@@ -13,12 +13,11 @@
 /* Linux's PATH_MAX; longer paths cannot be opened. */
 enum { NAME_SIZE = 4096 };
 
-static const char *const suffix[] = {"-patch.raw",         "-clump.raw",       "-halo.raw",
-                                     "-clumps.csv",        "-haloes.csv",      "-dendrogram.csv",
-                                     "-density.raw",       "-group.raw",       "-groups.csv",
-                                     "-boxes.csv",         "-run.json",        "-groups-run.json",
-                                     "-bound.raw",         "-group-bound.raw", "-given-bound.raw",
-                                     "-given-physics.csv", "-given-run.json",  "" /* --hdf5: a path of its own */};
+static const char *const suffix[] = {
+    "-patch.raw",         "-clump.raw",       "-halo.raw",  "-clumps.csv",      "-haloes.csv",
+    "-dendrogram.csv",    "-density.raw",     "-group.raw", "-groups.csv",      "-boxes.csv",
+    "-run.json",          "-groups-run.json", "-bound.raw", "-group-bound.raw", "-given-bound.raw",
+    "-given-physics.csv", "-given-run.json",  "-tree.csv",  "-tree-run.json",   "" /* --hdf5: a path of its own */};
 _Static_assert(sizeof suffix / sizeof suffix[0] == OUTPUT_COUNT, "one suffix per output");
 static const char temporary_suffix[] = ".partial", backup_suffix[] = ".previous";
 
@@ -101,6 +100,8 @@ static int in_set(int k, output_set set)
   const int physics_file = k >= OUTPUT_BOUND;
   if (set == OUTPUTS_GIVEN)
     return k == OUTPUT_GIVEN_BOUND || k == OUTPUT_GIVEN_PHYSICS_CSV || k == OUTPUT_GIVEN_RUN;
+  if (set == OUTPUTS_TREE)
+    return k == OUTPUT_TREE_CSV || k == OUTPUT_TREE_RUN;
   if (physics_file)
     return 0;
   if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)

@@ -28,7 +28,7 @@
 /* clang-format off */
 enum { OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO, OUTPUT_CLUMPS_CSV, OUTPUT_HALOES_CSV, OUTPUT_DENDROGRAM_CSV,
        OUTPUT_DENSITY, OUTPUT_GROUP, OUTPUT_GROUPS_CSV, OUTPUT_BOXES_CSV, OUTPUT_RUN,
-       OUTPUT_GROUPS_RUN, OUTPUT_BOUND, OUTPUT_GROUP_BOUND, OUTPUT_GIVEN_BOUND, OUTPUT_GIVEN_PHYSICS_CSV, OUTPUT_GIVEN_RUN, OUTPUT_HDF5, OUTPUT_COUNT };
+       OUTPUT_GROUPS_RUN, OUTPUT_BOUND, OUTPUT_GROUP_BOUND, OUTPUT_GIVEN_BOUND, OUTPUT_GIVEN_PHYSICS_CSV, OUTPUT_GIVEN_RUN, OUTPUT_TREE_CSV, OUTPUT_TREE_RUN, OUTPUT_HDF5, OUTPUT_COUNT };
 /* clang-format on */
 
 /* Which outputs a run writes, besides run.json: PHEW on a grid (six), PHEW on particles
@@ -40,8 +40,9 @@ typedef enum output_set {
   OUTPUTS_GROUPS,
   OUTPUTS_GROUPS_DENSITY,
   OUTPUTS_AMR,
-  OUTPUTS_GIVEN /* the physics on a given grouping (--groups): PREFIX-given-bound.raw,
+  OUTPUTS_GIVEN, /* the physics on a given grouping (--groups): PREFIX-given-bound.raw,
                    -given-physics.csv and -given-run.json */
+  OUTPUTS_TREE   /* phew link: PREFIX-tree.csv and -tree-run.json */
 } output_set;
 
 /* Every rank: the names of the set's outputs from the prefix (with physics: also the bound

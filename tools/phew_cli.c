@@ -4,6 +4,8 @@
  *        [--relevance R] [--saddle S] [--mass-threshold M] [--periodic]
  *        [--spacing DX DY DZ] [--origin OX OY OZ] --output PREFIX [--verbose]
  *
+ *   phew link --output PREFIX CATALOGUE0.hdf5 CATALOGUE1.hdf5 ...   (link_mode.c: merger trees)
+ *
  *   phew --points POS --type float32|float64 --box LX LY LZ [--periodic]
  *        [--masses FILE] [--velocities FILE] [--ids FILE] [--density FILE]
  *        [--neighbours K] [--density-neighbours N] --threshold T [--relevance R]
@@ -38,11 +40,13 @@
 #include "cli_options.h"
 #include "cli_procs.h"
 #include "grid_mode.h"
+#include "link_mode.h"
 #include "outputs.h"
 #include "points_mode.h"
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The whole run on every rank; returns the exit status (the same on every rank). */
 static int run(const procs *p, int argc, char **argv)
@@ -94,7 +98,7 @@ int main(int argc, char **argv)
 {
   procs p;
   procs_init(&p, &argc, &argv);
-  const int code = run(&p, argc, argv);
+  const int code = argc >= 2 && !strcmp(argv[1], "link") ? link_mode_main(&p, argc - 1, argv + 1) : run(&p, argc, argv);
   procs_finalize();
   return code;
 }

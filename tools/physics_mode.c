@@ -59,7 +59,7 @@ int physics_mode_run(const procs *p, const options *o, const phew_input *in, con
     out->bound = allocate(in->points.n, 8, "the bound labels");
   if (all_ok(p)) {
     const phew_structures st = {n_structures, parents, g->labels, centres};
-    if (phew_structure_physics(&context, in, &st, &out->params, out->bound, &out->result) != PHEW_OK)
+    if (phew_structure_physics(&context, in, &st, &out->params, out->bound, NULL, &out->result) != PHEW_OK)
       fail("%s", context.message); /* the same on every rank */
   }
   if (!failed() && o->verbose && p->rank == 0) {

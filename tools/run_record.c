@@ -127,6 +127,7 @@ static void physics_parameters(json_writer *w, const phew_physics_params *pp)
   json_integer(w, "direct_max", pp->direct_max);
   json_number(w, "tolerance", pp->tolerance);
   json_integer(w, "max_iterations", pp->max_iterations);
+  json_integer(w, "most_bound", pp->n_most_bound);
   if (pp->cosmology.comoving) {
     json_number(w, "hubble_param", pp->cosmology.hubble);
     json_number(w, "omega_matter", pp->cosmology.omega_m);

@@ -56,7 +56,7 @@ int pm_tree_step(pm_tree *t, MPI_Comm comm, int step, double time, int64_t n, in
 {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  const phew_step_labels earlier = {t->n, t->id, t->label, t->mass}, later = {n, id, label, mass};
+  const phew_step_labels earlier = {t->n, t->id, t->label, t->mass, NULL}, later = {n, id, label, mass, NULL};
   phew_link_result r;
   memset(&r, 0, sizeof r);
   phew_context context;

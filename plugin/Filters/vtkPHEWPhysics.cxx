@@ -116,7 +116,7 @@ int Run(phew_context& core, const phew_input& in, const Grouping& g,
   if (status == PHEW_OK)
   {
     const phew_structures st = { n, parents, g.Labels, centres };
-    status = phew_structure_physics(&core, &in, &st, &params, bound, result);
+    status = phew_structure_physics(&core, &in, &st, &params, bound, nullptr, result);
   }
   std::free(parents);
   std::free(centres);

@@ -46,7 +46,7 @@ static void make(labelling *l, int later)
 static phew_step_labels share(const labelling *l, int scattered, int rank, int size, int64_t *id, int64_t *label,
                               double *mass)
 {
-  phew_step_labels s = {0, id, label, mass};
+  phew_step_labels s = {0, id, label, mass, NULL};
   for (int64_t k = 0; k < N; ++k) {
     const int owner = scattered   ? (int)(mix((uint64_t)k + 99) % (uint64_t)size)
                       : size == 1 ? 0
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
   phew_link_result serial;
   memset(&serial, 0, sizeof serial);
   if (rank == 0) {
-    const phew_step_labels x = {N, a.id, a.label, a.mass}, y = {N, b.id, b.label, b.mass};
+    const phew_step_labels x = {N, a.id, a.label, a.mass, NULL}, y = {N, b.id, b.label, b.mass, NULL};
     MPI_Comm self = MPI_COMM_SELF;
     phew_context alone;
     phew_context_init(&alone);

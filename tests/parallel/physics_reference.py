@@ -247,10 +247,12 @@ def membership(rows, parent, inside, label, bound, ids):
 
 
 def physics(pos, vel, mass, ids, label, parent, box, periodic, origin, u, eps, unbind_on=True, tol=0.01,
-            max_iterations=100, spherical=None):
+            max_iterations=100, spherical=None, energies=None):
     """spherical: None (the exact potential), or a dict of RAMSES's method: centres (per structure,
     or None: centres of mass), n_bins, log_bins, r_min, saddle_cut, unbind_top."""
-    """Returns (bound label per particle, list of rows as dicts keyed by the CSV's column names)."""
+    """Returns (bound label per particle, list of rows as dicts keyed by the CSV's column names);
+    energies (an array per particle, optional) gets each bound particle's specific energy in the
+    structure it is bound to itself."""
     n = len(parent)
     parent = np.asarray(parent, dtype=np.int64)
     inside = subtree_of(parent)
@@ -302,6 +304,10 @@ def physics(pos, vel, mass, ids, label, parent, box, periodic, origin, u, eps, u
         in_sub = (b >= 0) & inside[s, np.maximum(b, 0)]
         row["BoundFraction"] = mass[sel][in_sub].sum() / mass[sel].sum()
         properties(row, x, pos[sel], vel[sel], mass[sel], ids[sel], phi, in_sub, b == s, u, eps, box, periodic, origin)
+        if energies is not None and "BulkVelocityX" in row:  # docs/merger-trees.md: the tracers' energy
+            own = b == s
+            dv = vel[sel][own] - np.array([row["BulkVelocity" + c] for c in "XYZ"])
+            energies[sel[own]] = 0.5 * ((dv[:, 0] * dv[:, 0] + dv[:, 1] * dv[:, 1]) + dv[:, 2] * dv[:, 2]) + phi[own]
         if u.comoving and "CenterId" in row:
             centre = pos[sel][ids[sel] == row["CenterId"]][0]
             names = ["200c", "500c", "200m", "vir"]

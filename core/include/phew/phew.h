@@ -517,7 +517,26 @@ typedef struct phew_link {
                                  more is a merger */
   int64_t n_descendants;      /* descendants whose main progenitor is this progenitor: 2 or more
                                  is a split */
+  /* Links by most-bound particles (phew_link_tracked; phew_link_steps leaves kind 0, the
+   * step -1 and the tracer fields 0, host -1). docs/merger-trees.md states the rules. */
+  int64_t progenitor_step;         /* the step the progenitor was last seen in as a structure: the
+                                      earlier step, or an older one for an orphan */
+  int32_t kind;                    /* phew_link_kind */
+  int32_t orphan_steps;            /* ORPHAN: steps followed as an orphan, this one included;
+                                      REFOUND: steps it was an orphan before it was found again */
+  int64_t n_tracers;               /* the progenitor's most-bound particles */
+  int64_t shared_tracers;          /* of them, those in the descendant (ORPHAN: in the host) */
+  int32_t main_progenitor_tracers; /* 1: the descendant's main progenitor by most-bound particles */
+  int32_t main_descendant_tracers; /* 1: the progenitor's main descendant by most-bound particles */
+  int64_t host_id;                 /* ORPHAN: the later structure holding most of its most-bound
+                                      particles (-1: none); -1 otherwise */
 } phew_link;
+
+typedef enum phew_link_kind {
+  PHEW_LINK_DIRECT = 0, /* a structure of the earlier step and one of the later step */
+  PHEW_LINK_ORPHAN = 1, /* a lost structure followed by its most-bound particles (descendant -1) */
+  PHEW_LINK_REFOUND = 2 /* an orphan found again as a later structure */
+} phew_link_kind;
 
 /* What phew_find_clumps finds: the catalogues and the dendrogram (complete on rank 0 of the
  * communicator, empty elsewhere), the statistics, the thresholds used and the mean density
@@ -658,6 +677,8 @@ typedef struct phew_step_labels {
   const int64_t *id;    /* >= 0: grids use the global cell id, particles their own ids */
   const int64_t *label; /* >= -1 */
   const double *mass;   /* finite and >= 0 (cells: density * volume); NULL: 1 per element */
+  const double *energy; /* phew_most_bound only: each element's specific energy in its structure
+                           (NaN: none; phew_structure_physics's bound_energy) */
 } phew_step_labels;
 
 /* The merger tree from one step to the next: every pair of structures, one of each step, that
@@ -676,6 +697,60 @@ PHEW_API void phew_link_result_free(phew_link_result *result);
 
 PHEW_API phew_status phew_link_steps(phew_context *context, const phew_step_labels *earlier,
                                      const phew_step_labels *later, phew_link_result *result);
+
+/* ---- most-bound particles and orphans (docs/merger-trees.md) ---------------------------------
+ * A structure is followed by its most-bound particles (its tracers: the particles labelled with
+ * it of lowest specific energy, equal energies by id), as RAMSES's merger trees and HBT+ do; a
+ * structure that merged or vanished stays followed by them as an orphan for a few steps, until
+ * it is found again as a structure without a progenitor. */
+typedef struct phew_tracked {
+  int64_t id;            /* the structure's label in the step it was last seen in */
+  int64_t step;          /* that step (the caller's numbering) */
+  int64_t orphan_steps;  /* 0: a structure of the step; k > 0: followed as an orphan k steps */
+  double mass;           /* its mass in that step (its elements' masses, exact sum) */
+  int64_t tracer_offset; /* its tracers: ids[tracer_offset .. tracer_offset + n_tracers), most
+                            bound first */
+  int64_t n_tracers;
+} phew_tracked;
+
+/* The structures a step links from: its own (orphan_steps 0, by id) then the orphans carried
+ * (by step, then id). Complete on rank 0 of the communicator, empty elsewhere. */
+typedef struct phew_tracer_set {
+  int64_t n;
+  phew_tracked *tracked;
+  int64_t n_ids;
+  int64_t *ids;
+} phew_tracer_set;
+
+PHEW_API void phew_tracer_set_free(phew_tracer_set *set);
+
+/* Collective: the tracers of every structure of a step: the n_most_bound elements of lowest
+ * labels->energy (required; NaN energies never count), with the structures' masses. The set
+ * (overwritten) is on rank 0. */
+PHEW_API phew_status phew_most_bound(phew_context *context, const phew_step_labels *labels, int64_t step,
+                                     int64_t n_most_bound, phew_tracer_set *set);
+
+/* out = a's entries, then b's (e.g. a step's own tracers, then the orphans carried to it); ids
+ * copied. Returns PHEW_ERROR_MEMORY (out empty) if memory ran out. Not collective. */
+PHEW_API phew_status phew_tracer_set_join(const phew_tracer_set *a, const phew_tracer_set *b, phew_tracer_set *out);
+
+typedef struct phew_track_params {
+  int64_t max_orphan_steps; /* follow a lost structure at most this many steps (3); 0: never */
+} phew_track_params;
+
+PHEW_API void phew_track_params_init(phew_track_params *params);
+
+/* Collective: the links from the earlier step to the later one by shared mass
+ * (as phew_link_steps) and by the tracers of `tracers` (the earlier step's structures and the
+ * orphans carried to it, on rank 0): every structure's main partners both ways by most-bound
+ * particles, the structures lost in the later step as orphans (kind ORPHAN), orphans found
+ * again (kind REFOUND). `orphans` gets the orphans to carry on to the next step (rank 0;
+ * join them after the later step's own tracers). Links and orphans the same, bit for bit, for
+ * any number of ranks. */
+PHEW_API phew_status phew_link_tracked(phew_context *context, const phew_step_labels *earlier,
+                                       const phew_step_labels *later, const phew_tracer_set *tracers,
+                                       const phew_track_params *params, phew_link_result *links,
+                                       phew_tracer_set *orphans);
 
 PHEW_API const char *phew_status_string(phew_status status);
 PHEW_API const char *phew_stage_name(int stage);
@@ -774,11 +849,13 @@ typedef struct phew_physics_params {
                            (RAMSES's saddle_pot, as its source describes it); 0 (default): no
                            cut, which reproduces RAMSES's own output on the shared run
                            (docs/physics.md) */
+  int64_t n_most_bound; /* tracers kept per structure: its most-bound particles (200, as
+                           RAMSES's nmost_bound) for the merger trees (phew_link_tracked) */
 } phew_physics_params;
 
 /* Unbinding on (top level too), exact potential, automatic softening, theta 0.5, 1000 direct
  * members, tolerance 0.01, 100 iterations, G = 1, no cosmology; spherical: 50 log bins from the
- * softening, no saddle cut. */
+ * softening, no saddle cut; 200 most-bound particles. */
 PHEW_API void phew_physics_params_init(phew_physics_params *params);
 
 /* A grouping: per particle passed, its innermost structure (0 .. n_structures - 1, or -1:
@@ -855,6 +932,10 @@ typedef struct phew_physics_result {
   int64_t *bound_ids;
   int64_t n_unbound_ids, unbound_ids_first, n_unbound_ids_total;
   int64_t *unbound_ids;
+  /* Rank 0: every structure with bound particles and its n_most_bound particles of lowest
+   * specific energy (phew_most_bound on the bound labels and energies; step 0): the tracers
+   * of the merger trees, written to the HDF5 catalogue. */
+  phew_tracer_set most_bound;
 } phew_physics_result;
 
 PHEW_API void phew_physics_result_free(phew_physics_result *result);
@@ -862,11 +943,13 @@ PHEW_API void phew_physics_result_free(phew_physics_result *result);
 /* Unbinding and properties of the structures of `structures` on the particles of `input`
  * (mesh PHEW_MESH_POINTS: positions, masses, velocities and ids as the finders take them;
  * velocities are required). bound_label (per particle passed, optional) gets the innermost
- * structure each particle is bound to, or -1. Collective; on error every rank returns the same
+ * structure each particle is bound to, or -1; bound_energy (optional) its specific energy
+ * there, 0.5 |v - bulk velocity|^2 + potential (the unbinding's energy, in its units; NaN
+ * where unbound): phew_most_bound's energies. Collective; on error every rank returns the same
  * status, context->message says why and bound_label is -1. */
 PHEW_API phew_status phew_structure_physics(phew_context *context, const phew_input *input,
                                             const phew_structures *structures, const phew_physics_params *params,
-                                            int64_t *bound_label, phew_physics_result *result);
+                                            int64_t *bound_label, double *bound_energy, phew_physics_result *result);
 
 /* The catalogue's columns (phew_structure), in output order. */
 PHEW_API const phew_column *phew_structure_columns(int *count);

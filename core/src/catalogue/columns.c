@@ -116,7 +116,15 @@ static const phew_column link_columns[] = {I64("ProgenitorId", phew_link, progen
                                            I32("MainProgenitor", phew_link, main_progenitor),
                                            I32("MainDescendant", phew_link, main_descendant),
                                            I64("NumberOfProgenitors", phew_link, n_progenitors),
-                                           I64("NumberOfDescendants", phew_link, n_descendants)};
+                                           I64("NumberOfDescendants", phew_link, n_descendants),
+                                           I64("ProgenitorStep", phew_link, progenitor_step),
+                                           I32("Kind", phew_link, kind),
+                                           I32("OrphanSteps", phew_link, orphan_steps),
+                                           I64("NumberOfTracers", phew_link, n_tracers),
+                                           I64("SharedTracers", phew_link, shared_tracers),
+                                           I32("MainProgenitorByTracers", phew_link, main_progenitor_tracers),
+                                           I32("MainDescendantByTracers", phew_link, main_descendant_tracers),
+                                           I64("HostId", phew_link, host_id)};
 
 const phew_column *phew_link_columns(int *count) { PICK(link_columns); }
 

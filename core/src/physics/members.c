@@ -127,26 +127,34 @@ phew_status members_gather(const points_context *x, const particle_set *s, const
 
 typedef struct returned_label {
   int64_t index, bound;
+  double energy;
 } returned_label;
 
-phew_status members_return(const points_context *x, const member_set *m, int64_t *bound_label, int64_t n_passed)
+phew_status members_return(const points_context *x, const member_set *m, const double *energy, int64_t *bound_label,
+                           double *bound_energy, int64_t n_passed)
 {
   comm *c = x->c;
   outbox o;
   outbox_init(&o, c, sizeof(returned_label));
   for (int64_t k = 0; k < m->n; ++k) {
-    const returned_label r = {m->m[k].origin_index, m->m[k].bound};
+    const returned_label r = {m->m[k].origin_index, m->m[k].bound, energy ? energy[k] : NAN};
     outbox_put(&o, m->m[k].origin_rank, &r);
   }
   inbox in;
   phew_status status = outbox_send(&o, c, &in);
   outbox_free(&o);
-  for (int64_t i = 0; bound_label && i < n_passed; ++i)
-    bound_label[i] = -1;
-  if (status == PHEW_OK && bound_label) {
-    const returned_label *r = (const returned_label *)in.items;
-    for (int64_t k = 0; k < in.n; ++k)
+  for (int64_t i = 0; i < n_passed; ++i) {
+    if (bound_label)
+      bound_label[i] = -1;
+    if (bound_energy)
+      bound_energy[i] = NAN;
+  }
+  const returned_label *r = (const returned_label *)in.items;
+  for (int64_t k = 0; status == PHEW_OK && k < in.n; ++k) {
+    if (bound_label)
       bound_label[r[k].index] = r[k].bound;
+    if (bound_energy)
+      bound_energy[r[k].index] = r[k].bound >= 0 ? r[k].energy : NAN;
   }
   inbox_free(&in);
   return comm_agree(c, status == PHEW_OK ? PHEW_OK : phew_fail(x->result, status, "out of memory for the labels"),

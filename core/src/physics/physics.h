@@ -113,8 +113,10 @@ typedef struct member_set {
  * roots by member count), in canonical order. label: per particle of s (own ones). */
 phew_status members_gather(const points_context *x, const particle_set *s, const structure_tree *t,
                            const int64_t *label, member_set *out);
-/* Collective: each member's `bound` label back to where its particle was passed. */
-phew_status members_return(const points_context *x, const member_set *m, int64_t *bound_label, int64_t n_passed);
+/* Collective: each member's `bound` label and its energy (energy[k] for m->m[k]; NULL: none)
+ * back to where its particle was passed (either output may be NULL). */
+phew_status members_return(const points_context *x, const member_set *m, const double *energy, int64_t *bound_label,
+                           double *bound_energy, int64_t n_passed);
 void member_set_free(member_set *m);
 
 /* ---- membership.c ---------------------------------------------------------------------------- */
@@ -136,6 +138,10 @@ typedef struct unbind_params {
  * estimates; *n_candidates counts the candidates. */
 int unbind_structure(member *m, int64_t n, const double *phi, int64_t structure, int64_t parent, const unbind_params *p,
                      int64_t *n_candidates);
+/* energy[k] = 0.5 |v_k - bulk|^2 + phi[k] for the members bound to `structure` itself (the
+ * unbinding's specific energy, with the catalogue's bulk velocity); the others are untouched. */
+void bound_energies(const member *m, int64_t n, const double *phi, int64_t structure, const double bulk[3],
+                    double *energy);
 
 /* ---- properties.c ----------------------------------------------------------------------------- */
 /* The member-based fields of row (everything but the spherical-overdensity columns, c200c and

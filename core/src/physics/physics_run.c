@@ -3,6 +3,7 @@
  * labels back, the spherical-overdensity masses, the catalogue on rank 0. */
 #include "cube_root.h"
 #include "physics.h"
+#include "tracking.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@ void phew_physics_result_free(phew_physics_result *result)
   free(result->structures);
   free(result->bound_ids);
   free(result->unbound_ids);
+  phew_tracer_set_free(&result->most_bound);
   result->structures = NULL;
   result->bound_ids = result->unbound_ids = NULL;
   result->n_structures = result->n_bound_ids = result->n_unbound_ids = 0;
@@ -46,6 +48,9 @@ static phew_status check_params(const phew_physics_params *p, call_result *r)
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "the tolerance must be finite and >= 0 (got %g)", p->tolerance);
   if (p->max_iterations < 1)
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "the number of iterations must be at least 1 (got %d)", p->max_iterations);
+  if (p->n_most_bound < 0)
+    return phew_fail(r, PHEW_ERROR_ARGUMENT, "the number of most-bound particles must be >= 0 (got %lld)",
+                     (long long)p->n_most_bound);
   return PHEW_OK;
 }
 
@@ -111,6 +116,7 @@ typedef struct physics_job {
   const phew_physics_params *p;
   double softening;
   int64_t n_candidates;
+  double *energy; /* per member of the member set: its specific energy where bound, else NaN */
 } physics_job;
 
 static void empty_row(phew_structure *row)
@@ -169,7 +175,7 @@ static phew_status spherical_potential(const physics_job *job, const member *m, 
 
 /* One structure: its members unwrapped about the member with the smallest id, their
  * potentials, the unbinding and the properties. */
-static phew_status one_structure(physics_job *job, member *m, int64_t n, int64_t s, phew_structure *row)
+static phew_status one_structure(physics_job *job, member *m, int64_t n, int64_t s, double *energy, phew_structure *row)
 {
   const structure_tree *t = job->t;
   empty_row(row);
@@ -207,8 +213,11 @@ static phew_status one_structure(physics_job *job, member *m, int64_t n, int64_t
     row->iterations = iterations;
     job->n_candidates += candidates;
   }
-  if (status == PHEW_OK)
+  if (status == PHEW_OK) {
     properties_of_members(m, n, position, phi, s, t, job->u, job->softening, job->x, row);
+    if (isfinite(row->bulk_velocity[0]))
+      bound_energies(m, n, phi, s, row->bulk_velocity, energy);
+  }
   free(position);
   free(phi);
   free(mass);
@@ -249,7 +258,7 @@ static phew_status one_tree(physics_job *job, member_set *ms, int64_t root, phew
     const int64_t s = t->order[order[k].place];
     const int64_t b = first_at_place(ms->m, begin, end, t, t->place[s]);
     const int64_t e = first_at_place(ms->m, b, end, t, t->subtree_end[s]);
-    status = one_structure(job, ms->m + b, e - b, s, &rows[(*n_rows)++]);
+    status = one_structure(job, ms->m + b, e - b, s, job->energy + b, &rows[(*n_rows)++]);
   }
   free(order);
   return status;
@@ -338,15 +347,41 @@ static phew_status prepare(physics_state *w, const phew_context *context, const 
 /* Collective: every top-level structure of this rank, bottom-up, with its rows. */
 static phew_status unbind_all(physics_state *w, const phew_structures *st, const phew_physics_params *p, call_result *r)
 {
-  w->job = (physics_job){&w->x, st, NULL, 0, &w->t, &w->u, p, softening_of(&w->x, p), 0};
+  w->job = (physics_job){&w->x, st, NULL, 0, &w->t, &w->u, p, softening_of(&w->x, p), 0, NULL};
+  w->job.energy = phew_malloc((size_t)w->ms.n + 1, sizeof *w->job.energy);
+  for (int64_t k = 0; w->job.energy && k < w->ms.n; ++k)
+    w->job.energy[k] = NAN;
   int64_t n_held = 0;
   for (int64_t k = 0; k < w->ms.n_roots; ++k)
     n_held += w->t.subtree_end[w->ms.roots[k]] - w->t.place[w->ms.roots[k]];
   w->rows = phew_malloc((size_t)n_held + 1, sizeof *w->rows);
-  phew_status status = w->rows ? PHEW_OK : PHEW_ERROR_MEMORY;
+  phew_status status = w->rows && w->job.energy ? PHEW_OK : PHEW_ERROR_MEMORY;
   for (int64_t k = 0; status == PHEW_OK && k < w->ms.n_roots; ++k)
     status = one_tree(&w->job, &w->ms, w->ms.roots[k], w->rows, &w->n_rows);
   return comm_agree(&w->c, status == PHEW_OK ? PHEW_OK : phew_fail(r, status, "out of memory for the unbinding"), r);
+}
+
+/* Collective: the tracers of every structure from the members' bound labels and energies. */
+static phew_status most_bound(physics_state *w, int64_t n_most_bound, phew_physics_result *out, call_result *r)
+{
+  const int64_t n = w->ms.n;
+  int64_t *id = phew_malloc((size_t)n + 1, sizeof *id), *label = phew_malloc((size_t)n + 1, sizeof *label);
+  double *mass = phew_malloc((size_t)n + 1, sizeof *mass);
+  phew_status status = id && label && mass ? PHEW_OK : phew_fail(r, PHEW_ERROR_MEMORY, "out of memory for the tracers");
+  for (int64_t k = 0; status == PHEW_OK && k < n; ++k) {
+    id[k] = w->ms.m[k].id;
+    label[k] = w->ms.m[k].bound;
+    mass[k] = w->ms.m[k].mass;
+  }
+  status = comm_agree(&w->c, status, r);
+  if (status == PHEW_OK) {
+    const phew_step_labels l = {n, id, label, mass, w->job.energy};
+    status = tracking_most_bound(&w->c, &l, 0, n_most_bound, &out->most_bound, r);
+  }
+  free(id);
+  free(label);
+  free(mass);
+  return status;
 }
 
 /* Collective: the counts and the catalogue on rank 0. */
@@ -364,7 +399,8 @@ static phew_status finish(physics_state *w, phew_physics_result *out, call_resul
 
 /* The stages in order, each timed (seconds of this rank; the maximum is taken at the end). */
 static phew_status run(const phew_context *context, const phew_input *in, const phew_structures *st,
-                       const phew_physics_params *p, int64_t *bound_label, phew_physics_result *out, call_result *r)
+                       const phew_physics_params *p, int64_t *bound_label, double *bound_energy,
+                       phew_physics_result *out, call_result *r)
 {
   physics_state w;
   memset(&w, 0, sizeof w);
@@ -379,13 +415,14 @@ static phew_status run(const phew_context *context, const phew_input *in, const 
   }
   TIMED(members, members_gather(&w.x, &w.s, &w.t, st->label, &w.ms))
   TIMED(unbinding, unbind_all(&w, st, p, r))
-  TIMED(members, members_return(&w.x, &w.ms, bound_label, in->points.n))
+  TIMED(members, members_return(&w.x, &w.ms, w.job.energy, bound_label, bound_energy, in->points.n))
   TIMED(listing, comm_agree(&w.c,
                             membership_lists(&w.c, &w.ms, &w.t, w.rows, w.n_rows, out) == PHEW_OK
                                 ? PHEW_OK
                                 : phew_fail(r, PHEW_ERROR_MEMORY, "out of memory for the membership lists"),
                             r))
   TIMED(overdensity, overdensity_masses(&w.x, &w.s, &w.u, w.rows, w.n_rows))
+  TIMED(listing, most_bound(&w, p->n_most_bound, out, r))
   TIMED(listing, finish(&w, out, r))
 #undef TIMED
   if (w.communicating) { /* the maxima over ranks (collective: every failure was agreed) */
@@ -396,6 +433,7 @@ static phew_status run(const phew_context *context, const phew_input *in, const 
     out->seconds = comm_max_double(&w.c, phew_seconds() - start);
   }
   free(w.rows);
+  free(w.job.energy);
   member_set_free(&w.ms);
   structure_tree_free(&w.t);
   particle_set_free(&w.s);
@@ -403,7 +441,8 @@ static phew_status run(const phew_context *context, const phew_input *in, const 
 }
 
 phew_status phew_structure_physics(phew_context *context, const phew_input *input, const phew_structures *structures,
-                                   const phew_physics_params *params, int64_t *bound_label, phew_physics_result *result)
+                                   const phew_physics_params *params, int64_t *bound_label, double *bound_energy,
+                                   phew_physics_result *result)
 {
   if (!context || !result) {
     if (result)
@@ -414,12 +453,16 @@ phew_status phew_structure_physics(phew_context *context, const phew_input *inpu
   result->softening_used = result->gravitational_constant_used = NAN;
   call_result r;
   call_result_start(&r);
-  const phew_status status = run(context, input, structures, params, bound_label, result, &r);
+  const phew_status status = run(context, input, structures, params, bound_label, bound_energy, result, &r);
   if (status != PHEW_OK) {
     phew_physics_result_free(result);
     const int64_t n = input && input->mesh == PHEW_MESH_POINTS ? input->points.n : 0;
-    for (int64_t i = 0; bound_label && i < n; ++i)
-      bound_label[i] = -1;
+    for (int64_t i = 0; i < n; ++i) {
+      if (bound_label)
+        bound_label[i] = -1;
+      if (bound_energy)
+        bound_energy[i] = NAN;
+    }
   }
   call_result_report(&r, status, context);
   return status;

@@ -45,6 +45,17 @@ static void test_energies(const member *m, int64_t n, const double *phi, int64_t
   }
 }
 
+void bound_energies(const member *m, int64_t n, const double *phi, int64_t structure, const double bulk[3],
+                    double *energy)
+{
+  for (int64_t k = 0; k < n; ++k) {
+    if (m[k].bound != structure)
+      continue;
+    const double dx = m[k].velocity[0] - bulk[0], dy = m[k].velocity[1] - bulk[1], dz = m[k].velocity[2] - bulk[2];
+    energy[k] = 0.5 * ((dx * dx + dy * dy) + dz * dz) + phi[k];
+  }
+}
+
 int unbind_structure(member *m, int64_t n, const double *phi, int64_t structure, int64_t parent, const unbind_params *p,
                      int64_t *n_candidates)
 {

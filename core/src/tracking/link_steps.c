@@ -5,7 +5,7 @@
  * adds up the mass its elements share per pair of labels, and each label's whole mass, in
  * exact sums; rank 0 merges those partial sums (exact sums give the same bits however the
  * terms were split over ranks) and picks the main links. */
-#include "comm.h"
+#include "tracking.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,15 +24,6 @@ typedef struct pair_mass {
   exact_sum earlier, later;
 } pair_mass;
 
-static int owner_of(int64_t id, int size)
-{
-  uint64_t h = (uint64_t)id + UINT64_C(0x9e3779b97f4a7c15); /* splitmix64: ids in runs spread evenly */
-  h = (h ^ (h >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  h = (h ^ (h >> 27)) * UINT64_C(0x94d049bb133111eb);
-  h ^= h >> 31;
-  return (int)(h % (uint64_t)size);
-}
-
 static int by_id_then_step(const void *a, const void *b)
 {
   const element_record *x = a, *y = b;
@@ -49,7 +40,7 @@ static int by_pair(const void *a, const void *b)
   return (x->descendant > y->descendant) - (x->descendant < y->descendant);
 }
 
-static phew_status check_step(const phew_step_labels *s, const char *which, call_result *result)
+phew_status tracking_check_step(const phew_step_labels *s, const char *which, call_result *result)
 {
   if (!s || s->n < 0 || (s->n > 0 && (!s->id || !s->label)))
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "the %s step's labels are missing (n < 0, or no id or label array)",
@@ -75,7 +66,7 @@ static phew_status send_to_owners(const phew_step_labels *s, int64_t later, comm
     if (s->label[i] < 0)
       continue;
     const element_record r = {s->id[i], s->label[i], s->mass ? s->mass[i] : 1.0, later};
-    if (outbox_put(o, owner_of(r.id, c->size), &r) != PHEW_OK)
+    if (outbox_put(o, tracking_owner_of(r.id, c->size), &r) != PHEW_OK)
       return PHEW_ERROR_MEMORY;
   }
   return PHEW_OK;
@@ -305,6 +296,8 @@ static phew_status write_link(const pair_mass *pairs, int64_t k, const step_stru
 {
   const pair_mass *q = &pairs[k];
   memset(l, 0, sizeof *l);
+  l->progenitor_step = -1;
+  l->host_id = -1;
   l->progenitor_id = q->progenitor;
   l->descendant_id = q->descendant;
   const exact_sum *pw = ip >= 0 ? &pairs[p->whole[ip]].earlier : NULL,
@@ -366,33 +359,21 @@ static phew_status build_links(const pair_mass *pairs, int64_t n, call_result *r
   return status;
 }
 
-static phew_status link_steps(const phew_context *context, const phew_step_labels *earlier,
-                              const phew_step_labels *later, call_result *result)
+phew_status tracking_shared_links(comm *c, const phew_step_labels *earlier, const phew_step_labels *later,
+                                  call_result *result)
 {
-  comm c;
-  phew_status status = comm_init(&c, context, result);
-  if (status != PHEW_OK)
-    return status; /* no communicator to agree over */
-
-  status = check_step(earlier, "earlier", result);
-  if (status == PHEW_OK)
-    status = check_step(later, "later", result);
-  status = comm_agree(&c, status, result);
-  if (status != PHEW_OK)
-    return status;
-
   outbox o;
-  outbox_init(&o, &c, sizeof(element_record));
-  if (send_to_owners(earlier, 0, &c, &o) != PHEW_OK || send_to_owners(later, 1, &c, &o) != PHEW_OK)
+  outbox_init(&o, c, sizeof(element_record));
+  if (send_to_owners(earlier, 0, c, &o) != PHEW_OK || send_to_owners(later, 1, c, &o) != PHEW_OK)
     o.failed = 1; /* the exchange then fails on every rank */
   inbox in;
   memset(&in, 0, sizeof in);
-  status = outbox_send(&o, &c, &in);
+  phew_status status = outbox_send(&o, c, &in);
   outbox_free(&o);
   if (status != PHEW_OK) {
     inbox_free(&in);
     phew_fail(result, status, "could not send the labels to their owners (out of memory)");
-    return comm_agree(&c, status, result);
+    return comm_agree(c, status, result);
   }
 
   pair_mass *pairs = NULL, *all = NULL;
@@ -400,18 +381,34 @@ static phew_status link_steps(const phew_context *context, const phew_step_label
   int *counts = NULL;
   status = sum_owned((element_record *)in.items, in.n, &pairs, &n_pairs, result);
   inbox_free(&in);
-  status = comm_agree(&c, status, result);
+  status = comm_agree(c, status, result);
   if (status == PHEW_OK) {
-    status = comm_gather(&c, pairs, n_pairs, sizeof *pairs, (void **)&all, &n_all, &counts);
+    status = comm_gather(c, pairs, n_pairs, sizeof *pairs, (void **)&all, &n_all, &counts);
     if (status != PHEW_OK)
       phew_fail(result, status, "could not gather the shared masses on rank 0 (out of memory)");
   }
   free(pairs);
   free(counts);
-  if (status == PHEW_OK && c.rank == 0)
+  if (status == PHEW_OK && c->rank == 0)
     status = build_links(all, merge_equal_pairs(all, n_all), result);
   free(all);
-  return comm_agree(&c, status, result);
+  return comm_agree(c, status, result);
+}
+
+static phew_status link_steps(const phew_context *context, const phew_step_labels *earlier,
+                              const phew_step_labels *later, call_result *result)
+{
+  comm c;
+  phew_status status = comm_init(&c, context, result);
+  if (status != PHEW_OK)
+    return status; /* no communicator to agree over */
+  status = tracking_check_step(earlier, "earlier", result);
+  if (status == PHEW_OK)
+    status = tracking_check_step(later, "later", result);
+  status = comm_agree(&c, status, result);
+  if (status != PHEW_OK)
+    return status;
+  return tracking_shared_links(&c, earlier, later, result);
 }
 
 phew_status phew_link_steps(phew_context *context, const phew_step_labels *earlier, const phew_step_labels *later,

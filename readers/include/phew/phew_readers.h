@@ -201,6 +201,9 @@ typedef struct phew_hdf5_catalogue {
   const int64_t *bound_ids;
   int64_t n_unbound, unbound_first, n_unbound_total;
   const int64_t *unbound_ids;
+  /* rank 0: the structures' most-bound particles (phew_physics_result's), written as the group
+   * members_table/MostBound (StructureId, Mass, Offset, Count, ParticleIds); NULL: none */
+  const phew_tracer_set *most_bound;
 } phew_hdf5_catalogue;
 
 /* Collective: writes the catalogue to path (created, or replaced). On error every rank returns
@@ -208,6 +211,23 @@ typedef struct phew_hdf5_catalogue {
  * temporary name and rename). */
 PHEW_API phew_status phew_write_catalogue_hdf5(phew_context *context, const char *path,
                                                const phew_hdf5_catalogue *catalogue);
+
+/* One step of a merger tree as read back from an HDF5 catalogue with membership lists (a run
+ * with the physics and --hdf5): this rank's contiguous share of the bound particles, each with
+ * the structure it is bound to itself (its innermost), and on rank 0 the structures' tracers
+ * (MostBound, with `step` as given). */
+typedef struct phew_catalogue_step {
+  int64_t n;
+  int64_t *id;
+  int64_t *label;
+  phew_tracer_set tracers;
+} phew_catalogue_step;
+
+/* Collective: reads the step; on error every rank returns the same status and
+ * context->message says why (not a catalogue, no membership lists or tracers, bad offsets). */
+PHEW_API phew_status phew_read_catalogue_step(phew_context *context, const char *path, int64_t step,
+                                              phew_catalogue_step *out);
+PHEW_API void phew_catalogue_step_free(phew_catalogue_step *step);
 
 #ifdef __cplusplus
 }

@@ -89,6 +89,38 @@ static int write_table(hid_t file, const phew_hdf5_table *t, const phew_hdf5_cat
   return status;
 }
 
+/* A whole dataset of n values from memory (stride: bytes between values). */
+static int write_values(hid_t group, const char *name, hid_t file_type, hid_t memory_type, const void *first,
+                        size_t stride, size_t size, int64_t n)
+{
+  unsigned char *values = malloc((size_t)(n > 0 ? n : 1) * size);
+  hid_t set = values ? create_dataset(group, name, file_type, n) : -1;
+  for (int64_t k = 0; values && k < n; ++k)
+    memcpy(values + (size_t)k * size, (const unsigned char *)first + (size_t)k * stride, size);
+  const int ok = set >= 0 && (n == 0 || H5Dwrite(set, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0);
+  if (set >= 0)
+    H5Dclose(set);
+  free(values);
+  return ok ? 0 : -1;
+}
+
+/* The tracers: per structure its id, mass, offset and count in ParticleIds. */
+static int write_most_bound(hid_t members, const phew_tracer_set *s)
+{
+  hid_t group = H5Gcreate2(members, "MostBound", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const phew_tracked *t = s->tracked;
+  const size_t row = sizeof *t;
+  int ok = group >= 0 &&
+           write_values(group, "StructureId", H5T_STD_I64LE, H5T_NATIVE_INT64, &t->id, row, 8, s->n) == 0 &&
+           write_values(group, "Mass", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->mass, row, 8, s->n) == 0 &&
+           write_values(group, "Offset", H5T_STD_I64LE, H5T_NATIVE_INT64, &t->tracer_offset, row, 8, s->n) == 0 &&
+           write_values(group, "Count", H5T_STD_I64LE, H5T_NATIVE_INT64, &t->n_tracers, row, 8, s->n) == 0 &&
+           write_values(group, "ParticleIds", H5T_STD_I64LE, H5T_NATIVE_INT64, s->ids, 8, 8, s->n_ids) == 0;
+  if (group >= 0)
+    H5Gclose(group);
+  return ok ? 0 : -1;
+}
+
 /* Rank 0: the file, its attributes, the tables, and the membership datasets (unfilled). */
 static int create_file(const char *path, const phew_hdf5_catalogue *c, read_error *e)
 {
@@ -97,7 +129,8 @@ static int create_file(const char *path, const phew_hdf5_catalogue *c, read_erro
     return read_fail(e, PHEW_ERROR_IO, "cannot create the HDF5 file '%s'", path);
   hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
   int status = root >= 0 && text_attribute(root, "program", c->version ? c->version : "phew") == 0 &&
-                       (!c->record || text_attribute(root, "run_record", c->record) == 0)
+                       (!c->record || text_attribute(root, "run_record", c->record) == 0) &&
+                       (!c->members_table || text_attribute(root, "membership_table", c->members_table) == 0)
                    ? 0
                    : read_fail(e, PHEW_ERROR_IO, "writing the attributes of '%s' failed", path);
   if (root >= 0)
@@ -108,7 +141,7 @@ static int create_file(const char *path, const phew_hdf5_catalogue *c, read_erro
     hid_t group = H5Gopen2(file, c->members_table, H5P_DEFAULT);
     hid_t bound = group >= 0 ? create_dataset(group, "BoundParticleIds", H5T_STD_I64LE, c->n_bound_total) : -1;
     hid_t unbound = group >= 0 ? create_dataset(group, "UnboundParticleIds", H5T_STD_I64LE, c->n_unbound_total) : -1;
-    if (bound < 0 || unbound < 0)
+    if (bound < 0 || unbound < 0 || (c->most_bound && write_most_bound(group, c->most_bound) != 0))
       status = read_fail(e, PHEW_ERROR_IO, "cannot create the membership lists in '%s'", path);
     if (bound >= 0)
       H5Dclose(bound);
