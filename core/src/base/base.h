@@ -61,4 +61,13 @@ void *phew_realloc(void *p, size_t count, size_t size);
  * unchanged). Arrays that grow together call it once each. */
 int phew_grow(void *p, size_t count, size_t size);
 
+/* Hot loops compiled also for AVX2 and picked at load time where the processor has it (GCC's
+ * function multiversioning). The same IEEE operations on every lane and no contraction into
+ * fused multiply-adds (AVX2 alone has none), so both versions give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PHEW_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PHEW_VECTOR_CLONES
+#endif
+
 #endif

@@ -17,15 +17,7 @@
 
 enum { KD_LEAF = 16 };
 
-/* Hot loops of the searches, compiled also for AVX2 and picked at load time where the processor
- * has it (GCC's function multiversioning). The same IEEE operations on every lane and no
- * contraction into fused multiply-adds (AVX2 alone has none), so both versions give the same
- * bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define PHEW_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define PHEW_VECTOR_CLONES
-#endif
+/* The searches' hot loops are PHEW_VECTOR_CLONES (base.h). */
 
 typedef struct kd_node {
   double lo[3], hi[3]; /* bounding box of the node's particles */

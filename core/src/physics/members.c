@@ -7,6 +7,7 @@
 #include "physics.h"
 #include "radix_sort.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,65 @@ static phew_status assign_owners(const points_context *x, const particle_set *s,
   return PHEW_OK;
 }
 
+/* The member record of particle i of s. */
+static member member_of(const particle_set *s, const int64_t *label, int64_t i, int rank)
+{
+  member m;
+  memset(&m, 0, sizeof m);
+  m.id = s->id[i];
+  m.label = m.bound = label[i];
+  memcpy(m.position, s->position + 3 * i, sizeof m.position);
+  memcpy(m.velocity, s->velocity + 3 * i, sizeof m.velocity);
+  m.mass = s->mass ? s->mass[i] : 1.0;
+  m.origin_rank = rank;
+  m.origin_index = i;
+  return m;
+}
+
+/* Collective: the labelled particles as members on the ranks of their top-level structures.
+ * The records are written once, straight into their destination's share of one buffer; on
+ * one rank that buffer is what arrives (an exchange would only copy it). */
+static phew_status deliver(const points_context *x, const particle_set *s, const int64_t *label,
+                           const int32_t *root_owner, inbox *in)
+{
+  comm *c = x->c;
+  memset(in, 0, sizeof *in);
+  int *count = phew_calloc((size_t)c->size, sizeof *count);
+  int64_t *cursor = phew_calloc((size_t)c->size + 1, sizeof *cursor);
+  if (comm_max(c, !count || !cursor)) {
+    free(count);
+    free(cursor);
+    return PHEW_ERROR_MEMORY;
+  }
+  int64_t n = 0;
+  for (int64_t i = 0; i < s->n_own; ++i)
+    if (label[i] >= 0) {
+      ++count[root_owner[label[i]]];
+      ++n;
+    }
+  member *buffer = n <= INT32_MAX ? phew_malloc((size_t)n + 1, sizeof *buffer) : NULL;
+  for (int r = 0; buffer && r < c->size; ++r)
+    cursor[r + 1] = cursor[r] + count[r];
+  for (int64_t i = 0; buffer && i < s->n_own; ++i)
+    if (label[i] >= 0)
+      buffer[cursor[root_owner[label[i]]]++] = member_of(s, label, i, c->rank);
+  phew_status status = PHEW_OK;
+  if (c->size == 1) {
+    in->n = n;
+    in->item_size = sizeof *buffer;
+    in->items = (unsigned char *)buffer;
+    status = buffer ? PHEW_OK : PHEW_ERROR_MEMORY;
+  } else {
+    for (int r = 0; !buffer && r < c->size; ++r)
+      count[r] = -1; /* this rank failed: the exchange fails everywhere */
+    status = comm_exchange_grouped(c, buffer, count, sizeof *buffer, in);
+    free(buffer);
+  }
+  free(count);
+  free(cursor);
+  return status;
+}
+
 phew_status members_gather(const points_context *x, const particle_set *s, const structure_tree *t,
                            const int64_t *label, member_set *out)
 {
@@ -82,25 +142,8 @@ phew_status members_gather(const points_context *x, const particle_set *s, const
   phew_status status = assign_owners(x, s, t, label, out);
   if (status != PHEW_OK)
     return status;
-  outbox o;
-  outbox_init(&o, c, sizeof(member));
-  for (int64_t i = 0; i < s->n_own; ++i) {
-    if (label[i] < 0)
-      continue;
-    member m;
-    memset(&m, 0, sizeof m);
-    m.id = s->id[i];
-    m.label = m.bound = label[i];
-    memcpy(m.position, s->position + 3 * i, sizeof m.position);
-    memcpy(m.velocity, s->velocity + 3 * i, sizeof m.velocity);
-    m.mass = s->mass ? s->mass[i] : 1.0;
-    m.origin_rank = c->rank;
-    m.origin_index = i;
-    outbox_put(&o, out->root_owner[label[i]], &m);
-  }
   inbox in;
-  status = outbox_send(&o, c, &in);
-  outbox_free(&o);
+  status = deliver(x, s, label, out->root_owner, &in);
   if (status == PHEW_OK) {
     out->n = in.n;
     out->m = phew_malloc((size_t)in.n + 1, sizeof *out->m);
@@ -134,6 +177,22 @@ phew_status members_return(const points_context *x, const member_set *m, const d
                            double *bound_energy, int64_t n_passed)
 {
   comm *c = x->c;
+  for (int64_t i = 0; i < n_passed; ++i) {
+    if (bound_label)
+      bound_label[i] = -1;
+    if (bound_energy)
+      bound_energy[i] = NAN;
+  }
+  if (c->size == 1) { /* every member came from this rank: no exchange */
+    for (int64_t k = 0; k < m->n; ++k) {
+      const member *e = &m->m[k];
+      if (bound_label)
+        bound_label[e->origin_index] = e->bound;
+      if (bound_energy && energy && e->bound >= 0)
+        bound_energy[e->origin_index] = energy[k];
+    }
+    return PHEW_OK;
+  }
   outbox o;
   outbox_init(&o, c, sizeof(returned_label));
   for (int64_t k = 0; k < m->n; ++k) {
@@ -143,12 +202,6 @@ phew_status members_return(const points_context *x, const member_set *m, const d
   inbox in;
   phew_status status = outbox_send(&o, c, &in);
   outbox_free(&o);
-  for (int64_t i = 0; i < n_passed; ++i) {
-    if (bound_label)
-      bound_label[i] = -1;
-    if (bound_energy)
-      bound_energy[i] = NAN;
-  }
   const returned_label *r = (const returned_label *)in.items;
   for (int64_t k = 0; status == PHEW_OK && k < in.n; ++k) {
     if (bound_label)

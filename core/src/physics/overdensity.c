@@ -12,6 +12,7 @@
  * sends them to the rank holding the structure; a structure whose walk does not end inside its
  * search radius asks again with twice the radius (up to half the smallest periodic box side). */
 #include "physics.h"
+#include "radix_sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,14 +33,6 @@ typedef struct so_entry {
   int64_t id;
   double r2, mass;
 } so_entry;
-
-static int entry_order(const void *pa, const void *pb)
-{
-  const so_entry *a = pa, *b = pb;
-  if (a->r2 != b->r2)
-    return a->r2 < b->r2 ? -1 : 1;
-  return a->id < b->id ? -1 : (a->id > b->id);
-}
 
 /* The mass inside the sphere of mean density `density` (0: the walk did not end: *found 0). */
 static double walk(const so_entry *e, int64_t n, double density, int *found)
@@ -161,32 +154,56 @@ static phew_status find_entries(const points_context *x, ball_query *ball, const
   return status;
 }
 
-/* The entries of both sources grouped by query (a counting sort: start[k] .. start[k + 1] is
- * query k's), each group then in (distance, id) order. */
-static so_entry *group_entries(const entry_list *mine, const inbox *in, int64_t n_q, int64_t *start)
+/* The bits of a distance squared (>= 0) as an unsigned key of the same order. */
+static uint64_t distance_key(double r2)
 {
-  const so_entry *sources[2] = {mine->e, (const so_entry *)in->items};
-  const int64_t sizes[2] = {mine->n, in->n};
-  so_entry *out = phew_malloc((size_t)(sizes[0] + sizes[1]) + 1, sizeof *out);
-  int64_t *cursor = phew_malloc((size_t)n_q + 1, sizeof *cursor);
-  if (!out || !cursor) {
+  uint64_t key;
+  memcpy(&key, &r2, sizeof key);
+  return key;
+}
+
+/* The entry k of both sources (this rank's own, then the received). */
+static const so_entry *entry_at(const entry_list *mine, const inbox *in, int64_t k)
+{
+  return k < mine->n ? &mine->e[k] : (const so_entry *)in->items + (k - mine->n);
+}
+
+/* The entries of both sources grouped by query (start[k] .. start[k + 1] is query k's), each
+ * group in (distance, id) order: three stable radix sorts of their indices, by id, by distance,
+ * then by query. */
+static so_entry *group_entries(const entry_list *mine, const inbox *in, int64_t n_q, int64_t *start, int n_threads)
+{
+  const int64_t n = mine->n + in->n;
+  so_entry *out = phew_malloc((size_t)n + 1, sizeof *out);
+  uint64_t *key = phew_malloc((size_t)n + 1, sizeof *key);
+  int32_t *index = phew_malloc((size_t)n + 1, sizeof *index);
+  int failed = !out || !key || !index || n > INT32_MAX;
+  for (int64_t k = 0; !failed && k < n; ++k) {
+    key[k] = (uint64_t)entry_at(mine, in, k)->id; /* ids are >= 0 */
+    index[k] = (int32_t)k;
+  }
+  failed = failed || radix_sort(key, index, n, 0, 64, n_threads) != 0;
+  for (int64_t k = 0; !failed && k < n; ++k)
+    key[k] = distance_key(entry_at(mine, in, index[k])->r2);
+  failed = failed || radix_sort(key, index, n, 0, 64, n_threads) != 0;
+  for (int64_t k = 0; !failed && k < n; ++k)
+    key[k] = (uint64_t)entry_at(mine, in, index[k])->query;
+  failed = failed || radix_sort(key, index, n, 0, 64, n_threads) != 0;
+  if (!failed) {
+    memset(start, 0, ((size_t)n_q + 1) * sizeof *start);
+    for (int64_t k = 0; k < n; ++k) {
+      out[k] = *entry_at(mine, in, index[k]);
+      ++start[out[k].query + 1];
+    }
+    for (int64_t q = 0; q < n_q; ++q)
+      start[q + 1] += start[q];
+  }
+  free(key);
+  free(index);
+  if (failed) {
     free(out);
-    free(cursor);
     return NULL;
   }
-  memset(start, 0, ((size_t)n_q + 1) * sizeof *start);
-  for (int k = 0; k < 2; ++k)
-    for (int64_t i = 0; i < sizes[k]; ++i)
-      ++start[sources[k][i].query + 1];
-  for (int64_t q = 0; q < n_q; ++q)
-    start[q + 1] += start[q];
-  memcpy(cursor, start, (size_t)n_q * sizeof *cursor);
-  for (int k = 0; k < 2; ++k)
-    for (int64_t i = 0; i < sizes[k]; ++i)
-      out[cursor[sources[k][i].query]++] = sources[k][i];
-  free(cursor);
-  for (int64_t q = 0; q < n_q; ++q)
-    qsort(out + start[q], (size_t)(start[q + 1] - start[q]), sizeof *out, entry_order);
   return out;
 }
 
@@ -234,7 +251,7 @@ static phew_status rounds(const points_context *x, const particle_set *s, const 
     entry_list local = {0, 0, NULL};
     int64_t *start = phew_malloc((size_t)n_all + 1, sizeof *start);
     status = find_entries(x, &ball, s, all, n_all, &local, &in);
-    so_entry *e = status == PHEW_OK && start ? group_entries(&local, &in, n_all, start) : NULL;
+    so_entry *e = status == PHEW_OK && start ? group_entries(&local, &in, n_all, start, x->n_threads) : NULL;
     status = comm_agree(c, status == PHEW_OK && !e ? PHEW_ERROR_MEMORY : status, x->result);
     if (status == PHEW_OK) {
       for (int64_t k = 0; k < n_all; ++k)

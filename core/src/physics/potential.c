@@ -1,17 +1,22 @@
 /* Softened gravitational potentials of a structure's members (physics.h).
  *
- * Small structures (at most direct_max members) sum every other member directly, in the
- * members' order. Larger ones use an octree:
+ * Every sum of point masses runs in four interleaved partial sums (sum_point_masses), so that
+ * it vectorises. Small structures (at most direct_max members) sum every other member
+ * directly, in the members' order. Larger ones use an octree:
  * - the root is the cube centred on the middle of the members' bounding box, with the box's
  *   largest side; a cell with more than OCT_LEAF members is split into its eight octants (a
  *   member goes to the upper half of an axis when its coordinate is >= the cell's centre),
  *   down to OCT_MAX_DEPTH; the members keep their order within every cell;
  * - a cell's mass and centre of mass are summed over its members in that order (a leaf) or
  *   over its children in octant order;
- * - a member walks the tree depth first, children in octant order: a cell of side s is taken
- *   whole (mass at its centre of mass, softened like a particle) when the member lies outside
- *   the cell's cube and s < theta d, d the distance to the cell's centre of mass; a leaf that
- *   is not taken whole adds its members one by one, the member itself left out.
+ * - the members of a group (a cell of at most OCT_GROUP members, or a leaf, whose parent has
+ *   more) share one walk of the tree, depth first, children in octant order: a cell of side s
+ *   other than the group is taken whole (mass at its centre of mass, softened like a particle)
+ *   when the bounding box of the group's members lies outside the cell's cube and s < theta d,
+ *   d the distance from the cell's centre of mass to the nearest point of that box (so every
+ *   member meets the one-member criterion: the error bound is that of a walk per member, the
+ *   walk's cost is shared); a leaf that is not taken whole, and the group, add their members
+ *   one by one, the member itself left out.
  * Every sum runs in an order fixed by the members' order: the same bits on any thread count,
  * and on any rank that holds the same members in the same order. */
 #include "physics.h"
@@ -21,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OCT_LEAF = 16, OCT_MAX_DEPTH = 48, OCT_TASK = 64 };
+enum { OCT_LEAF = 16, OCT_GROUP = 128, OCT_MAX_DEPTH = 48, OCT_TASK = 64 };
 
 typedef struct oct_node {
   double centre[3]; /* of the cube */
@@ -202,9 +207,64 @@ static phew_status octree_build(octree *t, const double *position, const double 
   return status;
 }
 
+/* Point masses at (x, y, z) with masses m, whose sum a member takes: cells taken whole and the
+ * members of opened leaves (the octree), or every member (direct sums). */
+typedef struct point_masses {
+  int64_t n, capacity;
+  double *x, *y, *z, *m;
+} point_masses;
+
+static void point_masses_free(point_masses *w)
+{
+  free(w->x);
+  free(w->y);
+  free(w->z);
+  free(w->m);
+  memset(w, 0, sizeof *w);
+}
+
+static int point_masses_put(point_masses *w, double x, double y, double z, double m)
+{
+  if (w->n == w->capacity) {
+    const size_t capacity = 2 * (size_t)w->capacity + 256;
+    if (phew_grow(&w->x, capacity, sizeof *w->x) || phew_grow(&w->y, capacity, sizeof *w->y) ||
+        phew_grow(&w->z, capacity, sizeof *w->z) || phew_grow(&w->m, capacity, sizeof *w->m))
+      return -1;
+    w->capacity = (int64_t)capacity;
+  }
+  w->x[w->n] = x;
+  w->y[w->n] = y;
+  w->z[w->n] = z;
+  w->m[w->n] = m;
+  ++w->n;
+  return 0;
+}
+
+/* sum_j m_j / sqrt(r_j^2 + eps2) over the point masses but `self` (-1: none) seen from p: four
+ * partial sums, point j in sum j mod 4 (so that the loop vectorises), added as
+ * (s0 + s1) + (s2 + s3). The order is fixed by the list: the same bits on every processor. */
+PHEW_VECTOR_CLONES
+static double sum_point_masses(const point_masses *w, int64_t self, const double p[3], double eps2)
+{
+  const double *restrict x = w->x, *restrict y = w->y, *restrict z = w->z, *restrict m = w->m;
+  double acc[4] = {0.0, 0.0, 0.0, 0.0};
+  int64_t j = 0;
+  for (; j + 4 <= w->n; j += 4)
+    for (int l = 0; l < 4; ++l) {
+      const double dx = x[j + l] - p[0], dy = y[j + l] - p[1], dz = z[j + l] - p[2];
+      const double term = m[j + l] / sqrt(((dx * dx + dy * dy) + dz * dz) + eps2);
+      acc[l] += j + l == self ? 0.0 : term;
+    }
+  for (; j < w->n; ++j) {
+    const double dx = x[j] - p[0], dy = y[j] - p[1], dz = z[j] - p[2];
+    const double term = m[j] / sqrt(((dx * dx + dy * dy) + dz * dz) + eps2);
+    acc[j & 3] += j == self ? 0.0 : term;
+  }
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
 typedef struct direct_job {
-  const double *position, *mass;
-  int64_t n;
+  const point_masses *all; /* every member, in the members' order */
   double eps2, scale;
   double *phi;
 } direct_job;
@@ -213,73 +273,164 @@ static void direct_task(void *context, int thread, int64_t task)
 {
   (void)thread;
   const direct_job *job = context;
-  const int64_t end = (task + 1) * OCT_TASK < job->n ? (task + 1) * OCT_TASK : job->n;
+  const int64_t n = job->all->n, end = (task + 1) * OCT_TASK < n ? (task + 1) * OCT_TASK : n;
   for (int64_t i = task * OCT_TASK; i < end; ++i) {
-    const double *p = job->position + 3 * i;
-    double sum = 0.0;
-    for (int64_t j = 0; j < job->n; ++j) {
-      const double *q = job->position + 3 * j;
-      const double dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
-      const double r2 = (dx * dx + dy * dy) + dz * dz;
-      const double term = (job->mass ? job->mass[j] : 1.0) / sqrt(r2 + job->eps2);
-      sum += j == i ? 0.0 : term;
-    }
-    job->phi[i] = job->scale * sum;
+    const double p[3] = {job->all->x[i], job->all->y[i], job->all->z[i]};
+    job->phi[i] = job->scale * sum_point_masses(job->all, i, p, job->eps2);
   }
 }
+
+static phew_status direct_sums(const double *position, const double *mass, int64_t n, const potential_params *p,
+                               double *phi)
+{
+  point_masses all = {0, 0, NULL, NULL, NULL, NULL};
+  phew_status status = PHEW_OK;
+  for (int64_t i = 0; status == PHEW_OK && i < n; ++i)
+    if (point_masses_put(&all, position[3 * i], position[3 * i + 1], position[3 * i + 2], mass ? mass[i] : 1.0))
+      status = PHEW_ERROR_MEMORY;
+  if (status == PHEW_OK) {
+    direct_job job = {&all, p->eps2, -p->g_over_a, phi};
+    threads_run(p->n_threads, (n + OCT_TASK - 1) / OCT_TASK, direct_task, &job);
+  }
+  point_masses_free(&all);
+  return status;
+}
+
+/* Per thread: the interaction list of the leaf being worked on and the walk's stack. */
+typedef struct walk_scratch {
+  point_masses list;
+  int64_t *stack;
+  int failed; /* a list could not grow */
+} walk_scratch;
 
 typedef struct tree_job {
   const octree *t;
+  const int64_t *group; /* the groups' node numbers */
   double eps2, theta2, scale;
-  int64_t **stacks; /* per thread */
+  walk_scratch *scratch; /* per thread */
   double *phi;
 } tree_job;
 
-static int taken_whole(const oct_node *v, const double *p, double theta2, double *d2)
+/* Cell v is taken whole for every member of a leaf whose members lie in [lo, hi]: the box lies
+ * outside the cell's cube, and s < theta d for the box's point nearest the cell's centre of
+ * mass, so that every member would take it whole by itself. */
+static int taken_whole(const oct_node *v, const double lo[3], const double hi[3], double theta2)
 {
-  const double dx = v->com[0] - p[0], dy = v->com[1] - p[1], dz = v->com[2] - p[2];
-  *d2 = (dx * dx + dy * dy) + dz * dz;
-  const int outside = fabs(p[0] - v->centre[0]) > v->half || fabs(p[1] - v->centre[1]) > v->half ||
-                      fabs(p[2] - v->centre[2]) > v->half;
+  int outside = 0;
+  double d2 = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    outside |= lo[d] > v->centre[d] + v->half || hi[d] < v->centre[d] - v->half;
+    const double gap = lo[d] > v->com[d] ? lo[d] - v->com[d] : (v->com[d] > hi[d] ? v->com[d] - hi[d] : 0.0);
+    d2 += gap * gap;
+  }
   const double side = 2.0 * v->half;
-  return outside && side * side < theta2 * *d2;
+  return outside && side * side < theta2 * d2;
 }
 
-static double tree_sum(const octree *t, int64_t slot, double eps2, double theta2, int64_t *stack)
+/* The interaction list of a group (one walk shared by its members): cells taken whole as point
+ * masses at their centres of mass, the members of the leaves reached, and the group's own
+ * members, which start at *own in the list. -1 without memory. */
+static int group_list(const octree *t, int64_t group, double theta2, walk_scratch *w, int64_t *own)
 {
-  const double p[3] = {t->x[slot], t->y[slot], t->z[slot]};
-  double sum = 0.0;
+  const oct_node *self = &t->node[group];
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int64_t s = self->begin; s < self->end; ++s) {
+    const double p[3] = {t->x[s], t->y[s], t->z[s]};
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = p[d] < lo[d] ? p[d] : lo[d];
+      hi[d] = p[d] > hi[d] ? p[d] : hi[d];
+    }
+  }
+  w->list.n = 0;
   int64_t top = 0;
-  stack[top++] = 0;
+  w->stack[top++] = 0;
   while (top > 0) {
-    const int64_t v = stack[--top];
+    const int64_t v = w->stack[--top];
     const oct_node *node = &t->node[v];
-    double d2;
-    if (v != 0 && taken_whole(node, p, theta2, &d2)) {
-      sum += node->mass / sqrt(d2 + eps2);
+    if (v != group && taken_whole(node, lo, hi, theta2)) {
+      if (point_masses_put(&w->list, node->com[0], node->com[1], node->com[2], node->mass))
+        return -1;
       continue;
     }
-    if (node->child < 0) {
-      for (int64_t s = node->begin; s < node->end; ++s) {
-        const double dx = t->x[s] - p[0], dy = t->y[s] - p[1], dz = t->z[s] - p[2];
-        const double r2 = (dx * dx + dy * dy) + dz * dz;
-        sum += s == slot ? 0.0 : t->m[s] / sqrt(r2 + eps2);
-      }
+    if (node->child < 0 || v == group) {
+      if (v == group)
+        *own = w->list.n;
+      for (int64_t s = node->begin; s < node->end; ++s)
+        if (point_masses_put(&w->list, t->x[s], t->y[s], t->z[s], t->m[s]))
+          return -1;
       continue;
     }
     for (int64_t c = node->child + node->n_children - 1; c >= node->child; --c)
-      stack[top++] = c;
+      w->stack[top++] = c;
   }
-  return sum;
+  return 0;
 }
 
 static void tree_task(void *context, int thread, int64_t task)
 {
-  const tree_job *job = context;
-  const int64_t n = job->t->node[0].end;
-  const int64_t end = (task + 1) * OCT_TASK < n ? (task + 1) * OCT_TASK : n;
-  for (int64_t s = task * OCT_TASK; s < end; ++s)
-    job->phi[job->t->index[s]] = job->scale * tree_sum(job->t, s, job->eps2, job->theta2, job->stacks[thread]);
+  tree_job *job = context;
+  const octree *t = job->t;
+  const int64_t group = job->group[task];
+  walk_scratch *w = &job->scratch[thread];
+  int64_t own = 0;
+  if (w->failed || group_list(t, group, job->theta2, w, &own) != 0) {
+    w->failed = 1;
+    return;
+  }
+  for (int64_t s = t->node[group].begin; s < t->node[group].end; ++s) {
+    const double p[3] = {t->x[s], t->y[s], t->z[s]};
+    job->phi[t->index[s]] = job->scale * sum_point_masses(&w->list, own + (s - t->node[group].begin), p, job->eps2);
+  }
+}
+
+/* The groups: the cells of at most OCT_GROUP members (or leaves) whose parent has more, or the
+ * root. Returns how many. */
+static int64_t find_groups(const octree *t, int64_t *group)
+{
+  const oct_node *node = t->node;
+  if (node[0].end - node[0].begin <= OCT_GROUP || node[0].child < 0) {
+    group[0] = 0;
+    return 1;
+  }
+  int64_t n = 0;
+  for (int64_t v = 0; v < t->n_nodes; ++v) {
+    if (node[v].child < 0 || node[v].end - node[v].begin <= OCT_GROUP)
+      continue;
+    for (int64_t c = node[v].child; c < node[v].child + node[v].n_children; ++c)
+      if (node[c].child < 0 || node[c].end - node[c].begin <= OCT_GROUP)
+        group[n++] = c;
+  }
+  return n;
+}
+
+static phew_status tree_sums(const double *position, const double *mass, int64_t n, const potential_params *p,
+                             double *phi)
+{
+  octree t;
+  phew_status status = octree_build(&t, position, mass, n);
+  int64_t *group = status == PHEW_OK ? phew_malloc((size_t)t.n_nodes, sizeof *group) : NULL;
+  const int64_t n_groups = group ? find_groups(&t, group) : 0;
+  /* a walk holds at most 7 siblings per level on the stack, plus one */
+  const int64_t stack_size = 8 * (OCT_MAX_DEPTH + 2);
+  walk_scratch *scratch = phew_calloc((size_t)p->n_threads, sizeof *scratch);
+  if (!group || !scratch)
+    status = PHEW_ERROR_MEMORY;
+  for (int k = 0; status == PHEW_OK && k < p->n_threads; ++k)
+    if (!(scratch[k].stack = phew_malloc((size_t)stack_size, sizeof *scratch[k].stack)))
+      status = PHEW_ERROR_MEMORY;
+  if (status == PHEW_OK) {
+    tree_job job = {&t, group, p->eps2, p->theta * p->theta, -p->g_over_a, scratch, phi};
+    threads_run(p->n_threads, n_groups, tree_task, &job);
+  }
+  for (int k = 0; scratch && k < p->n_threads; ++k) {
+    status = scratch[k].failed ? PHEW_ERROR_MEMORY : status;
+    point_masses_free(&scratch[k].list);
+    free(scratch[k].stack);
+  }
+  free(scratch);
+  free(group);
+  octree_free(&t);
+  return status;
 }
 
 phew_status potential_compute(const double *position, const double *mass, int64_t n, const potential_params *p,
@@ -287,27 +438,5 @@ phew_status potential_compute(const double *position, const double *mass, int64_
 {
   if (n <= 0)
     return PHEW_OK;
-  const int64_t n_tasks = (n + OCT_TASK - 1) / OCT_TASK;
-  if (n <= p->direct_max) {
-    direct_job job = {position, mass, n, p->eps2, -p->g_over_a, phi};
-    threads_run(p->n_threads, n_tasks, direct_task, &job);
-    return PHEW_OK;
-  }
-  octree t;
-  phew_status status = octree_build(&t, position, mass, n);
-  /* a walk holds at most 7 siblings per level on the stack, plus one */
-  const int64_t stack_size = 8 * (OCT_MAX_DEPTH + 2);
-  int64_t **stacks = phew_calloc((size_t)p->n_threads, sizeof *stacks);
-  for (int k = 0; status == PHEW_OK && k < p->n_threads; ++k)
-    if (!stacks || !(stacks[k] = phew_malloc((size_t)stack_size, sizeof **stacks)))
-      status = PHEW_ERROR_MEMORY;
-  if (status == PHEW_OK) {
-    tree_job job = {&t, p->eps2, p->theta * p->theta, -p->g_over_a, stacks, phi};
-    threads_run(p->n_threads, n_tasks, tree_task, &job);
-  }
-  for (int k = 0; stacks && k < p->n_threads; ++k)
-    free(stacks[k]);
-  free(stacks);
-  octree_free(&t);
-  return status;
+  return n <= p->direct_max ? direct_sums(position, mass, n, p, phi) : tree_sums(position, mass, n, p, phi);
 }
