@@ -47,8 +47,8 @@ bool vtkPHEWAlgorithm::PhysicsRequested(const phew_adaptors::PointOptions& optio
     phew_physics::UnitsKnown(this->GetInputDataObject(0, 0));
 }
 
-int vtkPHEWAlgorithm::RunPhysics(
-  phew_context& core, const phew_input& in, const phew_physics::Grouping& grouping, int64_t* bound)
+int vtkPHEWAlgorithm::RunPhysics(phew_context& core, const phew_input& in,
+  const phew_physics::Grouping& grouping, int64_t* bound, double* energy)
 {
   phew_physics::Options options;
   options.Unbind = this->Unbind;
@@ -59,7 +59,7 @@ int vtkPHEWAlgorithm::RunPhysics(
     phew_physics::MakeParams(options, this->GetInputDataObject(0, 0));
   phew_physics_result_free(this->Physics);
   this->ReportProgress(0.8, "unbinding and halo properties");
-  const int status = phew_physics::Run(core, in, grouping, params, bound, this->Physics);
+  const int status = phew_physics::Run(core, in, grouping, params, bound, energy, this->Physics);
   this->PhysicsRan = status == PHEW_OK;
   return status;
 }

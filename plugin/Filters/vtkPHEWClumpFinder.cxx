@@ -216,6 +216,7 @@ void vtkPHEWClumpFinder::ConfigurePointOptions(phew_adaptors::PointOptions& opti
   if (this->PhysicsThisRun)
   {
     options.LabelNames.push_back("BoundClumpId"); // LabelArray(3)
+    options.WithEnergy = true;
   }
 }
 
@@ -250,7 +251,8 @@ int vtkPHEWClumpFinder::RunCore(
     grouping.HasParents = grouping.HasCentres = true;
     grouping.Parents = parents.data();
     grouping.Centres = peaks.data();
-    status = static_cast<phew_status>(this->RunPhysics(core, in, grouping, adaptor.LabelArray(3)));
+    status = static_cast<phew_status>(
+      this->RunPhysics(core, in, grouping, adaptor.LabelArray(3), adaptor.EnergyArray()));
   }
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   this->Seconds = seconds.count();

@@ -50,6 +50,7 @@ void vtkPHEWFriendsOfFriends::ConfigurePointOptions(phew_adaptors::PointOptions&
   if (this->PhysicsThisRun)
   {
     options.LabelNames.push_back("BoundGroupId");
+    options.WithEnergy = true;
   }
 }
 
@@ -69,7 +70,7 @@ int vtkPHEWFriendsOfFriends::RunCore(
   phew_physics::Grouping grouping;
   grouping.Labels = adaptor.LabelArray(0);
   grouping.Count = this->Result->n_groups;
-  return this->RunPhysics(core, in, grouping, adaptor.LabelArray(1));
+  return this->RunPhysics(core, in, grouping, adaptor.LabelArray(1), adaptor.EnergyArray());
 }
 
 std::string vtkPHEWFriendsOfFriends::FillOutputs(

@@ -70,6 +70,7 @@ void vtkPHEWHOPHaloFinder::ConfigurePointOptions(phew_adaptors::PointOptions& op
   if (this->PhysicsThisRun)
   {
     options.LabelNames.push_back("BoundGroupId");
+    options.WithEnergy = true;
   }
 }
 
@@ -102,7 +103,7 @@ int vtkPHEWHOPHaloFinder::RunCore(
   grouping.Count = this->Result->n_groups;
   grouping.HasCentres = true;
   grouping.Centres = peaks.data();
-  return this->RunPhysics(core, in, grouping, adaptor.LabelArray(1));
+  return this->RunPhysics(core, in, grouping, adaptor.LabelArray(1), adaptor.EnergyArray());
 }
 
 std::string vtkPHEWHOPHaloFinder::FillOutputs(

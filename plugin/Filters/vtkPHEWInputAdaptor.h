@@ -88,6 +88,10 @@ public:
     (void)which;
     return nullptr;
   }
+
+  /// After Prepare: where the physics writes the particles' specific energies (points with
+  /// PointOptions::WithEnergy); nullptr otherwise.
+  virtual double* EnergyArray() { return nullptr; }
 };
 } // namespace phew_adaptors
 

@@ -27,13 +27,63 @@
 
 vtkStandardNewMacro(vtkPHEWMergerTree);
 
+struct vtkPHEWMergerTree::TracerSets
+{
+  phew_tracer_set Previous{}, Current{};
+  ~TracerSets()
+  {
+    phew_tracer_set_free(&this->Previous);
+    phew_tracer_set_free(&this->Current);
+  }
+};
+
+namespace
+{
+// `to` takes `from`'s arrays (freeing its own); `from` is left empty.
+void Move(phew_tracer_set& from, phew_tracer_set& to)
+{
+  phew_tracer_set_free(&to);
+  to = from;
+  from = phew_tracer_set{};
+}
+
+// phew_link_tracked from the previous step's tracers; then the current step's own tracers
+// (numbered `step`) joined by the orphans carried on. Returns a problem (the same on every
+// rank, but for a join that ran out of memory: rank 0 alone joins) or "".
+std::string LinkTracked(phew_context& core, const phew_step_labels& earlier,
+  const phew_step_labels& later, int64_t step, int mostBound, int maxOrphanSteps,
+  phew_tracer_set& previous, phew_tracer_set& current, phew_link_result& result)
+{
+  phew_track_params params;
+  phew_track_params_init(&params);
+  params.max_orphan_steps = maxOrphanSteps;
+  phew_tracer_set orphans{}, own{}, joined{};
+  std::string problem;
+  if (phew_link_tracked(&core, &earlier, &later, &previous, &params, &result, &orphans) !=
+      PHEW_OK ||
+    phew_most_bound(&core, &later, step, mostBound, &own) != PHEW_OK)
+  {
+    problem = core.message;
+  }
+  else if (phew_tracer_set_join(&own, &orphans, &joined) != PHEW_OK)
+  {
+    problem = "out of memory for the most-bound particles";
+  }
+  Move(joined, current);
+  phew_tracer_set_free(&orphans);
+  phew_tracer_set_free(&own);
+  return problem;
+}
+}
+
 namespace
 {
 enum ArrayIndex
 {
   LABELS = 0,
   IDS = 1,
-  MASSES = 2
+  MASSES = 2,
+  ENERGIES = 3
 };
 
 // Step, Time and PreviousTime, then the link columns.
@@ -95,6 +145,7 @@ vtkPHEWMergerTree::vtkPHEWMergerTree()
   this->SetNumberOfInputPorts(1);
   this->SetNumberOfOutputPorts(2);
   this->SetInputArrayToProcess(LABELS, 0, 0, vtkDataObject::FIELD_ASSOCIATION_CELLS, "ClumpId");
+  this->Tracers.reset(new TracerSets);
 }
 
 vtkPHEWMergerTree::~vtkPHEWMergerTree() = default;
@@ -111,6 +162,7 @@ void vtkPHEWMergerTree::ForgetSteps()
   this->Previous = Step();
   this->Current = Step();
   this->History.clear();
+  this->Tracers.reset(new TracerSets);
 }
 
 //------------------------------------------------------------------------------
@@ -125,9 +177,10 @@ int vtkPHEWMergerTree::FillInputPortInformation(int, vtkInformation* info)
 struct vtkPHEWMergerTree::Elements
 {
   vtkDataArray* Labels = nullptr;
-  vtkDataArray* Ids = nullptr;    // particles
-  vtkDataArray* Masses = nullptr; // optional
-  bool Cells = false;             // cell labels (images), else point labels (particles)
+  vtkDataArray* Ids = nullptr;      // particles
+  vtkDataArray* Masses = nullptr;   // optional
+  vtkDataArray* Energies = nullptr; // optional, particles: follow the most-bound particles
+  bool Cells = false;               // cell labels (images), else point labels (particles)
   vtkImageData* Image = nullptr;
   // images: global cell ids over the whole extent, masses = density * cell volume
   int Whole[6] = { 0, -1, 0, -1, 0, -1 };
@@ -204,6 +257,31 @@ std::string vtkPHEWMergerTree::FindArrays(vtkDataSet* input, Elements& elements)
   {
     return "the mass array '" + massName + "' is not in the input";
   }
+  return this->FindEnergies(input, elements, association);
+}
+
+// The optional Energy array: particles only, a one-component point array.
+std::string vtkPHEWMergerTree::FindEnergies(vtkDataSet* input, Elements& elements, int association)
+{
+  const std::string name = NameOf(this->GetInputArrayInformation(ENERGIES));
+  if (name.empty() || name == "None")
+  {
+    return "";
+  }
+  int energyAssociation = -1;
+  elements.Energies = this->GetInputArrayToProcess(ENERGIES, input, energyAssociation);
+  if (elements.Image)
+  {
+    return "the Energy array (most-bound particles) applies to particles, not to image data: set it "
+           "to None";
+  }
+  if (!elements.Energies || elements.Energies->GetNumberOfComponents() != 1 ||
+    energyAssociation != association)
+  {
+    return "the Energy array '" + name +
+      "' is not a one-component point array of the input (the finders write SpecificEnergy when "
+      "Halo Properties run)";
+  }
   return "";
 }
 
@@ -243,6 +321,7 @@ void vtkPHEWMergerTree::Collect(vtkDataSet* input, const Elements& elements, Ste
   step.Id.clear();
   step.Label.clear();
   step.Mass.clear();
+  step.Energy.clear();
   for (vtkIdType i = 0; i < n; ++i)
   {
     if (ghosts && ghosts->GetValue(i) != 0)
@@ -269,6 +348,10 @@ void vtkPHEWMergerTree::Collect(vtkDataSet* input, const Elements& elements, Ste
     step.Label.push_back(static_cast<int64_t>(label));
     step.Mass.push_back(
       elements.Masses ? elements.Masses->GetComponent(i, 0) * elements.Volume : 1.0);
+    if (elements.Energies)
+    {
+      step.Energy.push_back(elements.Energies->GetComponent(i, 0));
+    }
   }
 }
 
@@ -357,7 +440,9 @@ void vtkPHEWMergerTree::StartStep(Step&& step)
 {
   const std::string arrays = NameOf(this->GetInputArrayInformation(LABELS)) + "|" +
     NameOf(this->GetInputArrayInformation(IDS)) + "|" +
-    NameOf(this->GetInputArrayInformation(MASSES));
+    NameOf(this->GetInputArrayInformation(MASSES)) + "|" +
+    NameOf(this->GetInputArrayInformation(ENERGIES)) + "|" +
+    std::to_string(this->MostBoundParticles) + "|" + std::to_string(this->MaxOrphanSteps);
   const bool sameHistory = this->Current.Valid && arrays == this->Arrays;
   if (sameHistory && step.Time == this->Current.Time)
   {
@@ -366,11 +451,11 @@ void vtkPHEWMergerTree::StartStep(Step&& step)
   else if (sameHistory && step.Time > this->Current.Time)
   {
     this->Previous = std::move(this->Current);
+    Move(this->Tracers->Current, this->Tracers->Previous);
   }
   else
   {
-    this->Previous = Step();
-    this->History.clear();
+    this->ForgetSteps();
   }
   this->Current = std::move(step);
   this->Arrays = arrays;
@@ -386,17 +471,23 @@ std::string vtkPHEWMergerTree::LinkSteps(const phew_adaptors::Context& context)
     l.id = s.Id.data();
     l.label = s.Label.data();
     l.mass = s.Mass.data();
+    l.energy = s.Energy.empty() ? nullptr : s.Energy.data();
     return l;
   };
   const phew_step_labels earlier = view(this->Previous), later = view(this->Current);
   phew_link_result result{};
   phew_context core = phew_adaptors::CoreContext(context);
-  const phew_status status = phew_link_steps(&core, &earlier, &later, &result);
-  if (status != PHEW_OK)
+  const std::string energy = NameOf(this->GetInputArrayInformation(ENERGIES));
+  const std::string problem = energy.empty() || energy == "None"
+    ? (phew_link_steps(&core, &earlier, &later, &result) == PHEW_OK ? "" : core.message)
+    : LinkTracked(core, earlier, later, static_cast<int64_t>(this->History.size()),
+        this->MostBoundParticles, this->MaxOrphanSteps, this->Tracers->Previous,
+        this->Tracers->Current, result);
+  if (!phew_adaptors::AgreeOnProblem(context, problem).empty())
   {
     phew_link_result_free(&result);
     this->ForgetSteps();
-    return std::string("Merger tree failed (") + phew_status_string(status) + "): " + core.message;
+    return "Merger tree failed: " + phew_adaptors::AgreeOnProblem(context, problem);
   }
   const double previousTime =
     this->Previous.Valid ? this->Previous.Time : std::numeric_limits<double>::quiet_NaN();

@@ -36,6 +36,7 @@
 #include "vtkTableAlgorithm.h"
 
 #include <cstdint> // for int64_t
+#include <memory>  // for the tracer sets
 #include <string>  // for the arrays' names
 #include <vector>  // for the remembered steps
 
@@ -59,6 +60,13 @@ public:
   /// Steps in the history (the last run's step included).
   int GetNumberOfSteps() const { return static_cast<int>(this->History.size()); }
 
+  /// With an Energy array: the particles that follow each structure (200) and the steps an
+  /// orphan is followed (3); docs/merger-trees.md.
+  vtkSetClampMacro(MostBoundParticles, int, 1, VTK_INT_MAX);
+  vtkGetMacro(MostBoundParticles, int);
+  vtkSetClampMacro(MaxOrphanSteps, int, 0, VTK_INT_MAX);
+  vtkGetMacro(MaxOrphanSteps, int);
+
 protected:
   vtkPHEWMergerTree();
   ~vtkPHEWMergerTree() override;
@@ -73,8 +81,12 @@ private:
     bool Valid = false;
     double Time = 0.0;
     std::vector<int64_t> Id, Label;
-    std::vector<double> Mass;
+    std::vector<double> Mass, Energy; // Energy: with an Energy array (particles)
   };
+
+  /// Rank 0: the core's tracer sets of the previous and the current step, each the step's
+  /// structures and the orphans carried to it (vtkPHEWMergerTree.cxx).
+  struct TracerSets;
 
   /// The arrays of one step (vtkPHEWMergerTree.cxx).
   struct Elements;
@@ -89,6 +101,7 @@ private:
   /// Reads the labelled elements of `input` into `step`; returns a problem or "".
   std::string ReadStep(vtkDataSet* input, vtkInformation* inputInfo, Step& step);
   std::string FindArrays(vtkDataSet* input, Elements& elements);
+  std::string FindEnergies(vtkDataSet* input, Elements& elements, int association);
   static void NameCells(vtkInformation* inputInfo, Elements& elements);
   static void Collect(vtkDataSet* input, const Elements& elements, Step& step);
 
@@ -98,6 +111,9 @@ private:
   void FillOutputs(vtkTable* links, vtkTable* history) const;
 
   Step Previous, Current;
+  std::unique_ptr<TracerSets> Tracers;
+  int MostBoundParticles = 200;
+  int MaxOrphanSteps = 3;
   std::string Arrays; // the arrays the remembered steps were read with
   std::vector<vtkSmartPointer<vtkTable>> History;
 

@@ -98,7 +98,7 @@ phew_physics_params MakeParams(const Options& options, vtkDataObject* input)
 }
 
 int Run(phew_context& core, const phew_input& in, const Grouping& g,
-  const phew_physics_params& params, int64_t* bound, phew_physics_result* result)
+  const phew_physics_params& params, int64_t* bound, double* energy, phew_physics_result* result)
 {
   int rank = 0, size = 1;
   phew_context_ranks(&core, &rank, &size);
@@ -116,7 +116,7 @@ int Run(phew_context& core, const phew_input& in, const Grouping& g,
   if (status == PHEW_OK)
   {
     const phew_structures st = { n, parents, g.Labels, centres };
-    status = phew_structure_physics(&core, &in, &st, &params, bound, nullptr, result);
+    status = phew_structure_physics(&core, &in, &st, &params, bound, energy, result);
   }
   std::free(parents);
   std::free(centres);

@@ -42,10 +42,11 @@ struct Grouping
   const double* Centres = nullptr;
 };
 
-/// Collective: the physics on the grouping; bound (per particle passed) gets the bound labels.
-/// Returns the core's status (core.message says why it failed).
+/// Collective: the physics on the grouping; bound and energy (per particle passed; may be null)
+/// get the bound labels and the specific energies. Returns the core's status (core.message
+/// says why it failed).
 int Run(phew_context& core, const phew_input& in, const Grouping& grouping,
-  const phew_physics_params& params, int64_t* bound, phew_physics_result* result);
+  const phew_physics_params& params, int64_t* bound, double* energy, phew_physics_result* result);
 
 /// Rank 0: the physics columns appended to a table whose rows are the structures in id order
 /// (columns it has already, and StructureId, are left out).

@@ -552,8 +552,13 @@ void PointsInput::MakeOutputs(phew_labels& labels)
   const size_t nLabels = this->LabelNames.size();
   this->Out.assign(nLabels, {});
   this->OutDensity.clear();
+  this->OutEnergy.clear();
   for (const Leaf& leaf : this->Leaves)
   {
+    auto energy = vtkSmartPointer<vtkDoubleArray>::New();
+    energy->SetName("SpecificEnergy");
+    energy->SetNumberOfTuples(this->Options.WithEnergy ? leaf.NumberOfPoints : 0);
+    this->OutEnergy.push_back(energy);
     for (size_t c = 0; c < nLabels; ++c)
     {
       this->Out[c].push_back(NewLabelArray(this->LabelNames[c].c_str(), leaf.NumberOfPoints));
@@ -581,6 +586,7 @@ void PointsInput::MakeOutputs(phew_labels& labels)
   }
   this->Densities.assign(
     inPlace || !this->WithDensity ? 0 : n, std::numeric_limits<double>::quiet_NaN());
+  this->Energies.assign(this->Options.WithEnergy ? n : 0, std::numeric_limits<double>::quiet_NaN());
   labels.density = !this->WithDensity ? nullptr
     : inPlace                         ? this->OutDensity[k0]->GetPointer(0)
                                       : this->Densities.data();
@@ -632,10 +638,31 @@ int64_t* PointsInput::LabelArray(size_t which)
   return which < this->LabelTargets.size() ? this->LabelTargets[which] : nullptr;
 }
 
+double* PointsInput::EnergyArray()
+{
+  return this->Options.WithEnergy ? this->Energies.data() : nullptr;
+}
+
 //------------------------------------------------------------------------------
 std::string PointsInput::Finish(Context&, vtkDataObject* outputObject)
 {
   const size_t nLabels = this->LabelNames.size();
+  if (this->Options.WithEnergy)
+  {
+    // From the core's order to the leaves (also when Direct: the energies are not in place).
+    size_t next = 0;
+    for (size_t k = 0; k < this->Leaves.size(); ++k)
+    {
+      const Leaf& leaf = this->Leaves[k];
+      double* energy = this->OutEnergy[k]->GetPointer(0);
+      for (vtkIdType i = 0; i < leaf.NumberOfPoints; ++i)
+      {
+        const bool skipped = !leaf.Skip.empty() && leaf.Skip[i];
+        energy[i] = skipped ? std::numeric_limits<double>::quiet_NaN() : this->Energies[next];
+        next += skipped ? 0 : 1;
+      }
+    }
+  }
   if (!this->Direct)
   {
     // From the core's order to the leaves: ghost points get -1 and NaN.
@@ -665,6 +692,10 @@ std::string PointsInput::Finish(Context&, vtkDataObject* outputObject)
     if (this->WithDensity)
     {
       pd->AddArray(this->OutDensity[k]);
+    }
+    if (this->Options.WithEnergy)
+    {
+      pd->AddArray(this->OutEnergy[k]);
     }
     for (size_t c = 0; c < nLabels; ++c)
     {

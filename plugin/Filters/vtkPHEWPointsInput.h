@@ -59,6 +59,7 @@ struct PointOptions
   /// of LabelArray; PeakPatchId, ClumpId and HaloId also go to the core as phew_labels.
   std::vector<std::string> LabelNames;
   bool WithDensity = true;     // the run writes the point array Density (double)
+  bool WithEnergy = false;     // the run writes SpecificEnergy (double): the physics' energies
   bool EstimateDensity = true; // false: the POINT_DENSITY array is the density
   int NumberOfNeighbours = 16;
   int NumberOfDensityNeighbours = 64;
@@ -89,6 +90,9 @@ public:
   /// After Prepare: where the core writes label array `which` (LabelNames) for the particles
   /// passed.
   int64_t* LabelArray(size_t which) override;
+
+  /// After Prepare, with WithEnergy: where the physics writes the particles' specific energies.
+  double* EnergyArray() override;
 
   /// A shallow copy of the input (same type; a composite gets a shallow copy of every leaf)
   /// plus the label arrays and the Density array.
@@ -133,6 +137,8 @@ private:
   std::vector<std::vector<vtkSmartPointer<vtkIdTypeArray>>> Out; // per label, per leaf
   std::vector<int64_t*> LabelTargets; // per label: where the core writes it
   std::vector<vtkSmartPointer<vtkDoubleArray>> OutDensity;
+  std::vector<double> Energies;                           // in core order (WithEnergy)
+  std::vector<vtkSmartPointer<vtkDoubleArray>> OutEnergy; // per leaf
 };
 } // namespace phew_adaptors
 

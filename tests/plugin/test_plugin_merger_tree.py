@@ -7,6 +7,8 @@ global id):
   links, merger and split counts) and the History table with Step 0..3;
 - going back in time starts a new history (everything new); so does Reset History;
 - a particle series whose points are shuffled between steps: links by ParticleId, Mass array;
+- with an Energy array: the links by most-bound particles and the orphans (docs/merger-trees.md)
+  against the re-implementation of tests/parallel/link_reference.py, every row and column;
 - bad input: particles without an Id array, labels that are point data on an image, no label
   array chosen: one message in all (the filter's, not VTK's "returned failure" besides it),
   saying what is wrong, and empty tables.
@@ -21,6 +23,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import phew_plugin_testing as T  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "parallel"))
+import link_reference as lref  # noqa: E402
 from paraview import simple  # noqa: E402
 from vtkmodules.util import numpy_support  # noqa: E402
 from vtkmodules.util.misc import calldata_type  # noqa: E402
@@ -139,6 +143,55 @@ def write_vtp(path, points, arrays):
     writer.Write()
 
 
+def tracked_particles(check, args, rng):
+    """Four steps: group 1 merges into 0 at step 1 and comes out as 3 at step 3; group 2 vanishes
+    at step 1 and is back at step 2; labels renamed; a few particles without an energy (NaN)."""
+    n, most_bound = 300, 20
+    ids = np.arange(5000, 5000 + n, dtype=np.int64)
+    k = np.arange(n)
+    a, b, c = k < 100, (k >= 100) & (k < 160), (k >= 160) & (k < 200)
+    layout = [(0, 1, 2), (1, 1, -1), (0, 0, 2), (0, 3, 1)]  # labels of A, B, C per step
+    paths, labels, tracers = [], [], []
+    for s, (la, lb, lc) in enumerate(layout):
+        group = np.full(n, -1, dtype=np.int64)
+        group[a], group[b], group[c] = la, lb, lc
+        energy = -rng.random(n)
+        energy[k % 13 == 0] = np.nan
+        order = rng.permutation(n)
+        paths.append(os.path.join(args.work_dir, "tracked_%d.vtp" % s))
+        write_vtp(paths[-1], rng.random((n, 3))[order],
+                  {"GroupId": group[order], "ParticleId": ids[order], "SpecificEnergy": energy[order]})
+        labels.append({int(i): int(g) for i, g in zip(ids, group) if g >= 0})
+        entries = []
+        for g in sorted(set(labels[-1].values())):
+            members = [(energy[j], int(ids[j])) for j in range(n) if group[j] == g and not np.isnan(energy[j])]
+            entries.append(lref.Entry(g, s, 0, float(np.count_nonzero(group == g)),
+                                      [i for _, i in sorted(members)[:most_bound]]))
+        tracers.append(entries)
+    source = simple.OpenDataFile(paths)
+    tree = simple.PHEWMergerTree(Input=source)
+    tree.Labels = ["POINTS", "GroupId"]
+    tree.Id = ["POINTS", "ParticleId"]
+    tree.Energy = ["POINTS", "SpecificEnergy"]
+    tree.MostBoundParticles = most_bound
+    for s in range(4):
+        tree.UpdatePipeline(float(s))
+    history = T.table_as_lists(T.fetch(tree, 1))
+    rows = [k for k, step in enumerate(history.get("Step", [])) if step > 0]
+    expected = lref.tree(labels, tracers, 3)
+    bad = [] if len(rows) == len(expected) else ["%d rows, expected %d" % (len(rows), len(expected))]
+    for k, want in zip(rows, expected):
+        for name, value in want.items():
+            if not lref.same(float(history[name][k]), float(value)):
+                bad.append("step %d %d->%d %s: %r, expected %r" % (want["Step"], want["ProgenitorId"],
+                                                                  want["DescendantId"], name, history[name][k], value))
+    check(not bad, "most-bound particles: %d rows of steps 1..3, every column equals the reference (%s)"
+          % (len(rows), "; ".join(bad[:4])))
+    kinds = [(history["Step"][k], history["Kind"][k], history["ProgenitorId"][k]) for k in rows]
+    check((1, 1, 1) in kinds and (3, 2, 1) in kinds and (2, 2, 2) in kinds,
+          "most-bound particles: B is an orphan at step 1 and found again at 3, C found again at 2 (%s)" % kinds)
+
+
 def main():
     args = T.parse_args()
     check = T.Checker("merger tree (%d rank(s))" % T.number_of_ranks()).check
@@ -211,6 +264,8 @@ def main():
     ptree.UpdatePipeline(1.0)
     compare(check, "particles by ParticleId", T.fetch(ptree, 0),
             reference(group_steps[0], mass, group_steps[1], mass), 1, 1.0, 0.0)
+
+    tracked_particles(check, args, rng)
 
     # ---- bad input: one message, empty tables
     window = OutputWindowErrors()  # VTK's own messages (the executive's), which a filter's observer does not see
