@@ -9,15 +9,20 @@ PHEW_PARTICLE_FINDERS (comma-separated; default "fof"):
     hop    HOP (Eisenstein & Hut 1998) with its default thresholds, on the SPH density
     phew   the PHEW Clump Finder on the particles' SPH density (PHEW_THRESHOLD 10,
            PHEW_RELEVANCE 3, PHEW_SADDLE 30, in units of the mean density, as clumps.py)
-Groups need PHEW_MIN_MEMBERS particles (20). Writes into $PHEW_INSITU_OUTPUT (default
+Groups need PHEW_MIN_MEMBERS particles (20). With velocities the finders also unbind and
+compute the halo properties (docs/physics.md) with G = PHEW_GRAVITATIONAL_CONSTANT (default
+1/(4 pi): phew_pm's units, total mass 1 in the unit box, laplacian(phi) = density - 1), and the
+merger trees follow each structure by its most-bound particles too, with orphans
+(docs/merger-trees.md; PHEW_MOST_BOUND 200, PHEW_ORPHAN_STEPS 3). Writes into $PHEW_INSITU_OUTPUT (default
 insitu_output), rank 0, for each finder NAME (fof, hop, and pclumps for PHEW):
     NAME_STEP.csv        the catalogue, in the command-line tool's CSV format (FoF and HOP:
                          GroupId order, decreasing size; PHEW: its clump catalogue)
     NAME_links_STEP.csv  the merger tree (PHEW Merger Tree): each group linked to those of the
                          call before that hold the same particles (by ParticleId), with the
-                         shared masses
+                         shared masses, and by most-bound particles (with velocities)
     NAME_tree.csv        every call's links in one table, at the end
 """
+import math
 import os
 import sys
 
@@ -32,6 +37,9 @@ MIN_MEMBERS = int(os.environ.get("PHEW_MIN_MEMBERS", "20"))
 THRESHOLD = float(os.environ.get("PHEW_THRESHOLD", "10"))
 RELEVANCE = float(os.environ.get("PHEW_RELEVANCE", "3"))
 SADDLE = float(os.environ.get("PHEW_SADDLE", "30"))
+GRAVITATIONAL_CONSTANT = float(os.environ.get("PHEW_GRAVITATIONAL_CONSTANT", str(0.25 / math.pi)))
+MOST_BOUND = int(os.environ.get("PHEW_MOST_BOUND", "200"))
+ORPHAN_STEPS = int(os.environ.get("PHEW_ORPHAN_STEPS", "3"))
 unknown = set(FINDERS) - {"fof", "hop", "phew"}
 if unknown:
     raise ValueError("PHEW_PARTICLE_FINDERS: unknown finder(s) %s (fof, hop, phew)" % ", ".join(sorted(unknown)))
@@ -60,11 +68,14 @@ if "phew" in FINDERS:
 trees = {}
 for name, (finder, port, label) in finders.items():
     finder.Id = ["POINTS", "ParticleId"]
-    finder.Velocity = ["POINTS", "Velocity"]  # mean velocities and dispersions in the catalogues
+    finder.Velocity = ["POINTS", "Velocity"]  # unbinding and halo properties, when given
+    finder.GravitationalConstant = GRAVITATIONAL_CONSTANT
     # the groups followed from call to call by their particles' ids
     trees[name] = PHEWMergerTree(registrationName=name + "_tree", Input=finder)
     trees[name].Labels = ["POINTS", label]
     trees[name].Id = ["POINTS", "ParticleId"]
+    trees[name].MostBoundParticles = MOST_BOUND
+    trees[name].MaxOrphanSteps = ORPHAN_STEPS
 
 options = catalyst.Options()
 options.ExtractsOutputDirectory = OUTPUT
@@ -77,6 +88,7 @@ def catalyst_execute(info):
     # (this script takes every axis periodic, or none: then the box is the particles' bounds)
     periodic = box is not None and all(box.GetValue(3 + d) > 0 for d in range(3))
     has_mass = data.GetPointData().GetArray("Mass") is not None
+    has_velocity = data.GetPointData().GetArray("Velocity") is not None
     counts = []
     for name, (finder, port, label) in finders.items():
         finder.BoxFromDataBounds = 0 if periodic else 1
@@ -87,6 +99,8 @@ def catalyst_execute(info):
         if has_mass and finder.Mass[1] != "Mass":
             finder.Mass = ["POINTS", "Mass"]
             trees[name].Mass = ["POINTS", "Mass"]  # (set once: other arrays start a new history)
+        if has_velocity and trees[name].Energy[1] != "SpecificEnergy":
+            trees[name].Energy = ["POINTS", "SpecificEnergy"]  # the finders' physics writes it
         catalogue = update(finder, info.time).GetOutputDataObject(port)  # complete on rank 0, empty elsewhere
         write_tables(info.timestep, [(name, catalogue)])
         write_links(name, info.timestep, update(trees[name], info.time).GetOutputDataObject(0))

@@ -143,6 +143,20 @@ def check_trees(args, runs, steps):
     rows = list(csv.DictReader(open(os.path.join(runs[1], "fof_tree.csv"))))
     check(any(int(row["NumberOfProgenitors"]) >= 2 for row in rows) and any(int(row["NumberOfDescendants"]) >= 2 for row in rows),
           "the FoF tree holds mergers and splits")
+    # with the particles' velocities the trees also follow each group by its most-bound particles
+    # (docs/merger-trees.md): every group has tracers, the pairs that are each other's main
+    # partners by shared mass are main pairs by tracers too, and the groups that merged are
+    # followed as orphans (descendant -1, their host named)
+    direct = [row for row in rows if int(row["Kind"]) == 0 and int(row["ProgenitorId"]) >= 0 and int(row["DescendantId"]) >= 0]
+    mutual = [row for row in direct if int(row["MainProgenitor"]) == 1 and int(row["MainDescendant"]) == 1]
+    orphans = [row for row in rows if int(row["Kind"]) == 1]
+    agree = sum(int(row["MainProgenitorByTracers"]) and int(row["MainDescendantByTracers"]) for row in mutual)
+    check(direct and all(int(row["NumberOfTracers"]) > 0 for row in direct) and mutual and agree >= 0.8 * len(mutual),
+          "the FoF tree links by most-bound particles: %d of the %d main pairs by shared mass are main pairs "
+          "by tracers too" % (agree, len(mutual)))
+    check(orphans and all(int(row["DescendantId"]) == -1 and int(row["OrphanSteps"]) >= 1 for row in orphans)
+          and any(int(row["HostId"]) >= 0 for row in orphans),
+          "the FoF tree follows merged groups as orphans (%d orphan rows)" % len(orphans))
 
     # the example's plot of the largest halo's mass history
     sys.path.insert(0, os.path.join(args.source_dir, "catalyst", "scripts"))
