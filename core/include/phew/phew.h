@@ -323,6 +323,15 @@ PHEW_API void phew_points_init(phew_points *points);
  * bounds are not a period) or when all particles have the same coordinate along an axis. */
 PHEW_API phew_status phew_points_box_from_bounds(phew_context *context, phew_points *points);
 
+/* Collective: each particle of `points` (this rank's; positions only) gets the label of the AMR
+ * leaf cell that holds it (RAMSES's way of giving the particles the clumps found on the grid):
+ * cell_labels are this rank's blocks' cells as phew_find_clumps labels them (e.g. ClumpId),
+ * point_labels (points->n) get them, -1 for a particle in no block (outside a non-periodic
+ * domain, or where no level has a block). A particle on a cell face belongs to the cell above
+ * it (floor). On error every rank returns the same status and the labels are -1. */
+PHEW_API phew_status phew_amr_point_labels(phew_context *context, const phew_amr *amr, const int64_t *cell_labels,
+                                           const phew_points *points, int64_t *point_labels);
+
 typedef enum phew_mesh_kind {
   PHEW_MESH_STRUCTURED = 0,
   PHEW_MESH_GRAPH = 1,
