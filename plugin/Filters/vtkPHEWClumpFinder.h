@@ -37,7 +37,8 @@
  *                   cells (images, AMR) or the clump particles (vtkPHEWClumpGeometry.h)
  *   5 "Dendrogram Plot" vtkPolyData, the dendrogram drawn as lines (vtkPHEWDendrogramPlot.h)
  *   6 "Markers"     vtkMultiBlockDataSet, clump peaks and halo centres as vertices with the
- *                   catalogue columns (vtkPHEWMarkers.h)
+ *                   catalogue columns; at the structures' centres with GlyphRadius = R200c
+ *                   when the halo properties ran (vtkPHEWMarkers.h)
  *
  * In parallel (pvbatch or pvserver under mpiexec) each rank gets a piece of the image. The
  * pieces may carry ghost cells and, for point data, share their boundary planes; the filter

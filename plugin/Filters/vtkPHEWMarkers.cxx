@@ -3,6 +3,7 @@
 #include "vtkCellArray.h"
 #include "vtkCompositeDataSet.h"
 #include "vtkDataArray.h"
+#include "vtkDoubleArray.h"
 #include "vtkInformation.h"
 #include "vtkMultiBlockDataSet.h"
 #include "vtkNew.h"
@@ -11,32 +12,160 @@
 #include "vtkPolyData.h"
 #include "vtkTable.h"
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
 namespace
 {
-// One vertex per row at (x, y, z) of the named columns; every column becomes point data.
-void TableToVertices(
-  vtkTable* table, const char* const position[3], const char* scalars, vtkPolyData* vertices)
+const char* const PEAK[3] = { "PeakX", "PeakY", "PeakZ" };
+const char* const CENTRE_OF_MASS[3] = { "CenterOfMassX", "CenterOfMassY", "CenterOfMassZ" };
+const char* const PHYSICS_CENTRE[3] = { "CenterX", "CenterY", "CenterZ" };
+
+vtkDataArray* Column(vtkTable* table, const char* name)
+{
+  return table ? vtkArrayDownCast<vtkDataArray>(table->GetColumnByName(name)) : nullptr;
+}
+
+// The three named columns, or false when one is missing.
+bool Columns(vtkTable* table, const char* const names[3], vtkDataArray* columns[3])
+{
+  for (int a = 0; a < 3; ++a)
+  {
+    columns[a] = Column(table, names[a]);
+  }
+  return columns[0] && columns[1] && columns[2];
+}
+
+// The physics' columns of the Clumps table (one row per clump) and, per marker, the clump row
+// of its structure (-1: none).
+struct Physics
+{
+  vtkDataArray* Centre[3] = { nullptr, nullptr, nullptr };
+  vtkDataArray* R200c = nullptr;
+  std::vector<vtkIdType> Row;
+
+  bool Ran() const { return this->R200c != nullptr; }
+  double R200cOf(vtkIdType marker) const
+  {
+    const vtkIdType row = this->Row[marker];
+    return row < 0 ? NAN : this->R200c->GetTuple1(row);
+  }
+  double Radius(vtkIdType marker) const
+  {
+    const double r = this->R200cOf(marker);
+    return std::isfinite(r) ? r : 0.0; // 0, not NaN: a NaN scale would spoil the glyphs' bounds
+  }
+};
+
+Physics FindPhysics(vtkTable* clumps)
+{
+  Physics physics;
+  vtkDataArray* centre[3];
+  vtkDataArray* r200c = Column(clumps, "R200c");
+  if (Columns(clumps, PHYSICS_CENTRE, centre) && r200c)
+  {
+    std::copy(centre, centre + 3, physics.Centre);
+    physics.R200c = r200c;
+  }
+  return physics;
+}
+
+// Clump c's structure is itself.
+void ClumpRows(vtkTable* clumps, Physics& physics)
+{
+  physics.Row.resize(static_cast<size_t>(clumps->GetNumberOfRows()));
+  for (vtkIdType c = 0; c < clumps->GetNumberOfRows(); ++c)
+  {
+    physics.Row[c] = c;
+  }
+}
+
+// A halo's structure is its head clump, the one on the halo's densest peak (the halo's
+// PeakId); with it come the clumps merged into it, so its R200c is the halo's.
+void HeadClumpRows(vtkTable* clumps, vtkTable* haloes, Physics& physics)
+{
+  std::map<vtkIdType, vtkIdType> clumpOfPeak;
+  vtkDataArray* clumpPeaks = Column(clumps, "PeakId");
+  vtkDataArray* haloPeaks = Column(haloes, "PeakId");
+  for (vtkIdType c = 0; clumpPeaks && c < clumps->GetNumberOfRows(); ++c)
+  {
+    clumpOfPeak[static_cast<vtkIdType>(clumpPeaks->GetTuple1(c))] = c;
+  }
+  physics.Row.assign(static_cast<size_t>(haloes->GetNumberOfRows()), -1);
+  for (vtkIdType h = 0; haloPeaks && h < haloes->GetNumberOfRows(); ++h)
+  {
+    const auto head = clumpOfPeak.find(static_cast<vtkIdType>(haloPeaks->GetTuple1(h)));
+    physics.Row[h] = head == clumpOfPeak.end() ? -1 : head->second;
+  }
+}
+
+// Marker r's position: its structure's physics centre when there is one, else the row's own
+// position columns.
+void Position(vtkDataArray* const own[3], const Physics& physics, vtkIdType r, double x[3])
+{
+  const vtkIdType row = physics.Ran() ? physics.Row[r] : -1;
+  for (int a = 0; a < 3; ++a)
+  {
+    x[a] = row < 0 ? NAN : physics.Centre[a]->GetTuple1(row);
+  }
+  if (!std::isfinite(x[0]) || !std::isfinite(x[1]) || !std::isfinite(x[2]))
+  {
+    for (int a = 0; a < 3; ++a)
+    {
+      x[a] = own[a]->GetTuple1(r);
+    }
+  }
+}
+
+// The glyph radius (and R200c where the table has none, i.e. on haloes) per marker.
+void AddRadii(vtkTable* table, const Physics& physics, vtkPointData* data)
+{
+  vtkNew<vtkDoubleArray> radius;
+  radius->SetName("GlyphRadius");
+  radius->SetNumberOfTuples(table->GetNumberOfRows());
+  vtkNew<vtkDoubleArray> r200c;
+  r200c->SetName("R200c");
+  r200c->SetNumberOfTuples(table->GetNumberOfRows());
+  for (vtkIdType r = 0; r < table->GetNumberOfRows(); ++r)
+  {
+    radius->SetValue(r, physics.Radius(r));
+    r200c->SetValue(r, physics.R200cOf(r));
+  }
+  data->AddArray(radius);
+  if (!table->GetColumnByName("R200c"))
+  {
+    data->AddArray(r200c);
+  }
+}
+
+// One vertex per row (placed by Position); every column becomes point data.
+void TableToVertices(vtkTable* table, const char* const position[3], const Physics& physics,
+  const char* scalars, vtkPolyData* vertices)
 {
   vtkNew<vtkPoints> points;
   points->SetDataTypeToDouble();
   vtkNew<vtkCellArray> verts;
-  vtkDataArray* axes[3] = { nullptr, nullptr, nullptr };
-  for (int a = 0; a < 3; ++a)
+  vtkDataArray* own[3];
+  if (Columns(table, position, own))
   {
-    axes[a] = vtkArrayDownCast<vtkDataArray>(table->GetColumnByName(position[a]));
-  }
-  const vtkIdType rows = table->GetNumberOfRows();
-  if (axes[0] && axes[1] && axes[2])
-  {
+    const vtkIdType rows = table->GetNumberOfRows();
     points->SetNumberOfPoints(rows);
     for (vtkIdType r = 0; r < rows; ++r)
     {
-      points->SetPoint(r, axes[0]->GetTuple1(r), axes[1]->GetTuple1(r), axes[2]->GetTuple1(r));
+      double x[3];
+      Position(own, physics, r, x);
+      points->SetPoint(r, x);
       verts->InsertNextCell(1, &r);
     }
     for (vtkIdType c = 0; c < table->GetNumberOfColumns(); ++c)
     {
       vertices->GetPointData()->AddArray(table->GetColumn(c));
+    }
+    if (physics.Ran())
+    {
+      AddRadii(table, physics, vertices->GetPointData());
     }
     vertices->GetPointData()->SetActiveScalars(scalars);
   }
@@ -49,12 +178,17 @@ namespace phew_markers
 {
 void Build(vtkTable* clumps, vtkTable* haloes, vtkMultiBlockDataSet* markers)
 {
-  static const char* const peak[3] = { "PeakX", "PeakY", "PeakZ" };
-  static const char* const centre[3] = { "CenterOfMassX", "CenterOfMassY", "CenterOfMassZ" };
+  Physics ofClumps = FindPhysics(clumps);
+  Physics ofHaloes = ofClumps;
+  if (ofClumps.Ran())
+  {
+    ClumpRows(clumps, ofClumps);
+    HeadClumpRows(clumps, haloes, ofHaloes);
+  }
   vtkNew<vtkPolyData> peaks;
   vtkNew<vtkPolyData> centres;
-  TableToVertices(clumps, peak, "ClumpId", peaks);
-  TableToVertices(haloes, centre, "HaloId", centres);
+  TableToVertices(clumps, PEAK, ofClumps, "ClumpId", peaks);
+  TableToVertices(haloes, CENTRE_OF_MASS, ofHaloes, "HaloId", centres);
   markers->Initialize();
   markers->SetNumberOfBlocks(2);
   markers->SetBlock(0, peaks);

@@ -8,13 +8,16 @@ datasets/sample.vti with the defaults and on the particle sample:
   Dendrogram table (leaf order, x, log top and bottom), against every node's vertical line and
   horizontal line.
 - Markers (port 6): one peak per Clumps row at (PeakX, PeakY, PeakZ) with that row's values,
-  one centre per Haloes row at its centre of mass.
+  one centre per Haloes row at its centre of mass; with the halo properties (SWIFT's snapshot,
+  with velocities), every marker at its structure's CenterX/Y/Z (a halo's: its head clump's,
+  the clump on the halo's PeakId) with GlyphRadius = R200c, and back at the peaks and centres
+  of mass with the properties off.
 """
 import os
 
 import numpy as np
 from paraview import servermanager as sm
-from paraview.simple import LoadPlugin, ProgrammableSource, XMLImageDataReader
+from paraview.simple import Delete, LoadPlugin, ProgrammableSource, XMLImageDataReader
 from vtkmodules.util import numpy_support
 
 import phew_plugin_testing as testing
@@ -198,6 +201,64 @@ check(drawn.GetNumberOfPoints() == drawn.GetNumberOfVerts() == int((particle_lab
 check(np.array_equal(np.bincount(drawn_ids, minlength=len(members)), members) and
       np.array_equal(members, particle_clumps["NumberOfParticles"]),
       "Clump Geometry on particles: the drawn particles per clump differ from the labels or NumberOfParticles")
+
+# ---- Markers with the halo properties (issue 28) -----------------------------------------
+def marker_blocks(proxy):
+    data = testing.fetch(proxy, 6)
+    return {data.GetMetaData(b).Get(data.NAME()): data.GetBlock(b) for b in range(data.GetNumberOfBlocks())}
+
+
+def positions(block):
+    return numpy_support.vtk_to_numpy(block.GetPoints().GetData()).astype(np.float64)
+
+
+def columns(rows, names):
+    return np.array([rows[c] for c in names], dtype=np.float64).T
+
+
+PEAKS, CENTRES_OF_MASS = ("PeakX", "PeakY", "PeakZ"), ("CenterOfMassX", "CenterOfMassY", "CenterOfMassZ")
+
+
+swift = GadgetHDF5SnapshotReader(  # noqa: F821 (from the plugin)
+    FileName=[os.path.join(args.source_dir, "datasets", "swift_dm16", "snap_0003.hdf5")], Units=1)
+# a low threshold: 17 clumps in 12 haloes, some with subclumps
+physics = PHEWClumpFinder(Input=swift, Mass=["POINTS", "Masses"], Velocity=["POINTS", "Velocities"],  # noqa: F821
+                          Id=["POINTS", "ParticleIDs"], DensityThreshold=5, RelevanceThreshold=1.1,
+                          SaddleMerging=1, SaddleThreshold=5)
+physics.UpdatePipeline()
+p_clumps = table(testing.fetch(physics, 1))
+p_haloes = table(testing.fetch(physics, 3))
+blocks = marker_blocks(physics)
+peaks, centres = arrays(blocks["Clump Peaks"].GetPointData()), arrays(blocks["Halo Centres"].GetPointData())
+centre = columns(p_clumps, ("CenterX", "CenterY", "CenterZ"))
+known = np.isfinite(centre).all(axis=1)  # a structure with no bound particle keeps its peak
+expected = np.where(known[:, None], centre, columns(p_clumps, PEAKS))
+radius = np.where(np.isfinite(p_clumps["R200c"]), p_clumps["R200c"], 0.0)
+check((p_clumps["ParentId"] >= 0).any() and known.any()
+      and not np.array_equal(centre[known], columns(p_clumps, PEAKS)[known]),
+      "halo properties: the case needs subclumps and centres away from the peaks")
+check(np.array_equal(positions(blocks["Clump Peaks"]), expected),
+      "Markers/Clump Peaks with the halo properties: not at CenterX/Y/Z")
+check(np.array_equal(peaks.get("GlyphRadius"), radius) and np.array_equal(peaks.get("R200c"), p_clumps["R200c"]),
+      "Markers/Clump Peaks: GlyphRadius is not R200c (0 where NaN)")
+# a halo's structure is its head clump: the top-level clump of that halo on the halo's peak
+head = np.array([int(np.flatnonzero(p_clumps["PeakId"] == peak)[0]) for peak in p_haloes["PeakId"]])
+check(np.array_equal(p_clumps["HaloId"][head], p_haloes["HaloId"]) and (p_clumps["ParentId"][head] == -1).all(),
+      "halo properties: a halo's peak is not its head clump's")
+check(np.array_equal(positions(blocks["Halo Centres"]), expected[head]),
+      "Markers/Halo Centres with the halo properties: not at the head clump's CenterX/Y/Z")
+check(np.array_equal(centres.get("GlyphRadius"), radius[head]) and
+      np.array_equal(centres.get("R200c"), p_clumps["R200c"][head]),
+      "Markers/Halo Centres: GlyphRadius is not the head clump's R200c")
+physics.HaloProperties = 0
+physics.UpdatePipeline()
+p_clumps, p_haloes, blocks = table(testing.fetch(physics, 1)), table(testing.fetch(physics, 3)), marker_blocks(physics)
+check("R200c" not in p_clumps and np.array_equal(positions(blocks["Clump Peaks"]), columns(p_clumps, PEAKS)) and
+      np.array_equal(positions(blocks["Halo Centres"]), columns(p_haloes, CENTRES_OF_MASS)) and
+      "GlyphRadius" not in arrays(blocks["Clump Peaks"].GetPointData()),
+      "Markers without the halo properties: not at the peaks and centres of mass, or with a GlyphRadius")
+Delete(physics)
+Delete(swift)
 
 print("drawings: %d faces, %d dendrogram lines, %d peaks, %d particles drawn"
       % (geometry.GetNumberOfCells(), len(lines), len(clumps["ClumpId"]), drawn.GetNumberOfPoints()))
