@@ -5,7 +5,8 @@
  *
  *   phew link --output PREFIX [--max-orphan-steps K] [--hdf5 FILE] [--verbose] CAT0.h5 CAT1.h5 ...
  *
- * Output: PREFIX-tree.csv (Step, the later step's index from 1, then the link columns),
+ * Output: PREFIX-tree.csv (Step: the later step, the catalogues counted from 0 in the order
+ * given; then the link columns),
  * PREFIX-tree-run.json and with --hdf5 the same table as the group MergerTree; all or nothing,
  * as the finders' outputs. Distributed under mpirun: each rank reads its share of each
  * catalogue's bound particles. */

@@ -23,6 +23,8 @@ void physics_outcome_free(physics_outcome *out)
 static phew_physics_params resolved_params(const options *o, const phew_snapshot_info *snapshot)
 {
   phew_physics_params pp = o->physics_params;
+  if (!o->hdf5)
+    pp.n_most_bound = 0; /* the tracers go to the HDF5 catalogue only */
   if (o->cosmology_given)
     return pp;
   if (snapshot && snapshot->units == PHEW_UNITS_ASTRO && snapshot->cosmological) {

@@ -100,7 +100,9 @@ def catalyst_execute(info):
             finder.Mass = ["POINTS", "Mass"]
             trees[name].Mass = ["POINTS", "Mass"]  # (set once: other arrays start a new history)
         if has_velocity and trees[name].Energy[1] != "SpecificEnergy":
-            trees[name].Energy = ["POINTS", "SpecificEnergy"]  # the finders' physics writes it
+            # the finders' physics writes the energies, in the structures the particles are bound to
+            trees[name].Labels = ["POINTS", "Bound" + label]
+            trees[name].Energy = ["POINTS", "SpecificEnergy"]
         catalogue = update(finder, info.time).GetOutputDataObject(port)  # complete on rank 0, empty elsewhere
         write_tables(info.timestep, [(name, catalogue)])
         write_links(name, info.timestep, update(trees[name], info.time).GetOutputDataObject(0))

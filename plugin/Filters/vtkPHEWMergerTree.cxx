@@ -483,11 +483,12 @@ std::string vtkPHEWMergerTree::LinkSteps(const phew_adaptors::Context& context)
     : LinkTracked(core, earlier, later, static_cast<int64_t>(this->History.size()),
         this->MostBoundParticles, this->MaxOrphanSteps, this->Tracers->Previous,
         this->Tracers->Current, result);
-  if (!phew_adaptors::AgreeOnProblem(context, problem).empty())
+  const std::string agreed = phew_adaptors::AgreeOnProblem(context, problem);
+  if (!agreed.empty())
   {
     phew_link_result_free(&result);
     this->ForgetSteps();
-    return "Merger tree failed: " + phew_adaptors::AgreeOnProblem(context, problem);
+    return "Merger tree failed: " + agreed;
   }
   const double previousTime =
     this->Previous.Valid ? this->Previous.Time : std::numeric_limits<double>::quiet_NaN();

@@ -79,6 +79,7 @@ phew_physics_params MakeParams(const Options& options, vtkDataObject* input)
   params.potential = options.Potential == 1 ? PHEW_POTENTIAL_SPHERICAL : PHEW_POTENTIAL_EXACT;
   params.softening = options.Softening;
   params.gravitational_constant = options.GravitationalConstant;
+  params.n_most_bound = 0; // the Merger Tree filter picks the tracers from SpecificEnergy itself
   vtkFieldData* fields = MetadataOf(input);
   auto units = fields ? vtkStringArray::SafeDownCast(fields->GetAbstractArray("Units")) : nullptr;
   const bool astro = units && units->GetNumberOfValues() > 0 && units->GetValue(0) == "astro";

@@ -40,6 +40,7 @@ def make_steps(work):
         halo_of += [name] * n
     offsets, velocities, halo_of = np.concatenate(offsets), np.concatenate(velocities), np.array(halo_of)
     n = len(halo_of)
+    masses = 1.0 + 0.5 * (np.arange(n) % 3)  # phew link counts particles; the physics weighs them
     ids = rng.permutation(n).astype(np.int64) * 7 + 3
     steps = []
     for s, layout in enumerate(STEPS):
@@ -52,44 +53,49 @@ def make_steps(work):
         n_structures = max(lab for lab, _ in layout.values()) + 1
         d = os.path.join(work, f"step{s}")
         os.makedirs(d, exist_ok=True)
-        files = {"--points": pos, "--velocities": velocities, "--ids": ids, "--groups": label}
+        files = {"--points": pos, "--velocities": velocities, "--ids": ids, "--groups": label, "--masses": masses}
         for option, array in files.items():
             array.astype("<i8" if array.dtype == np.int64 else "<f8").tofile(os.path.join(d, option[2:] + ".raw"))
         with open(os.path.join(d, "parents.csv"), "w") as f:
             f.write("Id,ParentId\n" + "".join(f"{k},-1\n" for k in range(n_structures)))
         steps.append(dict(pos=pos, label=label, n_structures=n_structures, dir=d))
-    return steps, velocities, ids
+    return steps, velocities, ids, masses
 
 
 def step_argv(step, catalogue, prefix):
     d = step["dir"]
     return ["--points", os.path.join(d, "points.raw"), "--velocities", os.path.join(d, "velocities.raw"),
             "--ids", os.path.join(d, "ids.raw"), "--groups", os.path.join(d, "groups.raw"),
+            "--masses", os.path.join(d, "masses.raw"),
             "--parents", os.path.join(d, "parents.csv"), "--type", "float64", "--box", "100", "100", "100",
             "--periodic", "--gravitational-constant", "1", "--direct-max", "100000", "--most-bound",
             str(MOST_BOUND), "--hdf5", catalogue, "--output", prefix]
 
 
 def read_catalogue(path, step):
-    """(labels: id -> own structure, tracers: Entry list) as the file holds them."""
+    """(labels: id -> own structure, tracers: Entry list with masses in particles, as phew link
+    counts them; the MostBound masses) as the file holds them."""
     import h5py
     with h5py.File(path, "r") as f:
         t = f[f.attrs["membership_table"]]
         ids = t["BoundParticleIds"][()]
-        labels = {}
+        labels, count = {}, {}
         for s, off, n in zip(t["StructureId"][()], t["BoundOffset"][()], t["NumberOfBoundParticles"][()]):
+            count[int(s)] = int(n)
             for i in ids[off:off + n]:
                 labels[int(i)] = int(s)
         mb = t["MostBound"]
-        tracers = [lref.Entry(int(s), step, 0, float(m), [int(i) for i in mb["ParticleIds"][o:o + c]])
-                   for s, m, o, c in zip(mb["StructureId"][()], mb["Mass"][()], mb["Offset"][()], mb["Count"][()])]
-    return labels, tracers
+        tracers = [lref.Entry(int(s), step, 0, float(count[int(s)]), [int(i) for i in mb["ParticleIds"][o:o + c]])
+                   for s, o, c in zip(mb["StructureId"][()], mb["Offset"][()], mb["Count"][()])]
+        masses = dict(zip((int(s) for s in mb["StructureId"][()]), mb["Mass"][()]))
+    return labels, tracers, masses
 
 
-def check_tracers(check, step, velocities, ids, tracers, s):
-    """Each structure's tracers: its own bound particles of lowest reference energy."""
+def check_tracers(check, step, velocities, ids, masses, tracers, tracer_masses, s):
+    """Each structure's tracers: its own bound particles of lowest reference energy; its mass the
+    reference's exclusive bound mass."""
     energies = np.full(len(ids), np.nan)
-    bound, rows = ref.physics(step["pos"], velocities, np.ones(len(ids)), ids, step["label"],
+    bound, rows = ref.physics(step["pos"], velocities, masses, ids, step["label"],
                               [-1] * step["n_structures"], [BOX] * 3, [1] * 3, [0.0] * 3, ref.Units(None, 1.0),
                               BOX / len(ids) ** (1.0 / 3.0) / 50.0, energies=energies)
     index = {int(i): k for k, i in enumerate(ids)}
@@ -100,8 +106,8 @@ def check_tracers(check, step, velocities, ids, tracers, s):
         got = energies[[index[i] for i in x.tracers]]
         if len(got) != len(want) or not np.allclose(got, want, rtol=1e-9, atol=0.0):
             bad.append(x.id)
-        if abs(x.mass - len(own)) > 0:
-            bad.append(f"{x.id} mass {x.mass} != {len(own)}")
+        if x.mass != len(own) or abs(tracer_masses[x.id] - masses[own].sum()) > 1e-12 * masses[own].sum():
+            bad.append(f"{x.id} mass {tracer_masses[x.id]} != {masses[own].sum()} or {x.mass} != {len(own)}")
     check.check(not bad and len(tracers) == len(set(bound[bound >= 0])),
                 f"step {s}: {len(tracers)} structures' MostBound tracers are their {MOST_BOUND} particles of lowest "
                 f"reference energy (wrong: {bad})")
@@ -127,22 +133,22 @@ def main():
     runner = cli_runs.Runner(args)
     work = args.work_dir
     os.makedirs(work, exist_ok=True)
-    steps, velocities, ids = make_steps(work)
+    steps, velocities, ids, masses = make_steps(work)
     catalogues, labels, tracers = [], [], []
     for s, step in enumerate(steps):
         cat = os.path.join(work, f"cat{s}.h5")
         out = runner.serial(step_argv(step, cat, os.path.join(work, f"run{s}")))
         check.check(out.code == 0, f"step {s}: the physics with --hdf5 ran ({out.summary()})")
         catalogues.append(cat)
-        lab, tr = read_catalogue(cat, s)
+        lab, tr, tm = read_catalogue(cat, s)
         labels.append(lab)
         tracers.append(tr)
-        check_tracers(check, step, velocities, ids, tr, s)
+        check_tracers(check, step, velocities, ids, masses, tr, tm, s)
     # the catalogue's tracers do not depend on the ranks either
     many = max(args.ranks)
     cat_many = os.path.join(work, "cat0_many.h5")
     out = runner.mpi(many, step_argv(steps[0], cat_many, os.path.join(work, "run0_many")))
-    _, tr_many = read_catalogue(cat_many, 0)
+    _, tr_many, _ = read_catalogue(cat_many, 0)
     check.check(out.code == 0 and [(x.id, x.mass, x.tracers) for x in tr_many] ==
                 [(x.id, x.mass, x.tracers) for x in tracers[0]], f"step 0 on {many} ranks: the same MostBound tracers")
 
@@ -181,6 +187,16 @@ def main():
         rows_none = list(csv.DictReader(f))
     compare_tree(check, rows_none, lref.tree(labels, tracers, 0), "--max-orphan-steps 0")
 
+    # orphans followed one step only: B is dropped after step 1, so B's return at step 3 is new
+    one = os.path.join(work, "tree_one")
+    out = runner.serial(["link", "--max-orphan-steps", "1", "--output", one] + catalogues)
+    with open(one + "-tree.csv") as f:
+        rows_one = list(csv.DictReader(f))
+    compare_tree(check, rows_one, lref.tree(labels, tracers, 1), "--max-orphan-steps 1")
+    check.check(not [r for r in rows_one if int(r["Kind"]) == 2 and int(r["ProgenitorId"]) == 1] and
+                len([r for r in rows_one if int(r["Kind"]) == 2 and int(r["ProgenitorId"]) == 2]) == 1,
+                "--max-orphan-steps 1: B is not found again after two steps, C (one step) is")
+
     # the same bytes on several ranks, the HDF5 table as the CSV
     for n in args.ranks:
         p = os.path.join(work, f"tree_np{n}")
@@ -193,7 +209,7 @@ def main():
         check.check(all(np.allclose(g[name][()], [float(r[name]) for r in rows], equal_nan=True, rtol=0, atol=0)
                         for name in rows[0]), "the HDF5 MergerTree equals the CSV, column by column")
 
-    # bad input: a catalogue without membership lists, a missing file, one catalogue
+    # bad input: a missing file, one catalogue
     bad = runner.serial(["link", "--output", os.path.join(work, "bad"), catalogues[0], os.path.join(work, "none.h5")])
     check.check(bad.code == 1 and "none.h5" in bad.err and not os.path.exists(os.path.join(work, "bad-tree.csv")),
                 f"a missing catalogue: exit 1, named, no output ({bad.summary()})")

@@ -740,7 +740,8 @@ PHEW_API phew_status phew_most_bound(phew_context *context, const phew_step_labe
                                      int64_t n_most_bound, phew_tracer_set *set);
 
 /* out = a's entries, then b's (e.g. a step's own tracers, then the orphans carried to it); ids
- * copied. Returns PHEW_ERROR_MEMORY (out empty) if memory ran out. Not collective. */
+ * copied; out must be neither a nor b. Returns PHEW_ERROR_MEMORY (out empty) if memory ran
+ * out. Not collective. */
 PHEW_API phew_status phew_tracer_set_join(const phew_tracer_set *a, const phew_tracer_set *b, phew_tracer_set *out);
 
 typedef struct phew_track_params {
@@ -942,8 +943,9 @@ typedef struct phew_physics_result {
   int64_t n_unbound_ids, unbound_ids_first, n_unbound_ids_total;
   int64_t *unbound_ids;
   /* Rank 0: every structure with bound particles and its n_most_bound particles of lowest
-   * specific energy (phew_most_bound on the bound labels and energies; step 0): the tracers
-   * of the merger trees, written to the HDF5 catalogue. */
+   * specific energy (phew_most_bound on the bound labels and energies): the tracers of the
+   * merger trees, written to the HDF5 catalogue. Their step is 0: set tracked[].step to the
+   * caller's step before linking several runs. */
   phew_tracer_set most_bound;
 } phew_physics_result;
 

@@ -266,15 +266,13 @@ static phew_link best_row(const tracking *t, int64_t e)
 }
 
 typedef struct carried {
+  int64_t step, id; /* what the orphans are ordered by */
   int64_t entry, orphan_steps;
 } carried;
 
-static const phew_tracer_set *sorting_set; /* qsort has no context argument; rank 0 alone sorts */
-
 static int by_step_then_id(const void *a, const void *b)
 {
-  const phew_tracked *x = &sorting_set->tracked[((const carried *)a)->entry];
-  const phew_tracked *y = &sorting_set->tracked[((const carried *)b)->entry];
+  const carried *x = a, *y = b;
   if (x->step != y->step)
     return x->step < y->step ? -1 : 1;
   return (x->id > y->id) - (x->id < y->id);
@@ -283,7 +281,6 @@ static int by_step_then_id(const void *a, const void *b)
 /* The orphans carried on, by step then id, with their tracers copied. */
 static int carry_on(const phew_tracer_set *s, carried *c, int64_t n, phew_tracer_set *out)
 {
-  sorting_set = s;
   qsort(c, (size_t)n, sizeof *c, by_step_then_id);
   int64_t n_ids = 0;
   for (int64_t k = 0; k < n; ++k)
@@ -332,13 +329,13 @@ static phew_status assemble(tracking *t, const phew_track_params *p, call_result
         r->links[n++] = best_row(t, e);
       if ((d < 0 || t->main_entry[d] != e) && p->max_orphan_steps >= 1 && x->n_tracers > 0) {
         r->links[n++] = tracer_row(t, e, PHEW_LINK_ORPHAN, 1);
-        carry[n_carry++] = (carried){e, 1};
+        carry[n_carry++] = (carried){x->step, x->id, e, 1};
       }
     } else if (d >= 0 && t->found[d] == e) {
       r->links[n++] = tracer_row(t, e, PHEW_LINK_REFOUND, x->orphan_steps);
     } else if (x->orphan_steps + 1 <= p->max_orphan_steps) {
       r->links[n++] = tracer_row(t, e, PHEW_LINK_ORPHAN, x->orphan_steps + 1);
-      carry[n_carry++] = (carried){e, x->orphan_steps + 1};
+      carry[n_carry++] = (carried){x->step, x->id, e, x->orphan_steps + 1};
     }
   }
   if (ok) {
@@ -359,13 +356,23 @@ static phew_status check_set(const phew_tracer_set *s, call_result *r)
     return phew_fail(r, PHEW_ERROR_ARGUMENT, "the tracer set is missing or inconsistent (counts < 0, or no arrays)");
   for (int64_t e = 0; e < s->n; ++e) {
     const phew_tracked *x = &s->tracked[e];
-    if (x->id < 0 || x->orphan_steps < 0 || x->n_tracers < 0 || x->tracer_offset < 0 ||
+    if (x->id < 0 || x->orphan_steps < 0 || x->orphan_steps >= INT32_MAX || x->n_tracers < 0 || x->tracer_offset < 0 ||
         x->tracer_offset > s->n_ids - x->n_tracers || !(x->mass >= 0.0))
       return phew_fail(r, PHEW_ERROR_ARGUMENT,
                        "tracked structure %lld (entry %lld) has id < 0, a negative count, mass or orphan age, or "
                        "tracers outside the set's %lld ids",
                        (long long)x->id, (long long)e, (long long)s->n_ids);
   }
+  for (int64_t e = 1; e < s->n; ++e) /* each kind in its documented order: no entry twice */
+    if (s->tracked[e].orphan_steps == 0
+            ? s->tracked[e - 1].orphan_steps == 0 && s->tracked[e - 1].id >= s->tracked[e].id
+            : s->tracked[e - 1].orphan_steps > 0 &&
+                  (s->tracked[e - 1].step > s->tracked[e].step ||
+                   (s->tracked[e - 1].step == s->tracked[e].step && s->tracked[e - 1].id >= s->tracked[e].id)))
+      return phew_fail(r, PHEW_ERROR_ARGUMENT,
+                       "the tracer set's entries %lld and %lld are out of order or the same structure (the step's "
+                       "structures by id, then the orphans by step and id)",
+                       (long long)(e - 1), (long long)e);
   for (int64_t k = 0; k < s->n_ids; ++k)
     if (s->ids[k] < 0)
       return phew_fail(r, PHEW_ERROR_ARGUMENT, "tracer %lld has the negative particle id %lld", (long long)k,
@@ -386,8 +393,9 @@ static phew_status link_tracked(const phew_context *context, const phew_step_lab
     status = tracking_check_step(later, "later", r);
   if (status == PHEW_OK && c.rank == 0)
     status = check_set(tracers, r);
-  if (status == PHEW_OK && (!params || params->max_orphan_steps < 0))
-    status = phew_fail(r, PHEW_ERROR_ARGUMENT, "the tracking parameters are missing or max_orphan_steps < 0");
+  if (status == PHEW_OK && (!params || params->max_orphan_steps < 0 || params->max_orphan_steps >= INT32_MAX))
+    status = phew_fail(r, PHEW_ERROR_ARGUMENT,
+                       "the tracking parameters are missing or max_orphan_steps is not in 0 .. 2^31 - 2");
   status = comm_agree(&c, status, r);
   if (status == PHEW_OK)
     status = tracking_shared_links(&c, earlier, later, r);

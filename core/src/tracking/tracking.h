@@ -2,6 +2,7 @@
  *
  *   link_steps.c     links by shared mass between two steps (phew_link_steps)
  *   most_bound.c     each structure's most-bound particles, its tracers (phew_most_bound)
+ *   tracer_set.c     tracer sets freed and joined
  *   locate.c         where tracer particles lie in a later step
  *   link_tracked.c   links by tracers, orphans lost and found again (phew_link_tracked)
  *

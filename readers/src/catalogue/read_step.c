@@ -71,9 +71,10 @@ static void *read_all(hid_t group, const char *name, hid_t memory_type, int64_t 
               (long long)n);
     return NULL;
   }
-  void *values = malloc((size_t)(n > 0 ? n : 1) * 8);
+  const size_t size = H5Tget_size(memory_type);
+  void *values = malloc((size_t)(n > 0 ? n : 1) * size);
   if (!values) {
-    read_fail_memory(e, name, (double)n * 8.0);
+    read_fail_memory(e, name, (double)n * (double)size);
     return NULL;
   }
   if (read_range(group, name, memory_type, 0, n, values, path, e) != 0) {
@@ -146,16 +147,60 @@ static int read_share(hid_t table, int64_t n_total, const own_slice *s, int64_t 
   return 0;
 }
 
-/* Rank 0: the MostBound group into the tracer set (absent: an empty set). */
+/* The MostBound entries checked: ids increasing, tracers inside ParticleIds; 0 or -1 (e set). */
+static int check_tracers(const phew_tracer_set *set, const char *path, read_error *e)
+{
+  for (int64_t k = 0; k < set->n; ++k) {
+    const phew_tracked *t = &set->tracked[k];
+    if (t->id < 0 || (k > 0 && t->id <= set->tracked[k - 1].id) || t->n_tracers < 0 || t->tracer_offset < 0 ||
+        t->tracer_offset > set->n_ids - t->n_tracers)
+      return read_fail(e, PHEW_ERROR_DATA,
+                       "'%s': MostBound entry %lld (structure %lld) has an id out of order or tracers outside "
+                       "ParticleIds",
+                       path, (long long)k, (long long)t->id);
+  }
+  return 0;
+}
+
+static int by_slice_id(const void *a, const void *b)
+{
+  const own_slice *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Each tracked structure's mass: its own bound particles, counted (the unit of phew link). */
+static int count_masses(phew_tracer_set *set, const own_slice *s, int64_t n_s, const char *path, read_error *e)
+{
+  own_slice *by_id = malloc((size_t)(n_s > 0 ? n_s : 1) * sizeof *by_id);
+  if (!by_id)
+    return read_fail_memory(e, "the structures' slices", (double)n_s * (double)sizeof *by_id);
+  if (n_s)
+    memcpy(by_id, s, (size_t)n_s * sizeof *by_id);
+  qsort(by_id, (size_t)n_s, sizeof *by_id, by_slice_id);
+  int status = 0;
+  for (int64_t k = 0; status == 0 && k < set->n; ++k) {
+    const own_slice key = {0, 0, set->tracked[k].id};
+    const own_slice *found = bsearch(&key, by_id, (size_t)n_s, sizeof *by_id, by_slice_id);
+    if (found)
+      set->tracked[k].mass = (double)found->count;
+    else
+      status = read_fail(e, PHEW_ERROR_DATA, "'%s': MostBound names structure %lld, which the membership table lacks",
+                         path, (long long)set->tracked[k].id);
+  }
+  free(by_id);
+  return status;
+}
+
+/* Rank 0: the MostBound group into the tracer set. */
 static int read_tracers(hid_t table, int64_t step, phew_tracer_set *set, const char *path, read_error *e)
 {
   memset(set, 0, sizeof *set);
-  if (H5Lexists(table, "MostBound", H5P_DEFAULT) <= 0)
+  hid_t group = H5Lexists(table, "MostBound", H5P_DEFAULT) > 0 ? H5Gopen2(table, "MostBound", H5P_DEFAULT) : -1;
+  if (group < 0)
     return read_fail(e, PHEW_ERROR_DATA,
-                     "'%s' has no MostBound group (a catalogue of phew 0.x before the merger "
+                     "'%s' has no MostBound group in its membership table (written by a phew without the merger "
                      "trees by most-bound particles?)",
                      path);
-  hid_t group = H5Gopen2(table, "MostBound", H5P_DEFAULT);
   const int64_t n = group >= 0 ? dataset_length(group, "StructureId", path, e) : -1;
   const int64_t n_ids = n >= 0 ? dataset_length(group, "ParticleIds", path, e) : -1;
   int64_t *id = n_ids >= 0 ? read_all(group, "StructureId", H5T_NATIVE_INT64, n, path, e) : NULL;
@@ -174,9 +219,8 @@ static int read_tracers(hid_t table, int64_t step, phew_tracer_set *set, const c
   free(mass);
   free(offset);
   free(count);
-  if (group >= 0)
-    H5Gclose(group);
-  return set->tracked ? 0 : -1;
+  H5Gclose(group);
+  return set->tracked ? check_tracers(set, path, e) : -1;
 }
 
 static int read_step(const char *path, int64_t step, int rank, int size, phew_catalogue_step *out, read_error *e)
@@ -198,6 +242,8 @@ static int read_step(const char *path, int64_t step, int rank, int size, phew_ca
   status = s ? read_share(table, n_total, s, n_s, rank, size, out, path, e) : -1;
   if (status == 0 && rank == 0)
     status = read_tracers(table, step, &out->tracers, path, e);
+  if (status == 0 && rank == 0)
+    status = count_masses(&out->tracers, s, n_s, path, e);
   free(s);
   if (table >= 0)
     H5Gclose(table);
