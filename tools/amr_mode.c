@@ -5,6 +5,7 @@
  * (covered cells -1), so each rank writes its boxes at their offsets; PREFIX-boxes.csv says
  * where each box starts. */
 #include "amr_mode.h"
+#include "amr_particles.h"
 #include "cli_errors.h"
 #include "file_io.h"
 #include "outputs.h"
@@ -147,6 +148,8 @@ int amr_mode_run(const procs *p, const options *o)
   memset(&s, 0, sizeof s);
   phew_clump_result result;
   memset(&result, 0, sizeof result);
+  physics_outcome physics;
+  memset(&physics, 0, sizeof physics);
   phew_context context = procs_context(p, o->n_threads);
   progress_attach(&context, p, o->verbose);
   phew_input in;
@@ -160,12 +163,17 @@ int amr_mode_run(const procs *p, const options *o)
     goto done;
   if (o->verbose && p->rank == 0)
     print_summary(&result, &o->params, 0);
+  if (o->physics && amr_particles_run(p, o, &in.amr, s.labels.clump_id, &result, &physics) != 0)
+    goto done;
   write_cells(&s, p->rank);
   if (p->rank == 0 && !failed())
     write_boxes(&s);
-  if (all_ok(p) && tables_write_and_commit(p, o, &result, &s.set.info, s.set.hierarchy.n_boxes, NULL, NULL) == 0)
+  if (all_ok(p) &&
+      tables_write_and_commit(p, o, &result, &s.set.info, s.set.hierarchy.n_boxes, o->physics ? &physics.params : NULL,
+                              o->physics ? &physics.result : NULL) == 0)
     code = 0;
 done:
+  physics_outcome_free(&physics);
   phew_clump_result_free(&result);
   share_free(&s);
   return code;

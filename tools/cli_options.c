@@ -213,7 +213,11 @@ static int check_snapshot(const options *o, const int *given, const parse_state 
 {
   static const int raw_only[] = {GIVEN_BOX, GIVEN_MASSES, GIVEN_VELOCITIES, GIVEN_IDS, GIVEN_DENSITY};
   if (!o->snapshot && st->snapshot_options) {
-    fail("--format, --particle-type, --family, --units and --amr-variable apply to --snapshot");
+    fail("--format, --particle-type, --family, --units, --amr-variable and --amr-particles apply to --snapshot");
+    return 1;
+  }
+  if (o->amr_particles && !o->amr_variable) {
+    fail("--amr-particles gives the particles the clumps found on the AMR cells: give --amr-variable too");
     return 1;
   }
   for (int k = 0; o->amr && k < N_GIVEN; ++k)
@@ -315,6 +319,11 @@ static int file_option(char **argv, int *i, int left, options *o, parse_state *s
 static int snapshot_option(char **argv, int *i, int left, options *o, parse_state *st)
 {
   const char *a = argv[*i];
+  if (!strcmp(a, "--amr-particles")) {
+    o->amr_particles = 1;
+    st->snapshot_options = 1;
+    return 0;
+  }
   if (strcmp(a, "--format") && strcmp(a, "--particle-type") && strcmp(a, "--family") && strcmp(a, "--units") &&
       strcmp(a, "--amr-variable"))
     return -1;
@@ -639,9 +648,17 @@ static int check_physics(options *o, const int *given, const int *finder_given)
 {
   const int velocities = given[GIVEN_VELOCITIES] || o->snapshot;
   const int physical_units = !o->snapshot || o->read.units == PHEW_UNITS_ASTRO || o->gravitational_constant_given;
-  if ((physics_seen.any || o->groups || o->cosmology_given) && !o->points) {
+  const int particles = o->points || o->amr_particles;
+  if ((physics_seen.any || o->groups || o->cosmology_given) && !particles) {
     fail("the physics of structures (--groups, --no-unbind, --potential, ...) applies to particles (--points, "
-         "--snapshot)");
+         "--snapshot, --amr-particles)");
+    return 1;
+  }
+  if (o->amr_particles && (physics_seen.no_physics || !physical_units)) {
+    fail(physics_seen.no_physics ? "--amr-particles runs the physics of structures on the particles: leave out "
+                                   "--no-physics"
+                                 : "--amr-particles needs the physics' units: --units astro, or "
+                                   "--gravitational-constant");
     return 1;
   }
   if (physics_seen.no_physics && (physics_seen.any || o->groups)) {
@@ -682,7 +699,7 @@ static int check_physics(options *o, const int *given, const int *finder_given)
     fail("--gravitational-constant is for data without a cosmology: with --cosmology G is known");
     return 1;
   }
-  o->physics = o->points && !physics_seen.no_physics && velocities && physical_units;
+  o->physics = particles && !physics_seen.no_physics && velocities && physical_units;
   if (physics_seen.any && !o->physics) {
     fail(!velocities ? "the physics options need the particles' velocities (--velocities)"
                      : "the physics of a snapshot in code units needs --gravitational-constant, or --units astro");

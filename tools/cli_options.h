@@ -35,6 +35,8 @@ typedef struct options {
   const char *snapshot;
   phew_read_options read;
   const char *amr_variable; /* --amr-variable: the hydro variable PHEW runs on (NULL: particles) */
+  int amr_particles;        /* --amr-particles: the particles take their AMR cell's clump, then the
+                               physics of structures runs on them (amr_particles.c) */
   double box[3];
   int box_from_bounds; /* --box auto: the bounds of the positions over every rank */
   int n_neighbours, n_density_neighbours, n_threads;

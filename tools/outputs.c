@@ -115,7 +115,7 @@ static int in_set(int k, output_set set)
 /* The physics files a finder's run adds. */
 static int physics_file_of(int k, output_set set)
 {
-  if (set == OUTPUTS_POINTS)
+  if (set == OUTPUTS_POINTS || set == OUTPUTS_AMR) /* AMR: --amr-particles */
     return k == OUTPUT_BOUND;
   if (set == OUTPUTS_GROUPS || set == OUTPUTS_GROUPS_DENSITY)
     return k == OUTPUT_GROUP_BOUND;
