@@ -1,6 +1,7 @@
 /* --amr-particles (amr_particles.h). */
 #include "amr_particles.h"
 #include "cli_errors.h"
+#include "points_io.h"
 #include "progress.h"
 #include "summary.h"
 
@@ -13,20 +14,8 @@ static void make_points(const phew_particle_set *set, phew_input *in)
 {
   memset(in, 0, sizeof *in);
   in->mesh = PHEW_MESH_POINTS;
-  phew_points *pts = &in->points;
-  phew_points_init(pts);
-  pts->n = set->n;
-  pts->type = set->type;
-  pts->position = set->position;
-  pts->mass = set->mass;
-  pts->velocity = set->velocity;
-  pts->id = set->id;
-  pts->has_box = 1;
-  for (int d = 0; d < 3; ++d) {
-    pts->box_origin[d] = set->info.box_origin[d];
-    pts->box_size[d] = set->info.box_size[d];
-    pts->periodic[d] = set->info.periodic[d];
-  }
+  phew_points_init(&in->points);
+  snapshot_points(set, 0, &in->points);
 }
 
 /* Rank 0: the clumps' parents and peaks (the spherical method's centres); 0 or -1 after fail. */

@@ -123,3 +123,19 @@ void particle_files_write(const char *path, int64_t size, int64_t first, int64_t
   if (err)
     fail("writing '%s' failed: %s", path, strerror(err));
 }
+
+void snapshot_points(const phew_particle_set *set, int periodic, phew_points *pts)
+{
+  pts->n = set->n;
+  pts->type = set->type;
+  pts->position = set->position;
+  pts->mass = set->mass;
+  pts->velocity = set->velocity;
+  pts->id = set->id;
+  pts->has_box = 1;
+  for (int d = 0; d < 3; ++d) {
+    pts->box_origin[d] = set->info.box_origin[d];
+    pts->box_size[d] = set->info.box_size[d];
+    pts->periodic[d] = set->info.periodic[d] || periodic;
+  }
+}

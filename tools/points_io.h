@@ -8,6 +8,7 @@
 
 #include "cli_options.h"
 #include "cli_procs.h"
+#include "phew/phew_readers.h"
 
 #include <stdint.h>
 
@@ -36,5 +37,9 @@ void particle_files_read(const particle_files *f, int k, int64_t first, int64_t 
 
 /* Writes n values of `size` bytes at particle `first` of the file at path (which exists). */
 void particle_files_write(const char *path, int64_t size, int64_t first, int64_t n, const void *data);
+
+/* A snapshot's particles as the core's points: its arrays, box and periodicity (periodic:
+ * periodic along every axis anyway, --periodic). */
+void snapshot_points(const phew_particle_set *set, int periodic, phew_points *pts);
 
 #endif

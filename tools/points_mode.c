@@ -115,19 +115,8 @@ static void make_input(const options *o, const share *s, phew_input *in)
     pts->box_size[d] = o->box[d];
     pts->periodic[d] = o->periodic;
   }
-  if (o->snapshot) { /* the snapshot's arrays, box and periodicity (--periodic: periodic anyway) */
-    const phew_particle_set *set = &s->snapshot;
-    pts->type = set->type;
-    pts->position = set->position;
-    pts->mass = set->mass;
-    pts->velocity = set->velocity;
-    pts->id = set->id;
-    for (int d = 0; d < 3; ++d) {
-      pts->box_origin[d] = set->info.box_origin[d];
-      pts->box_size[d] = set->info.box_size[d];
-      pts->periodic[d] = set->info.periodic[d] || o->periodic;
-    }
-  }
+  if (o->snapshot) /* the snapshot's arrays, box and periodicity (--periodic: periodic anyway) */
+    snapshot_points(&s->snapshot, o->periodic, pts);
   pts->n_neighbours = o->n_neighbours;
   pts->n_density_neighbours = o->n_density_neighbours;
   in->density = s->data[POINTS_DENSITY];
