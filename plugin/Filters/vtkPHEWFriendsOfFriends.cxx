@@ -1,12 +1,15 @@
 #include "vtkPHEWFriendsOfFriends.h"
 
+#include "vtkPHEWMarkers.h"
 #include "vtkPHEWPhysics.h"
 #include "vtkPHEWPointsInput.h"
 #include "vtkPHEWRunRecord.h"
 #include "vtkPHEWTables.h"
 
+#include "vtkInformation.h"
 #include "vtkInformationVector.h"
 #include "vtkObjectFactory.h"
+#include "vtkPolyData.h"
 #include "vtkTable.h"
 
 #include "phew/phew.h"
@@ -20,7 +23,7 @@ vtkStandardNewMacro(vtkPHEWFriendsOfFriends);
 vtkPHEWFriendsOfFriends::vtkPHEWFriendsOfFriends()
 {
   this->Result = new phew_group_result();
-  this->SetNumberOfOutputPorts(2); // Labels, Groups
+  this->SetNumberOfOutputPorts(NUMBER_OF_PORTS); // Labels, Groups, Markers
   // Input arrays 0-2: mass, velocity, id (no density); none unless selected.
   const int indices[phew_adaptors::POINT_ARRAY_COUNT] = { -1, 0, 1, 2 };
   this->SetPointArrayIndices(indices);
@@ -39,6 +42,17 @@ void vtkPHEWFriendsOfFriends::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "LinkingLength: " << this->LinkingLength
      << (this->LinkingLengthIsAbsolute ? " (absolute)" : " (of the mean spacing)") << "\n";
   os << indent << "MinimumMembers: " << this->MinimumMembers << "\n";
+}
+
+//------------------------------------------------------------------------------
+int vtkPHEWFriendsOfFriends::FillOutputPortInformation(int port, vtkInformation* info)
+{
+  if (port == MARKERS_PORT)
+  {
+    info->Set(vtkDataObject::DATA_TYPE_NAME(), "vtkPolyData");
+    return 1;
+  }
+  return this->Superclass::FillOutputPortInformation(port, info);
 }
 
 //------------------------------------------------------------------------------
@@ -76,12 +90,16 @@ int vtkPHEWFriendsOfFriends::RunCore(
 std::string vtkPHEWFriendsOfFriends::FillOutputs(
   phew_adaptors::Context&, vtkDataObject*, vtkInformationVector* outputVector)
 {
-  vtkTable* groups = vtkTable::GetData(outputVector, 1);
+  vtkTable* groups = vtkTable::GetData(outputVector, GROUPS_PORT);
   phew_tables::FillGroups(groups, *this->Result);
   if (this->PhysicsRan)
   {
     phew_physics::AppendColumns(groups, *this->Physics);
   }
+  // One vertex per group (rank 0; no rows, so no vertices, elsewhere) at its physics centre,
+  // else at the centre of mass (CenterOfMassX/Y/Z).
+  phew_markers::BuildVertices(groups, phew_markers::CENTRE_OF_MASS, PHEW_ARRAY_GROUP_ID,
+    vtkPolyData::GetData(outputVector, MARKERS_PORT));
   return std::string();
 }
 

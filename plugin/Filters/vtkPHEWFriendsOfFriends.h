@@ -15,6 +15,10 @@
  * Output port 1: the group catalogue (vtkTable; columns as the CLI's PREFIX-groups.csv:
  * GroupId, NumberOfParticles, Mass, CenterOfMassX/Y/Z, Radius, MinParticleId, and with a
  * Velocity array MeanVelocityX/Y/Z and VelocityDispersion), complete on the first process.
+ * Output port 2: the Markers (vtkPolyData), one vertex per group with the Groups columns as
+ * point data (shared), at its centre of mass; with the halo properties at its physics centre
+ * (CenterX/Y/Z, where finite) with GlyphRadius = R200c (0 where NaN), for sphere glyphs
+ * (vtkPHEWMarkers.h). Complete on the first process, empty on the others.
  *
  * Optional point arrays: Mass (input array 0), Velocity (1, three components), Id (2, unique
  * global ids; without it the position in the global order). In parallel (pvbatch or pvserver
@@ -35,6 +39,15 @@ public:
   static vtkPHEWFriendsOfFriends* New();
   vtkTypeMacro(vtkPHEWFriendsOfFriends, vtkPHEWAlgorithm);
   void PrintSelf(ostream& os, vtkIndent indent) override;
+
+  /// The output ports.
+  enum
+  {
+    LABELS_PORT = 0,
+    GROUPS_PORT = 1,
+    MARKERS_PORT = 2,
+    NUMBER_OF_PORTS = 3
+  };
 
   ///@{
   /// The linking length: relative to the mean interparticle spacing (default 0.2), or a
@@ -64,11 +77,14 @@ protected:
   /// phew_find_fof_groups with this filter's parameters.
   int RunCore(phew_context& core, phew_input& input, phew_labels& labels,
     phew_adaptors::InputAdaptor& adaptor) override;
-  /// The Groups table (port 1).
+  /// The Groups table (port 1) and the Markers (port 2).
   std::string FillOutputs(phew_adaptors::Context& context, vtkDataObject* labelled,
     vtkInformationVector* outputVector) override;
   void DescribeParameters(std::vector<std::string>& entries) override;
   void ReleaseResult() override;
+
+  /// The Markers port: a vtkPolyData.
+  int FillOutputPortInformation(int port, vtkInformation* info) override;
 
   phew_group_result* Result; // of the last run, until its outputs are made (owned)
 

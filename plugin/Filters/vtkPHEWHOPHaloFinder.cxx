@@ -1,12 +1,15 @@
 #include "vtkPHEWHOPHaloFinder.h"
 
+#include "vtkPHEWMarkers.h"
 #include "vtkPHEWPhysics.h"
 #include "vtkPHEWPointsInput.h"
 #include "vtkPHEWRunRecord.h"
 #include "vtkPHEWTables.h"
 
+#include "vtkInformation.h"
 #include "vtkInformationVector.h"
 #include "vtkObjectFactory.h"
+#include "vtkPolyData.h"
 #include "vtkTable.h"
 
 #include "phew/phew.h"
@@ -22,7 +25,7 @@ vtkStandardNewMacro(vtkPHEWHOPHaloFinder);
 vtkPHEWHOPHaloFinder::vtkPHEWHOPHaloFinder()
 {
   this->Result = new phew_group_result();
-  this->SetNumberOfOutputPorts(2); // Labels, Groups
+  this->SetNumberOfOutputPorts(NUMBER_OF_PORTS); // Labels, Groups, Markers
   // Input arrays 0-3: mass, velocity, id, density; none unless selected.
   const int indices[phew_adaptors::POINT_ARRAY_COUNT] = { 3, 0, 1, 2 };
   this->SetPointArrayIndices(indices);
@@ -55,6 +58,17 @@ void vtkPHEWHOPHaloFinder::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "MergeNeighbours: " << this->MergeNeighbours << "\n";
   os << indent << "NumberOfDensityNeighbours: " << this->NumberOfDensityNeighbours << "\n";
   os << indent << "MinimumMembers: " << this->MinimumMembers << "\n";
+}
+
+//------------------------------------------------------------------------------
+int vtkPHEWHOPHaloFinder::FillOutputPortInformation(int port, vtkInformation* info)
+{
+  if (port == MARKERS_PORT)
+  {
+    info->Set(vtkDataObject::DATA_TYPE_NAME(), "vtkPolyData");
+    return 1;
+  }
+  return this->Superclass::FillOutputPortInformation(port, info);
 }
 
 //------------------------------------------------------------------------------
@@ -109,12 +123,16 @@ int vtkPHEWHOPHaloFinder::RunCore(
 std::string vtkPHEWHOPHaloFinder::FillOutputs(
   phew_adaptors::Context&, vtkDataObject*, vtkInformationVector* outputVector)
 {
-  vtkTable* groups = vtkTable::GetData(outputVector, 1);
+  vtkTable* groups = vtkTable::GetData(outputVector, GROUPS_PORT);
   phew_tables::FillGroups(groups, *this->Result);
   if (this->PhysicsRan)
   {
     phew_physics::AppendColumns(groups, *this->Physics);
   }
+  // One vertex per group (rank 0; no rows, so no vertices, elsewhere) at its physics centre,
+  // else at the peak (PeakX/Y/Z), its densest particle.
+  phew_markers::BuildVertices(groups, phew_markers::PEAK, PHEW_ARRAY_GROUP_ID,
+    vtkPolyData::GetData(outputVector, MARKERS_PORT));
   return std::string();
 }
 

@@ -25,7 +25,12 @@
  * (vtkTable; columns as the CLI's PREFIX-groups.csv: GroupId, NumberOfParticles, Mass,
  * CenterOfMassX/Y/Z, Radius, MinParticleId, with a Velocity array MeanVelocityX/Y/Z and
  * VelocityDispersion, then PeakId, PeakDensity, PeakX/Y/Z of each group's densest particle),
- * complete on the first process.
+ * complete on the first process. Output port 2: the Markers (vtkPolyData), one vertex per
+ * group with the Groups columns as point data (shared), at its peak (PeakX/Y/Z, the densest
+ * particle: where HOP's chains of hops end, and the centre the physics' spherical potential
+ * uses); with the halo properties at its physics centre (CenterX/Y/Z, where finite) with
+ * GlyphRadius = R200c (0 where NaN), for sphere glyphs (vtkPHEWMarkers.h). Complete on the
+ * first process, empty on the others.
  *
  * Optional point arrays: Mass (input array 0), Velocity (1, three components), Id (2, unique
  * global ids; without it the position in the global order), Density (3). In parallel (pvbatch
@@ -48,6 +53,15 @@ public:
   static vtkPHEWHOPHaloFinder* New();
   vtkTypeMacro(vtkPHEWHOPHaloFinder, vtkPHEWAlgorithm);
   void PrintSelf(ostream& os, vtkIndent indent) override;
+
+  /// The output ports.
+  enum
+  {
+    LABELS_PORT = 0,
+    GROUPS_PORT = 1,
+    MARKERS_PORT = 2,
+    NUMBER_OF_PORTS = 3
+  };
 
   ///@{
   /// delta_outer, in units of the mean density (default 160): particles below it are in no
@@ -108,11 +122,14 @@ protected:
   /// phew_find_hop_groups with this filter's parameters.
   int RunCore(phew_context& core, phew_input& input, phew_labels& labels,
     phew_adaptors::InputAdaptor& adaptor) override;
-  /// The Groups table (port 1).
+  /// The Groups table (port 1) and the Markers (port 2).
   std::string FillOutputs(phew_adaptors::Context& context, vtkDataObject* labelled,
     vtkInformationVector* outputVector) override;
   void DescribeParameters(std::vector<std::string>& entries) override;
   void ReleaseResult() override;
+
+  /// The Markers port: a vtkPolyData.
+  int FillOutputPortInformation(int port, vtkInformation* info) override;
 
   phew_group_result* Result; // of the last run, until its outputs are made (owned)
 

@@ -17,10 +17,14 @@
 #include <map>
 #include <vector>
 
-namespace
+namespace phew_markers
 {
 const char* const PEAK[3] = { "PeakX", "PeakY", "PeakZ" };
 const char* const CENTRE_OF_MASS[3] = { "CenterOfMassX", "CenterOfMassY", "CenterOfMassZ" };
+}
+
+namespace
+{
 const char* const PHYSICS_CENTRE[3] = { "CenterX", "CenterY", "CenterZ" };
 
 vtkDataArray* Column(vtkTable* table, const char* name)
@@ -72,13 +76,13 @@ Physics FindPhysics(vtkTable* clumps)
   return physics;
 }
 
-// Clump c's structure is itself.
-void ClumpRows(vtkTable* clumps, Physics& physics)
+// Row r's structure is itself (a clump, a group).
+void OwnRows(vtkTable* table, Physics& physics)
 {
-  physics.Row.resize(static_cast<size_t>(clumps->GetNumberOfRows()));
-  for (vtkIdType c = 0; c < clumps->GetNumberOfRows(); ++c)
+  physics.Row.resize(static_cast<size_t>(table->GetNumberOfRows()));
+  for (vtkIdType r = 0; r < table->GetNumberOfRows(); ++r)
   {
-    physics.Row[c] = c;
+    physics.Row[r] = r;
   }
 }
 
@@ -176,18 +180,33 @@ void TableToVertices(vtkTable* table, const char* const position[3], const Physi
 
 namespace phew_markers
 {
+void BuildVertices(
+  vtkTable* table, const char* const position[3], const char* scalars, vtkPolyData* vertices)
+{
+  vertices->Initialize();
+  if (!table)
+  {
+    return;
+  }
+  Physics physics = FindPhysics(table);
+  if (physics.Ran())
+  {
+    OwnRows(table, physics);
+  }
+  TableToVertices(table, position, physics, scalars, vertices);
+}
+
 void Build(vtkTable* clumps, vtkTable* haloes, vtkMultiBlockDataSet* markers)
 {
-  Physics ofClumps = FindPhysics(clumps);
-  Physics ofHaloes = ofClumps;
-  if (ofClumps.Ran())
+  // A halo's structure is its head clump in the Clumps table, not a row of its own.
+  Physics ofHaloes = FindPhysics(clumps);
+  if (ofHaloes.Ran())
   {
-    ClumpRows(clumps, ofClumps);
     HeadClumpRows(clumps, haloes, ofHaloes);
   }
   vtkNew<vtkPolyData> peaks;
   vtkNew<vtkPolyData> centres;
-  TableToVertices(clumps, PEAK, ofClumps, "ClumpId", peaks);
+  BuildVertices(clumps, PEAK, "ClumpId", peaks);
   TableToVertices(haloes, CENTRE_OF_MASS, ofHaloes, "HaloId", centres);
   markers->Initialize();
   markers->SetNumberOfBlocks(2);

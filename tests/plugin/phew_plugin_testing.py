@@ -201,6 +201,55 @@ def table_as_lists(table):
     return out
 
 
+def check_group_markers(check, what, markers, table, own):
+    """The Markers of Friends-of-Friends or HOP (`markers`, fetched from port 2) against their
+    Groups `table`: one vertex per row with every column as point data; each vertex at the
+    row's CenterX/Y/Z when the physics ran and it is finite, else at its `own` columns (X, Y, Z:
+    the centre of mass or the peak), exactly; GlyphRadius = R200c (0 where NaN) with the physics
+    and absent without it. Returns (physics ran, vertices at a physics centre away from their own
+columns, R200c finite): the counts show that the case tells the two placements apart."""
+    rows = {table.GetColumnName(c): numpy_support.vtk_to_numpy(table.GetColumn(c))
+            for c in range(table.GetNumberOfColumns())}
+    n = table.GetNumberOfRows()
+    data = markers.GetPointData()
+    points = markers.GetPoints()
+    got = (numpy_support.vtk_to_numpy(points.GetData()).astype(np.float64) if points is not None and n
+           else np.zeros((0, 3)))
+    check.check(markers.GetNumberOfPoints() == markers.GetNumberOfVerts() == n,
+                "%s: Markers %d points, %d vertices for %d groups"
+                % (what, markers.GetNumberOfPoints(), markers.GetNumberOfVerts(), n))
+    shared = [name for name in rows if data.GetArray(name) is not None and
+              np.array_equal(numpy_support.vtk_to_numpy(data.GetArray(name)), rows[name], equal_nan=True)]
+    check.check(shared == list(rows), "%s: Markers point data is not the Groups columns: %s"
+                % (what, sorted(set(rows) - set(shared))))
+    check.check(data.GetScalars() is not None and data.GetScalars().GetName() == "GroupId",
+                "%s: Markers scalars are not GroupId" % what)
+    if n == 0:
+        return False, 0, 0
+    own_xyz = np.array([rows[name] for name in own], dtype=np.float64).T
+    physics = "CenterX" in rows and "R200c" in rows
+    at_centre = 0
+    finite_r200c = 0
+    want = own_xyz
+    if physics:
+        centre = np.array([rows[name] for name in ("CenterX", "CenterY", "CenterZ")], dtype=np.float64).T
+        known = np.isfinite(centre).all(axis=1)
+        want = np.where(known[:, None], centre, own_xyz)
+        at_centre = int(np.count_nonzero(known & (centre != own_xyz).any(axis=1)))
+        r200c = rows["R200c"]
+        finite_r200c = int(np.count_nonzero(np.isfinite(r200c)))
+        radius = data.GetArray("GlyphRadius")
+        check.check(radius is not None and np.array_equal(numpy_support.vtk_to_numpy(radius),
+                                                          np.where(np.isfinite(r200c), r200c, 0.0)),
+                    "%s: Markers GlyphRadius is not R200c (0 where NaN)" % what)
+    else:
+        check.check(data.GetArray("GlyphRadius") is None, "%s: Markers have GlyphRadius without the physics" % what)
+    check.check(np.array_equal(got, want), "%s: Markers are not at %s: %d of %d differ"
+                % (what, "CenterX/Y/Z (else %s)" % "/".join(own) if physics else "/".join(own),
+                   int(np.count_nonzero((got != want).any(axis=1))), n))
+    return physics, at_centre, finite_r200c
+
+
 def write_table_csv(table, path):
     """CSV in the table's column order, formatted like the command-line tool
     (integers as integers, doubles with %.17g)."""

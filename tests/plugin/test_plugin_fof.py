@@ -8,6 +8,11 @@ consecutive shares without ids (the global order is the file's), every n-th in r
 with the Id array, and nothing on rank 0 with ids. Also: the relative and the absolute linking
 length, a minimum group size of 1, and a bad linking length refused with one message.
 
+The Markers (port 2): one vertex per group (complete on rank 0, nothing elsewhere) with the
+Groups columns, at CenterX/Y/Z with the physics (the cases' velocities; no cosmology, so R200c
+is NaN and GlyphRadius 0), at the centre of mass without it (Halo Properties off); on SWIFT's
+snapshot read in astronomers' units (a cosmology) GlyphRadius is the finite R200c.
+
     [mpiexec -np N] pvbatch test_plugin_fof.py --plugin PHEW.so --source-dir SRC --work-dir DIR \\
         --cli phew [--ranks N]
 """
@@ -60,6 +65,7 @@ def run_cli(prefix, with_ids, linking):
         return np.fromfile(prefix + "-group.raw", dtype="<i8"), f.read()
 
 
+COM = ("CenterOfMassX", "CenterOfMassY", "CenterOfMassZ")
 CASES = [  # label, share mode, ids, the tool's linking options, the filter's properties
     ("contiguous", "contiguous", False, [], {}),
     ("scattered", "scattered", True, [], {}),
@@ -89,6 +95,16 @@ for label, mode, with_ids, linking, properties in CASES:
             mine = f.read()
         check.check(mine == want_csv, "%s: the Groups table differs from the tool's groups.csv" % label)
         check.check(want_csv.count("\n") - 1 >= 6, "%s: %d groups (the blobs expected)" % (label, want_csv.count("\n") - 1))
+        physics, at_centre, _ = pt.check_group_markers(check, label, servermanager.Fetch(fof, idx=2),
+                                                       servermanager.Fetch(fof, idx=1), COM)
+        check.check(physics and at_centre > 0,
+                    "%s: the physics ran (%s), %d markers at a centre" % (label, physics, at_centre))
+        if label == "contiguous":  # without the physics: at the centres of mass
+            fof.HaloProperties = 0
+            fof.UpdatePipeline()
+            physics, _, _ = pt.check_group_markers(check, label + " without the physics",
+                                                   servermanager.Fetch(fof, idx=2), servermanager.Fetch(fof, idx=1), COM)
+            check.check(not physics, "%s: the physics ran with Halo Properties off" % label)
         print("%s: %d groups, identical to the tool" % (label, want_csv.count("\n") - 1), flush=True)
     Delete(collect)
     Delete(fof)
@@ -101,6 +117,25 @@ errors = pt.ErrorCatcher(fof)
 fof.UpdatePipeline()
 check.check("linking length" in errors.text(), "a negative linking length is named: %s" % errors.text())
 check.check(fof.GetDataInformation().GetNumberOfPoints() == 0, "a refused run leaves no points")
+check.check(OutputPort(fof, 2).GetDataInformation().GetNumberOfPoints() == 0, "a refused run leaves markers")
+proxy = fof.SMProxy
+ports = [proxy.GetOutputPortName(i) for i in range(proxy.GetNumberOfOutputPorts())]
+check.check(ports == ["Labels", "Groups", "Markers"], "output ports %s" % ports)
 Delete(fof)
 Delete(shares)
+
+# Markers with a cosmology: SWIFT's snapshot in astronomers' units, so R200c is finite
+swift = GadgetHDF5SnapshotReader(FileName=[os.path.join(args.source_dir, "datasets", "swift_dm16", "snap_0003.hdf5")],
+                                 Units=1)
+fof = FriendsofFriends(Input=swift, Mass=["POINTS", "Masses"], Velocity=["POINTS", "Velocities"],
+                       Id=["POINTS", "ParticleIDs"])
+fof.UpdatePipeline()
+groups = servermanager.Fetch(fof, idx=1)
+physics, at_centre, finite = pt.check_group_markers(check, "SWIFT", servermanager.Fetch(fof, idx=2), groups, COM)
+check.check(physics and at_centre > 0 and finite > 0, "SWIFT: %d groups, %d at a centre, %d with a finite R200c"
+            % (groups.GetNumberOfRows(), at_centre, finite))
+print("SWIFT: %d groups, %d markers at a centre, %d with a finite R200c"
+      % (groups.GetNumberOfRows(), at_centre, finite), flush=True)
+Delete(fof)
+Delete(swift)
 check.finish(exit_on_success=False)

@@ -11,6 +11,11 @@ periodic and a non-periodic box, and a given Density array; each must find sever
 each of its non-default values must change the tool's answer on its own. Bad parameters (a peak factor of 0.5, an outer threshold of 0, more hop
 neighbours than particles) give exactly one error message and empty outputs.
 
+The Markers (port 2): one vertex per group (complete on rank 0, nothing elsewhere) with the
+Groups columns, at the group's peak PeakX/Y/Z in the cases (Halo Properties off); with the
+physics on SWIFT's snapshot read in astronomers' units at CenterX/Y/Z with GlyphRadius = R200c
+(0 where NaN).
+
     [mpiexec -np N] pvbatch test_plugin_hop.py --plugin PHEW.so --source-dir SRC --work-dir DIR \\
         --cli phew [--ranks N]
 """
@@ -45,6 +50,7 @@ pos, mass, vel, ids = pc.make_particles()
 particles = pc.save_particles(os.path.join(args.work_dir, "particles.npz"), pos, mass, vel, ids)
 
 PEAK_COLUMNS = ["PeakId", "PeakDensity", "PeakX", "PeakY", "PeakZ"]  # after the 8 columns of FoF's table
+PEAK_XYZ = ("PeakX", "PeakY", "PeakZ")  # where the markers are without the physics
 NON_PERIODIC_BOX = dict(pc.PERIODIC_BOX, PeriodicX=0, PeriodicY=0, PeriodicZ=0)
 
 
@@ -85,7 +91,8 @@ for name in ("Mass", "Velocity", "Id", "Density"):
     check.check(list(getattr(probe, name))[-1] == "None", "default %s is %s, expected None" % (name, list(getattr(probe, name))))
 proxy = probe.SMProxy
 check.check(proxy.GetXMLLabel() == "HOP Halo Finder", "label %s" % proxy.GetXMLLabel())
-check.check([proxy.GetOutputPortName(i) for i in range(proxy.GetNumberOfOutputPorts())] == ["Labels", "Groups"],
+check.check([proxy.GetOutputPortName(i) for i in range(proxy.GetNumberOfOutputPorts())] ==
+            ["Labels", "Groups", "Markers"],
             "output ports %s" % [proxy.GetOutputPortName(i) for i in range(proxy.GetNumberOfOutputPorts())])
 hints = proxy.GetHints()
 menu = hints.FindNestedElementByName("ShowInMenu") if hints else None
@@ -166,6 +173,8 @@ for label, mode, partitions, with_ids, periodic, options, properties, given in C
         with open(written) as f:
             mine = f.read()
         check.check(mine == want_csv, "%s: the Groups table differs from the tool's groups.csv" % label)
+        physics, _, _ = pt.check_group_markers(check, label, servermanager.Fetch(hop, idx=2), table, PEAK_XYZ)
+        check.check(not physics, "%s: the physics ran with Halo Properties off" % label)
         rows = OutputPort(hop, 1).GetDataInformation().GetNumberOfRows()
         check.check(rows == n_groups, "%s: the ranks hold %d rows together, expected %d" % (label, rows, n_groups))
         print("%s: %d groups, identical to the tool; points per rank %s"
@@ -196,6 +205,7 @@ for label, properties, words in BAD:
     groups = OutputPort(hop, 1).GetDataInformation()
     check.check(groups.GetNumberOfRows() == 0, "%s: a refused run leaves %d group rows" % (label, groups.GetNumberOfRows()))
     check.check(servermanager.Fetch(hop, idx=1).GetNumberOfColumns() == 0, "%s: a refused run leaves table columns" % label)
+    check.check(OutputPort(hop, 2).GetDataInformation().GetNumberOfPoints() == 0, "%s: a refused run leaves markers" % label)
     print("%s: refused with: %s" % (label, errors.text()), flush=True)
     for name in properties:
         setattr(hop, name, defaults[name])
@@ -205,4 +215,19 @@ check.check(not errors.messages and hop.GetDataInformation().GetNumberOfPoints()
             "after the bad parameters the defaults run again: %s" % errors.text())
 Delete(hop)
 Delete(shares)
+
+# Markers with the physics and a cosmology: SWIFT's snapshot in astronomers' units
+swift = GadgetHDF5SnapshotReader(FileName=[os.path.join(args.source_dir, "datasets", "swift_dm16", "snap_0003.hdf5")],
+                                 Units=1)
+hop = HOPHaloFinder(Input=swift, Mass=["POINTS", "Masses"], Velocity=["POINTS", "Velocities"],
+                    Id=["POINTS", "ParticleIDs"], OuterThreshold=40.0)  # two groups (one at 160)
+hop.UpdatePipeline()
+groups = servermanager.Fetch(hop, idx=1)
+physics, at_centre, finite = pt.check_group_markers(check, "SWIFT", servermanager.Fetch(hop, idx=2), groups, PEAK_XYZ)
+check.check(physics and groups.GetNumberOfRows() == 2 and at_centre > 0 and finite > 0,
+            "SWIFT: %d groups, %d at a centre, %d with a finite R200c" % (groups.GetNumberOfRows(), at_centre, finite))
+print("SWIFT: %d groups, %d markers at a centre, %d with a finite R200c"
+      % (groups.GetNumberOfRows(), at_centre, finite), flush=True)
+Delete(hop)
+Delete(swift)
 check.finish(exit_on_success=False)

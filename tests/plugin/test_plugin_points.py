@@ -170,8 +170,8 @@ density_array = base_output.GetPointData().GetArray("Density")
 check.check(density_array is not None and density_array.GetClassName() == "vtkDoubleArray",
             "base: Density is not a vtkDoubleArray")
 check.check(sorted(base_output.GetPointData().GetArrayName(i) for i in range(base_output.GetPointData().GetNumberOfArrays()))
-            == sorted(["mass", "vel", "ids", "Density", "BoundClumpId"] + list(pt.LABEL_ARRAYS)),
-            "base: the point arrays are the input's, the labels, Density and BoundClumpId (a Velocity array is "
+            == sorted(["mass", "vel", "ids", "Density", "BoundClumpId", "SpecificEnergy"] + list(pt.LABEL_ARRAYS)),
+            "base: the point arrays are the input's, the labels, Density, BoundClumpId and SpecificEnergy (a Velocity array is "
             "selected: the halo properties run)")
 reference = pc.reference_density(pos, mass)
 error = close_to_reference("base", base["Density"], reference)
