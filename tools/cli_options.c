@@ -67,7 +67,13 @@ void usage(FILE *out)
         "--amr-variable NAME (RAMSES): PHEW on the AMR leaf cells with that hydro variable as the\n"
         "density (density, pressure, ...; code units). Outputs PREFIX-patch.raw, -clump.raw,\n"
         "-halo.raw (int64 per cell of every box listed in PREFIX-boxes.csv, box after box, x\n"
-        "fastest; -1 for cells a finer box covers) and the three tables.\n",
+        "fastest; -1 for cells a finer box covers) and the three tables. --amr-particles: then the\n"
+        "snapshot's particles take their leaf cell's clump and are unbound (PREFIX-bound.raw).\n"
+        "Particles with velocities: unbinding and halo properties (bound masses, M200c, Vmax, spin,\n"
+        "...) joined to the tables, PREFIX-bound.raw (-group-bound.raw); --no-physics, --no-unbind,\n"
+        "--potential exact|spherical, --softening, --cosmology H0 OM OL, --scale-factor,\n"
+        "--gravitational-constant, --groups FILE --parents FILE, --most-bound N, --hdf5 FILE:\n"
+        "docs/physics.md. phew link: merger trees from --hdf5 catalogues (docs/merger-trees.md).\n",
         out);
 }
 
