@@ -860,7 +860,8 @@ typedef struct phew_physics_params {
                            cut, which reproduces RAMSES's own output on the shared run
                            (docs/physics.md) */
   int64_t n_most_bound; /* tracers kept per structure: its most-bound particles (200, as
-                           RAMSES's nmost_bound) for the merger trees (phew_link_tracked) */
+                           RAMSES's nmost_bound) for the merger trees (phew_link_tracked);
+                           0: none (result.most_bound empty) */
 } phew_physics_params;
 
 /* Unbinding on (top level too), exact potential, automatic softening, theta 0.5, 1000 direct
