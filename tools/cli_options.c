@@ -72,8 +72,9 @@ void usage(FILE *out)
         "Particles with velocities: unbinding and halo properties (bound masses, M200c, Vmax, spin,\n"
         "...) joined to the tables, PREFIX-bound.raw (-group-bound.raw); --no-physics, --no-unbind,\n"
         "--potential exact|spherical, --softening, --cosmology H0 OM OL, --scale-factor,\n"
-        "--gravitational-constant, --groups FILE --parents FILE, --most-bound N, --hdf5 FILE:\n"
-        "docs/physics.md. phew link: merger trees from --hdf5 catalogues (docs/merger-trees.md).\n",
+        "--gravitational-constant, --groups FILE --parents FILE, --most-bound N, --gather-max N,\n"
+        "--hdf5 FILE: docs/physics.md. phew link: merger trees from --hdf5 catalogues\n"
+        "(docs/merger-trees.md).\n",
         out);
 }
 
@@ -583,7 +584,8 @@ static int physics_option(char **argv, int *i, int left, options *o, parse_state
                                        "--parents",
                                        "--mass-bins",
                                        "--profile-r-min",
-                                       "--most-bound"};
+                                       "--most-bound",
+                                       "--gather-max"};
   int k = 0;
   while (k < (int)(sizeof valued / sizeof valued[0]) && strcmp(a, valued[k]))
     ++k;
@@ -640,9 +642,15 @@ static int physics_option(char **argv, int *i, int left, options *o, parse_state
   case 9: o->parents = v; return 0;
   case 10: return option_int(a, v, 1, &pp->n_mass_bins) != 0;
   case 11: return positive_option(a, v, &pp->profile_r_min);
-  default:
+  case 12:
     if (parse_int64(v, &pp->n_most_bound) != 1 || pp->n_most_bound < 0) {
       fail("--most-bound needs an integer >= 0 (got '%s')", v);
+      return 1;
+    }
+    return 0;
+  default:
+    if (parse_int64(v, &pp->gather_max) != 1 || pp->gather_max < 0) {
+      fail("--gather-max needs an integer >= 0 (got '%s')", v);
       return 1;
     }
     return 0;

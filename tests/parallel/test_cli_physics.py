@@ -214,6 +214,17 @@ def main():
                 for suffix in OUTPUTS:
                     check.check(same_bytes(first + suffix, prefix + suffix),
                                  f"{name} on {ranks} ranks, {threads} threads: {suffix} equals the serial one")
+        # every structure spread over all ranks (--gather-max 1: the host, across the periodic
+        # corner, is worked on by every rank together, no rank holding it whole): the same bytes
+        for ranks in sorted(set([1] + list(args.ranks))):
+            for threads in sorted(set(args.threads + [4])):
+                prefix = os.path.join(work, f"{name}_spread_np{ranks}_t{threads}")
+                run_ok(check, runner, ranks, base + extra + ["--gather-max", "1", "--threads", str(threads),
+                                                             "--output", prefix],
+                       f"{name} spread over {ranks} ranks, {threads} threads")
+                for suffix in OUTPUTS:
+                    check.check(same_bytes(first + suffix, prefix + suffix),
+                                f"{name} spread over {ranks} ranks, {threads} threads: {suffix} equals the serial one")
     return check.finish()
 
 

@@ -862,11 +862,15 @@ typedef struct phew_physics_params {
   int64_t n_most_bound; /* tracers kept per structure: its most-bound particles (200, as
                            RAMSES's nmost_bound) for the merger trees (phew_link_tracked);
                            0: none (result.most_bound empty) */
+  int64_t gather_max;   /* a top-level structure with at most this many members is worked on by
+                           one rank; a larger one by every rank together, each with a share of
+                           its members (no structure has to fit on one rank). The results do
+                           not depend on it. 0 (default): the mean number of particles per rank */
 } phew_physics_params;
 
 /* Unbinding on (top level too), exact potential, automatic softening, theta 0.5, 1000 direct
  * members, tolerance 0.01, 100 iterations, G = 1, no cosmology; spherical: 50 log bins from the
- * softening, no saddle cut; 200 most-bound particles. */
+ * softening, no saddle cut; 200 most-bound particles; gather_max automatic. */
 PHEW_API void phew_physics_params_init(phew_physics_params *params);
 
 /* A grouping: per particle passed, its innermost structure (0 .. n_structures - 1, or -1:

@@ -72,6 +72,11 @@ phew_status comm_gather(comm *c, const void *items, int64_t n, size_t item_size,
 phew_status comm_broadcast(comm *c, void **items, int64_t *n, size_t item_size);
 /* Collective: rank 0 sends counts[r] consecutive items to rank r; every rank receives n_out. */
 phew_status comm_scatter(comm *c, const void *items, const int *counts, size_t item_size, void *out, int64_t n_out);
+/* Collective (sort.c): every rank's n records (item_size bytes each, starting with a key of
+ * two uint64, compared as (first, second)) sorted over the ranks: *out holds this rank's share,
+ * in key order, and every record of rank r comes before every record of rank r + 1. Equal keys
+ * stay on one rank. PHEW_ERROR_MEMORY on every rank if one ran out. */
+phew_status comm_sort(comm *c, const void *items, int64_t n, size_t item_size, inbox *out);
 
 /* ---- ghost cells filled from their owners (ghost_exchange.c) ----------------------------- */
 /* The ghost cells of this rank: for each, its local index, the rank owning it and its global

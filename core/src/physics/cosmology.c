@@ -26,6 +26,7 @@ void phew_physics_params_init(phew_physics_params *params)
   params->profile_r_min = -1.0;
   params->saddle_cut = 0;
   params->n_most_bound = 200;
+  params->gather_max = 0;
 }
 
 static phew_status check_cosmology(const phew_cosmology *c, call_result *result)

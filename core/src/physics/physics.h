@@ -8,13 +8,18 @@
  *   unbind.c           one structure's energies and bulk velocity; candidates to the parent
  *   properties.c       the member-based properties of one structure
  *   overdensity.c      spherical-overdensity masses from all particles about each centre
- *   members.c          every top-level structure's particles to one rank and the labels back
+ *   reduce.c           sums and extrema over a structure's members on one rank or spread
+ *   potential_spread.c the octree's potentials of a structure spread over the ranks
+ *   members.c          each top-level structure's particles to one rank, or spread over all
+ *                      ranks when it is larger than gather_max; and the labels back
  *   membership.c       the bound and unbound particle ids in catalogue order, for writers
  *   physics_run.c      phew_structure_physics end to end
  *   physics_columns.c  the catalogue's columns
  *
  * The rank that holds a top-level structure (members.c) works on all its members in the order
- * of (preorder of their structure, id): nothing depends on how the particles were spread. */
+ * of (preorder of their structure, id); a spread one is worked on by every rank together, each
+ * with a contiguous share of that order. Sums are exact sums and orderings are by id, so
+ * nothing depends on how the particles were spread: the same bits on any number of ranks. */
 #ifndef PHEW_PHYSICS_H
 #define PHEW_PHYSICS_H
 
@@ -23,6 +28,18 @@
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
+
+/* ---- reduce.c: over one structure's members, on this rank alone (c NULL) or over c ------------ */
+/* The sum rounded to a double (0 below the range of doubles, infinite above). */
+double exact_double(const exact_sum *s);
+phew_status reduce_exact(comm *c, exact_sum *sums, int64_t n); /* PHEW_ERROR_MEMORY agreed */
+void reduce_counts(comm *c, int64_t *counts, int64_t n);
+double reduce_max(comm *c, double x);
+int reduce_failed(comm *c, int failed);    /* whether any rank failed */
+int64_t reduce_before(comm *c, int64_t n); /* the sum of n over the lower ranks (-1: no memory, agreed) */
+int reduce_parts(const comm *c);           /* the ranks taking part: 1 for NULL */
+/* out[r] = rank r's item (item_size bytes each, reduce_parts(c) of them). */
+void reduce_allgather(comm *c, const void *item, size_t item_size, void *out);
 
 /* ---- cosmology.c ----------------------------------------------------------------------------- */
 /* G in Mpc (km/s)^2 / Msun (from the IAU's nominal GM_sun and the parsec). */
@@ -73,6 +90,17 @@ typedef struct potential_params {
 phew_status potential_compute(const double *position, const double *mass, int64_t n, const potential_params *p,
                               double *phi);
 
+/* Collective over c: the potentials of one structure's members spread over the ranks of c (a
+ * structure too large for one rank). This rank holds n of them: positions (3 each, unwrapped in
+ * one frame common to every rank), masses (NULL: 1 each) and order[i], the member's index in the
+ * structure's canonical order (0 .. n_total - 1 over all ranks, each index once). phi[i] has the
+ * bits potential_compute gives that member when it is called with all the members in canonical
+ * order, for any split over ranks and any thread count. A rank holds its own members and the
+ * cells and members of others that its walks open (a locally essential tree), never the whole
+ * structure. PHEW_ERROR_MEMORY (agreed on every rank) if memory ran out. */
+phew_status potential_spread(comm *c, const double *position, const double *mass, const int64_t *order, int64_t n,
+                             const potential_params *p, double *phi);
+
 /* ---- potential_spherical.c -------------------------------------------------------------------- */
 typedef struct spherical_params {
   int n_bins, log_bins;
@@ -82,8 +110,8 @@ typedef struct spherical_params {
 
 /* phi[i] of the n members (unwrapped positions) from the binned mass profile about centre (in
  * the same frame), relative to phi at distance `border` when that is within the largest
- * distance (INFINITY: no cut). */
-phew_status potential_spherical(const double *position, const double *mass, int64_t n, const double *centre,
+ * distance (INFINITY: no cut). Collective over c when not NULL (the members spread). */
+phew_status potential_spherical(comm *c, const double *position, const double *mass, int64_t n, const double *centre,
                                 double border, const spherical_params *p, double *phi);
 
 /* ---- members.c ------------------------------------------------------------------------------- */
@@ -105,14 +133,19 @@ typedef struct member_set {
   int64_t n;
   member *m; /* in (place of the label's structure, id) order */
   int64_t n_roots;
-  int64_t *roots;      /* the top-level structures this rank holds, by place */
-  int32_t *root_owner; /* per structure (indexed by id): the rank holding its top level */
+  int64_t *roots;      /* the top-level structures this rank holds or shares, by place */
+  int32_t *root_owner; /* per structure (indexed by id): the rank holding its top level, or
+                          MEMBERS_SPREAD: every rank holds a contiguous share of its members */
 } member_set;
 
+#define MEMBERS_SPREAD (-1)
+
 /* Collective: the members of every top-level structure onto one rank (contiguous shares of the
- * roots by member count), in canonical order. label: per particle of s (own ones). */
+ * roots by member count), or, for those with more than gather_max members, spread over the
+ * ranks in contiguous shares of the canonical order; in canonical order on every rank. label:
+ * per particle of s (own ones). */
 phew_status members_gather(const points_context *x, const particle_set *s, const structure_tree *t,
-                           const int64_t *label, member_set *out);
+                           const int64_t *label, int64_t gather_max, member_set *out);
 /* Collective: each member's `bound` label and its energy (energy[k] for m->m[k]; NULL: none)
  * back to where its particle was passed (either output may be NULL). */
 phew_status members_return(const points_context *x, const member_set *m, const double *energy, int64_t *bound_label,
@@ -134,10 +167,11 @@ typedef struct unbind_params {
 
 /* One structure, all its members m[0 .. n) (those whose bound label is the structure itself are
  * its candidates; the others are bound to its substructure), with their potentials: candidates
- * that stay unbound get `parent` as their bound label. Returns the number of bulk velocity
- * estimates; *n_candidates counts the candidates. */
-int unbind_structure(member *m, int64_t n, const double *phi, int64_t structure, int64_t parent, const unbind_params *p,
-                     int64_t *n_candidates);
+ * that stay unbound get `parent` as their bound label. *iterations: the number of bulk velocity
+ * estimates; *n_candidates counts the candidates. Collective over c when not NULL (m: this
+ * rank's share of the members). */
+phew_status unbind_structure(comm *c, member *m, int64_t n, const double *phi, int64_t structure, int64_t parent,
+                             const unbind_params *p, int *iterations, int64_t *n_candidates);
 /* energy[k] = 0.5 |v_k - bulk|^2 + phi[k] for the members bound to `structure` itself (the
  * unbinding's specific energy, with the catalogue's bulk velocity); the others are untouched. */
 void bound_energies(const member *m, int64_t n, const double *phi, int64_t structure, const double bulk[3],
@@ -147,10 +181,10 @@ void bound_energies(const member *m, int64_t n, const double *phi, int64_t struc
 /* The member-based fields of row (everything but the spherical-overdensity columns, c200c and
  * spin_bullock): m[0 .. n) are the structure's members after its unbinding, position the
  * unwrapped positions, phi their potentials. A member is bound when its bound label is the
- * structure or in its subtree (not `parent`, not -1). */
-void properties_of_members(const member *m, int64_t n, const double *position, const double *phi, int64_t structure,
-                           const structure_tree *t, const physics_units *u, double softening, const points_context *x,
-                           phew_structure *row);
+ * structure or in its subtree (not `parent`, not -1). Collective over c when not NULL. */
+phew_status properties_of_members(comm *c, const member *m, int64_t n, const double *position, const double *phi,
+                                  int64_t structure, const structure_tree *t, const physics_units *u, double softening,
+                                  const points_context *x, phew_structure *row);
 
 /* The concentration c of an NFW halo with Vmax / V200 = ratio (NaN below 1). */
 double nfw_concentration(double ratio);

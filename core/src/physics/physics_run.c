@@ -134,27 +134,38 @@ static void empty_row(phew_structure *row)
   row->centre_id = -1;
 }
 
-/* The spherical method's centre (given, else the members' centre of mass) in the members'
- * unwrapped frame, its border (the nearest particle of another structure of the same top-level
- * structure, for substructure with the saddle cut) and the potentials. */
-static phew_status spherical_potential(const physics_job *job, const member *m, int64_t n, int64_t s,
+/* The spherical method's centre: given, else the members' centre of mass (exact sums), in the
+ * members' unwrapped frame. */
+static phew_status spherical_centre(const physics_job *job, comm *c, const member *m, int64_t n, int64_t s,
+                                    const double *position, const double *reference, double centre[3])
+{
+  if (job->st->centre) {
+    for (int d = 0; d < 3; ++d)
+      centre[d] = reference[d] + particle_delta(&job->x->box, d, job->st->centre[3 * s + d], reference[d]);
+    return PHEW_OK;
+  }
+  exact_sum sum[4];
+  for (int k = 0; k < 4; ++k)
+    exact_sum_clear(&sum[k]);
+  for (int64_t k = 0; k < n; ++k) {
+    exact_sum_add(&sum[3], m[k].mass);
+    for (int d = 0; d < 3; ++d)
+      exact_sum_add_product(&sum[d], m[k].mass, position[3 * k + d]);
+  }
+  const phew_status status = reduce_exact(c, sum, 4);
+  for (int d = 0; d < 3; ++d)
+    centre[d] = exact_double(&sum[d]) / exact_double(&sum[3]);
+  return status;
+}
+
+/* The spherical method: the centre, the border (the nearest particle of another structure of
+ * the same top-level structure, for substructure with the saddle cut) and the potentials. */
+static phew_status spherical_potential(const physics_job *job, comm *c, const member *m, int64_t n, int64_t s,
                                        const double *position, const double *mass, const double *reference, double *phi)
 {
   const particle_box *box = &job->x->box;
   double centre[3] = {0.0, 0.0, 0.0};
-  if (job->st->centre) {
-    for (int d = 0; d < 3; ++d)
-      centre[d] = reference[d] + particle_delta(box, d, job->st->centre[3 * s + d], reference[d]);
-  } else {
-    double total = 0.0;
-    for (int64_t k = 0; k < n; ++k) {
-      total += mass[k];
-      for (int d = 0; d < 3; ++d)
-        centre[d] += mass[k] * position[3 * k + d];
-    }
-    for (int d = 0; d < 3; ++d)
-      centre[d] /= total;
-  }
+  phew_status status = spherical_centre(job, c, m, n, s, position, reference, centre);
   double border2 = INFINITY;
   if (job->p->saddle_cut && job->t->parent[s] >= 0)
     for (int64_t k = 0; k < job->root_n; ++k) {
@@ -167,57 +178,115 @@ static phew_status spherical_potential(const physics_job *job, const member *m, 
       const double r2 = (dx * dx + dy * dy) + dz * dz;
       border2 = r2 < border2 ? r2 : border2;
     }
+  border2 = -reduce_max(c, -border2);
   const spherical_params sp = {job->p->n_mass_bins, job->p->log_bins,
                                job->p->profile_r_min > 0.0 ? job->p->profile_r_min : job->softening,
                                job->u->G / job->u->a};
-  return potential_spherical(position, mass, n, centre, sqrt(border2), &sp, phi);
+  if (status == PHEW_OK)
+    status = potential_spherical(c, position, mass, n, centre, sqrt(border2), &sp, phi);
+  return status;
 }
 
-/* One structure: its members unwrapped about the member with the smallest id, their
- * potentials, the unbinding and the properties. */
-static phew_status one_structure(physics_job *job, member *m, int64_t n, int64_t s, double *energy, phew_structure *row)
+/* The member with the smallest id (over the ranks of c): the frame's reference. */
+typedef struct reference_pick {
+  int64_t id;
+  double position[3];
+} reference_pick;
+
+static phew_status reference_of(comm *c, const member *m, int64_t n, double position[3])
+{
+  reference_pick own = {INT64_MAX, {0.0, 0.0, 0.0}};
+  for (int64_t k = 0; k < n; ++k)
+    if (m[k].id < own.id) {
+      own.id = m[k].id;
+      memcpy(own.position, m[k].position, sizeof own.position);
+    }
+  reference_pick *all = phew_malloc((size_t)reduce_parts(c), sizeof *all);
+  if (reduce_failed(c, !all)) {
+    free(all);
+    return PHEW_ERROR_MEMORY;
+  }
+  reduce_allgather(c, &own, sizeof own, all);
+  own = all[0];
+  for (int r = 1; r < reduce_parts(c); ++r)
+    own = all[r].id < own.id ? all[r] : own;
+  memcpy(position, own.position, sizeof own.position);
+  free(all);
+  return PHEW_OK;
+}
+
+/* The exact potential: direct sums or the octree on this rank, or spread over c (each member
+ * with its index in the structure's canonical order: the shares of the lower ranks first). */
+static phew_status exact_potential(const physics_job *job, comm *c, int64_t n, const double *position,
+                                   const double *mass, double *phi)
+{
+  const potential_params pp = {job->softening * job->softening, job->p->opening_angle, job->p->direct_max,
+                               job->u->G / job->u->a, job->x->n_threads};
+  if (!c)
+    return potential_compute(position, mass, n, &pp, phi);
+  const int64_t before = reduce_before(c, n);
+  int64_t *order = phew_malloc((size_t)n + 1, sizeof *order);
+  if (reduce_failed(c, before < 0 || !order)) {
+    free(order);
+    return PHEW_ERROR_MEMORY;
+  }
+  for (int64_t k = 0; k < n; ++k)
+    order[k] = before + k;
+  const phew_status status = potential_spread(c, position, mass, order, n, &pp, phi);
+  free(order);
+  return status;
+}
+
+/* The unbinding of one structure with its potentials, then its properties and energies. */
+static phew_status unbind_and_describe(physics_job *job, comm *c, member *m, int64_t n, int64_t s,
+                                       const double *position, const double *phi, double *energy, phew_structure *row)
+{
+  const structure_tree *t = job->t;
+  const int unbind = job->p->unbind && (job->p->unbind_top || t->parent[s] >= 0);
+  const unbind_params up = {unbind, job->p->tolerance, job->p->max_iterations};
+  int64_t candidates = 0;
+  phew_status status = unbind_structure(c, m, n, phi, s, t->parent[s], &up, &row->iterations, &candidates);
+  if (!c || c->rank == 0)
+    job->n_candidates += candidates; /* a spread structure's count once */
+  if (status == PHEW_OK)
+    status = properties_of_members(c, m, n, position, phi, s, t, job->u, job->softening, job->x, row);
+  if (status == PHEW_OK && isfinite(row->bulk_velocity[0]))
+    bound_energies(m, n, phi, s, row->bulk_velocity, energy);
+  return status;
+}
+
+/* One structure (collective over c when it is spread, c NULL otherwise): its members
+ * unwrapped about the member with the smallest id, their potentials, the unbinding and the
+ * properties. */
+static phew_status one_structure(physics_job *job, comm *c, member *m, int64_t n, int64_t s, double *energy,
+                                 phew_structure *row)
 {
   const structure_tree *t = job->t;
   empty_row(row);
   row->id = s;
   row->parent_id = t->parent[s];
   row->height = t->height[s];
-  if (n == 0)
+  int64_t n_all = n;
+  reduce_counts(c, &n_all, 1);
+  if (n_all == 0)
     return PHEW_OK;
-  double *position = phew_malloc((size_t)n, 3 * sizeof *position), *phi = phew_malloc((size_t)n, sizeof *phi);
-  double *mass = phew_malloc((size_t)n, sizeof *mass);
-  phew_status status = position && phi && mass ? PHEW_OK : PHEW_ERROR_MEMORY;
-  int64_t reference = 0;
-  for (int64_t k = 1; k < n; ++k)
-    reference = m[k].id < m[reference].id ? k : reference;
+  double *position = phew_malloc((size_t)n + 1, 3 * sizeof *position), *phi = phew_malloc((size_t)n + 1, sizeof *phi);
+  double *mass = phew_malloc((size_t)n + 1, sizeof *mass);
+  double reference[3];
+  phew_status status = reduce_failed(c, !position || !phi || !mass) ? PHEW_ERROR_MEMORY : PHEW_OK;
+  if (status == PHEW_OK)
+    status = reference_of(c, m, n, reference);
   for (int64_t k = 0; status == PHEW_OK && k < n; ++k) {
     mass[k] = m[k].mass;
     for (int d = 0; d < 3; ++d)
-      position[3 * k + d] = m[reference].position[d] +
-                            particle_delta(&job->x->box, d, m[k].position[d], m[reference].position[d]);
+      position[3 * k + d] = reference[d] + particle_delta(&job->x->box, d, m[k].position[d], reference[d]);
   }
-  if (status == PHEW_OK && job->p->potential == PHEW_POTENTIAL_SPHERICAL) {
-    status = spherical_potential(job, m, n, s, position, mass, m[reference].position, phi);
-  } else if (status == PHEW_OK) {
-    const potential_params pp = {job->softening * job->softening, job->p->opening_angle, job->p->direct_max,
-                                 job->u->G / job->u->a, job->x->n_threads};
-    status = potential_compute(position, mass, n, &pp, phi);
-  }
-  if (status == PHEW_OK) {
-    const int unbind = job->p->unbind && (job->p->unbind_top || t->parent[s] >= 0);
-    const unbind_params up = {unbind, job->p->tolerance, job->p->max_iterations};
-    int64_t candidates = 0;
-    const int iterations = unbind_structure(m, n, phi, s, t->parent[s], &up, &candidates);
-    if (iterations < 0)
-      status = PHEW_ERROR_MEMORY;
-    row->iterations = iterations;
-    job->n_candidates += candidates;
-  }
-  if (status == PHEW_OK) {
-    properties_of_members(m, n, position, phi, s, t, job->u, job->softening, job->x, row);
-    if (isfinite(row->bulk_velocity[0]))
-      bound_energies(m, n, phi, s, row->bulk_velocity, energy);
-  }
+  if (status == PHEW_OK && job->p->potential == PHEW_POTENTIAL_SPHERICAL)
+    status = spherical_potential(job, c, m, n, s, position, mass, reference, phi);
+  else if (status == PHEW_OK)
+    status = exact_potential(job, c, n, position, mass, phi);
+  if (status == PHEW_OK)
+    status = unbind_and_describe(job, c, m, n, s, position, phi, energy, row);
   free(position);
   free(phi);
   free(mass);
@@ -237,14 +306,18 @@ static int by_height(const void *pa, const void *pb)
   return a->place < b->place ? -1 : (a->place > b->place);
 }
 
-/* Every structure of the top-level structure `root`, by height (then preorder). */
-static phew_status one_tree(physics_job *job, member_set *ms, int64_t root, phew_structure *rows, int64_t *n_rows)
+/* Every structure of the top-level structure `root`, by height (then preorder); collective
+ * over c when the structure is spread, where rank 0 keeps the rows. */
+static phew_status one_tree(physics_job *job, comm *c, member_set *ms, int64_t root, phew_structure *rows,
+                            int64_t *n_rows)
 {
   const structure_tree *t = job->t;
   const int64_t first = t->place[root], last = t->subtree_end[root];
   height_place *order = phew_malloc((size_t)(last - first), sizeof *order);
-  if (!order)
+  if (reduce_failed(c, !order)) {
+    free(order);
     return PHEW_ERROR_MEMORY;
+  }
   for (int64_t k = first; k < last; ++k) {
     order[k - first].height = t->height[t->order[k]];
     order[k - first].place = k;
@@ -258,7 +331,8 @@ static phew_status one_tree(physics_job *job, member_set *ms, int64_t root, phew
     const int64_t s = t->order[order[k].place];
     const int64_t b = first_at_place(ms->m, begin, end, t, t->place[s]);
     const int64_t e = first_at_place(ms->m, b, end, t, t->subtree_end[s]);
-    status = one_structure(job, ms->m + b, e - b, s, job->energy + b, &rows[(*n_rows)++]);
+    status = one_structure(job, c, ms->m + b, e - b, s, job->energy + b, &rows[*n_rows]);
+    *n_rows += !c || c->rank == 0;
   }
   free(order);
   return status;
@@ -357,7 +431,13 @@ static phew_status unbind_all(physics_state *w, const phew_structures *st, const
   w->rows = phew_malloc((size_t)n_held + 1, sizeof *w->rows);
   phew_status status = w->rows && w->job.energy ? PHEW_OK : PHEW_ERROR_MEMORY;
   for (int64_t k = 0; status == PHEW_OK && k < w->ms.n_roots; ++k)
-    status = one_tree(&w->job, &w->ms, w->ms.roots[k], w->rows, &w->n_rows);
+    if (w->ms.root_owner[w->ms.roots[k]] != MEMBERS_SPREAD)
+      status = one_tree(&w->job, NULL, &w->ms, w->ms.roots[k], w->rows, &w->n_rows);
+  status = comm_agree(&w->c, status == PHEW_OK ? PHEW_OK : phew_fail(r, status, "out of memory for the unbinding"), r);
+  /* then the spread ones, by every rank together (their failures are agreed as they come) */
+  for (int64_t k = 0; status == PHEW_OK && k < w->ms.n_roots; ++k)
+    if (w->ms.root_owner[w->ms.roots[k]] == MEMBERS_SPREAD)
+      status = one_tree(&w->job, &w->c, &w->ms, w->ms.roots[k], w->rows, &w->n_rows);
   return comm_agree(&w->c, status == PHEW_OK ? PHEW_OK : phew_fail(r, status, "out of memory for the unbinding"), r);
 }
 
@@ -413,7 +493,7 @@ static phew_status run(const phew_context *context, const phew_input *in, const 
     status = (call);                   \
     seconds += phew_seconds() - clock; \
   }
-  TIMED(members, members_gather(&w.x, &w.s, &w.t, st->label, &w.ms))
+  TIMED(members, members_gather(&w.x, &w.s, &w.t, st->label, p->gather_max, &w.ms))
   TIMED(unbinding, unbind_all(&w, st, p, r))
   TIMED(members, members_return(&w.x, &w.ms, w.job.energy, bound_label, bound_energy, in->points.n))
   TIMED(listing, comm_agree(&w.c,

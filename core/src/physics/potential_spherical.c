@@ -24,14 +24,40 @@ static double interpolate(const double *edge, const double *table, int n_bins, d
   return table[i - 1] + (table[i] - table[i - 1]) * (r - edge[i - 1]) / (edge[i] - edge[i - 1]);
 }
 
-phew_status potential_spherical(const double *position, const double *mass, int64_t n, const double *centre,
+/* cum[i]: the mass of the members in bin i (exact sums, over the ranks of c when not NULL),
+ * then summed outwards. */
+static phew_status bin_masses(comm *c, const double *distance, const double *mass, int64_t n, const double *edge,
+                              int nb, double *cum)
+{
+  exact_sum *bin = phew_malloc((size_t)nb + 1, sizeof *bin);
+  if (reduce_failed(c, !bin)) {
+    free(bin);
+    return PHEW_ERROR_MEMORY;
+  }
+  for (int i = 0; i <= nb; ++i)
+    exact_sum_clear(&bin[i]);
+  for (int64_t k = 0; k < n; ++k) {
+    int i = 1;
+    while (i < nb && !(distance[k] <= edge[i]))
+      ++i;
+    exact_sum_add(&bin[i], mass ? mass[k] : 1.0);
+  }
+  const phew_status status = reduce_exact(c, bin, (int64_t)nb + 1);
+  cum[0] = 0.0;
+  for (int i = 1; i <= nb; ++i)
+    cum[i] = cum[i - 1] + exact_double(&bin[i]);
+  free(bin);
+  return status;
+}
+
+phew_status potential_spherical(comm *c, const double *position, const double *mass, int64_t n, const double *centre,
                                 double border, const spherical_params *p, double *phi)
 {
   const int nb = p->n_bins;
   double *distance = phew_malloc((size_t)n + 1, sizeof *distance);
   double *edge = phew_calloc((size_t)nb + 1, sizeof *edge), *cum = phew_calloc((size_t)nb + 1, sizeof *cum);
   double *table = phew_calloc((size_t)nb + 1, sizeof *table);
-  if (!distance || !edge || !cum || !table) {
+  if (reduce_failed(c, !distance || !edge || !cum || !table)) {
     free(distance);
     free(edge);
     free(cum);
@@ -45,6 +71,8 @@ phew_status potential_spherical(const double *position, const double *mass, int6
     distance[i] = sqrt((dx * dx + dy * dy) + dz * dz);
     r_max = distance[i] > r_max ? distance[i] : r_max;
   }
+  r_max = reduce_max(c, r_max);
+  phew_status status = PHEW_OK;
   if (!(r_max > 0.0)) { /* no profile (RAMSES: r_N = 0): no binding */
     for (int64_t i = 0; i < n; ++i)
       phi[i] = 0.0;
@@ -52,14 +80,7 @@ phew_status potential_spherical(const double *position, const double *mass, int6
     for (int i = 1; i < nb; ++i)
       edge[i] = p->log_bins ? p->r_min * pow(r_max / p->r_min, (double)i / nb) : (double)i * r_max / nb;
     edge[nb] = r_max;
-    for (int64_t k = 0; k < n; ++k) {
-      int i = 1;
-      while (i < nb && !(distance[k] <= edge[i]))
-        ++i;
-      cum[i] += mass ? mass[k] : 1.0;
-    }
-    for (int i = 1; i <= nb; ++i)
-      cum[i] += cum[i - 1];
+    status = bin_masses(c, distance, mass, n, edge, nb, cum);
     const double g = p->g_over_a;
     table[nb] = -g * cum[nb] / edge[nb];
     for (int i = nb; i >= 2; --i)
@@ -74,5 +95,5 @@ phew_status potential_spherical(const double *position, const double *mass, int6
   free(edge);
   free(cum);
   free(table);
-  return PHEW_OK;
+  return status;
 }
