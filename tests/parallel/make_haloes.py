@@ -36,7 +36,7 @@ class Scenario:
         rng = np.random.default_rng(seed)
         self.box, self.a, self.particle_mass = box, a, mass
         parts = []  # (x, v, label, kind)
-        host_centre = np.array([0.05, box - 0.05, 2.0])  # across two periodic faces
+        host_centre = np.array([0.05, box - 0.05, 0.05])  # across the periodic corner
         host_bulk = np.array([200.0, -100.0, 50.0])
         x, v, vh = halo(rng, n_host, 0.25, 6.0, mass, a, 0.35)
         parts.append((x + host_centre, v + host_bulk, 0, "host"))

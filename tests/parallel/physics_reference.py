@@ -158,6 +158,7 @@ def properties(row, x, pos_given, v, m, ids, phi, bound, own, u, eps, box, perio
     row["NumberOfBoundParticles"] = int(own.sum())
     row["BoundMass"] = m[own].sum()
     if not bound.any():
+        row["CenterId"] = -1  # no bound member: no centre, the rest undefined
         return
     cand = np.nonzero(bound)[0]
     best = cand[np.lexsort((ids[cand], phi[cand]))[0]]

@@ -174,7 +174,7 @@ def main():
 
     # RAMSES's spherical method: centres given (the parents file's fourth to sixth columns) or the
     # centres of mass, log or linear bins, with or without the saddle cut and the top level's unbinding
-    centres = [[0.06, 3.94, 2.01], [0.2, 3.95, 2.0], [2.0, 1.5, 2.5], [2.1, 1.5, 2.5]]
+    centres = [[0.06, 3.94, 0.06], [0.2, 3.95, 0.05], [2.0, 1.5, 2.5], [2.1, 1.5, 2.5]]
     with_centres = os.path.join(work, "input", "parents_centres.csv")
     with open(with_centres, "w") as f:
         f.write("Id,ParentId,CenterX,CenterY,CenterZ\n")
