@@ -4,12 +4,14 @@
  *   cosmology.c        G, H(a), rho_crit(a), Omega_m(a) and Bryan & Norman's Delta_vir
  *   structure_tree.c   the parent table checked, heights, roots and each subtree's range
  *   potential.c        softened potentials of a structure's members: direct sums or an octree
+ *                      (octree.h: the tree's pieces, octree.c and octree_walk.c)
+ *   potential_spread.c the same bits for a structure spread over the ranks (spread.h: the top
+ *                      of the tree, spread_top.c, and the locally essential tree, spread_let.c)
  *   potential_spherical.c  RAMSES's potential of the binned mass profile about a centre
  *   unbind.c           one structure's energies and bulk velocity; candidates to the parent
  *   properties.c       the member-based properties of one structure
  *   overdensity.c      spherical-overdensity masses from all particles about each centre
  *   reduce.c           sums and extrema over a structure's members on one rank or spread
- *   potential_spread.c the octree's potentials of a structure spread over the ranks
  *   members.c          each top-level structure's particles to one rank, or spread over all
  *                      ranks when it is larger than gather_max; and the labels back
  *   membership.c       the bound and unbound particle ids in catalogue order, for writers
@@ -100,6 +102,16 @@ phew_status potential_compute(const double *position, const double *mass, int64_
  * structure. PHEW_ERROR_MEMORY (agreed on every rank) if memory ran out. */
 phew_status potential_spread(comm *c, const double *position, const double *mass, const int64_t *order, int64_t n,
                              const potential_params *p, double *phi);
+/* What potential_spread held on this rank (for tests and benchmarks): the members whose walks it
+ * ran, and the cells and members of other ranks it imported for them. */
+typedef struct spread_stats {
+  int64_t members_held, members_imported, cells_imported;
+} spread_stats;
+/* potential_spread, also filling *stats (if not NULL). Orders out of range fail with
+ * PHEW_ERROR_ARGUMENT, and so does an order repeated where one rank sees both (every repeat in
+ * direct sums); positions that are not finite fail with PHEW_ERROR_DATA (on every rank). */
+phew_status potential_spread_counted(comm *c, const double *position, const double *mass, const int64_t *order,
+                                     int64_t n, const potential_params *p, double *phi, spread_stats *stats);
 
 /* ---- potential_spherical.c -------------------------------------------------------------------- */
 typedef struct spherical_params {
