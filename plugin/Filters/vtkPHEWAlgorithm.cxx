@@ -48,7 +48,7 @@ bool vtkPHEWAlgorithm::PhysicsRequested(const phew_adaptors::PointOptions& optio
 }
 
 int vtkPHEWAlgorithm::RunPhysics(phew_context& core, const phew_input& in,
-  const phew_physics::Grouping& grouping, int64_t* bound, double* energy)
+  const phew_physics::Grouping& grouping, int64_t* bound, double* energy, vtkDataObject* metadata)
 {
   phew_physics::Options options;
   options.Unbind = this->Unbind;
@@ -56,7 +56,7 @@ int vtkPHEWAlgorithm::RunPhysics(phew_context& core, const phew_input& in,
   options.Softening = this->Softening;
   options.GravitationalConstant = this->GravitationalConstant;
   const phew_physics_params params =
-    phew_physics::MakeParams(options, this->GetInputDataObject(0, 0));
+    phew_physics::MakeParams(options, metadata ? metadata : this->GetInputDataObject(0, 0));
   phew_physics_result_free(this->Physics);
   this->ReportProgress(0.8, "unbinding and halo properties");
   const int status = phew_physics::Run(core, in, grouping, params, bound, energy, this->Physics);

@@ -173,9 +173,10 @@ protected:
   /// Particles: whether the physics runs (HaloProperties and a Velocity array selected).
   bool PhysicsRequested(const phew_adaptors::PointOptions& options);
   /// Runs the physics on the finder's grouping (collective): bound labels and specific energies
-  /// per particle passed; the result stays in Physics for FillOutputs. Returns the core's status.
+  /// per particle passed; the result stays in Physics for FillOutputs. The units and cosmology
+  /// come from `metadata` (nullptr: the input). Returns the core's status.
   int RunPhysics(phew_context& core, const phew_input& in, const phew_physics::Grouping& grouping,
-    int64_t* bound, double* energy);
+    int64_t* bound, double* energy, vtkDataObject* metadata = nullptr);
   /// The physics' parameters and counts for the record, when it ran.
   void DescribePhysics(std::vector<std::string>& entries);
   void ReleasePhysics();

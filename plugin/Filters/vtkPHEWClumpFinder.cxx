@@ -1,6 +1,7 @@
 #include "vtkPHEWClumpFinder.h"
 
 #include "vtkPHEWAMRInput.h"
+#include "vtkPHEWAMRParticles.h"
 #include "vtkPHEWClumpGeometry.h"
 #include "vtkPHEWDendrogramPlot.h"
 #include "vtkPHEWImageInput.h"
@@ -11,6 +12,7 @@
 #include "vtkPHEWRunRecord.h"
 #include "vtkPHEWTables.h"
 
+#include "vtkAlgorithm.h"
 #include "vtkCompositeDataSet.h"
 #include "vtkDataArray.h"
 #include "vtkDataObject.h"
@@ -25,6 +27,7 @@
 #include "vtkObjectFactory.h"
 #include "vtkOverlappingAMR.h"
 #include "vtkPolyData.h"
+#include "vtkSmartPointer.h"
 #include "vtkTable.h"
 
 #include "phew/phew.h"
@@ -99,6 +102,7 @@ void ClearTables(vtkInformationVector* outputVector)
 vtkPHEWClumpFinder::vtkPHEWClumpFinder()
 {
   this->Result = new phew_clump_result();
+  this->SetNumberOfInputPorts(2); // the density, and the optional Particles of an AMR run
   this->SetNumberOfOutputPorts(NUMBER_OF_PORTS);
 
   // Defaults of the core (automatic thresholds), except saddle merging, on: it makes the
@@ -141,10 +145,23 @@ void vtkPHEWClumpFinder::PrintSelf(ostream& os, vtkIndent indent)
 }
 
 //------------------------------------------------------------------------------
+int vtkPHEWClumpFinder::FillInputPortInformation(int port, vtkInformation* info)
+{
+  this->Superclass::FillInputPortInformation(port, info);
+  if (port == 1)
+  {
+    info->Set(vtkAlgorithm::INPUT_IS_OPTIONAL(), 1);
+  }
+  return 1;
+}
+
 int vtkPHEWClumpFinder::FillOutputPortInformation(int port, vtkInformation* info)
 {
   switch (port)
   {
+    case PARTICLES_PORT: // the particles' type (RequestDataObject)
+      info->Set(vtkDataObject::DATA_TYPE_NAME(), "vtkDataObject");
+      return 1;
     case CLUMP_GEOMETRY_PORT:
     case DENDROGRAM_PLOT_PORT:
       info->Set(vtkDataObject::DATA_TYPE_NAME(), "vtkPolyData");
@@ -155,6 +172,28 @@ int vtkPHEWClumpFinder::FillOutputPortInformation(int port, vtkInformation* info
     default:
       return this->Superclass::FillOutputPortInformation(port, info);
   }
+}
+
+int vtkPHEWClumpFinder::RequestDataObject(
+  vtkInformation* request, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
+{
+  if (!this->Superclass::RequestDataObject(request, inputVector, outputVector))
+  {
+    return 0;
+  }
+  // The Particles output has the particles' type (an empty polydata without them).
+  vtkDataObject* particles = vtkDataObject::GetData(inputVector[1], 0);
+  vtkInformation* info = outputVector->GetInformationObject(PARTICLES_PORT);
+  vtkDataObject* output = vtkDataObject::GetData(info);
+  const char* type = particles ? particles->GetClassName() : "vtkPolyData";
+  if (!output || std::strcmp(output->GetClassName(), type) != 0)
+  {
+    vtkSmartPointer<vtkDataObject> fresh = particles
+      ? vtkSmartPointer<vtkDataObject>::Take(particles->NewInstance())
+      : vtkSmartPointer<vtkDataObject>(vtkSmartPointer<vtkPolyData>::New());
+    info->Set(vtkDataObject::DATA_OBJECT(), fresh);
+  }
+  return 1;
 }
 
 //------------------------------------------------------------------------------
@@ -170,13 +209,22 @@ void vtkPHEWClumpFinder::ClearOutputs(vtkInformationVector* outputVector)
 std::unique_ptr<phew_adaptors::InputAdaptor> vtkPHEWClumpFinder::MakeAdaptor(
   vtkDataObject* input, std::string& problem)
 {
+  this->AMRParticles = nullptr;
+  // The connections are the same on every rank: no agreement needed.
+  if (this->GetNumberOfInputConnections(1) > 0 && !vtkOverlappingAMR::SafeDownCast(input))
+  {
+    problem = std::string("the Particles input takes the clumps of the AMR cells that hold the "
+                          "particles: it needs an AMR input (vtkOverlappingAMR), not a ") +
+      (input ? input->GetClassName() : "(none)") + "; disconnect Particles";
+    return nullptr;
+  }
   if (auto* image = vtkImageData::SafeDownCast(input))
   {
     return std::unique_ptr<phew_adaptors::InputAdaptor>(new phew_adaptors::ImageInput(image));
   }
   if (auto* amr = vtkOverlappingAMR::SafeDownCast(input))
   {
-    return std::unique_ptr<phew_adaptors::InputAdaptor>(new phew_adaptors::AMRInput(amr));
+    return this->MakeAMRAdaptor(amr);
   }
   if (phew_adaptors::PointsInput::Accepts(input))
   {
@@ -193,6 +241,30 @@ std::unique_ptr<phew_adaptors::InputAdaptor> vtkPHEWClumpFinder::MakeAdaptor(
     ": PHEW Clump Finder needs vtkImageData, vtkOverlappingAMR, a point set (vtkPolyData, "
     "vtkUnstructuredGrid...) or a composite dataset of point sets";
   return nullptr;
+}
+
+std::unique_ptr<phew_adaptors::InputAdaptor> vtkPHEWClumpFinder::MakeAMRAdaptor(
+  vtkOverlappingAMR* amr)
+{
+  if (this->GetNumberOfInputConnections(1) == 0)
+  {
+    return std::unique_ptr<phew_adaptors::InputAdaptor>(new phew_adaptors::AMRInput(amr));
+  }
+  vtkDataObject* particles = this->GetInputDataObject(1, 0);
+  // As on particles: a snapshot read in code units has no known G (no physics).
+  const bool physics = this->HaloProperties && phew_physics::UnitsKnown(particles);
+  vtkMultiProcessController* controller = vtkMultiProcessController::GetGlobalController();
+  if (this->HaloProperties && !physics && (!controller || controller->GetLocalProcessId() == 0))
+  {
+    vtkWarningMacro("the particles were read in code units, where G is not known: no halo "
+                    "properties, the particles get ClumpId and HaloId only (read them in "
+                    "astronomers' units: the reader's Units)");
+  }
+  // The box and thread properties apply to the particles; their arrays are the readers'.
+  auto* adaptor =
+    new phew_adaptors::AMRParticlesInput(amr, particles, this->MakePointOptions(), physics);
+  this->AMRParticles = adaptor;
+  return std::unique_ptr<phew_adaptors::InputAdaptor>(adaptor);
 }
 
 void vtkPHEWClumpFinder::ConfigureContext(phew_adaptors::Context& context)
@@ -232,38 +304,61 @@ int vtkPHEWClumpFinder::RunCore(
   params.saddle_threshold = this->SaddleThreshold;
   params.mass_threshold = this->MassThreshold;
   const auto start = std::chrono::steady_clock::now();
-  phew_status status = phew_find_clumps(&core, &in, &params, &labels, this->Result);
-  if (status == PHEW_OK && this->PhysicsThisRun && in.mesh == PHEW_MESH_POINTS)
+  int status = phew_find_clumps(&core, &in, &params, &labels, this->Result);
+  this->ParticlesFailed = false;
+  if (phew_adaptors::AMRParticlesInput* particles = this->AMRParticles)
   {
-    // the clumps with their parents, and their peaks as the spherical method's centres
-    const int64_t n = this->Result->n_clumps;
-    std::vector<int64_t> parents(static_cast<size_t>(n));
-    std::vector<double> peaks(3 * static_cast<size_t>(n));
-    for (int64_t c = 0; c < n; ++c)
+    // RAMSES's way: the particles take their leaf cell's clump, then are unbound in it.
+    this->PhysicsThisRun = particles->WithPhysics(); // agreed by the ranks
+    if (status == PHEW_OK)
     {
-      parents[c] = this->Result->clumps[c].parent_id;
-      std::copy(this->Result->clumps[c].peak_position, this->Result->clumps[c].peak_position + 3,
-        &peaks[3 * c]);
+      status = particles->LabelParticles(core, in, labels);
+      if (status == PHEW_OK && this->PhysicsThisRun)
+      {
+        status = this->RunClumpPhysics(core, particles->Particles(), particles->ClumpIds(),
+          particles->BoundIds(), particles->Energies(), this->GetInputDataObject(1, 0));
+      }
+      this->ParticlesFailed = status != PHEW_OK; // a message about the particles, not the AMR
     }
-    phew_physics::Grouping grouping;
-    grouping.Labels = labels.clump_id;
-    grouping.Count = n;
-    grouping.HasParents = grouping.HasCentres = true;
-    grouping.Parents = parents.data();
-    grouping.Centres = peaks.data();
-    status = static_cast<phew_status>(
-      this->RunPhysics(core, in, grouping, adaptor.LabelArray(3), adaptor.EnergyArray()));
+  }
+  else if (status == PHEW_OK && this->PhysicsThisRun && in.mesh == PHEW_MESH_POINTS)
+  {
+    status = this->RunClumpPhysics(
+      core, in, labels.clump_id, adaptor.LabelArray(3), adaptor.EnergyArray(), nullptr);
   }
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   this->Seconds = seconds.count();
   return status;
 }
 
+int vtkPHEWClumpFinder::RunClumpPhysics(phew_context& core, const phew_input& particles,
+  const int64_t* clumps, int64_t* bound, double* energy, vtkDataObject* metadata)
+{
+  // the clumps with their parents, and their peaks as the spherical method's centres
+  const int64_t n = this->Result->n_clumps;
+  std::vector<int64_t> parents(static_cast<size_t>(n));
+  std::vector<double> peaks(3 * static_cast<size_t>(n));
+  for (int64_t c = 0; c < n; ++c)
+  {
+    parents[c] = this->Result->clumps[c].parent_id;
+    std::copy(this->Result->clumps[c].peak_position, this->Result->clumps[c].peak_position + 3,
+      &peaks[3 * c]);
+  }
+  phew_physics::Grouping grouping;
+  grouping.Labels = clumps;
+  grouping.Count = n;
+  grouping.HasParents = grouping.HasCentres = true;
+  grouping.Parents = parents.data();
+  grouping.Centres = peaks.data();
+  return this->RunPhysics(core, particles, grouping, bound, energy, metadata);
+}
+
 std::string vtkPHEWClumpFinder::DescribeFailure(
   const phew_adaptors::Context& context, int status, const char* message)
 {
-  const std::string subject =
-    context.Subject.empty() ? "density '" + context.DensityName + "'" : context.Subject;
+  const std::string subject = this->ParticlesFailed ? "the particles of the Particles input"
+    : context.Subject.empty()                       ? "density '" + context.DensityName + "'"
+                                                    : context.Subject;
   return "PHEW failed on " + subject + " (" + phew_status_string(static_cast<phew_status>(status)) +
     "): " + message;
 }
@@ -287,6 +382,10 @@ void vtkPHEWClumpFinder::DescribeParameters(std::vector<std::string>& entries)
     entries.push_back(Threshold("SaddleThreshold", this->SaddleThreshold));
   }
   entries.push_back(Entry("MassThreshold", this->MassThreshold));
+  if (this->AMRParticles)
+  {
+    entries.push_back(Entry("Particles", "labelled by their AMR leaf cell"));
+  }
   if (this->Result->columns != 0) // particles
   {
     entries.push_back(Entry("EstimateDensity", this->EstimateDensity ? "1" : "0"));
@@ -300,12 +399,22 @@ void vtkPHEWClumpFinder::ReleaseResult()
 {
   phew_clump_result_free(this->Result);
   this->ReleasePhysics();
+  this->AMRParticles = nullptr; // the driver's, gone with its run
 }
 
 //------------------------------------------------------------------------------
 std::string vtkPHEWClumpFinder::FillOutputs(
   phew_adaptors::Context& context, vtkDataObject* labelled, vtkInformationVector* outputVector)
 {
+  if (this->AMRParticles) // the labelled particles
+  {
+    const std::string problem = this->AMRParticles->FinishParticles(
+      context, vtkDataObject::GetData(outputVector, PARTICLES_PORT));
+    if (!problem.empty())
+    {
+      return problem;
+    }
+  }
   // The three catalogues (complete on rank 0, no rows elsewhere) and the dendrogram drawn.
   const phew_clump_result& result = *this->Result;
   vtkTable* clumps = vtkTable::GetData(outputVector, CLUMPS_PORT);

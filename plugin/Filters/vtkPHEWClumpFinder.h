@@ -19,6 +19,16 @@
  *    (EstimateDensity off). Optional Velocity and Id arrays; a box (the data bounds by
  *    default) and periodic axes. Ids: the Id array, or the index in the global order (rank 0's
  *    points first; in a composite, blocks in order, then points in order).
+ * With AMR, an optional second input "Particles" (a point set or a composite of point sets
+ * with the point arrays Velocities, and Masses and ParticleIDs when present, as the RAMSES
+ * Output Reader's second output gives them): RAMSES's way of giving the particles the clumps
+ * found on the grid. Each particle takes the ClumpId and HaloId of the leaf cell that holds it
+ * (phew_amr_point_labels; -1 outside the domain), then, with Halo Properties, is unbound in
+ * the clumps' hierarchy with the clumps' peaks as the spherical method's centres
+ * (phew_structure_physics), as `phew --amr-particles` does; the units and cosmology come from
+ * the particles' snapshot metadata (vtkPHEWPhysics.h). Particles with an image or particle
+ * input are an error (vtkPHEWAMRParticles.h has the rules).
+ *
  * One filter handles all three: input adaptors (vtkPHEWImageInput, vtkPHEWAMRInput,
  * vtkPHEWPointsInput) turn the input into the core's view, and the driver of vtkPHEWAlgorithm
  * runs the core (RunCore: the parameters, progress, Abort) and fills the tables. The whole AMR
@@ -39,6 +49,10 @@
  *   6 "Markers"     vtkMultiBlockDataSet, clump peaks and halo centres as vertices with the
  *                   catalogue columns; at the structures' centres with GlyphRadius = R200c
  *                   when the halo properties ran (vtkPHEWMarkers.h)
+ *   7 "Particles"   the Particles input (shallow copy, its type) plus the point arrays
+ *                   ClumpId, HaloId and, with the halo properties, BoundClumpId and
+ *                   SpecificEnergy; empty without that input. The physics columns then join
+ *                   the Clumps table, and the Markers sit at the physics centres.
  *
  * In parallel (pvbatch or pvserver under mpiexec) each rank gets a piece of the image. The
  * pieces may carry ghost cells and, for point data, share their boundary planes; the filter
@@ -57,9 +71,11 @@
  *
  * On any error (missing or multi-component density, point data on AMR, refinement ratio other
  * than 2, NaN/negative data, bad parameters, no points, a block that is not a point set,
- * pieces that do not tile the image, failure in the core) the filter reports a vtkErrorMacro
- * message on every rank and leaves every output empty; the input is never modified. A
- * problem seen by one rank only stops all ranks with that rank's message (no deadlock).
+ * pieces that do not tile the image, failure in the core; Particles connected to an image or
+ * particle input, particles without points, without Velocities for the halo properties, or
+ * all outside the AMR's domain) the filter reports a vtkErrorMacro message on every rank and
+ * leaves every output empty; the input is never modified. A problem seen by one rank only
+ * stops all ranks with that rank's message (no deadlock).
  */
 #ifndef vtkPHEWClumpFinder_h
 #define vtkPHEWClumpFinder_h
@@ -67,7 +83,12 @@
 #include "PHEWFiltersModule.h" // for export macro
 #include "vtkPHEWAlgorithm.h"
 
+class vtkOverlappingAMR;
 struct phew_clump_result;
+namespace phew_adaptors
+{
+class AMRParticlesInput;
+}
 
 class PHEWFILTERS_EXPORT vtkPHEWClumpFinder : public vtkPHEWAlgorithm
 {
@@ -85,7 +106,8 @@ public:
     CLUMP_GEOMETRY_PORT = 4,
     DENDROGRAM_PLOT_PORT = 5,
     MARKERS_PORT = 6,
-    NUMBER_OF_PORTS = 7
+    PARTICLES_PORT = 7,
+    NUMBER_OF_PORTS = 8
   };
 
   ///@{
@@ -149,11 +171,15 @@ protected:
   ~vtkPHEWClumpFinder() override;
 
   // The input port (any data object), the ports' types (0: the input's, 1-3: tables) and
-  // the driver are vtkPHEWAlgorithm's; ports 4-6 are drawings.
+  // the driver are vtkPHEWAlgorithm's; ports 4-6 are drawings, port 7 the particles' type.
+  // Input port 1 (Particles) is optional.
+  int FillInputPortInformation(int port, vtkInformation* info) override;
   int FillOutputPortInformation(int port, vtkInformation* info) override;
+  int RequestDataObject(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
   const char* GetFilterLabel() override { return "PHEW Clump Finder"; }
-  /// Images (vtkPHEWImageInput), AMR (vtkPHEWAMRInput) and particles (vtkPHEWPointsInput).
+  /// Images (vtkPHEWImageInput), AMR (vtkPHEWAMRInput; with particles vtkPHEWAMRParticles)
+  /// and particles (vtkPHEWPointsInput).
   std::unique_ptr<phew_adaptors::InputAdaptor> MakeAdaptor(
     vtkDataObject* input, std::string& problem) override;
   void ConfigureContext(phew_adaptors::Context& context) override;
@@ -183,9 +209,19 @@ protected:
   int NumberOfDensityNeighbours = 64;
 
   phew_clump_result* Result; // of the last run, until its outputs are made (owned)
-  double Seconds = 0.0;      // the core's wall time on this rank
+  // The adaptor of an AMR run with particles (owned by the driver), until its outputs are made.
+  phew_adaptors::AMRParticlesInput* AMRParticles = nullptr;
+  bool ParticlesFailed = false; // the run failed on the Particles input (for the message)
+  double Seconds = 0.0;         // the core's wall time on this rank
 
 private:
+  /// The physics of the clumps on particles labelled `clumps` (their parents, and their peaks
+  /// as the spherical method's centres); `metadata`: the data giving the units. Collective.
+  int RunClumpPhysics(phew_context& core, const phew_input& particles, const int64_t* clumps,
+    int64_t* bound, double* energy, vtkDataObject* metadata);
+  /// The AMR's adaptor, with the particles when Particles is connected.
+  std::unique_ptr<phew_adaptors::InputAdaptor> MakeAMRAdaptor(vtkOverlappingAMR* amr);
+
   vtkPHEWClumpFinder(const vtkPHEWClumpFinder&) = delete;
   void operator=(const vtkPHEWClumpFinder&) = delete;
 };

@@ -43,7 +43,7 @@ reader = XMLImageDataReader(FileName=[vti])
 finder = PHEWClumpFinder(Input=reader, Density=["CELLS", "rho"], DensityThreshold=20.0, RelevanceThreshold=2.0,
                          SaddleMerging=0, SaddleThreshold=100.0, MassThreshold=0.0, Periodic=0)
 expected = ["Density", "DensityThreshold", "Input", "MassThreshold", "Periodic", "RelevanceThreshold",
-            "SaddleMerging", "SaddleThreshold"]
+            "SaddleMerging", "SaddleThreshold", "Particles"]  # Particles: AMR's optional second input
 # The particle properties (test_plugin_points.py checks them), hidden for images and AMR.
 particle_only = ["BoxFromDataBounds", "BoxFromSnapshot", "BoxOrigin", "BoxSize", "EstimateDensity", "Id", "Mass",
                  "NumberOfDensityNeighbours", "NumberOfNeighbours", "NumberOfThreads", "PeriodicX", "PeriodicY",
@@ -107,7 +107,8 @@ check.check(decorator is not None and decorator.GetAttribute("type") == "Generic
             "SaddleThreshold is not shown only when SaddleMerging is on")
 
 ports = [proxy.GetOutputPortName(i) for i in range(proxy.GetNumberOfOutputPorts())]
-check.check(ports == ["Labels", "Clumps", "Dendrogram", "Haloes", "Clump Geometry", "Dendrogram Plot", "Markers"],
+check.check(ports == ["Labels", "Clumps", "Dendrogram", "Haloes", "Clump Geometry", "Dendrogram Plot", "Markers",
+                      "Particles"],
             "output ports %s" % ports)
 
 # The thresholds are automatic by default (negative), not reset from the data range by a domain.
