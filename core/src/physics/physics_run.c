@@ -306,16 +306,38 @@ static int by_height(const void *pa, const void *pb)
   return a->place < b->place ? -1 : (a->place > b->place);
 }
 
-/* Every structure of the top-level structure `root`, by height (then preorder); collective
- * over c when the structure is spread, where rank 0 keeps the rows. */
+/* Collective over c (a spread top-level structure): per structure of the subtree [first, last)
+ * of places, how many ranks hold some of its members (NULL without memory, agreed). */
+static int64_t *holders_of(comm *c, const member_set *ms, const structure_tree *t, int64_t first, int64_t last)
+{
+  int64_t *holders = phew_calloc((size_t)(last - first) + 1, sizeof *holders);
+  if (reduce_failed(c, !holders)) {
+    free(holders);
+    return NULL;
+  }
+  for (int64_t k = first; k < last; ++k) {
+    const int64_t b = first_at_place(ms->m, 0, ms->n, t, k);
+    holders[k - first] = first_at_place(ms->m, b, ms->n, t, t->subtree_end[t->order[k]]) > b;
+  }
+  comm_sum_array(c, holders, last - first);
+  return holders;
+}
+
+/* Every structure of the top-level structure `root`, by height (then preorder). With c (the
+ * structure is spread), a structure whose members one rank holds all of is worked on by that
+ * rank alone (the same code and bits, no messages; not with the saddle cut, whose border looks
+ * at the whole top-level structure), the others by every rank together, rank 0 keeping their
+ * rows. */
 static phew_status one_tree(physics_job *job, comm *c, member_set *ms, int64_t root, phew_structure *rows,
                             int64_t *n_rows)
 {
   const structure_tree *t = job->t;
   const int64_t first = t->place[root], last = t->subtree_end[root];
   height_place *order = phew_malloc((size_t)(last - first), sizeof *order);
-  if (reduce_failed(c, !order)) {
+  int64_t *holders = c ? holders_of(c, ms, t, first, last) : NULL;
+  if (reduce_failed(c, !order || (c && !holders))) {
     free(order);
+    free(holders);
     return PHEW_ERROR_MEMORY;
   }
   for (int64_t k = first; k < last; ++k) {
@@ -326,16 +348,27 @@ static phew_status one_tree(physics_job *job, comm *c, member_set *ms, int64_t r
   const int64_t begin = first_at_place(ms->m, 0, ms->n, t, first), end = first_at_place(ms->m, begin, ms->n, t, last);
   job->root = ms->m + begin;
   job->root_n = end - begin;
-  phew_status status = PHEW_OK;
+  const int whole_tree_border = job->p->potential == PHEW_POTENTIAL_SPHERICAL && job->p->saddle_cut;
+  phew_status status = PHEW_OK, alone = PHEW_OK;
   for (int64_t k = 0; status == PHEW_OK && k < last - first; ++k) {
     const int64_t s = t->order[order[k].place];
     const int64_t b = first_at_place(ms->m, begin, end, t, t->place[s]);
     const int64_t e = first_at_place(ms->m, b, end, t, t->subtree_end[s]);
-    status = one_structure(job, c, ms->m + b, e - b, s, job->energy + b, &rows[*n_rows]);
-    *n_rows += !c || c->rank == 0;
+    const int64_t h = holders ? holders[order[k].place - first] : 0;
+    if (c && (h > 1 || whole_tree_border)) { /* together; a failure alone stops every rank here */
+      status = reduce_failed(c, alone != PHEW_OK)
+                   ? PHEW_ERROR_MEMORY
+                   : one_structure(job, c, ms->m + b, e - b, s, job->energy + b, &rows[*n_rows]);
+      *n_rows += c->rank == 0;
+    } else if (alone == PHEW_OK && (!c || e > b || (h == 0 && c->rank == 0))) {
+      alone = one_structure(job, NULL, ms->m + b, e - b, s, job->energy + b, &rows[(*n_rows)++]);
+    }
   }
+  if (c && status == PHEW_OK && reduce_failed(c, alone != PHEW_OK))
+    status = PHEW_ERROR_MEMORY;
   free(order);
-  return status;
+  free(holders);
+  return c ? status : alone;
 }
 
 static int by_id(const void *pa, const void *pb)
