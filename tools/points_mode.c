@@ -56,10 +56,6 @@ static void share_free(share *s)
   phew_particle_set_free(&s->snapshot);
 }
 
-/* The velocities of raw files wait until a finder has run: only the physics needs them, and
- * the finder's peak memory is the run's (12 bytes per particle less for float32). */
-static int read_later(const options *o, int k) { return k == POINTS_VELOCITY && o->finder != FINDER_GIVEN; }
-
 /* Collective: allocates and reads this rank's share of every given file, and the arrays of
  * the answers. 0, or -1 on every rank after all_ok has printed why. */
 static int read_share(const procs *p, const options *o, const particle_files *f, share *s)
@@ -78,7 +74,7 @@ static int read_share(const procs *p, const options *o, const particle_files *f,
       print_snapshot(&s->snapshot);
   }
   for (int k = 0; k < POINTS_FILES && !failed(); ++k)
-    if (f->path[k] && !read_later(o, k))
+    if (f->path[k])
       s->data[k] = allocate(s->n, f->record[k], "the particles");
   if (o->finder == FINDER_GIVEN) {
     if (!failed() && o->snapshot)
@@ -95,21 +91,8 @@ static int read_share(const procs *p, const options *o, const particle_files *f,
   if (!all_ok(p))
     return -1;
   for (int k = 0; k < POINTS_FILES && !failed(); ++k)
-    if (f->path[k] && !read_later(o, k))
+    if (f->path[k])
       particle_files_read(f, k, s->first, s->n, s->data[k]);
-  return all_ok(p) ? 0 : -1;
-}
-
-/* Collective, after a finder and before the physics: the velocities (read_later). 0, or -1 on
- * every rank after all_ok. */
-static int read_velocities(const procs *p, const options *o, const particle_files *f, share *s, phew_input *in)
-{
-  if (!read_later(o, POINTS_VELOCITY) || !f->path[POINTS_VELOCITY])
-    return 0;
-  s->data[POINTS_VELOCITY] = allocate(s->n, f->record[POINTS_VELOCITY], "the particles");
-  if (!failed())
-    particle_files_read(f, POINTS_VELOCITY, s->first, s->n, s->data[POINTS_VELOCITY]);
-  in->points.velocity = s->data[POINTS_VELOCITY];
   return all_ok(p) ? 0 : -1;
 }
 
@@ -308,7 +291,7 @@ int points_mode_run(const procs *p, const options *o, int64_t n_total)
     else
       print_group_summary(&groups, o->finder == FINDER_FOF);
   }
-  if (o->physics && (read_velocities(p, o, &f, &s, &in) != 0 || finder_physics(p, o, &s, &in, &clumps, &groups) != 0))
+  if (o->physics && finder_physics(p, o, &s, &in, &clumps, &groups) != 0)
     goto done;
   if (o->finder == FINDER_PHEW ? write_outputs(p, o, &s, &clumps) == 0 : write_groups(p, o, &s, &groups) == 0)
     code = 0;

@@ -148,6 +148,8 @@ phew_status find_clumps_points(const phew_context *context, const comm *c, const
   int64_t *work = NULL;
   double *density = NULL;
   phew_status s = points_prepare(&run, context, in, POINTS_PHEW, result);
+  if (s == PHEW_OK) /* after the neighbours and densities, the run's peak */
+    s = points_velocities(&run.x, in, &run.s);
   if (s == PHEW_OK) {
     const int64_t n_cells = run.pg.g.n_cells;
     density = graph_density(&run);

@@ -213,7 +213,7 @@ static packing packing_of(const points_context *x)
   k.at_mass = k.size;
   k.size += x->has_mass ? sizeof(double) : 0;
   k.at_velocity = k.size;
-  k.size += x->has_velocity ? 3 * sizeof(double) : 0;
+  k.size += x->carries_velocity ? 3 * sizeof(double) : 0;
   k.at_density = k.size;
   k.size += x->has_density ? sizeof(double) : 0;
   return k;
@@ -246,7 +246,7 @@ static void move_particle(const points_context *x, particle_set *s, int64_t i, i
   s->id[to] = s->id[i];
   if (x->has_mass)
     s->mass[to] = s->mass[i];
-  if (x->has_velocity)
+  if (x->carries_velocity)
     memmove(&s->velocity[3 * to], &s->velocity[3 * i], 3 * sizeof(double));
   if (x->has_density)
     s->density[to] = s->density[i];
@@ -260,7 +260,7 @@ static void pack_particle(const points_context *x, const packing *k, const parti
   memcpy(item + 32, &i, 8);
   if (x->has_mass)
     memcpy(item + k->at_mass, &s->mass[i], 8);
-  if (x->has_velocity)
+  if (x->carries_velocity)
     memcpy(item + k->at_velocity, &s->velocity[3 * i], 24);
   if (x->has_density)
     memcpy(item + k->at_density, &s->density[i], 8);
@@ -274,7 +274,7 @@ static void unpack_particle(const points_context *x, const packing *k, const uns
   memcpy(&s->origin_index[to], item + 32, 8);
   if (x->has_mass)
     memcpy(&s->mass[to], item + k->at_mass, 8);
-  if (x->has_velocity)
+  if (x->carries_velocity)
     memcpy(&s->velocity[3 * to], item + k->at_velocity, 24);
   if (x->has_density)
     memcpy(&s->density[to], item + k->at_density, 8);
@@ -287,7 +287,7 @@ static int reserve_own(const points_context *x, particle_set *s, int64_t n)
   return particle_set_reserve(s, n) == PHEW_OK &&
          !phew_grow(&s->origin_index, (size_t)n + 1, sizeof *s->origin_index) &&
          (s->origin_rank = phew_malloc((size_t)n + 1, sizeof *s->origin_rank)) &&
-         (!x->has_velocity || !phew_grow(&s->velocity, (size_t)n + 1, 3 * sizeof *s->velocity)) &&
+         (!x->carries_velocity || !phew_grow(&s->velocity, (size_t)n + 1, 3 * sizeof *s->velocity)) &&
          (!x->has_density || !phew_grow(&s->density, (size_t)n + 1, sizeof *s->density));
 }
 

@@ -234,6 +234,7 @@ static phew_status agree_given(points_context *x, const phew_input *in, points_u
                       x->result);
   x->has_mass = (any & 1) != 0;
   x->has_velocity = (any & 2) != 0;
+  x->carries_velocity = x->has_velocity && use != POINTS_PHEW;
   x->has_density = (any & 4) != 0;
   *given = any;
   return PHEW_OK;
@@ -248,7 +249,7 @@ static phew_status allocate_set(points_context *x, const phew_points *p, particl
   s->n_own = s->n = p->n;
   const int failed = !counts || particle_set_reserve(s, p->n) != PHEW_OK ||
                      (x->has_mass && !(s->mass = phew_malloc((size_t)p->n + 1, sizeof *s->mass))) ||
-                     (x->has_velocity && !(s->velocity = phew_malloc((size_t)p->n + 1, 3 * sizeof *s->velocity))) ||
+                     (x->carries_velocity && !(s->velocity = phew_malloc((size_t)p->n + 1, 3 * sizeof *s->velocity))) ||
                      (x->has_density && !(s->density = phew_malloc((size_t)p->n + 1, sizeof *s->density)));
   if (comm_max(c, failed)) {
     free(counts);
@@ -411,4 +412,73 @@ phew_status points_read(points_context *x, const phew_input *in, points_use use,
   if (status == PHEW_OK)
     x->n_threads = threads_resolve(x->context->n_threads);
   return status;
+}
+
+/* A velocity asked of the rank where its particle was passed, and the answer. */
+typedef struct velocity_ask {
+  int64_t index; /* where it was passed */
+  int64_t back;  /* the own particle's index here */
+} velocity_ask;
+
+typedef struct velocity_answer {
+  int64_t back;
+  double v[3];
+} velocity_answer;
+
+/* Collective: the answers to what the other ranks asked (asked: grouped by source rank). */
+static phew_status answer_velocities(comm *c, const phew_points *p, const inbox *asked, inbox *got)
+{
+  outbox o;
+  outbox_init(&o, c, sizeof(velocity_answer));
+  const velocity_ask *a = (const velocity_ask *)asked->items;
+  int from = 0;
+  for (int64_t k = 0; k < asked->n; ++k) {
+    while (k >= (int64_t)asked->offset[from] + asked->count[from])
+      ++from;
+    velocity_answer v = {a[k].back, {0.0, 0.0, 0.0}};
+    for (int d = 0; d < 3; ++d)
+      v.v[d] = value_at(p->velocity, p->type, 3 * a[k].index + d);
+    outbox_put(&o, from, &v);
+  }
+  const phew_status status = outbox_send(&o, c, got);
+  outbox_free(&o);
+  return status;
+}
+
+phew_status points_velocities(points_context *x, const phew_input *in, particle_set *s)
+{
+  comm *c = x->c;
+  const phew_points *p = &in->points;
+  if (!x->has_velocity || x->carries_velocity)
+    return PHEW_OK;
+  s->velocity = phew_malloc((size_t)s->n_own + 1, 3 * sizeof *s->velocity);
+  if (comm_max(c, !s->velocity))
+    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the velocities"), x->result);
+  outbox o;
+  outbox_init(&o, c, sizeof(velocity_ask));
+  for (int64_t i = 0; i < s->n_own; ++i) {
+    const int64_t at = s->origin_index ? s->origin_index[i] : i;
+    const int from = s->origin_rank ? s->origin_rank[i] : c->rank;
+    if (from != c->rank) {
+      const velocity_ask a = {at, i};
+      outbox_put(&o, from, &a);
+      continue;
+    }
+    for (int d = 0; d < 3; ++d)
+      s->velocity[3 * i + d] = value_at(p->velocity, p->type, 3 * at + d);
+  }
+  inbox asked, got;
+  memset(&asked, 0, sizeof asked);
+  memset(&got, 0, sizeof got);
+  phew_status status = outbox_send(&o, c, &asked);
+  outbox_free(&o);
+  if (status == PHEW_OK)
+    status = answer_velocities(c, p, &asked, &got);
+  const velocity_answer *v = (const velocity_answer *)got.items;
+  for (int64_t k = 0; status == PHEW_OK && k < got.n; ++k)
+    memcpy(&s->velocity[3 * v[k].back], v[k].v, sizeof v[k].v);
+  inbox_free(&asked);
+  inbox_free(&got);
+  return comm_agree(c, status == PHEW_OK ? PHEW_OK : phew_fail(x->result, status, "out of memory for the velocities"),
+                    x->result);
 }

@@ -2,7 +2,8 @@
  *
  * Rule (docs/physics.md): sort every particle of the snapshot by its distance r from the
  * centre (nearest image; equal distances by id) and walk outward over the distinct distances;
- * M(<= r) counts all particles at distance <= r. The sphere ends at the first distance r > 0
+ * M(<= r), the exact sum of the masses at distance <= r rounded once (overdensity_walk.c), counts
+ * all particles at distance <= r. The sphere ends at the first distance r > 0
  * where M(<= r) < Delta rho (4/3) pi r^3 (comoving: Delta rho in comoving units); the particles
  * at that distance and beyond are outside. M_Delta is the mass inside and
  * R_Delta = (3 M_Delta / (4 pi Delta rho))^(1/3), so that M_Delta is exactly the mass of a
@@ -10,73 +11,28 @@
  *
  * Distributed: every rank finds its own particles within a search radius of every centre and
  * sends them to the rank holding the structure; a structure whose walk does not end inside its
- * search radius asks again with twice the radius (up to half the smallest periodic box side). */
-#include "physics.h"
+ * search radius asks again with twice the radius (up to half the smallest periodic box side).
+ * The rows of spread structures are walked by every rank together (overdensity_spread.c). */
+#include "overdensity.h"
 #include "radix_sort.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { SO_KINDS = 4, SO_BATCH = 16 };
-
-typedef struct so_query {
-  int64_t row; /* the row's index on its rank */
-  int32_t owner;
-  int32_t pad;
-  double centre[3];
-  double radius;
-} so_query;
-
-typedef struct so_entry {
-  int64_t query; /* index in the round's query list */
-  int64_t id;
-  double r2, mass;
-} so_entry;
-
-/* The mass inside the sphere of mean density `density` (0: the walk did not end: *found 0). */
-static double walk(const so_entry *e, int64_t n, double density, int *found)
-{
-  double mass = 0.0;
-  for (int64_t k = 0; k < n;) {
-    int64_t g = k;
-    double shell = 0.0;
-    while (g < n && e[g].r2 == e[k].r2)
-      shell += e[g++].mass;
-    const double r = sqrt(e[k].r2);
-    if (r > 0.0 && mass + shell < density * (4.0 / 3.0) * M_PI * (r * r * r)) {
-      *found = 1;
-      return mass;
-    }
-    mass += shell;
-    k = g;
-  }
-  *found = 0;
-  return 0.0;
-}
-
 /* The four masses and radii of a row from its sorted entries; 0 if a walk did not end. */
 static int fill_row(const so_entry *e, int64_t n, const physics_units *u, phew_structure *row)
 {
-  const double delta[SO_KINDS] = {200.0, 500.0, 200.0 * u->omega_m_a, u->delta_vir};
-  double mass[SO_KINDS];
-  for (int k = 0; k < SO_KINDS; ++k) {
-    int found = 0;
-    mass[k] = walk(e, n, delta[k] * u->rho_crit, &found);
-    if (!found)
-      return 0;
-  }
-  double radius[SO_KINDS];
+  double density[SO_KINDS], mass[SO_KINDS];
+  int found[SO_KINDS];
+  exact_sum none;
+  exact_sum_clear(&none);
+  so_densities(u, density);
+  so_walk(e, n, &none, density, found, mass);
   for (int k = 0; k < SO_KINDS; ++k)
-    radius[k] = cbrt(3.0 * mass[k] / (4.0 * M_PI * delta[k] * u->rho_crit));
-  row->m200c = mass[0];
-  row->r200c = radius[0];
-  row->m500c = mass[1];
-  row->r500c = radius[1];
-  row->m200m = mass[2];
-  row->r200m = radius[2];
-  row->mvir = mass[3];
-  row->rvir = radius[3];
+    if (!found[k])
+      return 0;
+  so_fill_row(u, mass, row);
   return 1;
 }
 
@@ -140,7 +96,8 @@ static phew_status find_entries(const points_context *x, ball_query *ball, const
     status = ball_query_run(ball, q[k].centre, q[k].radius * q[k].radius);
     for (int i = 0; status == PHEW_OK && i < ball->n; ++i) {
       const int32_t p = ball->index[i];
-      const so_entry e = {k, s->id[p], ball->d2[i], s->mass ? s->mass[p] : 1.0};
+      so_entry e = {(uint64_t)k, 0, s->mass ? s->mass[p] : 1.0};
+      memcpy(&e.r2_bits, &ball->d2[i], sizeof e.r2_bits);
       if (q[k].owner == c->rank)
         status = entry_list_put(mine, &e) == 0 ? PHEW_OK : PHEW_ERROR_MEMORY;
       else
@@ -154,14 +111,6 @@ static phew_status find_entries(const points_context *x, ball_query *ball, const
   return status;
 }
 
-/* The bits of a distance squared (>= 0) as an unsigned key of the same order. */
-static uint64_t distance_key(double r2)
-{
-  uint64_t key;
-  memcpy(&key, &r2, sizeof key);
-  return key;
-}
-
 /* The entry k of both sources (this rank's own, then the received). */
 static const so_entry *entry_at(const entry_list *mine, const inbox *in, int64_t k)
 {
@@ -169,8 +118,8 @@ static const so_entry *entry_at(const entry_list *mine, const inbox *in, int64_t
 }
 
 /* The entries of both sources grouped by query (start[k] .. start[k + 1] is query k's), each
- * group in (distance, id) order: three stable radix sorts of their indices, by id, by distance,
- * then by query. */
+ * group in distance order: two stable radix sorts of their indices, by distance, then by query
+ * (the order within a shell of equal distances does not matter: its masses are summed exactly). */
 static so_entry *group_entries(const entry_list *mine, const inbox *in, int64_t n_q, int64_t *start, int n_threads)
 {
   const int64_t n = mine->n + in->n;
@@ -179,15 +128,12 @@ static so_entry *group_entries(const entry_list *mine, const inbox *in, int64_t 
   int32_t *index = phew_malloc((size_t)n + 1, sizeof *index);
   int failed = !out || !key || !index || n > INT32_MAX;
   for (int64_t k = 0; !failed && k < n; ++k) {
-    key[k] = (uint64_t)entry_at(mine, in, k)->id; /* ids are >= 0 */
+    key[k] = entry_at(mine, in, k)->r2_bits;
     index[k] = (int32_t)k;
   }
   failed = failed || radix_sort(key, index, n, 0, 64, n_threads) != 0;
   for (int64_t k = 0; !failed && k < n; ++k)
-    key[k] = distance_key(entry_at(mine, in, index[k])->r2);
-  failed = failed || radix_sort(key, index, n, 0, 64, n_threads) != 0;
-  for (int64_t k = 0; !failed && k < n; ++k)
-    key[k] = (uint64_t)entry_at(mine, in, index[k])->query;
+    key[k] = entry_at(mine, in, index[k])->query;
   failed = failed || radix_sort(key, index, n, 0, 64, n_threads) != 0;
   if (!failed) {
     memset(start, 0, ((size_t)n_q + 1) * sizeof *start);
@@ -219,16 +165,14 @@ static double largest_radius(const points_context *x)
   return isfinite(limit) ? limit : 2.0 * sqrt(diagonal);
 }
 
+/* Collective: the pending rows, each on the rank holding it. */
 static phew_status rounds(const points_context *x, const particle_set *s, const physics_units *u, phew_structure *rows,
-                          int64_t n_rows, double *radius, unsigned char *pending, const kd_tree *tree)
+                          int64_t n_rows, double *radius, unsigned char *pending, ball_query *ball, double limit)
 {
   comm *c = x->c;
-  const double limit = largest_radius(x);
-  ball_query ball;
-  phew_status status = ball_query_init(&ball, tree);
+  phew_status status = PHEW_OK;
   so_query *mine = phew_malloc((size_t)n_rows + 1, sizeof *mine);
-  if (comm_max(c, status != PHEW_OK || !mine)) {
-    ball_query_free(&ball);
+  if (comm_max(c, !mine)) {
     free(mine);
     return PHEW_ERROR_MEMORY;
   }
@@ -250,7 +194,7 @@ static phew_status rounds(const points_context *x, const particle_set *s, const 
     inbox in;
     entry_list local = {0, 0, NULL};
     int64_t *start = phew_malloc((size_t)n_all + 1, sizeof *start);
-    status = find_entries(x, &ball, s, all, n_all, &local, &in);
+    status = find_entries(x, ball, s, all, n_all, &local, &in);
     so_entry *e = status == PHEW_OK && start ? group_entries(&local, &in, n_all, start, x->n_threads) : NULL;
     status = comm_agree(c, status == PHEW_OK && !e ? PHEW_ERROR_MEMORY : status, x->result);
     if (status == PHEW_OK) {
@@ -275,7 +219,6 @@ static phew_status rounds(const points_context *x, const particle_set *s, const 
     if (status != PHEW_OK)
       break;
   }
-  ball_query_free(&ball);
   free(mine);
   return status;
 }
@@ -315,30 +258,62 @@ static int top_masses(const phew_structure *rows, int64_t n_rows, double *top)
   return 0;
 }
 
+/* Collective: the one-rank rows, then those of spread structures (on any rank), by every rank. */
+static phew_status both_paths(const points_context *x, const particle_set *s, const physics_units *u,
+                              phew_structure *rows, int64_t n_rows, double *radius, unsigned char *pending,
+                              const unsigned char *spread, const kd_tree *tree)
+{
+  const double limit = largest_radius(x);
+  ball_query ball;
+  phew_status status = ball_query_init(&ball, tree);
+  if (comm_max(x->c, status != PHEW_OK)) {
+    ball_query_free(&ball);
+    return PHEW_ERROR_MEMORY;
+  }
+  status = rounds(x, s, u, rows, n_rows, radius, pending, &ball, limit);
+  if (status == PHEW_OK)
+    status = overdensity_spread(x, s, &ball, u, rows, n_rows, spread, radius, limit);
+  ball_query_free(&ball);
+  return status;
+}
+
+/* Per row, whether to walk it (a centre and a bound mass), and whether its structure is spread
+ * (then pending stays 0: overdensity_spread takes it). */
+static void row_paths(const phew_structure *rows, int64_t n_rows, const structure_tree *t, const int32_t *root_owner,
+                      unsigned char *pending, unsigned char *spread)
+{
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const int walk = rows[r].centre_id >= 0 && rows[r].bound_mass_inclusive > 0.0;
+    spread[r] = walk && root_owner[t->root[rows[r].id]] == MEMBERS_SPREAD;
+    pending[r] = walk && !spread[r];
+  }
+}
+
 phew_status overdensity_masses(const points_context *x, const particle_set *s, const physics_units *u,
-                               phew_structure *rows, int64_t n_rows)
+                               const structure_tree *t, const int32_t *root_owner, phew_structure *rows, int64_t n_rows)
 {
   comm *c = x->c;
   if (!u->comoving)
     return PHEW_OK; /* no critical density: the columns stay NaN */
   double *radius = phew_malloc((size_t)n_rows + 1, sizeof *radius);
   double *top_mass = phew_malloc((size_t)n_rows + 1, sizeof *top_mass);
-  unsigned char *pending = phew_calloc((size_t)n_rows + 1, 1);
+  unsigned char *pending = phew_calloc((size_t)n_rows + 1, 1), *spread = phew_calloc((size_t)n_rows + 1, 1);
   kd_tree *tree = NULL;
-  phew_status status = !radius || !top_mass || !pending || top_masses(rows, n_rows, top_mass) != 0 ? PHEW_ERROR_MEMORY
-                                                                                                   : PHEW_OK;
+  phew_status status = !radius || !top_mass || !pending || !spread || top_masses(rows, n_rows, top_mass) != 0
+                           ? PHEW_ERROR_MEMORY
+                           : PHEW_OK;
   if (status == PHEW_OK)
     status = kd_tree_build(&tree, s->n_own, s->position, s->id, &x->box, x->n_threads, x->result);
   status = comm_agree(c, status, x->result);
   if (status == PHEW_OK) {
     const double smallest = fmin(fmin(200.0, 200.0 * u->omega_m_a), u->delta_vir) * u->rho_crit;
+    row_paths(rows, n_rows, t, root_owner, pending, spread);
     for (int64_t r = 0; r < n_rows; ++r) {
       /* the sphere of a substructure takes in its host: start from the top-level's mass */
       const double mass = fmax(rows[r].bound_mass_inclusive, top_mass[r]);
-      pending[r] = rows[r].centre_id >= 0 && rows[r].bound_mass_inclusive > 0.0;
       radius[r] = 1.5 * cbrt(3.0 * mass / (4.0 * M_PI * smallest));
     }
-    status = rounds(x, s, u, rows, n_rows, radius, pending, tree);
+    status = both_paths(x, s, u, rows, n_rows, radius, pending, spread, tree);
     status = comm_agree(c,
                         status == PHEW_OK ? PHEW_OK
                                           : phew_fail(x->result, status,
@@ -353,5 +328,6 @@ phew_status overdensity_masses(const points_context *x, const particle_set *s, c
   free(radius);
   free(top_mass);
   free(pending);
+  free(spread);
   return status;
 }

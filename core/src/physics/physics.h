@@ -11,6 +11,8 @@
  *   unbind.c           one structure's energies and bulk velocity; candidates to the parent
  *   properties.c       the member-based properties of one structure
  *   overdensity.c      spherical-overdensity masses from all particles about each centre
+ *                      (overdensity.h: the walk, overdensity_walk.c; the rows of spread
+ *                      structures by every rank together, overdensity_spread.c)
  *   reduce.c           sums and extrema over a structure's members on one rank or spread
  *   members.c          each top-level structure's particles to one rank, or spread over all
  *                      ranks when it is larger than gather_max; and the labels back
@@ -203,8 +205,10 @@ double nfw_concentration(double ratio);
 
 /* ---- overdensity.c -------------------------------------------------------------------------- */
 /* Collective: the spherical-overdensity columns of every row (rows: this rank's, each with its
- * centre; all particles of s are counted), then c200c and spin_bullock. */
+ * centre; all particles of s are counted), then c200c and spin_bullock. The rows of spread
+ * structures (root_owner[t->root[id]] == MEMBERS_SPREAD, on rank 0) are walked by every rank. */
 phew_status overdensity_masses(const points_context *x, const particle_set *s, const physics_units *u,
-                               phew_structure *rows, int64_t n_rows);
+                               const structure_tree *t, const int32_t *root_owner, phew_structure *rows,
+                               int64_t n_rows);
 
 #endif

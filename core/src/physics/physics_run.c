@@ -534,7 +534,7 @@ static phew_status run(const phew_context *context, const phew_input *in, const 
                                 ? PHEW_OK
                                 : phew_fail(r, PHEW_ERROR_MEMORY, "out of memory for the membership lists"),
                             r))
-  TIMED(overdensity, overdensity_masses(&w.x, &w.s, &w.u, w.rows, w.n_rows))
+  TIMED(overdensity, overdensity_masses(&w.x, &w.s, &w.u, &w.t, w.ms.root_owner, w.rows, w.n_rows))
   if (p->n_most_bound > 0) /* no tracers asked for (the CLI without --hdf5, the plugin): no pass */
     TIMED(listing, most_bound(&w, p->n_most_bound, out, r))
   TIMED(listing, finish(&w, out, r))
