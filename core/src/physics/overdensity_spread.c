@@ -37,6 +37,10 @@ static phew_status share_spread_queries(comm *c, const phew_structure *rows, int
   phew_status status = comm_gather(c, mine, n_mine, sizeof *mine, (void **)q, n, &counts);
   free(counts);
   free(mine);
+  if (c->rank != 0) { /* comm_gather's empty buffer: comm_broadcast wants NULL here */
+    free(*q);
+    *q = NULL;
+  }
   if (status == PHEW_OK)
     status = comm_broadcast(c, (void **)q, n, sizeof **q);
   return status;
