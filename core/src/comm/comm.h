@@ -66,6 +66,10 @@ phew_status comm_sum_exact(const comm *c, exact_sum *sums, int n);
  * came from rank r (rank 0 only, free it). */
 phew_status comm_gather(comm *c, const void *items, int64_t n, size_t item_size, void **out, int64_t *n_out,
                         int **counts);
+/* Collective (gather_all.c): every rank's items on every rank, in rank order; counts (not NULL):
+ * how many came from each rank (free it). PHEW_ERROR_MEMORY on every rank if one ran out. */
+phew_status comm_gather_all(comm *c, const void *items, int64_t n, size_t item_size, void **out, int64_t *n_out,
+                            int **counts);
 /* Collective: rank 0's *n items at *items reach every rank: the others get a copy there (and
  * its count in *n; what *items pointed to there is not freed: pass NULL); every rank frees its
  * own. PHEW_ERROR_MEMORY on every rank if one ran out. */

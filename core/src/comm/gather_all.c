@@ -1,4 +1,4 @@
-/* phew_context_ranks and phew_gather_all: what a caller that reads its own share of a file
+/* phew_context_ranks, phew_gather_all and comm_gather_all: what a caller that reads its own share of a file
  * (the readers) needs to know about the other ranks, without calling MPI itself. */
 #include "comm.h"
 
@@ -36,6 +36,20 @@ static phew_status share_gathered(comm *c, void **items, int64_t *n, size_t item
   return s;
 }
 
+phew_status comm_gather_all(comm *c, const void *items, int64_t n, size_t item_size, void **out, int64_t *n_out,
+                            int **counts)
+{
+  int *per_rank = NULL;
+  phew_status s = comm_gather(c, items, n, item_size, out, n_out, &per_rank);
+  if (s == PHEW_OK)
+    s = share_gathered(c, out, n_out, item_size, &per_rank);
+  if (counts)
+    *counts = per_rank;
+  else
+    free(per_rank);
+  return s;
+}
+
 phew_status phew_gather_all(phew_context *context, const void *items, int64_t n, size_t item_size, void **out,
                             int64_t *n_out, int64_t *counts)
 {
@@ -51,9 +65,7 @@ phew_status phew_gather_all(phew_context *context, const void *items, int64_t n,
   int64_t n_all = 0;
   int *per_rank = NULL;
   if (s == PHEW_OK)
-    s = comm_gather(&c, items, n, item_size, &all, &n_all, &per_rank);
-  if (s == PHEW_OK)
-    s = share_gathered(&c, &all, &n_all, item_size, &per_rank);
+    s = comm_gather_all(&c, items, n, item_size, &all, &n_all, &per_rank);
   if (s == PHEW_OK) {
     *out = all ? all : calloc(1, 1); /* never NULL after a success, even for no items */
     s = comm_max(&c, *out == NULL) ? PHEW_ERROR_MEMORY : PHEW_OK;

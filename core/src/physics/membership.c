@@ -19,22 +19,6 @@ static int bound_below(const member *m, const structure_tree *t)
   return place >= t->place[m->label] && place < t->subtree_end[m->label];
 }
 
-/* Collective: the global index of this rank's first entry, and the total. */
-static void global_start(comm *c, int64_t n, int64_t *first, int64_t *total)
-{
-  int64_t *counts = phew_malloc((size_t)c->size, sizeof *counts);
-  *first = *total = 0;
-  if (!counts)
-    return; /* the caller's memory check agrees */
-  comm_allgather(c, &n, sizeof n, counts);
-  for (int r = 0; r < c->size; ++r) {
-    if (r < c->rank)
-      *first += counts[r];
-    *total += counts[r];
-  }
-  free(counts);
-}
-
 /* Collective: the entries sorted over the ranks into ids (this rank's share) and its global
  * start; counts[place] += the entries of each place (the caller sums them over the ranks). */
 static phew_status sort_list(comm *c, const place_id *entries, int64_t n, int64_t **ids, int64_t *n_ids, int64_t *first,
@@ -52,8 +36,11 @@ static phew_status sort_list(comm *c, const place_id *entries, int64_t n, int64_
     ++counts[entries[k].place];
   *n_ids = status == PHEW_OK ? in.n : 0;
   inbox_free(&in);
-  if (status == PHEW_OK)
-    global_start(c, *n_ids, first, total);
+  if (status == PHEW_OK) {
+    *first = reduce_before(c, *n_ids);
+    *total = comm_sum(c, *n_ids);
+    status = *first < 0 ? PHEW_ERROR_MEMORY : PHEW_OK; /* agreed by reduce_before */
+  }
   return status;
 }
 
@@ -63,9 +50,7 @@ phew_status membership_lists(comm *c, const member_set *ms, const structure_tree
   place_id *bound = phew_malloc((size_t)ms->n + 1, sizeof *bound),
            *unbound = phew_malloc((size_t)ms->n + 1, sizeof *unbound);
   int64_t *counts = phew_calloc(2 * (size_t)t->n + 1, sizeof *counts); /* bound, unbound per place */
-  int64_t *probe = phew_malloc((size_t)c->size, sizeof *probe);
-  const int failed = !bound || !unbound || !counts || !probe;
-  free(probe);
+  const int failed = !bound || !unbound || !counts;
   phew_status status = comm_max(c, failed) ? PHEW_ERROR_MEMORY : PHEW_OK;
   int64_t nb = 0, nu = 0;
   for (int64_t k = 0; status == PHEW_OK && k < ms->n; ++k) {

@@ -46,25 +46,6 @@ static void derived_columns(const physics_units *u, phew_structure *row)
   row->spin_bullock = sqrt((j[0] * j[0] + j[1] * j[1]) + j[2] * j[2]) / (sqrt(2.0) * row->mvir * vvir * rvir);
 }
 
-/* Collective: every rank's queries of this round, on every rank. */
-static phew_status share_queries(comm *c, const so_query *mine, int64_t n_mine, so_query **all, int64_t *n_all)
-{
-  void *gathered = NULL;
-  int64_t n = 0;
-  int *counts = NULL;
-  phew_status status = comm_gather(c, mine, n_mine, sizeof *mine, &gathered, &n, &counts);
-  free(counts);
-  if (c->rank != 0) { /* the broadcast gives the others their copy */
-    free(gathered);
-    gathered = NULL;
-  }
-  if (status == PHEW_OK)
-    status = comm_broadcast(c, &gathered, &n, sizeof(so_query));
-  *all = gathered;
-  *n_all = n;
-  return status;
-}
-
 /* Entries grown one at a time (this rank's own queries' entries, which need no exchange). */
 typedef struct entry_list {
   int64_t n, capacity;
@@ -186,7 +167,7 @@ static phew_status rounds(const points_context *x, const particle_set *s, const 
       }
     so_query *all = NULL;
     int64_t n_all = 0;
-    status = share_queries(c, mine, n_mine, &all, &n_all);
+    status = comm_gather_all(c, mine, n_mine, sizeof *mine, (void **)&all, &n_all, NULL);
     if (status != PHEW_OK || n_all == 0) {
       free(all);
       break;

@@ -33,16 +33,8 @@ static phew_status share_spread_queries(comm *c, const phew_structure *rows, int
   for (int64_t r = 0; r < n_rows; ++r)
     if (spread[r])
       mine[n_mine++] = (so_query){r, c->rank, 0, {rows[r].centre[0], rows[r].centre[1], rows[r].centre[2]}, radius[r]};
-  int *counts = NULL;
-  phew_status status = comm_gather(c, mine, n_mine, sizeof *mine, (void **)q, n, &counts);
-  free(counts);
+  const phew_status status = comm_gather_all(c, mine, n_mine, sizeof *mine, (void **)q, n, NULL);
   free(mine);
-  if (c->rank != 0) { /* comm_gather's empty buffer: comm_broadcast wants NULL here */
-    free(*q);
-    *q = NULL;
-  }
-  if (status == PHEW_OK)
-    status = comm_broadcast(c, (void **)q, n, sizeof **q);
   return status;
 }
 
@@ -85,25 +77,18 @@ static phew_status walk_shares(comm *c, const so_entry *e, int64_t n, int n_b, c
       exact_sum_add(&own[b], e[k++].mass);
   }
   start[SO_BATCH] = k;
-  exact_sum *all = phew_malloc((size_t)c->size * SO_BATCH, sizeof *all);
-  if (comm_max(c, !all)) {
-    free(all);
-    return PHEW_ERROR_MEMORY;
-  }
-  comm_allgather(c, own, sizeof own, all);
+  exact_sum before[SO_BATCH];
+  const phew_status status = reduce_exact_before(c, own, SO_BATCH, before);
+  if (status != PHEW_OK)
+    return status;
   so_answer mine[SO_BATCH];
   memset(mine, 0, sizeof mine);
   for (int b = 0; b < n_b; ++b) {
-    exact_sum before; /* merged in any order: exact */
-    exact_sum_clear(&before);
-    for (int r = 0; r < c->rank; ++r)
-      exact_sum_merge(&before, &all[r * SO_BATCH + b]);
     int found[SO_KINDS];
-    so_walk(e + start[b], start[b + 1] - start[b], &before, density, found, mine[b].mass);
+    so_walk(e + start[b], start[b + 1] - start[b], &before[b], density, found, mine[b].mass);
     for (int j = 0; j < SO_KINDS; ++j)
       mine[b].found[j] = found[j];
   }
-  free(all);
   comm_allgather(c, mine, sizeof mine, out);
   return PHEW_OK;
 }

@@ -41,7 +41,9 @@ void reduce_counts(comm *c, int64_t *counts, int64_t n);
 double reduce_max(comm *c, double x);
 int reduce_failed(comm *c, int failed);    /* whether any rank failed */
 int64_t reduce_before(comm *c, int64_t n); /* the sum of n over the lower ranks (-1: no memory, agreed) */
-int reduce_parts(const comm *c);           /* the ranks taking part: 1 for NULL */
+/* before[k]: the exact sum of own[k] over the lower ranks (0 for NULL), k < n. */
+phew_status reduce_exact_before(comm *c, const exact_sum *own, int64_t n, exact_sum *before);
+int reduce_parts(const comm *c); /* the ranks taking part: 1 for NULL */
 /* out[r] = rank r's item (item_size bytes each, reduce_parts(c) of them). */
 void reduce_allgather(comm *c, const void *item, size_t item_size, void *out);
 

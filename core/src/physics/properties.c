@@ -71,37 +71,31 @@ static phew_status spread_profile(comm *c, const radius_entry *mine, int64_t k, 
   inbox in;
   phew_status status = comm_sort(c, mine, k, sizeof *mine, &in);
   const radius_entry *e = (const radius_entry *)in.items;
-  typedef struct share {
-    exact_sum mass;
-    double first_r2;
-    peak best;
-  } share;
-  share own, *all = phew_malloc((size_t)c->size, sizeof *all);
-  if (status == PHEW_OK && comm_max(c, !all))
+  exact_sum own, before;
+  exact_sum_clear(&own);
+  for (int64_t i = 0; status == PHEW_OK && i < in.n; ++i)
+    exact_sum_add(&own, e[i].mass);
+  if (status == PHEW_OK)
+    status = reduce_exact_before(c, &own, 1, &before);
+  double *first_r2 = phew_malloc((size_t)c->size, sizeof *first_r2);
+  peak *peaks = phew_malloc((size_t)c->size, sizeof *peaks);
+  if (status == PHEW_OK && comm_max(c, !first_r2 || !peaks))
     status = PHEW_ERROR_MEMORY;
   if (status == PHEW_OK) {
-    exact_sum_clear(&own.mass);
-    for (int64_t i = 0; i < in.n; ++i)
-      exact_sum_add(&own.mass, e[i].mass);
-    own.first_r2 = in.n > 0 ? r2_of(&e[0]) : NAN;
-    comm_allgather(c, &own, sizeof own, all);
-    exact_sum before;
-    exact_sum_clear(&before);
-    double next_r2 = NAN;
-    for (int r = c->size - 1; r >= 0; --r) {
-      if (r < c->rank)
-        exact_sum_merge(&before, &all[r].mass);
-      if (r > c->rank && !isnan(all[r].first_r2))
-        next_r2 = all[r].first_r2;
-    }
-    own.best = (peak){-1.0, NAN};
-    walk_profile(e, in.n, &before, next_r2, u, softening, &own.best);
-    comm_allgather(c, &own, sizeof own, all);
+    const double first = in.n > 0 ? r2_of(&e[0]) : NAN;
+    comm_allgather(c, &first, sizeof first, first_r2);
+    double next_r2 = NAN; /* the first distance of the next share that has one */
+    for (int r = c->size - 1; r > c->rank; --r)
+      next_r2 = isnan(first_r2[r]) ? next_r2 : first_r2[r];
+    peak own_best = {-1.0, NAN};
+    walk_profile(e, in.n, &before, next_r2, u, softening, &own_best);
+    comm_allgather(c, &own_best, sizeof own_best, peaks);
     for (int r = 0; r < c->size; ++r)
-      if (all[r].best.v2 > best->v2)
-        *best = all[r].best;
+      if (peaks[r].v2 > best->v2)
+        *best = peaks[r];
   }
-  free(all);
+  free(first_r2);
+  free(peaks);
   inbox_free(&in);
   return status;
 }

@@ -54,6 +54,25 @@ int64_t reduce_before(comm *c, int64_t n)
   return before;
 }
 
+phew_status reduce_exact_before(comm *c, const exact_sum *own, int64_t n, exact_sum *before)
+{
+  for (int64_t k = 0; k < n; ++k)
+    exact_sum_clear(&before[k]);
+  if (!c)
+    return PHEW_OK;
+  exact_sum *all = phew_malloc((size_t)c->size * (size_t)n + 1, sizeof *all);
+  if (comm_max(c, !all)) {
+    free(all);
+    return PHEW_ERROR_MEMORY;
+  }
+  comm_allgather(c, own, (size_t)n * sizeof *own, all);
+  for (int r = 0; r < c->rank; ++r) /* in any order: exact */
+    for (int64_t k = 0; k < n; ++k)
+      exact_sum_merge(&before[k], &all[(size_t)r * (size_t)n + (size_t)k]);
+  free(all);
+  return PHEW_OK;
+}
+
 int reduce_parts(const comm *c) { return c ? c->size : 1; }
 
 void reduce_allgather(comm *c, const void *item, size_t item_size, void *out)
