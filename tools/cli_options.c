@@ -13,7 +13,7 @@ void usage(FILE *out)
 {
   fputs("usage: phew --input FILE --dims NX NY NZ --type float32|float64 [--threshold T|auto]\n"
         "            [--relevance R] [--saddle S|auto] [--mass-threshold M] [--periodic]\n"
-        "            [--spacing DX DY DZ] [--origin OX OY OZ] --output PREFIX [--verbose]\n"
+        "            [--spacing DX DY DZ] [--origin OX OY OZ] [--threads N] --output PREFIX [--verbose]\n"
         "       phew --points POS --type float32|float64 --box LX LY LZ|auto [--periodic]\n"
         "            [--masses FILE] [--velocities FILE] [--ids FILE] [--density FILE]\n"
         "            [--neighbours K] [--density-neighbours N] [--threshold T|auto] [--relevance R]\n"
@@ -21,7 +21,8 @@ void usage(FILE *out)
         "       phew --snapshot PATH [--format ramses|gadget-hdf5] [--particle-type N | --family NAME]\n"
         "            [--units code|astro] [--finder phew|fof|hop] [the finder's options] --output PREFIX\n"
         "       phew --snapshot PATH --amr-variable NAME [--threshold T|auto] [--relevance R]\n"
-        "            [--saddle S|auto] [--mass-threshold M] [--periodic] --output PREFIX [--verbose]\n"
+        "            [--saddle S|auto] [--mass-threshold M] [--periodic] [--threads N] --output PREFIX\n"
+        "            [--verbose]\n"
         "       phew --points POS --type float32|float64 --box LX LY LZ|auto [--periodic] --finder fof\n"
         "            [--linking-length B | --linking-absolute L] [--min-members N] [--masses FILE]\n"
         "            [--velocities FILE] [--ids FILE] [--threads N] --output PREFIX [--verbose]\n"
@@ -46,8 +47,9 @@ void usage(FILE *out)
         "--periodic). Densities are estimated (SPH over N density neighbours, default 64) unless\n"
         "given, in units of the mean density; PHEW runs on the graph of the K nearest\n"
         "neighbours (default 16). Outputs as for a grid, one value per particle in input order,\n"
-        "plus PREFIX-density.raw (float64); --threads per process, 0 (default): all cores;\n"
-        "more than the cores available are capped at them.\n"
+        "plus PREFIX-density.raw (float64).\n"
+        "--threads N: threads per process for every mode, 0 (default): all cores; more than the\n"
+        "cores available are capped at them. The answers do not depend on N.\n"
         "--finder fof: Friends-of-Friends, linking length B (default 0.2) times the mean\n"
         "interparticle spacing (box volume / N)^(1/3), or L in the positions' units; groups of at\n"
         "least N particles (default 20). Outputs PREFIX-group.raw (int64 GroupId per particle in\n"
@@ -141,11 +143,11 @@ static int option_int(const char *a, const char *text, int least, int *value)
 /* Options that belong to one mode only: their index in `given` below. */
 /* clang-format off */
 enum { GIVEN_DIMS, GIVEN_SPACING, GIVEN_ORIGIN, GRID_ONLY, GIVEN_BOX = GRID_ONLY, GIVEN_MASSES, GIVEN_VELOCITIES,
-       GIVEN_IDS, GIVEN_DENSITY, GIVEN_NEIGHBOURS, GIVEN_DENSITY_NEIGHBOURS, GIVEN_THREADS, N_GIVEN };
+       GIVEN_IDS, GIVEN_DENSITY, GIVEN_NEIGHBOURS, GIVEN_DENSITY_NEIGHBOURS, N_GIVEN };
 static const char *const mode_option[N_GIVEN] = {"--dims",  "--spacing",   "--origin",
                                                  "--box",   "--masses",    "--velocities",
                                                  "--ids",   "--density",   "--neighbours",
-                                                 "--density-neighbours", "--threads"};
+                                                 "--density-neighbours"};
 /* clang-format on */
 
 /* The option's slot in `given`, or -1 for an option both modes take. */

@@ -91,7 +91,7 @@ int grid_mode_run(const procs *p, const options *o)
   phew_input in;
   memset(&in, 0, sizeof in);
   const int periodic[3] = {o->periodic, o->periodic, o->periodic};
-  phew_context context = procs_context(p, 0);
+  phew_context context = procs_context(p, o->n_threads);
   if (phew_grid_decompose(&context, &in.grid, o->dims, periodic) != PHEW_OK)
     fail("cannot split the grid over %d rank(s)", p->size);
   if (!all_ok(p))

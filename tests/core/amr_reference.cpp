@@ -228,7 +228,7 @@ Graph make_graph(const LeafGraph &lg, const std::vector<double> &rho_cells)
 // ---- running the core -------------------------------------------------------------------------
 
 std::unique_ptr<CoreRun> run_amr(const Amr &a, const std::vector<double> &rho_cells, const phew_params &p, bool f32,
-                                 int64_t sentinel)
+                                 int64_t sentinel, const phewtest::Adjust &adjust)
 {
   const size_t n = rho_cells.size();
   std::vector<float> rho32(f32 ? (n ? n : 1) : 0);
@@ -241,7 +241,7 @@ std::unique_ptr<CoreRun> run_amr(const Amr &a, const std::vector<double> &rho_ce
   double dummy = 0.0;
   in.density = f32 ? (const void *)rho32.data() : (n ? (const void *)rho_cells.data() : (const void *)&dummy);
   in.density_type = f32 ? PHEW_FLOAT32 : PHEW_FLOAT64;
-  return phewtest::run_input(in, p, n, sentinel);
+  return phewtest::run_input(in, p, n, sentinel, adjust);
 }
 
 std::unique_ptr<CoreRun> run_graph(const Graph &g, const phew_params &p, int64_t sentinel)

@@ -81,7 +81,7 @@ using CoreRun = phewtest::Run;
 // PHEW_MESH_AMR on one process: rho_cells holds every block cell (labels come back the same way).
 // f32: the values are handed over as float (the caller rounds them beforehand if it compares).
 std::unique_ptr<CoreRun> run_amr(const Amr &a, const std::vector<double> &rho_cells, const phew_params &p,
-                                 bool f32 = false, int64_t sentinel = -7);
+                                 bool f32 = false, int64_t sentinel = -7, const phewtest::Adjust &adjust = nullptr);
 // PHEW_MESH_GRAPH with the explicit graph; labels per graph cell.
 std::unique_ptr<CoreRun> run_graph(const Graph &g, const phew_params &p, int64_t sentinel = -7);
 

@@ -57,7 +57,7 @@ std::unique_ptr<Run> run_input(const phew_input &input, const phew_params &p, si
   return r;
 }
 
-std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel)
+std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel, const Adjust &adjust)
 {
   phew_input in;
   std::memset(&in, 0, sizeof in);
@@ -69,7 +69,7 @@ std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel)
   }
   in.density = f.f32 ? (const void *)f.rho32.data() : (const void *)f.rho.data();
   in.density_type = f.f32 ? PHEW_FLOAT32 : PHEW_FLOAT64;
-  return run_input(in, p, (size_t)f.size(), sentinel);
+  return run_input(in, p, (size_t)f.size(), sentinel, adjust);
 }
 
 std::unique_ptr<Run> run_graph(const Field &f, const phew_params &p, uint64_t shuffle_seed, int64_t sentinel,

@@ -114,7 +114,7 @@ using Adjust = std::function<void(phew_input &, phew_context &)>;
 std::unique_ptr<Run> run_input(const phew_input &in, const phew_params &p, size_t n, int64_t sentinel = -7,
                                const Adjust &adjust = nullptr);
 // Label arrays are filled with `sentinel` before the call so unwritten cells show.
-std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel = -7);
+std::unique_ptr<Run> run(const Field &f, const phew_params &p, int64_t sentinel = -7, const Adjust &adjust = nullptr);
 
 // The same field handed to the core as an explicit graph (phew_graph): the 26-neighbour
 // stencil written out, cell volumes, centres and the periodic box, local cells stored in an

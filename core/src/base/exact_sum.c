@@ -75,6 +75,34 @@ void exact_sum_add_product3(exact_sum *s, double a, double b, double c)
   exact_sum_add_term(s, negative, (exact_u128)(uint64_t)(ab >> 64) * mc, ea + eb + ec + 64);
 }
 
+void exact_sum_add_fixed(exact_sum *s, exact_bin v, int64_t base)
+{
+  if (v == 0)
+    return;
+  const int negative = v < 0;
+  const exact_u128 m = negative ? (exact_u128)0 - (exact_u128)v : (exact_u128)v;
+  /* from the window's lowest bit */
+  const int64_t offset = s->top == EXACT_SUM_EMPTY ? -1 : base - 64 * (s->top - (B - 1));
+  if (offset < 0) {
+    exact_sum_add_term(s, negative, m, base); /* not a window placed for it: as one term */
+    return;
+  }
+  /* m << r in three words from bin k0 up; a sum of many terms may reach one bin above the
+   * top, whose word the top bin's 128-bit counter holds shifted (bins never carry) */
+  const int64_t k0 = offset >> 6;
+  const int r = (int)(offset & 63);
+  const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
+  const uint64_t w[3] = {lo << r, (hi << r) | ((lo >> 1) >> (63 - r)), (hi >> 1) >> (63 - r)};
+  const exact_bin flip = -(exact_bin)negative;
+  for (int j = 0; j < 3; ++j) {
+    const int64_t k = k0 + j;
+    if (w[j] == 0 || k > B)
+      continue; /* k > B: beyond the bound the caller keeps; cannot happen */
+    const exact_bin part = k == B ? (exact_bin)((exact_u128)w[j] << 64) : (exact_bin)w[j];
+    s->bin[k == B ? B - 1 : k] += (part ^ flip) - flip;
+  }
+}
+
 void exact_sum_merge(exact_sum *to, const exact_sum *from)
 {
   if (from->top == EXACT_SUM_EMPTY)

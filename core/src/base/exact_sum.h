@@ -104,6 +104,11 @@ void exact_sum_add(exact_sum *s, double a);
 void exact_sum_add_times_int(exact_sum *s, double a, int64_t k);
 void exact_sum_add_product(exact_sum *s, double a, double b);
 void exact_sum_add_product3(exact_sum *s, double a, double b, double c);
+/* Adds v * 2^base, exactly, for a v summed as integers by a caller (fixed-point terms). When
+ * base lies at or above the bottom of the window the sum keeps at its end (a started sum
+ * whose top bounds every term and the sum of the terms times 2^64), the result is the one of
+ * adding the terms one by one: the same integer lands in the same window. */
+void exact_sum_add_fixed(exact_sum *s, exact_bin v, int64_t base);
 /* to += from (the partial sums of two sets of terms give the sum of their union). */
 void exact_sum_merge(exact_sum *to, const exact_sum *from);
 

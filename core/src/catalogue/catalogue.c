@@ -104,12 +104,14 @@ static phew_status sum_structures(const mesh *mesh, const field *f, peak_comm *p
     sums_start(&clumps->sums[i], mesh, pc->peaks->density[clumps->head[i]]);
   for (int64_t i = 0; i < haloes->n; ++i)
     sums_start(&haloes->sums[i], mesh, pc->peaks->density[haloes->head[i]]);
-  const sum_target targets[2] = {{clumps->of_peak, clumps->reference, clumps->sums},
-                                 {haloes->of_peak, haloes->reference, haloes->sums}};
-  sums_accumulate(mesh, f, cell_peak, targets, 2, rc); /* one pass over the cells for both */
+  const sum_target targets[2] = {
+      {clumps->of_peak, clumps->reference, clumps->sums, clumps->n, clumps->head, pc->peaks->density},
+      {haloes->of_peak, haloes->reference, haloes->sums, haloes->n, haloes->head, pc->peaks->density}};
+  /* one pass over the cells for both */
+  const phew_status summed = sums_accumulate(mesh, f, cell_peak, targets, 2, rc);
   const phew_status a = send_to_owners(pc, clumps);
   const phew_status b = send_to_owners(pc, haloes);
-  return a != PHEW_OK ? a : b;
+  return summed != PHEW_OK ? summed : a != PHEW_OK ? a : b;
 }
 
 /* Particles: once the owners know the sums of their structures, the centres of mass and
@@ -142,8 +144,8 @@ static phew_status spread_structures(const mesh *mesh, peak_comm *pc, const int6
       memcpy(centre[t] + 6 * i, centre_of_peak + 12 * kinds[t]->head[i] + 6 * t, 6 * sizeof(double));
       sums_clear(&spread[t][i]);
     }
-  const sum_target targets[2] = {{clumps->of_peak, clumps->reference, spread[0]},
-                                 {haloes->of_peak, haloes->reference, spread[1]}};
+  const sum_target targets[2] = {{clumps->of_peak, clumps->reference, spread[0], clumps->n, NULL, NULL},
+                                 {haloes->of_peak, haloes->reference, spread[1], haloes->n, NULL, NULL}};
   sums_accumulate_spread(mesh, cell_peak, targets, (const double *const *)centre, 2);
   status = PHEW_OK;
   for (int t = 0; t < 2; ++t) { /* the partial spreads travel as sums do */
@@ -480,13 +482,31 @@ static inline void label_cell(const peak_table *peaks, const merge_state *noise,
   labels->clump_id[to] = h >= 0 ? ids[h].clump : -1;
 }
 
+typedef struct label_job {
+  const peak_table *peaks;
+  const merge_state *noise;
+  const head_ids *ids;
+  phew_labels *labels;
+  int64_t n;
+} label_job;
+
+static void label_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const label_job *j = context;
+  const int64_t end = (task + 1) * RUN_CONTROL_CELLS < j->n ? (task + 1) * RUN_CONTROL_CELLS : j->n;
+  for (int64_t i = task * RUN_CONTROL_CELLS; i < end; ++i)
+    label_cell(j->peaks, j->noise, j->ids, j->labels, i, i);
+}
+
 /* Ticks rc; leaves early (the labels unfinished) when rc says stop. */
 static void label_cells(const mesh *mesh, const peak_table *peaks, const merge_state *noise, const head_ids *ids,
                         run_control *rc, phew_labels *labels)
 {
   if (mesh->active_labels) {
     /* In place, in storage order: each active cell's entry goes to an index no larger than
-     * its own, so no cell's peak is overwritten before it is read. */
+     * its own, so no cell's peak is overwritten before it is read (one thread: another's
+     * entries could land on cells not read yet). */
     const block *b = &mesh->b;
     int64_t to = 0;
     for (int64_t z = b->lo[2]; z < b->hi[2]; ++z) {
@@ -498,11 +518,9 @@ static void label_cells(const mesh *mesh, const peak_table *peaks, const merge_s
     }
     return;
   }
-  for (int64_t i = 0; i < mesh->n_local; ++i) {
-    if (run_control_tick_cells(rc, i, mesh->n_local))
-      return;
-    label_cell(peaks, noise, ids, labels, i, i);
-  }
+  /* each cell in place, on the threads: a task of cells per tick */
+  label_job j = {peaks, noise, ids, labels, mesh->n_local};
+  run_control_threads(rc, (mesh->n_local + RUN_CONTROL_CELLS - 1) / RUN_CONTROL_CELLS, label_task, &j);
 }
 
 /* The share of the stage's time taken by summing the cells, for progress: on a 256^3 grid,

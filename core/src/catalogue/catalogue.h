@@ -30,17 +30,32 @@ void sums_start(sums *s, const mesh *m, double peak_density);
 void sums_merge(sums *to, const sums *from);
 
 /* One kind of structure to sum cells into: the structure of every peak (-1: none), the cell
- * coordinates of each structure's peak (3 per structure), their sums. */
+ * coordinates of each structure's peak (3 per structure), their sums; grids and AMR also need
+ * the number of structures, each one's head peak and the peaks' densities (its terms' bound). */
 typedef struct sum_target {
   const int64_t *structure_of_peak;
   const double *reference;
   sums *out;
+  int64_t n;
+  const int64_t *head;
+  const double *peak_density;
 } sum_target;
 
+/* The bit lengths of the largest terms a structure of this peak density can have: |term| <
+ * 2^bits for its mass, each moment and (AMR) volume; its sums' windows are placed by them. */
+typedef struct term_bits {
+  int64_t mass, moment[3], volume;
+} term_bits;
+void sums_term_bits(const mesh *m, double peak_density, term_bits *bits);
+
 /* Add every active test cell to the sums of its structure, for each target, in one pass,
- * ticking rc; leaves early (the sums unfinished) when rc says stop. */
-void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets, int n_targets,
-                     run_control *rc);
+ * ticking rc (on rc's threads for grids and AMR); leaves early (the sums unfinished) when rc
+ * says stop. PHEW_ERROR_MEMORY when out of memory. */
+phew_status sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                            int n_targets, run_control *rc);
+/* The grids' and AMR's part of it (cell_sums.c): the sums started (sums_start). */
+phew_status sums_accumulate_cells(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                                  int n_targets, run_control *rc);
 /* Particles, second pass: the spread of every structure about its centre. centre holds 6
  * values per structure (of target.reference's structures): the centre of mass in cell
  * coordinates (unwrapped) and the mean velocity; only n_cells (the members seen),

@@ -28,19 +28,48 @@ void sums_clear(sums *s)
   s->max_distance2 = 0.0;
 }
 
+static int64_t bit_length(uint64_t k) { return 64 - __builtin_clzll(k); }
+
+void sums_term_bits(const mesh *m, double peak_density, term_bits *bits)
+{
+  int64_t e;
+  int negative;
+  const uint64_t mantissa = exact_split(peak_density, &e, &negative);
+  const int64_t peak = e + bit_length(mantissa); /* densities < 2^peak */
+  if (m->kind == PHEW_MESH_STRUCTURED) {
+    /* masses count densities (the cell volume is a common factor; one bit spare), moments
+     * densities times whole-cell displacements, at most half the axis on a periodic one */
+    bits->mass = peak + 1;
+    bits->volume = 0;
+    for (int d = 0; d < 3; ++d) {
+      const int64_t n = m->b.grid->global_dims[d];
+      bits->moment[d] = peak + bit_length((uint64_t)(m->b.grid->periodic[d] ? n / 2 + 1 : n));
+    }
+    return;
+  }
+  /* AMR, in finest cells: a cell counts up to 8^finest of them, its moments densities times
+   * twice the displacement (at most twice the finest level's extent) times 2^-1 */
+  const amr_mesh *a = m->amr;
+  const int64_t scale = 3 * (int64_t)(a->n_levels - 1);
+  bits->mass = peak + scale;
+  bits->volume = 1 + scale;
+  for (int d = 0; d < 3; ++d)
+    bits->moment[d] = peak + scale + bit_length((uint64_t)(2 * a->level_dims[a->n_levels - 1][d])) - 1;
+}
+
 void sums_start(sums *s, const mesh *m, double peak_density)
 {
   sums_clear(s);
-  if (m->kind != PHEW_MESH_STRUCTURED)
+  if (m->kind == PHEW_MESH_GRAPH)
     return;
-  /* on a grid every term is known to be below the peak density (mass) or the peak density
-   * times the largest displacement (moments): the windows can be placed in advance */
-  exact_sum_start(&s->mass, exact_sum_top_bin(peak_density, 1));
-  for (int d = 0; d < 3; ++d) {
-    const int64_t n = m->b.grid->global_dims[d];
-    const uint64_t reach = (uint64_t)(m->b.grid->periodic[d] ? n / 2 + 1 : n);
-    exact_sum_start(&s->moment[d], exact_sum_top_bin(peak_density, reach));
-  }
+  /* grids and AMR bound every term in advance (by the peak density): the windows can be
+   * placed, and the cells' terms added as integers (cell_sums.c) */
+  term_bits bits;
+  sums_term_bits(m, peak_density, &bits);
+  exact_sum_start(&s->mass, (bits.mass - 1) >> 6);
+  exact_sum_start(&s->volume, (bits.volume - 1) >> 6);
+  for (int d = 0; d < 3; ++d)
+    exact_sum_start(&s->moment[d], (bits.moment[d] - 1) >> 6);
 }
 
 void sums_merge(sums *to, const sums *from)
@@ -72,118 +101,6 @@ static inline sums *structure_sums(const sum_target *t, int64_t p, double rho, c
   if (rho < s->min_density)
     s->min_density = rho;
   return s;
-}
-
-/* Grids: masses count densities (the cell volume is a common factor) and moments count
- * densities times whole-cell displacements, all exact. */
-static void accumulate_block(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
-                             int n_targets, run_control *rc)
-{
-  const block *b = &m->b;
-  const phew_grid *g = b->grid;
-  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z) {
-    if (run_control_tick(rc, z - b->lo[2], b->hi[2] - b->lo[2]))
-      return;
-    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
-      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-      const double c[3] = {0.0, (double)(g->stored_offset[1] + y), (double)(g->stored_offset[2] + z)};
-      for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
-        const int64_t p = cell_peak[row + x];
-        if (p < 0)
-          continue;
-        const double rho = field_value(f, row + x);
-        int64_t e;
-        int negative;
-        const uint64_t mantissa = exact_split(rho, &e, &negative); /* rho > 0 */
-        const double cx = (double)(g->stored_offset[0] + x);
-        for (int t = 0; t < n_targets; ++t) {
-          const double *ref;
-          sums *s = structure_sums(&targets[t], p, rho, &ref);
-          if (!s)
-            continue;
-          exact_sum_add_below(&s->mass, 0, mantissa, e);
-          /* cell coordinates are integers below 2^53: the displacements are exact integers */
-          for (int a = 0; a < 3; ++a) {
-            const int64_t d = (int64_t)mesh_displacement(m, a, a == 0 ? cx : c[a], ref[a]);
-            if (d != 0)
-              exact_sum_add_below(&s->moment[a], d < 0, (exact_u128)mantissa * (uint64_t)(d < 0 ? -d : d), e);
-          }
-        }
-      }
-    }
-  }
-}
-
-/* AMR leaves: as on a grid, in finest cells: a cell of level l counts 8^(finest - l) of them
- * (a shift of the exponent), and twice the displacements are integers (in finest cells,
- * centres are multiples of 1/2), so every term is exact. Neighbouring cells mostly belong to
- * the same structures: their sums are looked up once per run of such cells. */
-static void accumulate_amr(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
-                           int n_targets, run_control *rc)
-{
-  const amr_mesh *a = m->amr;
-  const int finest = a->n_levels - 1;
-  int64_t period2[3]; /* of twice the coordinates; 0 on open axes */
-  for (int d = 0; d < 3; ++d)
-    period2[d] = 2 * (int64_t)m->period[d];
-  sums *s[2]; /* the catalogue sums clumps and haloes: two targets at most */
-  int64_t ref2[2][3];
-  for (int64_t o = 0; o < a->n_own_blocks; ++o) {
-    if (run_control_tick(rc, o, a->n_own_blocks))
-      return;
-    const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
-    const int scale = finest - k->level, weight = 3 * scale;
-    const int64_t first = a->first_cell[a->own_block[o]], px = k->dims[0] + 2, py = k->dims[1] + 2;
-    const int64_t *map = a->map + a->map_first[o];
-    int64_t last = -1; /* the peak whose structures s and ref2 hold */
-    for (int64_t z = 0; z < k->dims[2]; ++z)
-      for (int64_t y = 0; y < k->dims[1]; ++y) {
-        const int64_t row = first + k->dims[0] * (y + k->dims[1] * z);
-        const int64_t *entry = map + 1 + px * ((y + 1) + py * (z + 1));
-        const int64_t c2[3] = {0, ((2 * (k->lo[1] + y) + 1) << scale) - 1, ((2 * (k->lo[2] + z) + 1) << scale) - 1};
-        for (int64_t x = 0; x < k->dims[0]; ++x) {
-          const int64_t i = row + x, p = cell_peak[i];
-          if (p < 0 || entry[x] == AMR_REFINED)
-            continue;
-          if (p != last) {
-            for (int t = 0; t < n_targets && t < 2; ++t) {
-              const int64_t j = targets[t].structure_of_peak[p];
-              s[t] = j >= 0 ? &targets[t].out[j] : NULL;
-              for (int d = 0; s[t] && d < 3; ++d)
-                ref2[t][d] = (int64_t)(2.0 * targets[t].reference[3 * j + d]);
-            }
-            last = p;
-          }
-          const double rho = field_value(f, i);
-          int64_t e;
-          int negative;
-          const uint64_t mantissa = exact_split(rho, &e, &negative); /* rho > 0 */
-          const int64_t x2 = ((2 * (k->lo[0] + x) + 1) << scale) - 1;
-          for (int t = 0; t < n_targets && t < 2; ++t) {
-            sums *u = s[t];
-            if (!u)
-              continue;
-            u->n_cells++;
-            if (rho < u->min_density)
-              u->min_density = rho;
-            exact_sum_add_term(&u->mass, 0, mantissa, e + weight);
-            exact_sum_add_term(&u->volume, 0, 1, weight);
-            for (int d = 0; d < 3; ++d) { /* twice the nearest-image displacement */
-              int64_t twice = (d == 0 ? x2 : c2[d]) - ref2[t][d];
-              if (period2[d] > 0) {
-                if (2 * twice > period2[d])
-                  twice -= period2[d];
-                else if (2 * twice < -period2[d])
-                  twice += period2[d];
-              }
-              if (twice != 0)
-                exact_sum_add_term(&u->moment[d], twice < 0,
-                                   (exact_u128)mantissa * (uint64_t)(twice < 0 ? -twice : twice), e + weight - 1);
-            }
-          }
-        }
-      }
-  }
 }
 
 /* Graphs: masses are densities times cell volumes (particles: their masses), moments those
@@ -232,15 +149,13 @@ static void accumulate_list(const mesh *m, const field *f, const int64_t *cell_p
   cell_walk_free(&w);
 }
 
-void sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets, int n_targets,
-                     run_control *rc)
+phew_status sums_accumulate(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                            int n_targets, run_control *rc)
 {
-  if (m->kind == PHEW_MESH_STRUCTURED)
-    accumulate_block(m, f, cell_peak, targets, n_targets, rc);
-  else if (m->kind == PHEW_MESH_AMR)
-    accumulate_amr(m, f, cell_peak, targets, n_targets, rc);
-  else
-    accumulate_list(m, f, cell_peak, targets, n_targets, rc);
+  if (m->kind != PHEW_MESH_GRAPH)
+    return sums_accumulate_cells(m, f, cell_peak, targets, n_targets, rc);
+  accumulate_list(m, f, cell_peak, targets, n_targets, rc);
+  return PHEW_OK;
 }
 
 void sums_merge_spread(sums *to, const sums *from)

@@ -6,6 +6,7 @@
 #define PHEW_COMM_H
 
 #include "base.h"
+#include "threads.h"
 #include "exact_sum.h"
 
 #ifdef PHEW_WITH_MPI
@@ -126,6 +127,7 @@ typedef struct run_control {
   double from, to;           /* the stage's share of the run */
   double part_from, part_to; /* the share of the loop ticking now (run_control_part) */
   int stopped;               /* the cancel callback said stop (it stays said) */
+  int n_threads;             /* threads of the stages' loops (threads_resolve'd; 0 taken as 1) */
 } run_control;
 
 /* Collective: reports `stage` at `from`, then PHEW_CANCELLED on every rank if any was asked
@@ -142,6 +144,10 @@ static inline int run_control_tick_cells(run_control *rc, int64_t cell, int64_t 
 {
   return cell % RUN_CONTROL_CELLS == 0 && run_control_tick(rc, cell, total);
 }
+/* Local: tasks 0 .. n_tasks - 1 on rc's threads (threads_run_waves), ticking rc once per task
+ * on the calling thread before the task's wave; 1 when this rank was asked to stop (some
+ * tasks did not run). A NULL rc runs them all on one thread. */
+int run_control_threads(run_control *rc, int64_t n_tasks, thread_task_fn fn, void *context);
 /* The ticks that follow cover the fractions [lo, hi] of the current stage (a stage with several
  * long loops); a stage starts whole. */
 void run_control_part(run_control *rc, double lo, double hi);

@@ -42,3 +42,20 @@ int run_control_tick(run_control *rc, int64_t done, int64_t total)
     rc->stopped = ctx->cancel(ctx->cancel_data) != 0;
   return rc->stopped;
 }
+
+typedef struct task_ticks {
+  run_control *rc;
+  int64_t n_tasks;
+} task_ticks;
+
+static int tick_task(void *data, int64_t task)
+{
+  const task_ticks *t = data;
+  return run_control_tick(t->rc, task, t->n_tasks);
+}
+
+int run_control_threads(run_control *rc, int64_t n_tasks, thread_task_fn fn, void *context)
+{
+  task_ticks t = {rc, n_tasks};
+  return threads_run_waves(rc && rc->n_threads > 1 ? rc->n_threads : 1, n_tasks, fn, context, tick_task, &t);
+}

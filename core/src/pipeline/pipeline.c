@@ -123,7 +123,7 @@ static phew_status resolve_thresholds(pipeline *pl, const pipeline_density *dens
   call_result *result = pl->result;
   double mean = density->mean_known ? density->mean : NAN;
   int64_t n_bad = 0;
-  if (!density->mean_known && mesh_mean_density(pl->m, &pl->f, pl->c, &mean, &n_bad) != PHEW_OK)
+  if (!density->mean_known && mesh_mean_density(pl->m, &pl->f, pl->c, pl->rc.n_threads, &mean, &n_bad) != PHEW_OK)
     return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while summing the mean density");
   phew_status s = params_resolve(pl->params, mean, &pl->used, result);
   if (s != PHEW_OK && n_bad > 0) { /* the data's fault: let the watershed say so */
@@ -167,7 +167,9 @@ static phew_status saddles_stage(pipeline *pl)
   call_result *result = pl->result;
   phew_status s = stage_begin(pl, PHEW_STAGE_SADDLES, PHEW_OK);
   if (s == PHEW_OK)
-    s = comm_agree(pl->c, saddles_find(pl->m, &pl->f, pl->labels->clump_id, pl->peaks.n, &pl->edges, result), result);
+    s = comm_agree(pl->c,
+                   saddles_find(pl->m, &pl->f, pl->labels->clump_id, pl->peaks.n, pl->rc.n_threads, &pl->edges, result),
+                   result);
   if (s == PHEW_OK && saddles_count_distinct(&pl->pc, &pl->edges, &result->stats.n_saddle_pairs) != PHEW_OK)
     s = phew_fail(result, PHEW_ERROR_MEMORY, "out of memory while counting saddle pairs");
   pl->sparse_entries = 2 * pl->edges.n; /* before merging shrinks the list */
@@ -297,7 +299,9 @@ phew_status pipeline_run(const mesh *m, comm *c, const phew_context *context, co
                          const phew_params *params, phew_labels *labels, call_result *result)
 {
   pipeline pl = {.m = m, .c = c, .context = context, .result = result, .rc = {.context = context}, .params = params};
+  pl.rc.n_threads = threads_resolve(context->n_threads); /* once: every stage runs on as many */
   result->stats.n_cells = m->n_active;
+  result->stats.n_threads = pl.rc.n_threads;
   phew_status s = pipeline_start(&pl, density, labels);
   s = watershed_stage(&pl, density, s);
   if (s == PHEW_OK)

@@ -4,6 +4,7 @@
  * scanned and leave as a flat list of edges. */
 #include "amr_mesh.h"
 #include "segmentation.h"
+#include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,25 +97,107 @@ static phew_status pair_map_raise(pair_map *m, int64_t a, int64_t b, double sadd
 #undef RHO_T
 #undef KERNEL
 
-phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak, int64_t n_peaks, edge_list *out,
-                         call_result *result)
+/* ---- grids and AMR on threads: a map per thread, merged by maximum --------------------- */
+
+typedef struct scan_job {
+  const mesh *m;
+  const field *f;
+  const int64_t *cell_peak;
+  pair_map *map;   /* per thread */
+  cell_walk *walk; /* per thread (AMR) */
+  int failed;      /* per task failures, read after the threads */
+  char *task_failed;
+} scan_job;
+
+static void scan_task(void *context, int thread, int64_t task)
+{
+  scan_job *j = context;
+  const field *f = j->f;
+  pair_map *map = &j->map[thread];
+  phew_status s;
+  if (j->m->kind == PHEW_MESH_AMR)
+    s = f->f32 ? scan_amr_block_f32(&j->walk[thread], f->f32, j->cell_peak, task, map)
+               : scan_amr_block_f64(&j->walk[thread], f->f64, j->cell_peak, task, map);
+  else
+    s = f->f32 ? scan_plane_f32(&j->m->b, f->f32, j->cell_peak, j->m->b.lo[2] + task, map)
+               : scan_plane_f64(&j->m->b, f->f64, j->cell_peak, j->m->b.lo[2] + task, map);
+  j->task_failed[task] = s != PHEW_OK;
+}
+
+/* The maps of threads 1.. into thread 0's, each pair at its highest saddle. */
+static phew_status merge_maps(pair_map *map, int threads)
+{
+  for (int t = 1; t < threads; ++t)
+    for (uint64_t h = 0; h <= map[t].mask; ++h) {
+      const pair_slot *from = &map[t].slots[h];
+      if (from->key == 0)
+        continue;
+      const uint64_t key = from->key - 1;
+      if (pair_map_raise(&map[0], (int64_t)(key >> 32), (int64_t)(key & UINT64_C(0xFFFFFFFF)), from->saddle) != PHEW_OK)
+        return PHEW_ERROR_MEMORY;
+    }
+  return PHEW_OK;
+}
+
+static phew_status scan_cells(const mesh *m, const field *f, const int64_t *cell_peak, int64_t n_peaks, int threads,
+                              pair_map *out)
+{
+  const int64_t n_tasks = m->kind == PHEW_MESH_AMR ? m->amr->n_own_blocks : m->b.hi[2] - m->b.lo[2];
+  scan_job j = {m,
+                f,
+                cell_peak,
+                phew_calloc((size_t)threads, sizeof(pair_map)),
+                phew_calloc((size_t)threads, sizeof(cell_walk)),
+                0,
+                phew_calloc((size_t)n_tasks + 1, 1)};
+  int failed = !j.map || !j.walk || !j.task_failed;
+  for (int t = 0; !failed && t < threads; ++t) /* one thread: room for all pairs at once */
+    failed = pair_map_init(&j.map[t], (uint64_t)n_peaks * 8 / (uint64_t)threads) != PHEW_OK ||
+             cell_walk_init(&j.walk[t], m) != PHEW_OK;
+  if (!failed)
+    threads_run(threads, n_tasks, scan_task, &j);
+  for (int64_t t = 0; !failed && t < n_tasks; ++t)
+    failed = j.task_failed[t];
+  failed = failed || merge_maps(j.map, threads) != PHEW_OK;
+  for (int t = 0; j.map && t < threads; ++t) {
+    if (t == 0 && !failed)
+      *out = j.map[0];
+    else
+      free(j.map[t].slots);
+    if (j.walk)
+      cell_walk_free(&j.walk[t]);
+  }
+  free(j.map);
+  free(j.walk);
+  free(j.task_failed);
+  return failed ? PHEW_ERROR_MEMORY : PHEW_OK;
+}
+
+static int compare_edges(const void *pa, const void *pb)
+{
+  const saddle_edge *a = pa, *b = pb;
+  if (a->a != b->a)
+    return a->a < b->a ? -1 : 1;
+  return a->b < b->b ? -1 : (a->b > b->b);
+}
+
+phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak, int64_t n_peaks, int n_threads,
+                         edge_list *out, call_result *result)
 {
   if (n_peaks >= (INT64_C(1) << 32) - 1)
     return phew_fail(result, PHEW_ERROR_ARGUMENT, "too many peaks on one process (%lld)", (long long)n_peaks);
-  pair_map map;
-  if (pair_map_init(&map, (uint64_t)n_peaks * 8) != PHEW_OK)
-    return phew_fail(result, PHEW_ERROR_MEMORY, "out of memory in the saddle search");
+  pair_map map = {0};
   phew_status s;
-  if (m->kind != PHEW_MESH_STRUCTURED) {
-    cell_walk w;
-    s = cell_walk_init(&w, m);
-    if (s == PHEW_OK && m->kind == PHEW_MESH_AMR)
-      s = f->f32 ? scan_pairs_amr_f32(&w, f->f32, cell_peak, &map) : scan_pairs_amr_f64(&w, f->f64, cell_peak, &map);
-    else if (s == PHEW_OK)
+  if (m->kind == PHEW_MESH_GRAPH) {
+    cell_walk w = {0};
+    s = pair_map_init(&map, (uint64_t)n_peaks * 8);
+    if (s == PHEW_OK)
+      s = cell_walk_init(&w, m);
+    if (s == PHEW_OK)
       s = f->f32 ? scan_pairs_list_f32(&w, f->f32, cell_peak, &map) : scan_pairs_list_f64(&w, f->f64, cell_peak, &map);
     cell_walk_free(&w);
   } else
-    s = f->f32 ? scan_pairs_f32(&m->b, f->f32, cell_peak, &map) : scan_pairs_f64(&m->b, f->f64, cell_peak, &map);
+    s = scan_cells(m, f, cell_peak, n_peaks, n_threads > 1 ? n_threads : 1, &map);
   if (s == PHEW_OK) {
     out->edges = phew_malloc((size_t)map.n, sizeof *out->edges);
     if (!out->edges)
@@ -135,6 +218,8 @@ phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak
       e->density = map.slots[h].saddle;
     }
   free(map.slots);
+  /* by pair: the same list whatever the threads and the maps' histories */
+  qsort(out->edges, (size_t)out->n, sizeof *out->edges, compare_edges);
   return PHEW_OK;
 }
 

@@ -12,41 +12,42 @@ static inline phew_status KERNEL(consider_pair)(pair_map *map, int64_t pa, doubl
   return pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[j]));
 }
 
-static phew_status KERNEL(scan_pairs)(const block *b, const RHO_T *rho, const int64_t *cell_peak, pair_map *map)
+/* One z plane of a block. */
+static phew_status KERNEL(scan_plane)(const block *b, const RHO_T *rho, const int64_t *cell_peak, int64_t z,
+                                      pair_map *map)
 {
   const int64_t *off = b->offsets;
-  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
-    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
-      const int row_fast = z >= b->fast_lo[2] && z < b->fast_hi[2] && y >= b->fast_lo[1] && y < b->fast_hi[1];
-      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-      for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
-        const int64_t i = row + x;
-        const int64_t pa = cell_peak[i];
-        if (pa < 0)
-          continue;
-        const double ra = (double)rho[i];
-        if (row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]) {
-          /* most cells lie inside their patch: a branch-free test skips them */
-          const int64_t *cp = cell_peak + i;
-          int border = 0;
-          for (int k = 14; k < 27; ++k) {
-            const int64_t pb = cp[off[k]];
-            border |= (pb != pa) & (pb >= 0);
-          }
-          if (!border)
-            continue;
-          for (int k = 14; k < 27; ++k)
-            if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, i + off[k]) != PHEW_OK)
-              return PHEW_ERROR_MEMORY;
-          continue;
-        }
+  for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
+    const int row_fast = z >= b->fast_lo[2] && z < b->fast_hi[2] && y >= b->fast_lo[1] && y < b->fast_hi[1];
+    const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+    for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
+      const int64_t i = row + x;
+      const int64_t pa = cell_peak[i];
+      if (pa < 0)
+        continue;
+      const double ra = (double)rho[i];
+      if (row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]) {
+        /* most cells lie inside their patch: a branch-free test skips them */
+        const int64_t *cp = cell_peak + i;
+        int border = 0;
         for (int k = 14; k < 27; ++k) {
-          const int64_t j = block_neighbour(b, x, y, z, k % 3 - 1, (k / 3) % 3 - 1, k / 9 - 1);
-          if (j >= 0 && KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, j) != PHEW_OK)
-            return PHEW_ERROR_MEMORY;
+          const int64_t pb = cp[off[k]];
+          border |= (pb != pa) & (pb >= 0);
         }
+        if (!border)
+          continue;
+        for (int k = 14; k < 27; ++k)
+          if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, i + off[k]) != PHEW_OK)
+            return PHEW_ERROR_MEMORY;
+        continue;
+      }
+      for (int k = 14; k < 27; ++k) {
+        const int64_t j = block_neighbour(b, x, y, z, k % 3 - 1, (k / 3) % 3 - 1, k / 9 - 1);
+        if (j >= 0 && KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, j) != PHEW_OK)
+          return PHEW_ERROR_MEMORY;
       }
     }
+  }
   return PHEW_OK;
 }
 
@@ -67,55 +68,54 @@ static phew_status KERNEL(scan_pairs_list)(cell_walk *w, const RHO_T *rho, const
   return PHEW_OK;
 }
 
-/* AMR leaves, block by block: cells of a block without covered cells and away from its faces
- * visit their 13 forward neighbours, as on a grid (the others see them back); the other cells
- * visit all their neighbours through the block's map. */
-static phew_status KERNEL(scan_pairs_amr)(cell_walk *w, const RHO_T *rho, const int64_t *cell_peak, pair_map *map)
+/* Own AMR block o: cells of a block without covered cells and away from its faces visit
+ * their 13 forward neighbours, as on a grid (the others see them back); the other cells visit
+ * all their neighbours through the block's map. */
+static phew_status KERNEL(scan_amr_block)(cell_walk *w, const RHO_T *rho, const int64_t *cell_peak, int64_t o,
+                                          pair_map *map)
 {
   const amr_mesh *a = w->m->amr;
   amr_cursor *c = w->amr;
-  for (int64_t o = 0; o < a->n_own_blocks; ++o) {
-    const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
-    const int64_t nx = k->dims[0], ny = k->dims[1], nz = k->dims[2], first = a->first_cell[a->own_block[o]];
-    int64_t off[27];
-    amr_block_stencil(k, off);
-    for (int64_t z = 0; z < nz; ++z)
-      for (int64_t y = 0; y < ny; ++y) {
-        const int row_fast = a->plain[o] && y >= 1 && y < ny - 1 && z >= 1 && z < nz - 1;
-        const int64_t row = first + nx * (y + ny * z);
-        for (int64_t x = 0; x < nx; ++x) {
-          const int64_t i = row + x, pa = cell_peak[i];
-          if (pa < 0) /* covered cells have none */
-            continue;
-          const double ra = (double)rho[i];
-          if (row_fast && x >= 1 && x < nx - 1) {
-            const int64_t *cp = cell_peak + i;
-            int border = 0;
-            for (int s = 14; s < 27; ++s) {
-              const int64_t pb = cp[off[s]];
-              border |= (pb != pa) & (pb >= 0);
-            }
-            for (int s = 14; border && s < 27; ++s)
-              if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, i + off[s]) != PHEW_OK)
-                return PHEW_ERROR_MEMORY;
-            continue;
+  const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
+  const int64_t nx = k->dims[0], ny = k->dims[1], nz = k->dims[2], first = a->first_cell[a->own_block[o]];
+  int64_t off[27];
+  amr_block_stencil(k, off);
+  for (int64_t z = 0; z < nz; ++z)
+    for (int64_t y = 0; y < ny; ++y) {
+      const int row_fast = a->plain[o] && y >= 1 && y < ny - 1 && z >= 1 && z < nz - 1;
+      const int64_t row = first + nx * (y + ny * z);
+      for (int64_t x = 0; x < nx; ++x) {
+        const int64_t i = row + x, pa = cell_peak[i];
+        if (pa < 0) /* covered cells have none */
+          continue;
+        const double ra = (double)rho[i];
+        if (row_fast && x >= 1 && x < nx - 1) {
+          const int64_t *cp = cell_peak + i;
+          int border = 0;
+          for (int s = 14; s < 27; ++s) {
+            const int64_t pb = cp[off[s]];
+            border |= (pb != pa) & (pb >= 0);
           }
-          amr_cursor_at(c, o, x, y, z);
-          int refined = 0;
-          for (int s = 0; s < 26; ++s) {
-            const int64_t j = c->entry[c->stencil[s]];
-            refined |= j == AMR_REFINED;
-            if (j >= 0 && KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, j) != PHEW_OK)
+          for (int s = 14; border && s < 27; ++s)
+            if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, i + off[s]) != PHEW_OK)
               return PHEW_ERROR_MEMORY;
-          }
-          const int64_t n = refined ? amr_cursor_finer(c) : 0;
-          if (n < 0)
-            return PHEW_ERROR_MEMORY;
-          for (int64_t s = 0; s < n; ++s)
-            if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, c->list[s]) != PHEW_OK)
-              return PHEW_ERROR_MEMORY;
+          continue;
         }
+        amr_cursor_at(c, o, x, y, z);
+        int refined = 0;
+        for (int s = 0; s < 26; ++s) {
+          const int64_t j = c->entry[c->stencil[s]];
+          refined |= j == AMR_REFINED;
+          if (j >= 0 && KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, j) != PHEW_OK)
+            return PHEW_ERROR_MEMORY;
+        }
+        const int64_t n = refined ? amr_cursor_finer(c) : 0;
+        if (n < 0)
+          return PHEW_ERROR_MEMORY;
+        for (int64_t s = 0; s < n; ++s)
+          if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, c->list[s]) != PHEW_OK)
+            return PHEW_ERROR_MEMORY;
       }
-  }
+    }
   return PHEW_OK;
 }

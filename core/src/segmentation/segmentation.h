@@ -14,7 +14,7 @@
 /* Collective: the mean density of the active cells of all ranks (phew_params) in *mean.
  * Cells whose density is NaN, infinite or negative are left out and counted in *n_bad (all
  * ranks): the watershed reports them. */
-phew_status mesh_mean_density(const mesh *m, const field *f, comm *c, double *mean, int64_t *n_bad);
+phew_status mesh_mean_density(const mesh *m, const field *f, comm *c, int n_threads, double *mean, int64_t *n_bad);
 /* Collective: the same for the own particles of the particle path: n masses (NULL: 1 each)
  * and densities (in the density's units, unit the physical density of 1); with a box of
  * volume box_volume > 0 the total mass over it, else over the sum of mass / density. */
@@ -116,8 +116,8 @@ typedef struct edge_list {
   saddle_edge *edges;
 } edge_list;
 
-phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak, int64_t n_peaks, edge_list *out,
-                         call_result *result);
+phew_status saddles_find(const mesh *m, const field *f, const int64_t *cell_peak, int64_t n_peaks, int n_threads,
+                         edge_list *out, call_result *result);
 void edge_list_free(edge_list *e);
 /* Collective: the number of distinct pairs of neighbouring patches over all ranks. */
 phew_status saddles_count_distinct(peak_comm *pc, const edge_list *edges, int64_t *count);

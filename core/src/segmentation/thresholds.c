@@ -5,6 +5,7 @@
  * number of ranks and threads, as the labels that depend on them must. */
 #include "amr_mesh.h"
 #include "segmentation.h"
+#include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,23 +45,90 @@ static void mantissa_fold(mantissa_sums *m, exact_sum *s, int weight)
     }
 }
 
-/* Grids: the cell volume is a common factor, so the mean is the sum of the densities over
- * the number of cells. */
-static void sum_block(const mesh *m, const field *f, mantissa_sums *bins, exact_sum *mass, int64_t *n_bad)
+/* float32 densities by their own exponent and 24-bit mantissa (no conversion per cell). */
+static inline int mantissa_add_f32(mantissa_sums *m, float x)
+{
+  uint32_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  const unsigned biased = (bits >> 23) & 0xffu;
+  if (biased == 0xffu)
+    return 1; /* infinite or NaN */
+  if (bits >> 31)
+    return (bits & 0x7fffffffu) != 0; /* negative; -0 counts as 0 */
+  m->bin[biased] += (bits & 0x7fffffu) | ((uint32_t)(biased != 0) << 23);
+  return 0;
+}
+
+/* s += the float32 bins' sum; the bins are emptied. */
+static void mantissa_fold_f32(mantissa_sums *m, exact_sum *s)
+{
+  for (int b = 0; b < 256; ++b)
+    if (m->bin[b]) {
+      exact_sum_add_term(s, 0, m->bin[b], b ? b - 150 : -149);
+      m->bin[b] = 0;
+    }
+}
+
+/* Grids, one z plane per task into its thread's bins: the cell volume is a common factor, so
+ * the mean is the sum of the densities over the number of cells. */
+typedef struct plane_sums {
+  const mesh *m;
+  const field *f;
+  mantissa_sums *bins; /* per thread */
+  int64_t *n_bad;      /* per task */
+} plane_sums;
+
+static void sum_plane(void *context, int thread, int64_t task)
+{
+  const plane_sums *j = context;
+  const block *b = &j->m->b;
+  const int64_t z = b->lo[2] + task;
+  mantissa_sums *bins = &j->bins[thread];
+  int64_t bad = 0;
+  for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
+    const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+    if (j->f->f32) {
+      const float *rho = j->f->f32 + row;
+      for (int64_t x = b->lo[0]; x < b->hi[0]; ++x)
+        bad += mantissa_add_f32(bins, rho[x]);
+      continue;
+    }
+    for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
+      const double rho = j->f->f64[row + x];
+      if (bad_density(rho))
+        ++bad;
+      else
+        mantissa_add(bins, rho);
+    }
+  }
+  j->n_bad[task] = bad;
+}
+
+/* The threads' bins add as integers (the same integers for any split) and are folded once. */
+static phew_status sum_block(const mesh *m, const field *f, int threads, exact_sum *mass, int64_t *n_bad)
 {
   const block *b = &m->b;
-  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z)
-    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
-      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-      for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
-        const double rho = field_value(f, row + x);
-        if (bad_density(rho))
-          ++*n_bad;
-        else
-          mantissa_add(bins, rho);
-      }
-    }
-  mantissa_fold(bins, mass, 0);
+  const int64_t n_tasks = b->hi[2] - b->lo[2];
+  plane_sums j = {m, f, phew_calloc((size_t)threads, sizeof(mantissa_sums)),
+                  phew_calloc((size_t)n_tasks + 1, sizeof(int64_t))};
+  if (!j.bins || !j.n_bad) {
+    free(j.bins);
+    free(j.n_bad);
+    return PHEW_ERROR_MEMORY;
+  }
+  threads_run(threads, n_tasks, sum_plane, &j);
+  for (int64_t t = 0; t < n_tasks; ++t)
+    *n_bad += j.n_bad[t];
+  for (int t = 1; t < threads; ++t)
+    for (int k = 0; k < 2048; ++k)
+      j.bins[0].bin[k] += j.bins[t].bin[k];
+  if (f->f32)
+    mantissa_fold_f32(&j.bins[0], mass);
+  else
+    mantissa_fold(&j.bins[0], mass, 0);
+  free(j.bins);
+  free(j.n_bad);
+  return PHEW_OK;
 }
 
 /* AMR leaves: volumes in finest cells, 8^(finest - level) per cell (a shift of the exponent,
@@ -117,21 +185,24 @@ static void sum_graph(const mesh *m, const field *f, exact_sum *mass, exact_sum 
   }
 }
 
-phew_status mesh_mean_density(const mesh *m, const field *f, comm *c, double *mean, int64_t *n_bad)
+phew_status mesh_mean_density(const mesh *m, const field *f, comm *c, int n_threads, double *mean, int64_t *n_bad)
 {
   exact_sum sums[2]; /* mass, volume */
   exact_sum_clear(&sums[0]);
   exact_sum_clear(&sums[1]);
   int64_t bad = 0;
-  mantissa_sums *bins = m->kind == PHEW_MESH_GRAPH ? NULL : phew_calloc(1, sizeof *bins);
-  if (comm_max(c, m->kind != PHEW_MESH_GRAPH && !bins))
-    return PHEW_ERROR_MEMORY;
+  mantissa_sums *bins = m->kind == PHEW_MESH_AMR ? phew_calloc(1, sizeof *bins) : NULL;
+  int failed = m->kind == PHEW_MESH_AMR && !bins;
   if (m->kind == PHEW_MESH_STRUCTURED)
-    sum_block(m, f, bins, &sums[0], &bad);
-  else if (m->kind == PHEW_MESH_AMR)
+    failed = sum_block(m, f, n_threads > 1 ? n_threads : 1, &sums[0], &bad) != PHEW_OK;
+  if (!failed && m->kind == PHEW_MESH_AMR)
     sum_amr(m, f, bins, &sums[0], &sums[1], &bad);
-  else
+  else if (m->kind == PHEW_MESH_GRAPH)
     sum_graph(m, f, &sums[0], &sums[1], &bad);
+  if (comm_max(c, failed)) {
+    free(bins);
+    return PHEW_ERROR_MEMORY;
+  }
   free(bins);
   *n_bad = comm_sum(c, bad);
   if (comm_sum_exact(c, sums, 2) != PHEW_OK)

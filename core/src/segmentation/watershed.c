@@ -7,6 +7,30 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* What one task of the first pass found: its peaks in raster order, its test cells and its
+ * bad densities. */
+typedef struct peak_cells {
+  int64_t *cell;
+  int64_t n, capacity;
+  int64_t n_test, n_bad;
+  int failed;
+} peak_cells;
+
+static phew_status peak_cells_add(peak_cells *p, int64_t cell)
+{
+  if (p->n == p->capacity) {
+    const int64_t capacity = p->capacity ? 2 * p->capacity : 64;
+    int64_t *grown = realloc(p->cell, (size_t)capacity * sizeof *grown);
+    if (!grown)
+      return PHEW_ERROR_MEMORY;
+    p->cell = grown;
+    p->capacity = capacity;
+  }
+  p->cell[p->n++] = cell;
+  return PHEW_OK;
+}
 
 #define RHO_T float
 #define RHO_INDEX_T int32_t /* as wide as RHO_T, so compare and select vectorise together */
@@ -24,14 +48,161 @@
 #undef RHO_INDEX_T
 #undef KERNEL
 
-/* Root of the pointer chain starting at i, halving the path on the way. */
+/* Root of the pointer chain starting at i, halving the path on the way. Threads follow
+ * chains at once: the chains form a fixed forest and every write replaces a pointer by an
+ * ancestor, so any interleaving ends at the same roots (relaxed atomic loads and stores,
+ * plain moves on common machines, keep the races defined). */
 static int64_t find_peak(int64_t *up, int64_t i)
 {
-  while (up[i] != i) {
-    up[i] = up[up[i]];
-    i = up[i];
+  int64_t next = __atomic_load_n(&up[i], __ATOMIC_RELAXED);
+  while (next != i) {
+    const int64_t after = __atomic_load_n(&up[next], __ATOMIC_RELAXED);
+    __atomic_store_n(&up[i], after, __ATOMIC_RELAXED);
+    i = after;
+    next = __atomic_load_n(&up[i], __ATOMIC_RELAXED);
   }
   return i;
+}
+
+/* ---- the first pass on threads (grids: z planes; AMR: own blocks) ------------------------ */
+
+typedef struct uphill_job {
+  const mesh *m;
+  const field *f;
+  int64_t *up, *cell_peak;
+  peak_cells *task; /* per task */
+  double **best;    /* per thread: a row of densities (float or double) ... */
+  int64_t **best_k; /* ... and of stencil indices (int32 or int64) */
+  cell_walk *walk;  /* per thread (AMR) */
+} uphill_job;
+
+static void uphill_task(void *context, int thread, int64_t task)
+{
+  uphill_job *j = context;
+  const field *f = j->f;
+  peak_cells *p = &j->task[task];
+  phew_status s;
+  if (j->m->kind == PHEW_MESH_AMR)
+    s = f->f32 ? uphill_amr_block_f32(&j->walk[thread], f->f32, f->threshold, task, j->up, j->cell_peak,
+                                      (float *)j->best[thread], (int32_t *)j->best_k[thread], p)
+               : uphill_amr_block_f64(&j->walk[thread], f->f64, f->threshold, task, j->up, j->cell_peak,
+                                      j->best[thread], j->best_k[thread], p);
+  else
+    s = f->f32 ? uphill_plane_f32(&j->m->b, f->f32, f->threshold, j->m->b.lo[2] + task, j->up, j->cell_peak,
+                                  (float *)j->best[thread], (int32_t *)j->best_k[thread], p)
+               : uphill_plane_f64(&j->m->b, f->f64, f->threshold, j->m->b.lo[2] + task, j->up, j->cell_peak,
+                                  j->best[thread], j->best_k[thread], p);
+  p->failed = s != PHEW_OK;
+}
+
+/* The peaks of every task into the table, in task order: the numbering (and the table's
+ * insertion order) of one thread. */
+static phew_status number_peaks(const mesh *m, const field *f, const uphill_job *j, int64_t n_tasks, amr_cursor *c,
+                                peak_table *peaks)
+{
+  const block *b = &m->b;
+  for (int64_t t = 0; t < n_tasks; ++t)
+    for (int64_t k = 0; k < j->task[t].n; ++k) {
+      const int64_t i = j->task[t].cell[k];
+      double coord[3];
+      int64_t id;
+      if (m->kind == PHEW_MESH_AMR) {
+        const amr_mesh *a = m->amr;
+        const phew_amr_block *blk = &a->desc->blocks[a->own_block[t]];
+        const int64_t at = i - a->first_cell[a->own_block[t]];
+        amr_cursor_at(c, t, at % blk->dims[0], (at / blk->dims[0]) % blk->dims[1], at / (blk->dims[0] * blk->dims[1]));
+        amr_cursor_coord(c, coord);
+        id = amr_cursor_global_id(c);
+      } else {
+        id = block_global_id(b, i % b->dims[0], (i / b->dims[0]) % b->dims[1], i / (b->dims[0] * b->dims[1]));
+        const int64_t *n = b->grid->global_dims;
+        coord[0] = (double)(id % n[0]);
+        coord[1] = (double)((id / n[0]) % n[1]);
+        coord[2] = (double)(id / (n[0] * n[1]));
+      }
+      j->cell_peak[i] = peaks->n;
+      if (peak_table_add(peaks, id, i, field_value(f, i), coord, 0) != PHEW_OK)
+        return PHEW_ERROR_MEMORY;
+    }
+  return PHEW_OK;
+}
+
+static void uphill_job_free(uphill_job *j, int64_t n_tasks, int threads)
+{
+  for (int64_t t = 0; j->task && t < n_tasks; ++t)
+    free(j->task[t].cell);
+  for (int k = 0; k < threads; ++k) {
+    if (j->best)
+      free(j->best[k]);
+    if (j->best_k)
+      free(j->best_k[k]);
+    if (j->walk)
+      cell_walk_free(&j->walk[k]); /* a zeroed walk holds nothing */
+  }
+  free(j->task);
+  free(j->best);
+  free(j->best_k);
+  free(j->walk);
+}
+
+/* Grids and AMR: the first pass on rc's threads, then the peaks numbered. */
+static phew_status point_uphill_cells(const mesh *m, const field *f, run_control *rc, int64_t *up, int64_t *cell_peak,
+                                      peak_table *peaks, int64_t *n_test, int64_t *n_bad)
+{
+  const int amr = m->kind == PHEW_MESH_AMR;
+  const int64_t n_tasks = amr ? m->amr->n_own_blocks : m->b.hi[2] - m->b.lo[2];
+  const int threads = rc && rc->n_threads > 1 ? rc->n_threads : 1;
+  int64_t width = amr ? 1 : m->b.dims[0];
+  for (int64_t o = 0; amr && o < m->amr->n_own_blocks; ++o) {
+    const int64_t nx = m->amr->desc->blocks[m->amr->own_block[o]].dims[0];
+    width = nx > width ? nx : width;
+  }
+  uphill_job j = {m, f, up, cell_peak, NULL, NULL, NULL, NULL};
+  j.task = phew_calloc((size_t)n_tasks + 1, sizeof *j.task);
+  j.best = phew_calloc((size_t)threads, sizeof *j.best);
+  j.best_k = phew_calloc((size_t)threads, sizeof *j.best_k);
+  j.walk = phew_calloc((size_t)threads, sizeof *j.walk);
+  int failed = !j.task || !j.best || !j.best_k || !j.walk;
+  for (int k = 0; !failed && k < threads; ++k) {
+    j.best[k] = phew_malloc((size_t)width, sizeof(double));
+    j.best_k[k] = phew_malloc((size_t)width, sizeof(int64_t));
+    failed = !j.best[k] || !j.best_k[k] || cell_walk_init(&j.walk[k], m) != PHEW_OK;
+  }
+  phew_status s = failed ? PHEW_ERROR_MEMORY : PHEW_OK;
+  if (s == PHEW_OK && run_control_threads(rc, n_tasks, uphill_task, &j))
+    s = PHEW_CANCELLED;
+  for (int64_t t = 0; s == PHEW_OK && t < n_tasks; ++t) {
+    if (j.task[t].failed)
+      s = PHEW_ERROR_MEMORY;
+    *n_test += j.task[t].n_test;
+    *n_bad += j.task[t].n_bad;
+  }
+  if (s == PHEW_OK)
+    s = number_peaks(m, f, &j, n_tasks, amr ? j.walk[0].amr : NULL, peaks);
+  uphill_job_free(&j, n_tasks, threads);
+  return s;
+}
+
+/* ---- the second pass: every cell takes its root's peak, on threads ------------------------- */
+
+enum { CHAIN_TASK = 65536 }; /* cells per task */
+
+typedef struct chain_job {
+  int64_t n;
+  int64_t *up, *cell_peak;
+} chain_job;
+
+static void chain_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const chain_job *j = context;
+  const int64_t end = (task + 1) * CHAIN_TASK < j->n ? (task + 1) * CHAIN_TASK : j->n;
+  for (int64_t i = task * CHAIN_TASK; i < end; ++i)
+    if (__atomic_load_n(&j->up[i], __ATOMIC_RELAXED) >= 0) {
+      const int64_t peak = find_peak(j->up, i);
+      __atomic_store_n(&j->up[i], peak, __ATOMIC_RELAXED);
+      j->cell_peak[i] = j->cell_peak[peak]; /* a root's: written before the threads */
+    }
 }
 
 enum { NOT_TEST = -1, PENDING = -2 };
@@ -121,19 +292,19 @@ phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan,
   peak_table *peaks = pc->peaks;
   int64_t n_test = 0, n_bad = 0;
   phew_status s;
-  if (m->kind != PHEW_MESH_STRUCTURED) {
+  if (m->kind == PHEW_MESH_GRAPH) {
     cell_walk w;
     s = cell_walk_init(&w, m);
-    if (s == PHEW_OK && m->kind == PHEW_MESH_AMR)
-      s = f->f32 ? point_uphill_amr_f32(&w, rc, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
-                 : point_uphill_amr_f64(&w, rc, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
-    else if (s == PHEW_OK)
+    if (s == PHEW_OK)
       s = f->f32 ? point_uphill_list_f32(&w, rc, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
                  : point_uphill_list_f64(&w, rc, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
     cell_walk_free(&w);
-  } else
-    s = f->f32 ? point_uphill_f32(&m->b, rc, f->f32, f->threshold, up, cell_peak, peaks, &n_test, &n_bad)
-               : point_uphill_f64(&m->b, rc, f->f64, f->threshold, up, cell_peak, peaks, &n_test, &n_bad);
+  } else {
+    if (m->kind == PHEW_MESH_AMR)
+      for (int64_t i = m->amr->n_own_cells; i < m->n_local; ++i)
+        up[i] = cell_peak[i] = -1; /* ghosts */
+    s = point_uphill_cells(m, f, rc, up, cell_peak, peaks, &n_test, &n_bad);
+  }
   peaks->n_owned = peaks->n;
   for (int64_t p = 0; p < peaks->n; ++p)
     peaks->owner[p] = pc->c->rank;
@@ -160,12 +331,9 @@ phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan,
       up[g] = test ? g : -1;
       cell_peak[g] = test ? -k - 2 : -1;
     }
-  for (int64_t i = 0; i < m->n_local; ++i)
-    if (up[i] >= 0) {
-      const int64_t peak = find_peak(up, i);
-      up[i] = peak;
-      cell_peak[i] = cell_peak[peak];
-    }
+  chain_job chains = {m->n_local, up, cell_peak};
+  threads_run(rc && rc->n_threads > 1 ? rc->n_threads : 1, (m->n_local + CHAIN_TASK - 1) / CHAIN_TASK, chain_task,
+              &chains);
   stats->iterations[PHEW_STAGE_WATERSHED] = 1;
   if (plan) {
     stats->iterations[PHEW_STAGE_WATERSHED] = 0;

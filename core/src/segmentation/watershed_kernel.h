@@ -54,68 +54,39 @@ static void KERNEL(row_highest)(const RHO_T *row, int64_t x0, int64_t x1, const 
     KERNEL(row_step)(row + off[k] + x0, best + x0, best_k + x0, x1 - x0, (RHO_INDEX_T)k);
 }
 
-/* First pass: every active test cell points at its highest neighbour (itself for a peak);
- * other cells get -1. Peaks are appended to the table and numbered in cell_peak. */
-static phew_status KERNEL(point_uphill)(const block *b, run_control *rc, const RHO_T *rho, double threshold,
-                                        int64_t *up, int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
-                                        int64_t *n_bad)
+/* First pass over one z plane of a block: every active test cell points at its highest
+ * neighbour (itself for a peak); other cells get -1, and every cell_peak -1. The plane's
+ * peaks are listed in raster order, numbered later (watershed.c). */
+static phew_status KERNEL(uphill_plane)(const block *b, const RHO_T *rho, double threshold, int64_t z, int64_t *up,
+                                        int64_t *cell_peak, RHO_T *best, RHO_INDEX_T *best_k, peak_cells *peaks)
 {
   const int64_t *off = b->offsets;
-  RHO_T *best = phew_malloc((size_t)b->dims[0], sizeof *best);
-  RHO_INDEX_T *best_k = phew_malloc((size_t)b->dims[0], sizeof *best_k);
-  if (!best || !best_k) {
-    free(best);
-    free(best_k);
-    return PHEW_ERROR_MEMORY;
-  }
-  phew_status status = PHEW_OK;
-  for (int64_t z = b->lo[2]; z < b->hi[2]; ++z) {
-    if (run_control_tick(rc, z - b->lo[2], b->hi[2] - b->lo[2])) {
-      status = PHEW_CANCELLED;
-      goto done;
-    }
-    for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
-      const int row_fast = z >= b->fast_lo[2] && z < b->fast_hi[2] && y >= b->fast_lo[1] && y < b->fast_hi[1];
-      const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-      if (row_fast)
-        KERNEL(row_highest)(rho + row, b->fast_lo[0], b->fast_hi[0], off, best, best_k);
-      for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
-        const int64_t i = row + x;
-        const RHO_T r = rho[i];
-        cell_peak[i] = -1;
-        if (!(r >= 0) || r == (RHO_T)INFINITY) {
-          ++*n_bad;
-          up[i] = -1;
-          continue;
-        }
-        if (!((double)r > threshold)) {
-          up[i] = -1;
-          continue;
-        }
-        ++*n_test;
-        const int64_t highest = row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]
-                                    ? i + off[best_k[x]]
-                                    : KERNEL(highest_neighbour_slow)(b, rho, x, y, z, i);
-        up[i] = highest;
-        if (highest == i) {
-          cell_peak[i] = peaks->n;
-          const int64_t id = block_global_id(b, x, y, z);
-          const phew_grid *g = b->grid;
-          const double coord[3] = {(double)(id % g->global_dims[0]),
-                                   (double)((id / g->global_dims[0]) % g->global_dims[1]),
-                                   (double)(id / (g->global_dims[0] * g->global_dims[1]))};
-          if (peak_table_add(peaks, id, i, (double)r, coord, 0) != PHEW_OK) {
-            status = PHEW_ERROR_MEMORY;
-            goto done;
-          }
-        }
+  for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
+    const int row_fast = z >= b->fast_lo[2] && z < b->fast_hi[2] && y >= b->fast_lo[1] && y < b->fast_hi[1];
+    const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+    if (row_fast)
+      KERNEL(row_highest)(rho + row, b->fast_lo[0], b->fast_hi[0], off, best, best_k);
+    for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
+      const int64_t i = row + x;
+      const RHO_T r = rho[i];
+      cell_peak[i] = -1;
+      up[i] = -1;
+      if (!(r >= 0) || r == (RHO_T)INFINITY) {
+        ++peaks->n_bad;
+        continue;
       }
+      if (!((double)r > threshold))
+        continue;
+      ++peaks->n_test;
+      const int64_t highest = row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]
+                                  ? i + off[best_k[x]]
+                                  : KERNEL(highest_neighbour_slow)(b, rho, x, y, z, i);
+      up[i] = highest;
+      if (highest == i && peak_cells_add(peaks, i) != PHEW_OK)
+        return PHEW_ERROR_MEMORY;
     }
   }
-done:
-  free(best);
-  free(best_k);
-  return status;
+  return PHEW_OK;
 }
 
 /* best becomes j if j is higher in the total order (density, then lower global id; ids are
@@ -178,91 +149,64 @@ static phew_status KERNEL(point_uphill_list)(cell_walk *w, run_control *rc, cons
   return PHEW_OK;
 }
 
-/* The first pass over AMR leaves, block by block: cells of a block without covered cells
- * and away from its faces take the vectorised stencil of the grid (inside a block the index
- * order is the global id order, as on a grid); the others read the block's map. */
-static phew_status KERNEL(point_uphill_amr)(cell_walk *w, run_control *rc, const RHO_T *rho, double threshold,
-                                            int64_t *up, int64_t *cell_peak, peak_table *peaks, int64_t *n_test,
-                                            int64_t *n_bad)
+/* The first pass over the leaves of own AMR block o: cells without covered cells around
+ * and away from the block's faces take the vectorised stencil of the grid (inside a block the
+ * index order is the global id order, as on a grid); the others read the block's map. */
+static phew_status KERNEL(uphill_amr_block)(cell_walk *w, const RHO_T *rho, double threshold, int64_t o, int64_t *up,
+                                            int64_t *cell_peak, RHO_T *best, RHO_INDEX_T *best_k, peak_cells *peaks)
 {
   const amr_mesh *a = w->m->amr;
   amr_cursor *c = w->amr;
-  for (int64_t i = a->n_own_cells; i < w->m->n_local; ++i)
-    up[i] = cell_peak[i] = -1; /* ghosts */
-  int64_t width = 1;
-  for (int64_t o = 0; o < a->n_own_blocks; ++o)
-    width = a->desc->blocks[a->own_block[o]].dims[0] > width ? a->desc->blocks[a->own_block[o]].dims[0] : width;
-  RHO_T *best = phew_malloc((size_t)width, sizeof *best);
-  RHO_INDEX_T *best_k = phew_malloc((size_t)width, sizeof *best_k);
-  phew_status status = best && best_k ? PHEW_OK : PHEW_ERROR_MEMORY;
-  for (int64_t o = 0; status == PHEW_OK && o < a->n_own_blocks; ++o) {
-    if (run_control_tick(rc, o, a->n_own_blocks)) {
-      status = PHEW_CANCELLED;
-      break;
-    }
-    const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
-    const int64_t nx = k->dims[0], ny = k->dims[1], nz = k->dims[2], first = a->first_cell[a->own_block[o]];
-    const int64_t *map = a->map + a->map_first[o];
-    int64_t off[27];
-    amr_block_stencil(k, off);
-    for (int64_t z = 0; status == PHEW_OK && z < nz; ++z)
-      for (int64_t y = 0; status == PHEW_OK && y < ny; ++y) {
-        const int row_fast = a->plain[o] && nx >= 3 && y >= 1 && y < ny - 1 && z >= 1 && z < nz - 1;
-        const int64_t row = first + nx * (y + ny * z);
-        const int64_t *entry = map + 1 + (nx + 2) * ((y + 1) + (ny + 2) * (z + 1));
-        if (row_fast)
-          KERNEL(row_highest)(rho + row, 1, nx - 1, off, best, best_k);
-        for (int64_t x = 0; x < nx; ++x) {
-          const int64_t i = row + x;
-          up[i] = cell_peak[i] = -1;
-          if (entry[x] == AMR_REFINED)
-            continue; /* covered: not a leaf */
-          const RHO_T r = rho[i];
-          if (!(r >= 0) || r == (RHO_T)INFINITY) {
-            ++*n_bad;
-            continue;
-          }
-          if (!((double)r > threshold))
-            continue;
-          ++*n_test;
-          int64_t highest = i;
-          if (row_fast && x >= 1 && x < nx - 1) {
-            highest = i + off[best_k[x]];
-          } else {
-            amr_cursor_at(c, o, x, y, z);
-            int64_t best_id = -1;
-            RHO_T best_rho = r;
-            int refined = 0;
-            for (int s = 0; s < 26; ++s) {
-              const int64_t j = c->entry[c->stencil[s]];
-              if (j >= 0)
-                KERNEL(raise_best)(w, rho, j, &highest, &best_rho, &best_id);
-              else
-                refined |= j == AMR_REFINED;
-            }
-            const int64_t n = refined ? amr_cursor_finer(c) : 0;
-            if (n < 0) {
-              status = PHEW_ERROR_MEMORY;
-              break;
-            }
-            for (int64_t s = 0; s < n; ++s)
-              KERNEL(raise_best)(w, rho, c->list[s], &highest, &best_rho, &best_id);
-          }
-          up[i] = highest;
-          if (highest == i) {
-            amr_cursor_at(c, o, x, y, z);
-            double coord[3];
-            amr_cursor_coord(c, coord);
-            cell_peak[i] = peaks->n;
-            if (peak_table_add(peaks, amr_cursor_global_id(c), i, (double)r, coord, 0) != PHEW_OK) {
-              status = PHEW_ERROR_MEMORY;
-              break;
-            }
-          }
+  const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
+  const int64_t nx = k->dims[0], ny = k->dims[1], nz = k->dims[2], first = a->first_cell[a->own_block[o]];
+  const int64_t *map = a->map + a->map_first[o];
+  int64_t off[27];
+  amr_block_stencil(k, off);
+  for (int64_t z = 0; z < nz; ++z)
+    for (int64_t y = 0; y < ny; ++y) {
+      const int row_fast = a->plain[o] && nx >= 3 && y >= 1 && y < ny - 1 && z >= 1 && z < nz - 1;
+      const int64_t row = first + nx * (y + ny * z);
+      const int64_t *entry = map + 1 + (nx + 2) * ((y + 1) + (ny + 2) * (z + 1));
+      if (row_fast)
+        KERNEL(row_highest)(rho + row, 1, nx - 1, off, best, best_k);
+      for (int64_t x = 0; x < nx; ++x) {
+        const int64_t i = row + x;
+        up[i] = cell_peak[i] = -1;
+        if (entry[x] == AMR_REFINED)
+          continue; /* covered: not a leaf */
+        const RHO_T r = rho[i];
+        if (!(r >= 0) || r == (RHO_T)INFINITY) {
+          ++peaks->n_bad;
+          continue;
         }
+        if (!((double)r > threshold))
+          continue;
+        ++peaks->n_test;
+        int64_t highest = i;
+        if (row_fast && x >= 1 && x < nx - 1) {
+          highest = i + off[best_k[x]];
+        } else {
+          amr_cursor_at(c, o, x, y, z);
+          int64_t best_id = -1;
+          RHO_T best_rho = r;
+          int refined = 0;
+          for (int s = 0; s < 26; ++s) {
+            const int64_t j = c->entry[c->stencil[s]];
+            if (j >= 0)
+              KERNEL(raise_best)(w, rho, j, &highest, &best_rho, &best_id);
+            else
+              refined |= j == AMR_REFINED;
+          }
+          const int64_t n = refined ? amr_cursor_finer(c) : 0;
+          if (n < 0)
+            return PHEW_ERROR_MEMORY;
+          for (int64_t s = 0; s < n; ++s)
+            KERNEL(raise_best)(w, rho, c->list[s], &highest, &best_rho, &best_id);
+        }
+        up[i] = highest;
+        if (highest == i && peak_cells_add(peaks, i) != PHEW_OK)
+          return PHEW_ERROR_MEMORY;
       }
-  }
-  free(best);
-  free(best_k);
-  return status;
+    }
+  return PHEW_OK;
 }

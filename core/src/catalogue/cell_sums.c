@@ -1,0 +1,351 @@
+/* The sums of grid cells and AMR leaves into their structures (sums_accumulate), on threads,
+ * exact at about the cost of plain sums.
+ *
+ * A general exact sum (exact_sum.h) spends a wide accumulator on every term. Here every term
+ * of a structure is bounded in advance (sums_term_bits: its peak density, the largest
+ * displacement, the largest cell), so the integers m * |d| of the terms whose lowest bit lies
+ * at or above a base fixed by that bound add to 128-bit counters that cannot overflow before
+ * 2^L terms (L the bits of the cell count). The counters go into the exact sums once, as the
+ * same integer the terms make (exact_sum_add_fixed): the result has the same bits as adding
+ * the terms one by one. The rare terms below the base (densities some 2^40 below their peak,
+ * 2^70 for float32) are listed and added the general way at the end.
+ *
+ * Threads take z planes of a grid, blocks of AMR, with partial counters of their own, all
+ * merged exactly: the sums do not depend on the threads or on which thread took which task. */
+#include "amr_mesh.h"
+#include "catalogue.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One thread's counters of one structure: the fixed-point terms in units of 2^base. */
+typedef struct fixed_part {
+  exact_bin mass, moment[3], volume;
+  int64_t n_cells;
+  double min_density;
+} fixed_part;
+
+/* Where a structure's terms go fixed: the base of each kind of sum. */
+typedef struct fixed_base {
+  int64_t mass, moment, volume; /* moment: of the widest axis, a base for all three */
+} fixed_base;
+
+/* A term of a cell below its structure's base, kept whole to be added the general way. */
+typedef struct slow_term {
+  int64_t structure;
+  int32_t target, weight; /* AMR: the cell's volume is 2^weight finest cells */
+  uint64_t m;
+  int64_t e;        /* the mass is m * 2^e */
+  int64_t moment_e; /* the moments are m * d[k] * 2^moment_e */
+  int64_t d[3];
+} slow_term;
+
+typedef struct slow_list {
+  slow_term *term;
+  int64_t n, capacity;
+} slow_list;
+
+typedef struct cell_sums_job {
+  const mesh *m;
+  const field *f;
+  const int64_t *cell_peak;
+  const sum_target *targets;
+  int n_targets;
+  int64_t n_structures[2];
+  fixed_base *base[2]; /* per target: per structure */
+  fixed_part *part[2]; /* per target: n_partials x n_structures */
+  slow_list *slow;     /* per partial */
+  int64_t period[3];   /* grid: in cells; AMR: twice, in finest cells; 0 on open axes */
+  int failed;          /* out of memory on some thread */
+} cell_sums_job;
+
+enum { MAX_TARGETS = 2 }; /* clumps and haloes */
+
+/* A density as m * 2^e with m an integer: float32 with its own 24-bit mantissa (smaller
+ * products, so more terms take the fixed path), double with its 53 bits. */
+static inline uint64_t split_density(const field *f, int64_t i, int64_t *e)
+{
+  if (f->f32) {
+    uint32_t bits;
+    memcpy(&bits, &f->f32[i], sizeof bits);
+    const int biased = (int)((bits >> 23) & 0xff);
+    *e = biased ? biased - 150 : -149;
+    return (bits & 0x7fffffu) | ((uint32_t)(biased != 0) << 23);
+  }
+  int negative;
+  return exact_split(f->f64[i], e, &negative);
+}
+
+static int push_slow(slow_list *l, const slow_term *t)
+{
+  if (l->n == l->capacity) {
+    const int64_t capacity = l->capacity ? 2 * l->capacity : 256;
+    slow_term *grown = realloc(l->term, (size_t)capacity * sizeof *grown);
+    if (!grown)
+      return -1;
+    l->term = grown;
+    l->capacity = capacity;
+  }
+  l->term[l->n++] = *t;
+  return 0;
+}
+
+/* What a run of cells of one peak reads: per target its structure, counters and base, and
+ * its reference (grid: in cells; AMR: twice, in finest cells). */
+typedef struct run_cache {
+  int64_t peak;
+  int64_t structure[MAX_TARGETS];
+  fixed_part *part[MAX_TARGETS];
+  const fixed_base *base[MAX_TARGETS];
+  int64_t ref[MAX_TARGETS][3];
+} run_cache;
+
+static void cache_peak(const cell_sums_job *j, int partial, int64_t p, int twice, run_cache *c)
+{
+  c->peak = p;
+  for (int t = 0; t < j->n_targets; ++t) {
+    const int64_t k = j->targets[t].structure_of_peak[p];
+    c->structure[t] = k;
+    c->part[t] = k >= 0 ? &j->part[t][(size_t)partial * (size_t)j->n_structures[t] + (size_t)k] : NULL;
+    c->base[t] = k >= 0 ? &j->base[t][k] : NULL;
+    for (int d = 0; k >= 0 && d < 3; ++d)
+      c->ref[t][d] = (int64_t)((twice ? 2.0 : 1.0) * j->targets[t].reference[3 * k + d]);
+  }
+}
+
+/* The nearest-image displacement of two integer coordinates along an axis of this period
+ * (0: open). */
+static inline int64_t wrap(int64_t d, int64_t period)
+{
+  if (period > 0) {
+    if (2 * d > period)
+      d -= period;
+    else if (2 * d < -period)
+      d += period;
+  }
+  return d;
+}
+
+/* One cell into the counters of its structures (the run's), or into the slow list. Its mass
+ * term is m * 2^(e + weight), its moments m * d * 2^(e + weight + shift) for the displacements
+ * d of xyz from the reference; AMR leaves (with_volume) also count their volume 2^weight. */
+static inline int add_cell(const cell_sums_job *j, run_cache *c, slow_list *slow, double rho, uint64_t m, int64_t e,
+                           const int64_t xyz[3], int weight, int shift, int with_volume)
+{
+  for (int t = 0; t < j->n_targets; ++t) {
+    fixed_part *u = c->part[t];
+    if (!u)
+      continue;
+    u->n_cells++;
+    if (rho < u->min_density)
+      u->min_density = rho;
+    const fixed_base *b = c->base[t];
+    int64_t d[3];
+    for (int a = 0; a < 3; ++a)
+      d[a] = wrap(xyz[a] - c->ref[t][a], j->period[a]);
+    /* the moment's base lies above the mass's: one test for both */
+    if ((with_volume && weight < b->volume) || (m != 0 && e + weight + shift < b->moment)) {
+      const slow_term x = {c->structure[t], t, weight, m, e + weight, e + weight + shift, {d[0], d[1], d[2]}};
+      if (push_slow(slow, &x) != 0)
+        return -1;
+      continue;
+    }
+    if (with_volume)
+      u->volume += (exact_bin)1 << (weight - b->volume);
+    if (m == 0)
+      continue;
+    u->mass += (exact_bin)m << (e + weight - b->mass);
+    const int s = (int)(e + weight + shift - b->moment);
+    for (int a = 0; a < 3; ++a) {
+      const exact_bin term = (exact_bin)((exact_u128)m * (uint64_t)(d[a] < 0 ? -d[a] : d[a])) << s;
+      u->moment[a] += d[a] < 0 ? -term : term;
+    }
+  }
+  return 0;
+}
+
+/* A z plane of a grid block (task = plane). */
+static void grid_plane(void *context, int partial, int64_t task)
+{
+  cell_sums_job *j = context;
+  const block *b = &j->m->b;
+  const phew_grid *g = b->grid;
+  const int64_t z = b->lo[2] + task;
+  run_cache c = {.peak = -1};
+  for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
+    const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+    int64_t xyz[3] = {0, g->stored_offset[1] + y, g->stored_offset[2] + z};
+    for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
+      const int64_t p = j->cell_peak[row + x];
+      if (p < 0)
+        continue;
+      if (p != c.peak)
+        cache_peak(j, partial, p, 0, &c);
+      int64_t e;
+      const uint64_t m = split_density(j->f, row + x, &e);
+      xyz[0] = g->stored_offset[0] + x;
+      if (add_cell(j, &c, &j->slow[partial], field_value(j->f, row + x), m, e, xyz, 0, 0, 0) != 0) {
+        j->failed = 1; /* one thread's flag; read after the threads are done */
+        return;
+      }
+    }
+  }
+}
+
+/* An own AMR block (task = its place among the own blocks): in finest cells, a cell of level
+ * l counts 8^(finest - l) of them, and twice the displacements are integers. */
+static void amr_block(void *context, int partial, int64_t task)
+{
+  cell_sums_job *j = context;
+  const amr_mesh *a = j->m->amr;
+  const phew_amr_block *k = &a->desc->blocks[a->own_block[task]];
+  const int scale = a->n_levels - 1 - k->level;
+  const int64_t first = a->first_cell[a->own_block[task]], px = k->dims[0] + 2, py = k->dims[1] + 2;
+  const int64_t *map = a->map + a->map_first[task];
+  run_cache c = {.peak = -1};
+  for (int64_t z = 0; z < k->dims[2]; ++z)
+    for (int64_t y = 0; y < k->dims[1]; ++y) {
+      const int64_t row = first + k->dims[0] * (y + k->dims[1] * z);
+      const int64_t *entry = map + 1 + px * ((y + 1) + py * (z + 1));
+      int64_t xyz[3] = {0, ((2 * (k->lo[1] + y) + 1) << scale) - 1, ((2 * (k->lo[2] + z) + 1) << scale) - 1};
+      for (int64_t x = 0; x < k->dims[0]; ++x) {
+        const int64_t i = row + x, p = j->cell_peak[i];
+        if (p < 0 || entry[x] == AMR_REFINED)
+          continue;
+        if (p != c.peak)
+          cache_peak(j, partial, p, 1, &c);
+        int64_t e;
+        const uint64_t m = split_density(j->f, i, &e);
+        xyz[0] = ((2 * (k->lo[0] + x) + 1) << scale) - 1;
+        if (add_cell(j, &c, &j->slow[partial], field_value(j->f, i), m, e, xyz, 3 * scale, -1, 1) != 0) {
+          j->failed = 1;
+          return;
+        }
+      }
+    }
+}
+
+/* Every partial's counters and slow terms into the sums. */
+static void fold(const cell_sums_job *j, int partials)
+{
+  for (int t = 0; t < j->n_targets; ++t)
+    for (int64_t k = 0; k < j->n_structures[t]; ++k) {
+      sums *s = &j->targets[t].out[k];
+      const fixed_base *b = &j->base[t][k];
+      for (int q = 0; q < partials; ++q) {
+        const fixed_part *u = &j->part[t][(size_t)q * (size_t)j->n_structures[t] + (size_t)k];
+        if (u->n_cells == 0)
+          continue;
+        s->n_cells += u->n_cells;
+        if (u->min_density < s->min_density)
+          s->min_density = u->min_density;
+        exact_sum_add_fixed(&s->mass, u->mass, b->mass);
+        exact_sum_add_fixed(&s->volume, u->volume, b->volume);
+        for (int d = 0; d < 3; ++d)
+          exact_sum_add_fixed(&s->moment[d], u->moment[d], b->moment);
+      }
+    }
+  for (int q = 0; q < partials; ++q)
+    for (int64_t i = 0; i < j->slow[q].n; ++i) {
+      const slow_term *x = &j->slow[q].term[i];
+      sums *s = &j->targets[x->target].out[x->structure];
+      if (j->m->kind == PHEW_MESH_AMR)
+        exact_sum_add_below(&s->volume, 0, 1, x->weight);
+      if (x->m == 0)
+        continue;
+      exact_sum_add_below(&s->mass, 0, x->m, x->e);
+      for (int d = 0; d < 3; ++d)
+        if (x->d[d] != 0)
+          exact_sum_add_below(&s->moment[d], x->d[d] < 0,
+                              (exact_u128)x->m * (uint64_t)(x->d[d] < 0 ? -x->d[d] : x->d[d]), x->moment_e);
+    }
+}
+
+/* The bases of every structure: its terms' bound less the headroom of 2^L terms in 126 bits. */
+static void place_bases(cell_sums_job *j)
+{
+  const int64_t n = j->m->n_local > 0 ? j->m->n_local : 1;
+  const int64_t headroom = 126 - (64 - __builtin_clzll((uint64_t)n));
+  for (int t = 0; t < j->n_targets; ++t)
+    for (int64_t k = 0; k < j->n_structures[t]; ++k) {
+      term_bits bits;
+      sums_term_bits(j->m, j->targets[t].peak_density[j->targets[t].head[k]], &bits);
+      int64_t widest = bits.moment[0];
+      for (int d = 1; d < 3; ++d)
+        widest = bits.moment[d] > widest ? bits.moment[d] : widest;
+      j->base[t][k] = (fixed_base){bits.mass - headroom, widest - headroom, bits.volume - headroom};
+    }
+}
+
+static void job_free(cell_sums_job *j, int partials)
+{
+  for (int t = 0; t < MAX_TARGETS; ++t) {
+    free(j->base[t]);
+    free(j->part[t]);
+  }
+  for (int q = 0; j->slow && q < partials; ++q)
+    free(j->slow[q].term);
+  free(j->slow);
+}
+
+/* Partial counters for as many threads as run, while they stay small against the cells (a
+ * quarter of a byte per cell; beyond, fewer threads). */
+static int count_partials(const cell_sums_job *j, int threads)
+{
+  int64_t per_partial = 0;
+  for (int t = 0; t < j->n_targets; ++t)
+    per_partial += j->n_structures[t] * (int64_t)sizeof(fixed_part);
+  const double budget = 0.25 * (double)j->m->n_local + 1048576.0;
+  int partials = threads > 1 ? threads : 1;
+  while (partials > 1 && (double)partials * (double)per_partial > budget)
+    --partials;
+  return partials;
+}
+
+static int job_init(cell_sums_job *j, int partials)
+{
+  for (int t = 0; t < j->n_targets; ++t) {
+    const size_t n = (size_t)j->n_structures[t];
+    j->base[t] = phew_malloc(n + 1, sizeof *j->base[t]);
+    j->part[t] = phew_malloc((size_t)partials * n + 1, sizeof *j->part[t]);
+    if (!j->base[t] || !j->part[t])
+      return -1;
+    for (size_t i = 0; i < (size_t)partials * n; ++i)
+      j->part[t][i] = (fixed_part){.min_density = INFINITY};
+  }
+  j->slow = phew_malloc((size_t)partials, sizeof *j->slow);
+  if (!j->slow)
+    return -1;
+  memset(j->slow, 0, (size_t)partials * sizeof *j->slow);
+  place_bases(j);
+  return 0;
+}
+
+phew_status sums_accumulate_cells(const mesh *m, const field *f, const int64_t *cell_peak, const sum_target *targets,
+                                  int n_targets, run_control *rc)
+{
+  cell_sums_job j = {.m = m, .f = f, .cell_peak = cell_peak, .targets = targets, .n_targets = n_targets};
+  if (n_targets > MAX_TARGETS)
+    return PHEW_ERROR_ARGUMENT; /* cannot happen: the catalogue sums clumps and haloes */
+  for (int t = 0; t < n_targets; ++t)
+    j.n_structures[t] = targets[t].n;
+  const int amr = m->kind == PHEW_MESH_AMR;
+  for (int d = 0; d < 3; ++d)
+    j.period[d] = (amr ? 2 : 1) * (int64_t)m->period[d];
+  const int partials = count_partials(&j, rc ? rc->n_threads : 1);
+  phew_status status = PHEW_ERROR_MEMORY;
+  if (job_init(&j, partials) == 0) {
+    run_control mine = rc ? *rc : (run_control){0};
+    mine.n_threads = partials;
+    const int64_t n_tasks = amr ? m->amr->n_own_blocks : m->b.hi[2] - m->b.lo[2];
+    const int stopped = run_control_threads(&mine, n_tasks, amr ? amr_block : grid_plane, &j);
+    if (rc)
+      rc->stopped = mine.stopped;
+    status = j.failed ? PHEW_ERROR_MEMORY : PHEW_OK;
+    if (status == PHEW_OK && !stopped)
+      fold(&j, partials);
+  }
+  job_free(&j, partials);
+  return status;
+}
