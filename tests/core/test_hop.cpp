@@ -7,11 +7,16 @@
 // The statistical tests against an independent reference of the same rules on clustered
 // particle sets are in tests/parallel/test_cli_hop.py.
 #include "phew/phew.h"
+extern "C" {
+#include "threads.h" // threads_set_core_limit: more threads than this machine's cores
+}
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -215,6 +220,137 @@ TEST(Hop, NonFiniteGivenDensityIsRefused)
   EXPECT_NE(std::string(l.context.message).find("particle 4 has density"), std::string::npos) << l.context.message;
   for (int64_t g : l.group)
     EXPECT_EQ(g, -1);
+}
+
+} // namespace
+
+namespace {
+
+// The threaded stages (the hops and their chains, the boundaries, the final keys, the
+// catalogue) take blocks of 4096 particles per task; every thread count must give the bytes of
+// one thread. (Beyond the cores the count is capped: on 2 cores, 3, 4 and 8 run as 2.)
+const int thread_counts[] = {2, 3, 4, 8};
+
+// A reproducible uniform in [0, 1) (splitmix64: the same numbers with any standard library).
+struct Mix {
+  uint64_t state;
+  double uniform()
+  {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
+  }
+};
+
+// Expects the same GroupIds and catalogue bytes as the first run.
+void expect_same_groups(const std::vector<int64_t> &group, const phew_group_result &r,
+                        const std::vector<int64_t> &group1, const phew_group_result &r1, int threads)
+{
+  EXPECT_EQ(group, group1) << threads << " threads";
+  ASSERT_EQ(r.n_groups, r1.n_groups) << threads << " threads";
+  EXPECT_EQ(0, std::memcmp(r.groups, r1.groups, (size_t)r1.n_groups * sizeof(phew_group))) << threads << " threads";
+}
+
+// 3, 4 and 8 threads run as many even on a machine with fewer cores, while it lives.
+struct AnyCoreCount {
+  AnyCoreCount() { threads_set_core_limit(8); }
+  ~AnyCoreCount() { threads_set_core_limit(0); }
+};
+
+// 60,000 particles on a line with a given density: hills of random heights (proper, fringe,
+// below outer) and widths of up to 6,000 particles, valleys of random depths, so that chains of
+// hops run across several tasks' blocks, groups meet at saddles above and below 2.5, and fringe
+// groups reach proper ones through others.
+TEST(Hop, AnyThreadCountGivesTheBytesOfOneOnLongChains)
+{
+  const AnyCoreCount cores;
+  const size_t n = 60000;
+  std::vector<double> rho(n);
+  Mix mix{29};
+  double valley = 0.5;
+  for (size_t i = 0; i < n;) {
+    const double peak = 0.6 + 9.0 * mix.uniform();
+    const double next = std::min(peak, 0.3 + 4.0 * mix.uniform());
+    const size_t up = 1 + (size_t)(3000 * mix.uniform()), down = 1 + (size_t)(3000 * mix.uniform());
+    for (size_t k = 0; k < up && i < n; ++k, ++i)
+      rho[i] = valley + (peak - valley) * (double)(k + 1) / (double)up;
+    for (size_t k = 1; k <= down && i < n; ++k, ++i)
+      rho[i] = peak + (next - peak) * (double)k / (double)down;
+    valley = next;
+  }
+  Line one;
+  run_line(one, rho, 10, 2, 1);
+  ASSERT_EQ(one.status, PHEW_OK) << one.context.message;
+  ASSERT_GT(one.result.n_groups, 5); // real work: several final groups, most particles in one
+  EXPECT_GT(std::count_if(one.group.begin(), one.group.end(), [](int64_t g) { return g >= 0; }), (long)n / 2);
+  EXPECT_EQ(one.result.stats.n_threads, 1);
+  for (int threads : thread_counts) {
+    Line l;
+    run_line(l, rho, 10, 2, threads);
+    ASSERT_EQ(l.status, PHEW_OK) << l.context.message;
+    expect_same_groups(l.group, l.result, one.group, one.result, threads);
+  }
+}
+
+// The same on 40,000 clustered particles in a periodic box, with HOP's own density and
+// neighbours (64 and 4): 24 haloes of several sizes, two pairs touching, one over the corner,
+// on a uniform background.
+TEST(Hop, AnyThreadCountGivesTheBytesOfOneOnClusteredParticles)
+{
+  const AnyCoreCount cores;
+  std::vector<double> pos;
+  Mix mix{1998};
+  double centre[24][4] = {{0.2, 0.2, 0.2, 0.03},
+                          {0.24, 0.21, 0.2, 0.01},
+                          {0.0, 0.99, 0.01, 0.03},
+                          {0.45, 0.5, 0.5, 0.04},
+                          {0.5, 0.55, 0.5, 0.04}};
+  for (int b = 5; b < 24; ++b) // the others anywhere, of any size
+    centre[b][0] = mix.uniform(), centre[b][1] = mix.uniform(), centre[b][2] = mix.uniform(),
+    centre[b][3] = 0.005 + 0.03 * mix.uniform();
+  for (int b = 0; b < 24; ++b)
+    for (int k = 0; k < 1000; ++k)
+      for (int d = 0; d < 3; ++d) { // a Gaussian by Box-Muller, into the periodic box
+        const double u = 1.0 - mix.uniform(), v = mix.uniform();
+        const double x = centre[b][d] + centre[b][3] * std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
+        pos.push_back(x - std::floor(x));
+      }
+  while (pos.size() < 3 * 40000)
+    pos.push_back(mix.uniform());
+  phew_input in{};
+  in.mesh = PHEW_MESH_POINTS;
+  phew_points_init(&in.points);
+  in.points.n = (int64_t)(pos.size() / 3);
+  in.points.type = PHEW_FLOAT64;
+  in.points.position = pos.data();
+  in.points.has_box = 1;
+  for (int d = 0; d < 3; ++d) {
+    in.points.box_size[d] = 1.0;
+    in.points.periodic[d] = 1;
+  }
+  phew_hop_params p;
+  phew_hop_params_init(&p);
+  p.outer = 80.0;
+  std::vector<int64_t> group1;
+  phew_group_result r1{};
+  for (int threads : {1, 2, 3, 4, 8}) {
+    phew_context context;
+    phew_context_init(&context);
+    context.n_threads = threads;
+    std::vector<int64_t> group((size_t)in.points.n, -7);
+    phew_group_result r{};
+    ASSERT_EQ(phew_find_hop_groups(&context, &in, &p, group.data(), nullptr, &r), PHEW_OK) << context.message;
+    if (threads == 1) {
+      group1 = group;
+      r1 = r;
+      ASSERT_GT(r1.n_groups, 5);
+      continue;
+    }
+    expect_same_groups(group, r, group1, r1, threads);
+    phew_group_result_free(&r);
+  }
+  phew_group_result_free(&r1);
 }
 
 } // namespace

@@ -3,8 +3,10 @@
  * passed. */
 #include "cube_root.h"
 #include "halos.h"
+#include "threads.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,17 +163,40 @@ static phew_status check_hop(const phew_hop_params *p, call_result *result)
   return PHEW_OK;
 }
 
-/* Per padding particle among the first `depth` of an own particle's list: 1. */
-static uint8_t *padding_in_lists(const particle_set *s, const hop_lists *lists, int depth)
+enum { PADDING_BLOCK = 4096 }; /* own particles per task of the padding lists' scan */
+
+/* The scan for the padding particles in the lists: several threads may mark the same
+ * particle, each with the same 1, so relaxed atomic stores suffice. */
+typedef struct padding_scan {
+  const particle_set *s;
+  const hop_lists *lists;
+  int depth;
+  _Atomic uint8_t *wanted;
+} padding_scan;
+
+static void padding_task(void *context, int thread, int64_t task)
 {
-  uint8_t *wanted = calloc((size_t)(s->n - s->n_own) + 1, 1);
-  for (int64_t i = 0; wanted && i < s->n_own; ++i)
-    for (int k = 0; k < depth; ++k) {
-      const int32_t j = lists->nearest[(size_t)i * (size_t)lists->n_keep + (size_t)k];
-      if (j >= s->n_own)
-        wanted[j - s->n_own] = 1;
+  (void)thread;
+  const padding_scan *scan = context;
+  const int64_t n_own = scan->s->n_own, begin = task * PADDING_BLOCK;
+  const int64_t end = begin + PADDING_BLOCK < n_own ? begin + PADDING_BLOCK : n_own;
+  for (int64_t i = begin; i < end; ++i)
+    for (int k = 0; k < scan->depth; ++k) {
+      const int32_t j = scan->lists->nearest[(size_t)i * (size_t)scan->lists->n_keep + (size_t)k];
+      if (j >= n_own)
+        atomic_store_explicit(&scan->wanted[j - n_own], 1, memory_order_relaxed);
     }
-  return wanted;
+}
+
+/* Per padding particle among the first `depth` of an own particle's list: 1 (all 0, without
+ * a scan, when there is no padding: one rank). */
+static _Atomic uint8_t *padding_in_lists(const points_context *x, const particle_set *s, const hop_lists *lists,
+                                         int depth)
+{
+  padding_scan scan = {s, lists, depth, calloc((size_t)(s->n - s->n_own) + 1, 1)};
+  if (scan.wanted && s->n > s->n_own)
+    threads_run(x->n_threads, (s->n_own + PADDING_BLOCK - 1) / PADDING_BLOCK, padding_task, &scan);
+  return scan.wanted;
 }
 
 static void reply_density(const void *context, int64_t i, void *out)
@@ -191,10 +216,10 @@ static phew_status padding_from_owners(const points_context *x, const particle_s
 {
   comm *c = x->c;
   const int64_t n_padding = s->n - s->n_own;
-  uint8_t *wanted = padding_in_lists(s, lists, depth);
+  _Atomic uint8_t *wanted = padding_in_lists(x, s, lists, depth);
   int64_t n = 0;
   for (int64_t j = 0; wanted && j < n_padding; ++j)
-    n += wanted[j];
+    n += atomic_load_explicit(&wanted[j], memory_order_relaxed);
   int64_t *id = phew_malloc((size_t)n + 1, sizeof *id);
   int32_t *rank = phew_malloc((size_t)n + 1, sizeof *rank);
   unsigned char *answers = phew_malloc((size_t)n + 1, value_size);
@@ -202,27 +227,21 @@ static phew_status padding_from_owners(const points_context *x, const particle_s
   if (comm_max(c, !wanted || !id || !rank || !answers))
     status = comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the padding"), x->result);
   for (int64_t j = 0, k = 0; status == PHEW_OK && j < n_padding; ++j)
-    if (wanted[j]) {
+    if (atomic_load_explicit(&wanted[j], memory_order_relaxed)) {
       id[k] = s->id[s->n_own + j];
       rank[k++] = s->owner[j];
     }
   if (status == PHEW_OK)
     status = ask_owners(x, own, rank, id, n, reply, values, value_size, answers);
   for (int64_t j = 0, k = 0; status == PHEW_OK && j < n_padding; ++j)
-    if (wanted[j])
+    if (atomic_load_explicit(&wanted[j], memory_order_relaxed))
       memcpy((unsigned char *)out + (size_t)j * value_size, answers + (size_t)k++ * value_size, value_size);
-  free(wanted);
+  free((void *)wanted);
   free(id);
   free(rank);
   free(answers);
   return status;
 }
-
-/* What goes back to where a particle was passed. */
-typedef struct hop_answer {
-  int64_t group_id;
-  double density;
-} hop_answer;
 
 /* HOP's working arrays beside the particle path's run. */
 typedef struct hop_work {
@@ -300,24 +319,19 @@ static phew_status hop_catalogue(points_run *run, hop_work *w, const phew_hop_pa
   s->n = n_own; /* the padding is no longer needed */
   const group_keys g = {w->final_key, run->rho, params->min_members};
   phew_status status = groups_build(x, s, &g, w->label);
-  hop_answer *answers = status == PHEW_OK ? phew_malloc((size_t)n_own + 1, sizeof *answers) : NULL;
-  if (status == PHEW_OK && comm_max(&run->c, !answers))
-    status = comm_agree(&run->c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
-  for (int64_t i = 0; status == PHEW_OK && i < n_own; ++i)
-    answers[i] = (hop_answer){w->label[i], run->rho[i]};
-  hop_answer *back = status == PHEW_OK ? phew_malloc((size_t)n_passed + 1, sizeof *back) : NULL;
-  if (status == PHEW_OK && comm_max(&run->c, !back))
-    status = comm_agree(&run->c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
+  /* straight into the caller's arrays: no copies of a million particles' answers to fill */
   if (status == PHEW_OK)
-    status = domain_return(x, s, answers, sizeof *answers, back, n_passed);
-  for (int64_t i = 0; status == PHEW_OK && i < n_passed; ++i) {
-    group_id[i] = back[i].group_id;
-    if (density)
-      density[i] = back[i].density;
+    status = domain_return(x, s, w->label, sizeof *w->label, group_id, n_passed);
+  if (status == PHEW_OK && comm_max(&run->c, density != NULL)) { /* a rank that wants none: into scratch */
+    double *into = density ? density : phew_malloc((size_t)n_passed + 1, sizeof *into);
+    if (comm_max(&run->c, !into))
+      status = comm_agree(&run->c, phew_fail(result, PHEW_ERROR_MEMORY, "out of memory for the HOP groups"), result);
+    else
+      status = domain_return(x, s, run->rho, sizeof *run->rho, into, n_passed);
+    if (into != density)
+      free(into);
   }
   result->stats.seconds[PHEW_STAGE_PROPERTIES] += phew_seconds() - t;
-  free(answers);
-  free(back);
   return status;
 }
 

@@ -8,7 +8,8 @@
  * along a chain, so chains end. (The lists hold the nearest as a set: distances are computed
  * for ties of density only.)
  *
- * Chains are followed on each rank as far as its own particles go; a chain that leaves for a
+ * Chains are followed on each rank as far as its own particles go, by several threads at once
+ * (follow_own_chains); a chain that leaves for a
  * padding particle continues on that particle's owner. Each round, every rank asks the owners
  * of the padding particles its chains stopped at where their chains stand (at a maximum, or at
  * another rank's particle), all answering from where they stood before the round: the
@@ -16,10 +17,13 @@
 #include "halos.h"
 #include "threads.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { HOP_BLOCK = 4096 }; /* particles per task of the hop step */
+enum { HOP_BLOCK = 4096 }; /* particles per task of the hop step and of the chains */
+
+static int64_t hop_tasks(int64_t n_own) { return (n_own + HOP_BLOCK - 1) / HOP_BLOCK; }
 
 typedef struct hop_step {
   const particle_set *s;
@@ -27,7 +31,7 @@ typedef struct hop_step {
   const int32_t *nearest;
   int n_keep, n_others;
   const double *rho, *rho_padding;
-  int32_t *target;
+  _Atomic int32_t *target;
 } hop_step;
 
 static void hop_task(void *context, int thread, int64_t task)
@@ -55,7 +59,7 @@ static void hop_task(void *context, int thread, int64_t task)
       densest = r;
       best = j;
     }
-    h->target[i] = best;
+    atomic_store_explicit(&h->target[i], best, memory_order_relaxed);
   }
 }
 
@@ -70,14 +74,14 @@ typedef struct chain_state {
 /* What the owner of a particle says: its own chain's state. */
 typedef struct chain_view {
   const particle_set *s;
-  const int32_t *end;       /* per own particle: where its chain leaves the own particles */
+  _Atomic int32_t *end;     /* per own particle: where its chain leaves the own particles */
   const int64_t *slot;      /* per padding particle: its state's place, or -1 */
   const chain_state *state; /* per padding particle the chains stop at */
 } chain_view;
 
 static chain_state chain_state_of(const chain_view *v, int64_t i)
 {
-  const int32_t e = v->end[i];
+  const int32_t e = atomic_load_explicit(&v->end[i], memory_order_relaxed);
   if (e < v->s->n_own)
     return (chain_state){v->s->id[e], -1, 0};
   return v->state[v->slot[e - v->s->n_own]];
@@ -89,25 +93,68 @@ static void chain_reply(const void *context, int64_t i, void *out)
   memcpy(out, &st, sizeof st);
 }
 
-/* Each chain of hops followed through the own particles: end[i], the particle i hops to on
- * entry, becomes where its chain stops (a maximum, or the padding particle it leaves for).
- * done: n_own zeros, used up. */
-static void follow_own_chains(int32_t *end, uint8_t *done, int64_t n_own)
+/* Where the chain of particle i leaves the own particles: the maximum it ends at (end[m] ==
+ * m), or the padding particle it leaves for (an index >= n_own). */
+static int32_t chain_stop(_Atomic int32_t *end, int64_t n_own, int32_t i)
 {
-  for (int64_t i = 0; i < n_own; ++i) {
-    int64_t j = i; /* walk to a maximum, a padding particle, or a particle whose end is known */
-    while (j < n_own && !done[j] && end[j] != j)
-      j = end[j];
-    const int32_t stop = j >= n_own ? (int32_t)j : done[j] ? end[j] : (int32_t)j;
-    for (int64_t k = i; k < n_own && !done[k];) { /* the walk again, writing its end */
-      const int64_t next = end[k];
-      end[k] = stop;
-      done[k] = 1;
-      if (k == j)
+  for (;;) {
+    const int32_t next = atomic_load_explicit(&end[i], memory_order_relaxed);
+    if (next == i || next >= n_own)
+      return next;
+    i = next;
+  }
+}
+
+/* The chains through the own particles, a block of particles per task. */
+typedef struct chain_job {
+  _Atomic int32_t *end;
+  int64_t n_own;
+} chain_job;
+
+/* Each particle of the block walks its chain to its stop, then points every particle it
+ * passed at that stop. end[] is a forest whose roots are the stops; every write replaces a
+ * pointer by the stop of its own chain, an ancestor, so a walk that meets a pointer another
+ * thread has just written only gets there sooner: relaxed atomics suffice, and the result
+ * (end[i] the stop of i's chain, for every i) does not depend on the threads' timing. */
+static void chain_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const chain_job *job = context;
+  const int64_t end_i = (task + 1) * HOP_BLOCK < job->n_own ? (task + 1) * HOP_BLOCK : job->n_own;
+  for (int64_t i = task * HOP_BLOCK; i < end_i; ++i) {
+    const int32_t stop = chain_stop(job->end, job->n_own, (int32_t)i);
+    for (int32_t k = (int32_t)i;;) { /* the walk again, writing its stop */
+      const int32_t next = atomic_load_explicit(&job->end[k], memory_order_relaxed);
+      if (next == stop)
         break;
+      atomic_store_explicit(&job->end[k], stop, memory_order_relaxed);
       k = next;
     }
   }
+}
+
+/* Each chain of hops followed through the own particles: end[i], the particle i hops to on
+ * entry, becomes where its chain stops (a maximum, or the padding particle it leaves for). */
+static void follow_own_chains(const points_context *x, _Atomic int32_t *end, int64_t n_own)
+{
+  chain_job job = {end, n_own};
+  threads_run(x->n_threads, hop_tasks(n_own), chain_task, &job);
+}
+
+/* The keys of the own particles, a block per task, once every chain's state is known. */
+typedef struct key_job {
+  const chain_view *view;
+  int64_t *key;
+} key_job;
+
+static void key_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const key_job *job = context;
+  const int64_t n_own = job->view->s->n_own;
+  const int64_t end_i = (task + 1) * HOP_BLOCK < n_own ? (task + 1) * HOP_BLOCK : n_own;
+  for (int64_t i = task * HOP_BLOCK; i < end_i; ++i)
+    job->key[i] = chain_state_of(job->view, i).id;
 }
 
 /* The questions of the rounds: per padding particle chains stop at, where its chain stands
@@ -154,7 +201,7 @@ static phew_status follow_across_ranks(const points_context *x, const id_map *ow
  * (end): the padding particles chains stop at (slot: their places) followed to their
  * maxima over the ranks. */
 static phew_status chains_across_ranks(const points_context *x, const particle_set *s, const id_map *own,
-                                       const int32_t *end, int64_t *slot, int64_t *key)
+                                       _Atomic int32_t *end, int64_t *slot, int64_t *key)
 {
   comm *c = x->c;
   const int64_t n_own = s->n_own, n_padding = s->n - s->n_own;
@@ -162,9 +209,11 @@ static phew_status chains_across_ranks(const points_context *x, const particle_s
   q.n_states = 0;
   for (int64_t j = 0; j < n_padding; ++j)
     slot[j] = -1;
-  for (int64_t i = 0; i < n_own; ++i)
-    if (end[i] >= n_own && slot[end[i] - n_own] < 0)
-      slot[end[i] - n_own] = q.n_states++;
+  for (int64_t i = 0; n_padding > 0 && i < n_own; ++i) { /* numbered in the particles' order */
+    const int32_t e = atomic_load_explicit(&end[i], memory_order_relaxed);
+    if (e >= n_own && slot[e - n_own] < 0)
+      slot[e - n_own] = q.n_states++;
+  }
   q.state = phew_malloc((size_t)q.n_states + 1, sizeof *q.state);
   q.answer = phew_malloc((size_t)q.n_states + 1, sizeof *q.answer);
   q.ask_id = phew_malloc((size_t)q.n_states + 1, sizeof *q.ask_id);
@@ -179,8 +228,10 @@ static phew_status chains_across_ranks(const points_context *x, const particle_s
   const chain_view view = {s, end, slot, q.state};
   if (status == PHEW_OK)
     status = follow_across_ranks(x, own, &view, &q);
-  for (int64_t i = 0; status == PHEW_OK && i < n_own; ++i)
-    key[i] = chain_state_of(&view, i).id;
+  if (status == PHEW_OK) {
+    key_job job = {&view, key};
+    threads_run(x->n_threads, hop_tasks(n_own), key_task, &job);
+  }
   free(q.state);
   free(q.answer);
   free(q.ask_id);
@@ -194,7 +245,7 @@ phew_status hop_chains(const points_context *x, const particle_set *s, const id_
 {
   comm *c = x->c;
   const int64_t n_own = s->n_own, n_padding = s->n - s->n_own;
-  int32_t *end = phew_malloc((size_t)n_own + 1, sizeof *end);
+  _Atomic int32_t *end = phew_malloc((size_t)n_own + 1, sizeof *end);
   int64_t *slot = phew_malloc((size_t)n_padding + 1, sizeof *slot);
   if (comm_max(c, !end || !slot)) {
     free(end);
@@ -204,16 +255,8 @@ phew_status hop_chains(const points_context *x, const particle_set *s, const id_
   /* the hops, then each chain followed through the own particles, remembering the ends */
   const int n_others = lists->n_hop - 1 < lists->n_keep ? lists->n_hop - 1 : lists->n_keep;
   hop_step step = {s, &x->box, lists->nearest, lists->n_keep, n_others, rho, rho_padding, end};
-  threads_run(x->n_threads, (n_own + HOP_BLOCK - 1) / HOP_BLOCK, hop_task, &step);
-  uint8_t *done = phew_calloc((size_t)n_own + 1, 1);
-  if (comm_max(c, !done)) {
-    free(end);
-    free(slot);
-    free(done);
-    return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the hops"), x->result);
-  }
-  follow_own_chains(end, done, n_own);
-  free(done);
+  threads_run(x->n_threads, hop_tasks(n_own), hop_task, &step);
+  follow_own_chains(x, end, n_own);
   /* the chains that leave for padding particles, continued on their owners */
   const phew_status status = chains_across_ranks(x, s, own, end, slot, key);
   free(end);

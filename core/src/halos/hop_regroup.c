@@ -2,15 +2,22 @@
  * three density thresholds (halos.h, phew.h at phew_hop_params).
  *
  * Each rank lists the boundaries its own particles see (per pair of groups the largest) and
- * the peaks of the groups whose maxima it owns; rank 0 gathers them, regroups, and sends every
+ * the peaks of the groups whose maxima it owns (a block of particles per task, each task's
+ * list sorted and cut to one per pair before the lists are joined: what threads do first and
+ * in any order, the sort then undoes); rank 0 gathers them, regroups, and sends every
  * rank the group each HOP group ends in. The group graph is small (a group per density
  * maximum), so it is regrouped whole, in one place, in an order of its own: the answer does
  * not depend on the ranks. */
 #include "halos.h"
+#include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { BOUNDARY_BLOCK = 4096 }; /* own particles per task of the boundaries and final keys */
+
+static int64_t boundary_tasks(int64_t n_own) { return (n_own + BOUNDARY_BLOCK - 1) / BOUNDARY_BLOCK; }
 
 /* A HOP group: its key (the global id of its maximum) and the density there. */
 typedef struct hop_peak {
@@ -273,39 +280,124 @@ typedef struct group_graph {
   int64_t n_peaks;
 } group_graph;
 
-/* This rank's part of the group graph (mine: its arrays to free): the boundaries its own
- * particles see with the first n_merge of their lists, and the peaks of the groups whose
- * maxima it owns. 0 if memory ran out. */
-static int list_boundaries(const particle_set *s, const hop_lists *lists, const double *rho, const double *rho_padding,
-                           const int64_t *key, const int64_t *key_padding, group_graph *mine)
+/* The boundaries and peaks of blocks of own particles: per task its part of the group graph
+ * (the boundaries sorted, one per pair), per thread a growing list to collect them in. */
+typedef struct boundary_job {
+  const particle_set *s;
+  const hop_lists *lists;
+  const double *rho, *rho_padding;
+  const int64_t *key, *key_padding;
+  int n_merge;
+  group_graph *part;      /* per task */
+  hop_boundary **scratch; /* per thread */
+  int64_t *capacity;      /* per thread */
+  uint8_t *failed;        /* per task: memory ran out */
+} boundary_job;
+
+/* The boundaries that the block's particles see with the first n_merge of their lists, into
+ * the thread's list (which grows): how many, or -1 if memory ran out. */
+static int64_t block_boundaries(boundary_job *job, int thread, int64_t begin, int64_t end)
 {
-  const int64_t n_own = s->n_own;
-  const int n_merge = lists->n_merge < lists->n_keep ? lists->n_merge : lists->n_keep;
-  int64_t n_e = 0, capacity = 1024, n_peaks = 0;
-  mine->e = phew_malloc((size_t)capacity, sizeof *mine->e);
-  mine->peaks = phew_malloc((size_t)n_own + 1, sizeof *mine->peaks);
-  int ok = mine->e && mine->peaks;
-  for (int64_t i = 0; ok && i < n_own; ++i) {
-    if (key[i] == s->id[i])
-      mine->peaks[n_peaks++] = (hop_peak){key[i], rho[i]};
-    const int32_t *list = &lists->nearest[(size_t)i * (size_t)lists->n_keep];
-    for (int k = 0; ok && k < n_merge; ++k) {
+  const particle_set *s = job->s;
+  const int64_t n_own = s->n_own, *key = job->key;
+  int64_t n_e = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    const int32_t *list = &job->lists->nearest[(size_t)i * (size_t)job->lists->n_keep];
+    for (int k = 0; k < job->n_merge; ++k) {
       const int32_t j = list[k];
-      const int64_t kj = j < n_own ? key[j] : key_padding[j - n_own];
+      const int64_t kj = j < n_own ? key[j] : job->key_padding[j - n_own];
       if (kj == key[i])
         continue;
-      if (n_e == capacity) {
-        capacity *= 2;
-        ok = !phew_grow(&mine->e, (size_t)capacity, sizeof *mine->e);
-        if (!ok)
-          break;
+      if (n_e == job->capacity[thread]) {
+        const int64_t more = 2 * n_e > 1024 ? 2 * n_e : 1024;
+        if (phew_grow(&job->scratch[thread], (size_t)more, sizeof **job->scratch) != 0)
+          return -1;
+        job->capacity[thread] = more;
       }
-      const double mean = 0.5 * (rho[i] + (j < n_own ? rho[j] : rho_padding[j - n_own]));
-      mine->e[n_e++] = key[i] < kj ? (hop_boundary){key[i], kj, mean} : (hop_boundary){kj, key[i], mean};
+      const double mean = 0.5 * (job->rho[i] + (j < n_own ? job->rho[j] : job->rho_padding[j - n_own]));
+      job->scratch[thread][n_e++] = key[i] < kj ? (hop_boundary){key[i], kj, mean} : (hop_boundary){kj, key[i], mean};
     }
   }
-  mine->n_e = n_e;
-  mine->n_peaks = n_peaks;
+  return n_e;
+}
+
+static void boundary_task(void *context, int thread, int64_t task)
+{
+  boundary_job *job = context;
+  const particle_set *s = job->s;
+  const int64_t begin = task * BOUNDARY_BLOCK,
+                end = begin + BOUNDARY_BLOCK < s->n_own ? begin + BOUNDARY_BLOCK : s->n_own;
+  group_graph *part = &job->part[task];
+  int64_t n_e = block_boundaries(job, thread, begin, end), n_peaks = 0;
+  for (int64_t i = begin; i < end; ++i)
+    n_peaks += job->key[i] == s->id[i];
+  if (n_e >= 0)
+    n_e = boundaries_unique(job->scratch[thread], n_e);
+  part->e = n_e >= 0 ? phew_malloc((size_t)n_e + 1, sizeof *part->e) : NULL;
+  part->peaks = phew_malloc((size_t)n_peaks + 1, sizeof *part->peaks);
+  if (!part->e || !part->peaks) {
+    job->failed[task] = 1;
+    return;
+  }
+  memcpy(part->e, job->scratch[thread], (size_t)n_e * sizeof *part->e);
+  part->n_e = n_e;
+  for (int64_t i = begin; i < end; ++i)
+    if (job->key[i] == s->id[i])
+      part->peaks[part->n_peaks++] = (hop_peak){job->key[i], job->rho[i]};
+}
+
+/* The tasks' parts (ok: all there) joined in task order into mine (its arrays to free; the
+ * boundaries sorted, one per pair), the parts freed. 0 if memory ran out. */
+static int join_parts(group_graph *part, int64_t n_tasks, int ok, group_graph *mine)
+{
+  int64_t n_e = 0, n_peaks = 0;
+  for (int64_t t = 0; t < n_tasks; ++t) {
+    n_e += part[t].n_e;
+    n_peaks += part[t].n_peaks;
+  }
+  mine->e = ok ? phew_malloc((size_t)n_e + 1, sizeof *mine->e) : NULL;
+  mine->peaks = ok ? phew_malloc((size_t)n_peaks + 1, sizeof *mine->peaks) : NULL;
+  ok = mine->e && mine->peaks;
+  for (int64_t t = 0; t < n_tasks; ++t) {
+    if (ok) {
+      memcpy(mine->e + mine->n_e, part[t].e, (size_t)part[t].n_e * sizeof *mine->e);
+      memcpy(mine->peaks + mine->n_peaks, part[t].peaks, (size_t)part[t].n_peaks * sizeof *mine->peaks);
+      mine->n_e += part[t].n_e;
+      mine->n_peaks += part[t].n_peaks;
+    }
+    free(part[t].e);
+    free(part[t].peaks);
+  }
+  if (ok)
+    mine->n_e = boundaries_unique(mine->e, mine->n_e);
+  return ok;
+}
+
+/* This rank's part of the group graph (mine: its arrays to free): the boundaries its own
+ * particles see with the first n_merge of their lists (sorted, per pair of groups the
+ * largest), and the peaks of the groups whose maxima it owns. 0 if memory ran out. */
+static int list_boundaries(const points_context *x, const particle_set *s, const hop_lists *lists, const double *rho,
+                           const double *rho_padding, const int64_t *key, const int64_t *key_padding, group_graph *mine)
+{
+  const int64_t n_tasks = boundary_tasks(s->n_own);
+  const int threads = x->n_threads > 0 ? x->n_threads : 1;
+  boundary_job job = {
+      .s = s, .lists = lists, .rho = rho, .rho_padding = rho_padding, .key = key, .key_padding = key_padding};
+  job.n_merge = lists->n_merge < lists->n_keep ? lists->n_merge : lists->n_keep;
+  job.part = phew_calloc((size_t)n_tasks + 1, sizeof *job.part);
+  job.scratch = phew_calloc((size_t)threads, sizeof *job.scratch);
+  job.capacity = phew_calloc((size_t)threads, sizeof *job.capacity);
+  job.failed = phew_calloc((size_t)n_tasks + 1, 1);
+  int ok = job.part && job.scratch && job.capacity && job.failed;
+  if (ok)
+    threads_run(threads, n_tasks, boundary_task, &job);
+  for (int64_t t = 0; ok && t < n_tasks; ++t)
+    ok = !job.failed[t];
+  if (job.part)
+    ok = join_parts(job.part, n_tasks, ok, mine);
+  for (int t = 0; job.scratch && t < threads; ++t)
+    free(job.scratch[t]);
+  free(job.part), free(job.scratch), free(job.capacity), free(job.failed);
   return ok;
 }
 
@@ -351,24 +443,37 @@ static phew_status regroup_on_rank0(const hop_thresholds *t, group_graph *all, h
 }
 
 /* Each own particle above outer in its group's final group (ends are sorted by key), the
- * others in none (-1). */
-static void final_keys(const particle_set *s, const double *rho, const int64_t *key, double outer,
-                       const hop_final *ends, int64_t n_ends, int64_t *final_key)
+ * others in none (-1); a block of particles per task. */
+typedef struct final_job {
+  const particle_set *s;
+  const double *rho;
+  const int64_t *key;
+  double outer;
+  const hop_final *ends;
+  int64_t n_ends;
+  int64_t *final_key;
+} final_job;
+
+static void final_task(void *context, int thread, int64_t task)
 {
-  for (int64_t i = 0; i < s->n_own; ++i) {
-    final_key[i] = -1;
-    if (!(rho[i] >= outer))
+  (void)thread;
+  const final_job *job = context;
+  const int64_t begin = task * BOUNDARY_BLOCK;
+  const int64_t end = begin + BOUNDARY_BLOCK < job->s->n_own ? begin + BOUNDARY_BLOCK : job->s->n_own;
+  for (int64_t i = begin; i < end; ++i) {
+    job->final_key[i] = -1;
+    if (!(job->rho[i] >= job->outer))
       continue;
-    int64_t lo = 0, hi = n_ends;
+    int64_t lo = 0, hi = job->n_ends;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
-      if (ends[mid].key < key[i])
+      if (job->ends[mid].key < job->key[i])
         lo = mid + 1;
       else
         hi = mid;
     }
-    if (lo < n_ends && ends[lo].key == key[i])
-      final_key[i] = ends[lo].final_key;
+    if (lo < job->n_ends && job->ends[lo].key == job->key[i])
+      job->final_key[i] = job->ends[lo].final_key;
   }
 }
 
@@ -379,12 +484,11 @@ phew_status hop_regroup(const points_context *x, const particle_set *s, const ho
   comm *c = x->c;
   /* this rank's boundaries (per pair of groups the largest) and peaks */
   group_graph mine = {NULL, 0, NULL, 0}, all = {NULL, 0, NULL, 0};
-  if (comm_max(c, !list_boundaries(s, lists, rho, rho_padding, key, key_padding, &mine))) {
+  if (comm_max(c, !list_boundaries(x, s, lists, rho, rho_padding, key, key_padding, &mine))) {
     free(mine.e);
     free(mine.peaks);
     return comm_agree(c, phew_fail(x->result, PHEW_ERROR_MEMORY, "out of memory for the HOP boundaries"), x->result);
   }
-  mine.n_e = boundaries_unique(mine.e, mine.n_e);
 
   /* the group graph on rank 0, regrouped there; what each HOP group ends in, to every rank */
   phew_status status = gather_group_graph(c, &mine, &all);
@@ -403,7 +507,8 @@ phew_status hop_regroup(const points_context *x, const particle_set *s, const ho
     free(ends);
     return comm_agree(c, phew_fail(x->result, status, "out of memory regrouping HOP groups"), x->result);
   }
-  final_keys(s, rho, key, t->outer, ends, n_ends, final_key);
+  final_job job = {s, rho, key, t->outer, ends, n_ends, final_key};
+  threads_run(x->n_threads, boundary_tasks(s->n_own), final_task, &job);
   free(ends);
   return PHEW_OK;
 }

@@ -7,6 +7,7 @@
  * (or the bins reach the last bits of a double). Then every particle goes to the rank
  * of its subvolume, and at the end the answers go back to where each particle was passed. */
 #include "particles.h"
+#include "threads.h"
 
 #include <math.h>
 #include <limits.h>
@@ -365,6 +366,28 @@ phew_status domain_redistribute(const points_context *x, const subvolume *parts,
   return status;
 }
 
+enum { RETURN_BLOCK = 16384 }; /* particles per task of the answers' return on one rank */
+
+/* The answers of particles that never left: each to its place, a block per task (the places
+ * are distinct, so the tasks write apart). */
+typedef struct return_job {
+  const particle_set *s;
+  const unsigned char *from;
+  unsigned char *into;
+  size_t value_size;
+} return_job;
+
+static void return_task(void *context, int thread, int64_t task)
+{
+  (void)thread;
+  const return_job *job = context;
+  const int64_t begin = task * RETURN_BLOCK;
+  const int64_t end = begin + RETURN_BLOCK < job->s->n_own ? begin + RETURN_BLOCK : job->s->n_own;
+  for (int64_t i = begin; i < end; ++i)
+    memcpy(job->into + (size_t)(job->s->origin_index ? job->s->origin_index[i] : i) * job->value_size,
+           job->from + (size_t)i * job->value_size, job->value_size);
+}
+
 /* An answer on its way back: the particle's index where it was passed, then its value. */
 phew_status domain_return(const points_context *x, const particle_set *s, const void *values, size_t value_size,
                           void *out, int64_t n_passed)
@@ -373,9 +396,8 @@ phew_status domain_return(const points_context *x, const particle_set *s, const 
   unsigned char *into = out;
   const unsigned char *from = values;
   if (!s->origin_rank) { /* never left this rank: each to its place */
-    for (int64_t i = 0; i < s->n_own; ++i)
-      memcpy(into + (size_t)(s->origin_index ? s->origin_index[i] : i) * value_size, from + (size_t)i * value_size,
-             value_size);
+    return_job job = {s, from, into, value_size};
+    threads_run(x->n_threads, (s->n_own + RETURN_BLOCK - 1) / RETURN_BLOCK, return_task, &job);
     return PHEW_OK;
   }
   /* the answers of particles passed here go to their places; the others are packed grouped by

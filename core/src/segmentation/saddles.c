@@ -85,6 +85,22 @@ static phew_status pair_map_raise(pair_map *m, int64_t a, int64_t b, double sadd
   return PHEW_OK;
 }
 
+/* Which cells of a row segment [x0, x1) see a test cell of another patch among their 13
+ * forward neighbours: 13 passes over the row, each a plain loop the compiler vectorises
+ * (most cells lie inside their patch and are skipped after this test). */
+PHEW_VECTOR_CLONES
+static void row_borders(const int64_t *cp, int64_t x0, int64_t x1, const int64_t *off, unsigned char *border)
+{
+  for (int64_t x = x0; x < x1; ++x)
+    border[x] = 0;
+  for (int k = 14; k < 27; ++k) {
+    const int64_t *restrict other = cp + off[k];
+    unsigned char *restrict b = border;
+    for (int64_t x = x0; x < x1; ++x)
+      b[x] |= (unsigned char)((other[x] != cp[x]) & (other[x] >= 0));
+  }
+}
+
 #define RHO_T float
 #define KERNEL(name) name##_f32
 #include "saddles_kernel.h"
@@ -103,10 +119,10 @@ typedef struct scan_job {
   const mesh *m;
   const field *f;
   const int64_t *cell_peak;
-  pair_map *map;   /* per thread */
-  cell_walk *walk; /* per thread (AMR) */
-  int failed;      /* per task failures, read after the threads */
-  char *task_failed;
+  pair_map *map;          /* per thread */
+  cell_walk *walk;        /* per thread (AMR) */
+  unsigned char **border; /* per thread: a row (grids) */
+  char *task_failed;      /* per task, read after the threads */
 } scan_job;
 
 static void scan_task(void *context, int thread, int64_t task)
@@ -119,8 +135,8 @@ static void scan_task(void *context, int thread, int64_t task)
     s = f->f32 ? scan_amr_block_f32(&j->walk[thread], f->f32, j->cell_peak, task, map)
                : scan_amr_block_f64(&j->walk[thread], f->f64, j->cell_peak, task, map);
   else
-    s = f->f32 ? scan_plane_f32(&j->m->b, f->f32, j->cell_peak, j->m->b.lo[2] + task, map)
-               : scan_plane_f64(&j->m->b, f->f64, j->cell_peak, j->m->b.lo[2] + task, map);
+    s = f->f32 ? scan_plane_f32(&j->m->b, f->f32, j->cell_peak, j->m->b.lo[2] + task, j->border[thread], map)
+               : scan_plane_f64(&j->m->b, f->f64, j->cell_peak, j->m->b.lo[2] + task, j->border[thread], map);
   j->task_failed[task] = s != PHEW_OK;
 }
 
@@ -143,17 +159,18 @@ static phew_status scan_cells(const mesh *m, const field *f, const int64_t *cell
                               pair_map *out)
 {
   const int64_t n_tasks = m->kind == PHEW_MESH_AMR ? m->amr->n_own_blocks : m->b.hi[2] - m->b.lo[2];
-  scan_job j = {m,
-                f,
-                cell_peak,
-                phew_calloc((size_t)threads, sizeof(pair_map)),
-                phew_calloc((size_t)threads, sizeof(cell_walk)),
-                0,
-                phew_calloc((size_t)n_tasks + 1, 1)};
-  int failed = !j.map || !j.walk || !j.task_failed;
+  const size_t width = m->kind == PHEW_MESH_AMR ? 1 : (size_t)m->b.dims[0];
+  scan_job j = {.m = m,
+                .f = f,
+                .cell_peak = cell_peak,
+                .map = phew_calloc((size_t)threads, sizeof(pair_map)),
+                .walk = phew_calloc((size_t)threads, sizeof(cell_walk)),
+                .border = phew_calloc((size_t)threads, sizeof(unsigned char *)),
+                .task_failed = phew_calloc((size_t)n_tasks + 1, 1)};
+  int failed = !j.map || !j.walk || !j.border || !j.task_failed;
   for (int t = 0; !failed && t < threads; ++t) /* one thread: room for all pairs at once */
     failed = pair_map_init(&j.map[t], (uint64_t)n_peaks * 8 / (uint64_t)threads) != PHEW_OK ||
-             cell_walk_init(&j.walk[t], m) != PHEW_OK;
+             cell_walk_init(&j.walk[t], m) != PHEW_OK || !(j.border[t] = phew_malloc(width, 1));
   if (!failed)
     threads_run(threads, n_tasks, scan_task, &j);
   for (int64_t t = 0; !failed && t < n_tasks; ++t)
@@ -166,9 +183,12 @@ static phew_status scan_cells(const mesh *m, const field *f, const int64_t *cell
       free(j.map[t].slots);
     if (j.walk)
       cell_walk_free(&j.walk[t]);
+    if (j.border)
+      free(j.border[t]);
   }
   free(j.map);
   free(j.walk);
+  free(j.border);
   free(j.task_failed);
   return failed ? PHEW_ERROR_MEMORY : PHEW_OK;
 }

@@ -12,14 +12,16 @@ static inline phew_status KERNEL(consider_pair)(pair_map *map, int64_t pa, doubl
   return pair_map_raise(map, pa, pb, 0.5 * (ra + (double)rho[j]));
 }
 
-/* One z plane of a block. */
+/* One z plane of a block; border is scratch for a row. */
 static phew_status KERNEL(scan_plane)(const block *b, const RHO_T *rho, const int64_t *cell_peak, int64_t z,
-                                      pair_map *map)
+                                      unsigned char *border, pair_map *map)
 {
   const int64_t *off = b->offsets;
   for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
     const int row_fast = z >= b->fast_lo[2] && z < b->fast_hi[2] && y >= b->fast_lo[1] && y < b->fast_hi[1];
     const int64_t row = b->dims[0] * (y + b->dims[1] * z);
+    if (row_fast)
+      row_borders(cell_peak + row, b->fast_lo[0], b->fast_hi[0], off, border);
     for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
       const int64_t i = row + x;
       const int64_t pa = cell_peak[i];
@@ -27,14 +29,7 @@ static phew_status KERNEL(scan_plane)(const block *b, const RHO_T *rho, const in
         continue;
       const double ra = (double)rho[i];
       if (row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]) {
-        /* most cells lie inside their patch: a branch-free test skips them */
-        const int64_t *cp = cell_peak + i;
-        int border = 0;
-        for (int k = 14; k < 27; ++k) {
-          const int64_t pb = cp[off[k]];
-          border |= (pb != pa) & (pb >= 0);
-        }
-        if (!border)
+        if (!border[x])
           continue;
         for (int k = 14; k < 27; ++k)
           if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, i + off[k]) != PHEW_OK)

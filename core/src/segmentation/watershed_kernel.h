@@ -43,6 +43,7 @@ static void KERNEL(row_step)(const RHO_T *restrict shifted, RHO_T *restrict best
 /* Index (0..26) of the highest of the 27 stencil cells around each cell of the row segment
  * [x0, x1), for all its cells at once. Offsets increase, so a strict '>' keeps the lowest
  * index among equal densities, and inside the block the index order is the global id order. */
+PHEW_VECTOR_CLONES
 static void KERNEL(row_highest)(const RHO_T *row, int64_t x0, int64_t x1, const int64_t *off, RHO_T *best,
                                 RHO_INDEX_T *best_k)
 {
