@@ -2,7 +2,10 @@
  * number of cells, and measure the library's working memory. A benchmark, not a test: run it
  * through bench/run_amr_benchmark.py, which repeats the runs and reports medians.
  *
- *   bench_amr --mode amr|grid [--base N] [--levels L] [--mpi] [--split space|level]
+ *   bench_amr --mode amr|grid [--base N] [--levels L] [--mpi] [--split space|level] [--threads N]
+ *
+ * --threads N sets phew_context.n_threads (default 0: every core of the process's affinity
+ * mask); the count used (phew_stats.n_threads) is printed as "threads".
  *
  * The hierarchy: level 0 has N^3 cells (default 96) in blocks of 16^3; a block of level l is
  * refined (into 8 blocks of 16^3 on level l+1) when one of 48 seeded blobs lies within
@@ -223,7 +226,7 @@ int main(int argc, char **argv)
 {
   const char *mode = "amr";
   int64_t base = 96;
-  int levels = 2, use_mpi = 0, spatial = 1;
+  int levels = 2, use_mpi = 0, spatial = 1, n_threads = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--mode") && i + 1 < argc)
       mode = argv[++i];
@@ -235,8 +238,14 @@ int main(int argc, char **argv)
       use_mpi = 1;
     else if (!strcmp(argv[i], "--split") && i + 1 < argc)
       spatial = strcmp(argv[++i], "level") != 0;
-    else
-      die("usage: bench_amr --mode amr|grid [--base N] [--levels L] [--mpi] [--split space|level]");
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+      char *end = NULL;
+      const long t = strtol(argv[++i], &end, 10);
+      if (!end || *end || t < 0 || t > 4096)
+        die("--threads must be an integer >= 0 (0: every core)");
+      n_threads = (int)t;
+    } else
+      die("usage: bench_amr --mode amr|grid [--base N] [--levels L] [--mpi] [--split space|level] [--threads N]");
   }
   if (base % BLOCK != 0 || base < BLOCK)
     die("--base must be a multiple of 16");
@@ -322,6 +331,7 @@ int main(int argc, char **argv)
   in.density_type = PHEW_FLOAT32;
   phew_context context;
   phew_context_init(&context);
+  context.n_threads = n_threads;
 #ifdef PHEW_BENCH_MPI
   if (use_mpi)
     context.mpi_comm = &comm;
@@ -361,8 +371,8 @@ int main(int argc, char **argv)
       per_level[list.b[i].level]++;
       top = list.b[i].level > top ? list.b[i].level : top;
     }
-    printf("mode %s\nranks %d\ncells %lld\nblocks %lld\nlevels %d\n", mode, n_ranks, (long long)n_cells,
-           (long long)list.n, top + 1);
+    printf("mode %s\nranks %d\nthreads %d\ncells %lld\nblocks %lld\nlevels %d\n", mode, n_ranks, result.stats.n_threads,
+           (long long)n_cells, (long long)list.n, top + 1);
     for (int l = 0; l <= top; ++l)
       printf("blocks_level%d %d\n", l, per_level[l]);
     printf("seconds %.6f\ncells_per_second %.6g\nbytes_per_cell %.3f\n", wall, (double)n_cells / wall,

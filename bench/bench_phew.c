@@ -3,7 +3,10 @@
  * which generates the input, repeats the runs and reports medians.
  *
  *   bench_phew --input FILE --dims NX NY NZ --type float32|float64 --threshold T
- *              [--relevance R] [--saddle S] [--periodic] [--mpi]
+ *              [--relevance R] [--saddle S] [--periodic] [--mpi] [--threads N]
+ *
+ * --threads N sets phew_context.n_threads (default 0: every core of the process's affinity
+ * mask); the count used (phew_stats.n_threads) is printed as "threads".
  *
  * The program loads the cube, allocates and touches the three int64 label arrays, then reads
  * the resident set size (VmRSS) just before the call, resets the peak (VmHWM, via
@@ -38,7 +41,7 @@ typedef struct options {
   const char *input;
   int64_t dims[3];
   phew_scalar_type type;
-  int have_type, have_dims, have_threshold, periodic, use_mpi;
+  int have_type, have_dims, have_threshold, periodic, use_mpi, n_threads;
   phew_params params;
 } options;
 
@@ -59,7 +62,7 @@ static void die(const char *message)
 static void usage(void)
 {
   fputs("usage: bench_phew --input FILE --dims NX NY NZ --type float32|float64 --threshold T\n"
-        "                  [--relevance R] [--saddle S] [--periodic] [--mpi]\n",
+        "                  [--relevance R] [--saddle S] [--periodic] [--mpi] [--threads N]\n",
         stderr);
   exit(2);
 }
@@ -98,6 +101,12 @@ static void parse(int argc, char **argv, options *o)
       o->periodic = 1;
     } else if (!strcmp(a, "--mpi")) {
       o->use_mpi = 1;
+    } else if (!strcmp(a, "--threads") && left >= 1) {
+      char *end = NULL;
+      const long t = strtol(argv[++i], &end, 10);
+      if (!end || *end || t < 0 || t > 4096)
+        die("--threads must be an integer >= 0 (0: every core)");
+      o->n_threads = (int)t;
     } else {
       usage();
     }
@@ -201,6 +210,7 @@ int main(int argc, char **argv)
   input.density_type = o.type;
   phew_context context;
   phew_context_init(&context);
+  context.n_threads = o.n_threads;
 #ifdef PHEW_BENCH_MPI
   MPI_Comm comm = MPI_COMM_WORLD;
   if (o.use_mpi)
@@ -239,6 +249,7 @@ int main(int argc, char **argv)
 
   if (rank == 0) {
     printf("ranks                     %d\n", n_ranks);
+    printf("threads                   %d\n", s->n_threads);
     printf("cells                     %.0f\n", n_cells);
     printf("dims                      %lld %lld %lld\n", (long long)o.dims[0], (long long)o.dims[1],
            (long long)o.dims[2]);
