@@ -1,9 +1,11 @@
+#define _DEFAULT_SOURCE /* madvise */
 #include "cli_errors.h"
 #include "phew/phew.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 /* The first failure of this process; printed by all_ok. */
 static char error_text[512];
@@ -37,7 +39,19 @@ void *allocate(int64_t n, int64_t size, const char *what)
     fail("%s: %lld values of %lld bytes do not fit in memory", what, (long long)n, (long long)size);
     return NULL;
   }
-  void *data = malloc(bytes > 0 ? (size_t)bytes : 1);
+  void *data = NULL;
+  /* Large arrays (cubes, labels) in huge pages where the system offers them: the first write
+   * to every 4 KB page costs a fault, which on some machines (virtual ones) took longer than
+   * the clump finding itself. */
+  enum { HUGE_PAGE = 2 << 20 };
+#ifdef MADV_HUGEPAGE
+  if (bytes >= 2 * HUGE_PAGE && posix_memalign(&data, HUGE_PAGE, (size_t)bytes) == 0)
+    (void)madvise(data, (size_t)bytes, MADV_HUGEPAGE); /* only advice: plain pages if refused */
+  else
+    data = NULL;
+#endif
+  if (!data)
+    data = malloc(bytes > 0 ? (size_t)bytes : 1);
   if (!data)
     fail("out of memory for %s (%lld bytes)", what, (long long)bytes);
   return data;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,8 @@ void usage(FILE *out)
 {
   fputs("usage: phew --input FILE --dims NX NY NZ --type float32|float64 [--threshold T|auto]\n"
         "            [--relevance R] [--saddle S|auto] [--mass-threshold M] [--periodic]\n"
-        "            [--spacing DX DY DZ] [--origin OX OY OZ] [--threads N] --output PREFIX [--verbose]\n"
+        "            [--spacing DX DY DZ] [--origin OX OY OZ] [--labels int64|int32] [--threads N]\n"
+        "            --output PREFIX [--verbose]\n"
         "       phew --points POS --type float32|float64 --box LX LY LZ|auto [--periodic]\n"
         "            [--masses FILE] [--velocities FILE] [--ids FILE] [--density FILE]\n"
         "            [--neighbours K] [--density-neighbours N] [--threshold T|auto] [--relevance R]\n"
@@ -34,7 +36,8 @@ void usage(FILE *out)
         "       phew link --output PREFIX [--max-orphan-steps K] [--hdf5 FILE] CATALOGUE0.hdf5 ...\n"
         "\n"
         "A grid: a raw little-endian cube, x fastest. Outputs PREFIX-patch.raw, -clump.raw,\n"
-        "-halo.raw (int64 per cell, -1 = none), PREFIX-clumps.csv, -haloes.csv, -dendrogram.csv.\n"
+        "-halo.raw (int64 per cell, -1 = none; int32 with --labels int32), PREFIX-clumps.csv,\n"
+        "-haloes.csv, -dendrogram.csv.\n"
         "Thresholds are in the density's units. --threshold (default auto): cells above T are\n"
         "test cells; auto is 10 x the mean density (total mass / total volume; particles with a\n"
         "box: total mass / box volume, 10 for estimated densities). --relevance R >= 1 (default\n"
@@ -142,9 +145,9 @@ static int option_int(const char *a, const char *text, int least, int *value)
 
 /* Options that belong to one mode only: their index in `given` below. */
 /* clang-format off */
-enum { GIVEN_DIMS, GIVEN_SPACING, GIVEN_ORIGIN, GRID_ONLY, GIVEN_BOX = GRID_ONLY, GIVEN_MASSES, GIVEN_VELOCITIES,
-       GIVEN_IDS, GIVEN_DENSITY, GIVEN_NEIGHBOURS, GIVEN_DENSITY_NEIGHBOURS, N_GIVEN };
-static const char *const mode_option[N_GIVEN] = {"--dims",  "--spacing",   "--origin",
+enum { GIVEN_DIMS, GIVEN_SPACING, GIVEN_ORIGIN, GIVEN_LABELS, GRID_ONLY, GIVEN_BOX = GRID_ONLY, GIVEN_MASSES,
+       GIVEN_VELOCITIES, GIVEN_IDS, GIVEN_DENSITY, GIVEN_NEIGHBOURS, GIVEN_DENSITY_NEIGHBOURS, N_GIVEN };
+static const char *const mode_option[N_GIVEN] = {"--dims",  "--spacing",   "--origin", "--labels",
                                                  "--box",   "--masses",    "--velocities",
                                                  "--ids",   "--density",   "--neighbours",
                                                  "--density-neighbours"};
@@ -284,6 +287,14 @@ static int check_mode(options *o, const int *given, const parse_state *st)
     fail("--input, --output, --dims and --type are required (see phew --help)");
     return 1;
   }
+  /* every label is a cell id or smaller, or -1 */
+  int64_t cells = 0;
+  if (o->labels_int32 && (phew_checked_product(o->dims, 3, &cells) != 0 || cells > INT32_MAX)) {
+    fail("--labels int32: the grid has %lld x %lld x %lld cells, more than int32 ids can name; leave --labels out "
+         "(int64)",
+         (long long)o->dims[0], (long long)o->dims[1], (long long)o->dims[2]);
+    return 1;
+  }
   if (o->positions && (!o->output || !given[GIVEN_BOX] || !st->have_type)) {
     fail("--points, --output, --box and --type are required (see phew --help)");
     return 1;
@@ -400,6 +411,17 @@ static int grid_option(char **argv, int *i, int left, options *o, parse_state *s
       return 1;
     }
     st->have_type = 1;
+    return 0;
+  }
+  if (!strcmp(a, "--labels")) {
+    if (lacks_values(a, left, 1))
+      return 1;
+    const char *t = argv[++*i];
+    if (strcmp(t, "int32") && strcmp(t, "int64")) {
+      fail("--labels must be int64 or int32 (got '%s')", t);
+      return 1;
+    }
+    o->labels_int32 = !strcmp(t, "int32");
     return 0;
   }
   if (!strcmp(a, "--spacing") || !strcmp(a, "--origin")) {

@@ -28,6 +28,7 @@ typedef struct options {
   const char *input;
   int64_t dims[3];
   double spacing[3], origin[3];
+  int labels_int32; /* --labels int32: the label files of a grid in 4-byte integers */
   /* particles: the files (NULL when not given), the box, the neighbours, the threads */
   const char *positions, *masses, *velocities, *ids, *density;
   /* particles from a simulation snapshot (--snapshot; NULL when not given) and how to read it:

@@ -69,18 +69,17 @@ void grid_mode_check(const procs *p, const options *o)
 
 /* Collective. Every rank writes its cells of the label files, rank 0 the tables, then rank 0
  * puts the six files in place. Returns 0, or -1 on every rank after all_ok has printed why. */
-static int write_outputs(const procs *p, const options *o, const phew_grid *g, const phew_labels *labels,
+static int write_outputs(const procs *p, const options *o, const phew_grid *g, phew_labels *labels,
                          const phew_clump_result *r)
 {
-  const int64_t *arrays[3] = {labels->peak_patch_id, labels->clump_id, labels->halo_id};
-  const int files[3] = {OUTPUT_PATCH, OUTPUT_CLUMP, OUTPUT_HALO};
+  int64_t *const arrays[3] = {labels->peak_patch_id, labels->clump_id, labels->halo_id};
+  const char *const paths[3] = {outputs_temporary(OUTPUT_PATCH), outputs_temporary(OUTPUT_CLUMP),
+                                outputs_temporary(OUTPUT_HALO)};
   char message[512];
-  for (int k = 0; k < 3; ++k) {
-    if (block_write_labels(p, outputs_temporary(files[k]), g, arrays[k], message, sizeof message) != 0)
-      fail("%s", message);
-    if (!all_ok(p))
-      return -1;
-  }
+  if (block_write_labels(p, paths, g, arrays, o->labels_int32, message, sizeof message) != 0)
+    fail("%s", message);
+  if (!all_ok(p))
+    return -1;
   return tables_write_and_commit(p, o, r, NULL, 0, NULL, NULL);
 }
 

@@ -58,6 +58,7 @@ static void raw_input(json_writer *w, const options *o)
     json_numbers(w, "dims", dims, 3);
     json_numbers(w, "origin", o->origin, 3);
     json_numbers(w, "spacing", o->spacing, 3);
+    json_string(w, "labels", o->labels_int32 ? "int32" : "int64"); /* the label files' integers */
   } else if (o->box_from_bounds) {
     json_string(w, "box", "auto");
   } else {

@@ -46,7 +46,10 @@ TEST_F(Cli, WritesAllOutputsMatchingTheLibrary)
     bool periodic;
     bool saddle;
     const char *prefix;
-  } variants[] = {{true, false, false, "f32"}, {false, true, true, "f64"}};
+    bool int32; // --labels int32 (and --threads 3: the answers do not depend on threads)
+  } variants[] = {{true, false, false, "f32", false},
+                  {false, true, true, "f64", false},
+                  {false, true, true, "i32", true}};
   for (const Variant &k : variants) {
     SCOPED_TRACE(k.prefix);
     write_raw("in.raw", v, k.f32);
@@ -62,6 +65,8 @@ TEST_F(Cli, WritesAllOutputsMatchingTheLibrary)
       args.push_back("--saddle");
       args.push_back("0.52");
     }
+    if (k.int32)
+      args.insert(args.end(), {"--labels", "int32", "--threads", "3"});
     ASSERT_EQ(mkdir(path("out").c_str(), 0755) == 0 || errno == EEXIST, true);
     const Outcome o = run(args);
     ASSERT_EQ(o.exit_code, 0) << o.err;
@@ -99,14 +104,23 @@ TEST_F(Cli, WritesAllOutputsMatchingTheLibrary)
     for (const char *s : kSuffixes)
       ASSERT_TRUE(exists(base + s)) << base + s;
     const std::vector<int64_t> *label_arrays[3] = {&lib.patch, &lib.clump, &lib.halo};
+    const size_t width = k.int32 ? 4 : 8;
     for (int i = 0; i < 3; ++i) {
-      EXPECT_EQ(file_size(base + kSuffixes[i]), (long)(n * 8)) << kSuffixes[i];
+      EXPECT_EQ(file_size(base + kSuffixes[i]), (long)(n * width)) << kSuffixes[i];
       const std::string raw = slurp(base + kSuffixes[i]);
-      ASSERT_EQ(raw.size(), n * 8);
+      ASSERT_EQ(raw.size(), n * width);
       std::vector<int64_t> got(n);
-      std::memcpy(got.data(), raw.data(), raw.size()); // little-endian, like this machine
+      if (k.int32) {
+        std::vector<int32_t> narrow(n);
+        std::memcpy(narrow.data(), raw.data(), raw.size()); // little-endian, like this machine
+        got.assign(narrow.begin(), narrow.end());
+      } else {
+        std::memcpy(got.data(), raw.data(), raw.size());
+      }
       EXPECT_TRUE(got == *label_arrays[i]) << kSuffixes[i] << " differs from the library's labels";
     }
+    EXPECT_NE(slurp(base + "-run.json").find(k.int32 ? "\"labels\": \"int32\"" : "\"labels\": \"int64\""),
+              std::string::npos);
     int nc, nh, nn;
     const phew_column *cc = phew_clump_columns(lib.result.columns, &nc),
                       *hc = phew_halo_columns(lib.result.columns, &nh),
@@ -409,6 +423,38 @@ TEST_F(Cli, OverflowingDimsFailBeforeAnyRead)
 
 // Issue 7, case 1: a directory given as the input is named as such (it used to "have
 // 9223372036854775807 bytes"); a missing input gives the system's reason.
+// --labels int32 is refused where the ids may not fit, and outside the grid mode.
+TEST_F(Cli, Int32LabelsOnlyWhereTheIdsFit)
+{
+  {
+    std::ofstream eight(path("eight.raw"), std::ios::binary);
+    eight.write("\0\0\0\0\0\0\0\0", 8);
+  }
+  struct Case {
+    std::vector<std::string> extra;
+    const char *message;
+  } cases[] = {
+      {{"--dims", "2048", "1024", "1025", "--labels", "int32"},
+       "phew: error: --labels int32: the grid has 2048 x 1024 x 1025 cells, more than int32 ids can name; leave "
+       "--labels out (int64)\n"},
+      {{"--dims", "2", "2", "2", "--labels", "int16"}, "phew: error: --labels must be int64 or int32 (got 'int16')\n"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.message);
+    std::vector<std::string> args = {"--input",     "eight.raw", "--type",   "float32",
+                                     "--threshold", "0",         "--output", "big"};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    const Outcome o = run_with_faults(args, "read:eight.raw:EIO");
+    EXPECT_EQ(o.exit_code, 1);
+    EXPECT_EQ(o.err, c.message);
+    EXPECT_TRUE(files_starting("big").empty());
+  }
+  const Outcome o = run(
+      {"--points", "eight.raw", "--type", "float32", "--box", "1", "1", "1", "--labels", "int32", "--output", "big"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.err, "phew: error: --labels applies to a grid (--input), not to particles (--points)\n");
+}
+
 TEST_F(Cli, DirectoryAsInputIsNamed)
 {
   ASSERT_EQ(mkdir(path("cube.raw").c_str(), 0755), 0);
