@@ -3,6 +3,9 @@
 // or the catalogue's loops; a callback that never asks changes nothing; particles stop
 // between their stages.
 #include "phew_test_util.h"
+extern "C" {
+#include "threads.h" // threads_set_core_limit: 4 threads on any machine
+}
 
 #include <gtest/gtest.h>
 
@@ -52,8 +55,11 @@ struct GridRun {
   ~GridRun() { phew_clump_result_free(&result); }
 };
 
-void run_grid(const Field &f, Asker *asker, GridRun &r, int labels_active_only = 0)
+// The grid's loops run on `threads` threads (0: all cores): their ticks come in waves on the
+// calling thread, the same calls for any count.
+void run_grid(const Field &f, Asker *asker, GridRun &r, int labels_active_only = 0, int threads = 0)
 {
+  r.context.n_threads = threads;
   phew_input in;
   std::memset(&in, 0, sizeof in);
   phew_grid_init_whole(&in.grid, f.n[0], f.n[1], f.n[2]);
@@ -100,19 +106,29 @@ TEST(Cancel, AtTheFirstStageBoundary)
   EXPECT_EQ(asker.last_stage, "watershed");
 }
 
+// While it lives, 4 threads run as 4 on a machine with fewer cores.
+struct AnyCoreCount {
+  AnyCoreCount() { threads_set_core_limit(8); }
+  ~AnyCoreCount() { threads_set_core_limit(0); }
+};
+
 TEST(Cancel, InsideTheWatershedLoop)
 {
   // Call 1 is the stage boundary, calls 2.. the loop's ticks (one per z plane of 16).
+  const AnyCoreCount cores;
   Field f = smoothed_noise(24, 20, 16, 3, 2);
-  Asker asker;
-  asker.stop_at = 6;
-  GridRun r;
-  run_grid(f, &asker, r);
-  expect_stopped(r);
-  EXPECT_EQ(asker.calls, 6) << "asked again after the stop";
-  EXPECT_EQ(asker.last_stage, "watershed");
-  EXPECT_GT(asker.last_progress, 0.0) << "stopped before the loop";
-  EXPECT_LT(asker.last_progress, 0.5) << "stopped after the watershed stage";
+  for (int threads : {1, 4}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    Asker asker;
+    asker.stop_at = 6;
+    GridRun r;
+    run_grid(f, &asker, r, 0, threads);
+    expect_stopped(r);
+    EXPECT_EQ(asker.calls, 6) << "asked again after the stop";
+    EXPECT_EQ(asker.last_stage, "watershed");
+    EXPECT_GT(asker.last_progress, 0.0) << "stopped before the loop";
+    EXPECT_LT(asker.last_progress, 0.5) << "stopped after the watershed stage";
+  }
 }
 
 TEST(Cancel, AtEachLaterStage)
@@ -146,12 +162,14 @@ TEST(Cancel, InsideTheCatalogueLoops)
   // sums the cells, then while it labels them: every 65536 cells (here once), or per z plane
   // when the labels are written over the active cells alone (in place: a stop half way
   // leaves them half written, and the run must still come back empty).
+  const AnyCoreCount cores;
   Field f = smoothed_noise(24, 20, 16, 3, 2);
-  for (int active_only : {0, 1}) {
-    SCOPED_TRACE("labels_active_only " + std::to_string(active_only));
+  for (int combination = 0; combination < 4; ++combination) {
+    const int active_only = combination % 2, threads = combination < 2 ? 1 : 4;
+    SCOPED_TRACE("labels_active_only " + std::to_string(active_only) + ", threads " + std::to_string(threads));
     Asker count;
     GridRun all;
-    run_grid(f, &count, all, active_only);
+    run_grid(f, &count, all, active_only, threads);
     ASSERT_EQ(all.status, PHEW_OK) << all.context.message;
     int boundary = 0;
     while (boundary < count.calls && count.stage_at_call[(size_t)boundary] != "properties")
@@ -171,7 +189,7 @@ TEST(Cancel, InsideTheCatalogueLoops)
       Asker asker;
       asker.stop_at = stop_at;
       GridRun r;
-      run_grid(f, &asker, r, active_only);
+      run_grid(f, &asker, r, active_only, threads);
       SCOPED_TRACE("stopped at call " + std::to_string(stop_at));
       expect_stopped(r);
       EXPECT_EQ(asker.calls, stop_at) << "asked again after the stop";

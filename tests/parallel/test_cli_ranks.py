@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """The phew tool under mpirun gives exactly the serial files.
 
-For every case of make_fields.py: run the tool alone (the serial reference), then under
-mpirun with each rank count given; the three label files and the three CSVs must be equal
+For every case of make_fields.py: run the tool alone on one thread (the serial reference),
+then under mpirun with each rank count given, each rank on --threads threads (default 0: all
+the cores it may use); the three label files and the three CSVs must be equal
 byte for byte, the run must print nothing, and the case must exercise what it was made for
 (checked on the real blocks). Cases marked numpy_check are also compared with the numpy
 re-implementation. With --stats, compare the counts printed by --verbose instead (global statistics).
 
     /usr/bin/python3 test_cli_ranks.py --cli phew --libphew libphew.so --mpiexec mpiexec \\
-        --ranks 4 --source-dir SRC --work-dir DIR [--stats] [--cases NAME...]
+        --ranks 4 --source-dir SRC --work-dir DIR [--stats] [--cases NAME...] [--threads N]
 """
 import os
 import shutil
@@ -92,6 +93,7 @@ def main():
     ap = cli_runs.parser(__doc__.split("\n\n")[0])
     ap.add_argument("--stats", action="store_true", help="compare the counts of --verbose instead of the files")
     ap.add_argument("--cases", nargs="+", help="only these cases (names in make_fields.py)")
+    ap.add_argument("--threads", type=int, default=0, help="threads per rank of the parallel runs (0: all cores)")
     args = ap.parse_args()
     stats = args.stats
     runner = cli_runs.Runner(args)
@@ -110,10 +112,10 @@ def main():
             serial_prefix = os.path.join(work, "serial", case.name)
             parallel_prefix = os.path.join(work, "parallel", case.name)
             extra = ["--verbose"] if stats else []
-            s = runner.serial(case.args(raw, serial_prefix) + extra)
+            s = runner.serial(case.args(raw, serial_prefix) + extra + ["--threads", "1"])
             if not checker.check(s.code == 0, f"{label}: serial run exits with 0 ({s.err.strip()})"):
                 continue
-            p = runner.mpi(n_ranks, case.args(raw, parallel_prefix) + extra)
+            p = runner.mpi(n_ranks, case.args(raw, parallel_prefix) + extra + ["--threads", str(args.threads)])
             if not checker.check(p.code == 0 and not p.timed_out,
                                  f"{label}: mpirun exits with 0 in {p.seconds:.1f} s "
                                  f"({'timed out' if p.timed_out else p.code}; {p.summary()})"):
