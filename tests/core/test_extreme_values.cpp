@@ -166,6 +166,41 @@ TEST(ExactSum, TermsFarBelowTheLargestDoNotDisturbIt)
   EXPECT_EQ(value_of(t), 0x1.0p-60);
 }
 
+// Terms summed as integers above a base and folded once (exact_sum_add_fixed, the catalogue's
+// fast path) give the bits of adding them one by one, also when their sum outgrows the top
+// bin and when some terms lie below the base.
+TEST(ExactSum, FixedPointFoldsGiveTheSameBits)
+{
+  std::mt19937_64 g(29);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t bits = -300 + (int64_t)(g() % 900); // |term| < 2^bits
+    const int64_t top = (bits - 1) >> 6, n = 1 + (int64_t)(g() % 5000);
+    const int64_t base = bits + 13 - 126;            // headroom for 2^13 terms
+    const bool near_top = trial % 3 == 0, signs = trial % 2 == 1;
+    exact_sum one, fast;
+    exact_sum_start(&one, top);
+    exact_sum_start(&fast, top);
+    exact_bin v = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const uint64_t m = (g() >> 11) | (UINT64_C(1) << 52); // 53 bits
+      // exponents from the bound down to 200 bits below it (past the base: the general way)
+      const int64_t e = bits - 53 - (near_top ? (int64_t)(g() % 2) : (int64_t)(g() % 200));
+      const int negative = signs && (g() & 1);
+      exact_sum_add_below(&one, negative, m, e);
+      if (e >= base) {
+        const exact_bin t = (exact_bin)m << (e - base);
+        v += negative ? -t : t;
+      } else {
+        exact_sum_add_below(&fast, negative, m, e);
+      }
+    }
+    exact_sum_add_fixed(&fast, v, base);
+    const wide_float a = exact_sum_value(&one), b = exact_sum_value(&fast);
+    ASSERT_TRUE(a.mantissa == b.mantissa && a.exponent == b.exponent && a.negative == b.negative)
+        << "trial " << trial << ": " << n << " terms below 2^" << bits;
+  }
+}
+
 TEST(ExactSum, ProductsAreExact)
 {
   std::mt19937_64 g(5);
