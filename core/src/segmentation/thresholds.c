@@ -132,40 +132,78 @@ static phew_status sum_block(const mesh *m, const field *f, int threads, exact_s
 }
 
 /* AMR leaves: volumes in finest cells, 8^(finest - level) per cell (a shift of the exponent,
- * exact); level by level, so that each level's sums are folded once. */
-static void sum_amr(const mesh *m, const field *f, mantissa_sums *bins, exact_sum *mass, exact_sum *volume,
-                    int64_t *n_bad)
+ * exact); level by level, each level's blocks on the threads into their bins, added as
+ * integers and folded once per level. */
+typedef struct level_sums {
+  const mesh *m;
+  const field *f;
+  int64_t *blocks;         /* own blocks of the level */
+  mantissa_sums *bins;   /* per thread */
+  int64_t *n_bad, *leaves; /* per task */
+} level_sums;
+
+static void sum_amr_block(void *context, int thread, int64_t task)
+{
+  const level_sums *j = context;
+  const amr_mesh *a = j->m->amr;
+  const int64_t o = j->blocks[task];
+  const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
+  const int64_t first = a->first_cell[a->own_block[o]], px = k->dims[0] + 2, py = k->dims[1] + 2;
+  const int64_t *map = a->map + a->map_first[o];
+  int64_t bad = 0, leaves = 0;
+  for (int64_t z = 0; z < k->dims[2]; ++z)
+    for (int64_t y = 0; y < k->dims[1]; ++y) {
+      const int64_t row = first + k->dims[0] * (y + k->dims[1] * z);
+      const int64_t *entry = map + 1 + px * ((y + 1) + py * (z + 1));
+      for (int64_t x = 0; x < k->dims[0]; ++x) {
+        if (entry[x] == AMR_REFINED)
+          continue; /* covered: not a leaf */
+        const double rho = field_value(j->f, row + x);
+        if (bad_density(rho)) {
+          ++bad;
+          continue;
+        }
+        mantissa_add(&j->bins[thread], rho);
+        ++leaves;
+      }
+    }
+  j->n_bad[task] = bad;
+  j->leaves[task] = leaves;
+}
+
+static phew_status sum_amr(const mesh *m, const field *f, int threads, exact_sum *mass, exact_sum *volume,
+                           int64_t *n_bad)
 {
   const amr_mesh *a = m->amr;
-  for (int level = 0; level < a->n_levels; ++level) {
+  const size_t n = (size_t)a->n_own_blocks + 1;
+  level_sums j = {m, f, phew_malloc(n, sizeof(int64_t)), phew_calloc((size_t)threads, sizeof(mantissa_sums)),
+                  phew_malloc(n, sizeof(int64_t)), phew_malloc(n, sizeof(int64_t))};
+  phew_status s = j.blocks && j.bins && j.n_bad && j.leaves ? PHEW_OK : PHEW_ERROR_MEMORY;
+  for (int level = 0; s == PHEW_OK && level < a->n_levels; ++level) {
+    int64_t n_tasks = 0;
+    for (int64_t o = 0; o < a->n_own_blocks; ++o)
+      if (a->desc->blocks[a->own_block[o]].level == level)
+        j.blocks[n_tasks++] = o;
+    threads_run(threads, n_tasks, sum_amr_block, &j);
     int64_t leaves = 0;
-    for (int64_t o = 0; o < a->n_own_blocks; ++o) {
-      const phew_amr_block *k = &a->desc->blocks[a->own_block[o]];
-      if (k->level != level)
-        continue;
-      const int64_t first = a->first_cell[a->own_block[o]], px = k->dims[0] + 2, py = k->dims[1] + 2;
-      const int64_t *map = a->map + a->map_first[o];
-      for (int64_t z = 0; z < k->dims[2]; ++z)
-        for (int64_t y = 0; y < k->dims[1]; ++y) {
-          const int64_t row = first + k->dims[0] * (y + k->dims[1] * z);
-          const int64_t *entry = map + 1 + px * ((y + 1) + py * (z + 1));
-          for (int64_t x = 0; x < k->dims[0]; ++x) {
-            if (entry[x] == AMR_REFINED)
-              continue; /* covered: not a leaf */
-            const double rho = field_value(f, row + x);
-            if (bad_density(rho)) {
-              ++*n_bad;
-              continue;
-            }
-            mantissa_add(bins, rho);
-            ++leaves;
-          }
-        }
+    for (int64_t t = 0; t < n_tasks; ++t) {
+      *n_bad += j.n_bad[t];
+      leaves += j.leaves[t];
     }
+    for (int t = 1; t < threads; ++t)
+      for (int b = 0; b < 2048; ++b) {
+        j.bins[0].bin[b] += j.bins[t].bin[b];
+        j.bins[t].bin[b] = 0;
+      }
     const int weight = 3 * (a->n_levels - 1 - level);
-    mantissa_fold(bins, mass, weight);
+    mantissa_fold(&j.bins[0], mass, weight);
     exact_sum_add_term(volume, 0, (exact_u128)leaves, weight);
   }
+  free(j.blocks);
+  free(j.bins);
+  free(j.n_bad);
+  free(j.leaves);
+  return s;
 }
 
 /* Graphs: densities times the cell volumes (1 each without volumes). */
@@ -191,19 +229,16 @@ phew_status mesh_mean_density(const mesh *m, const field *f, comm *c, int n_thre
   exact_sum_clear(&sums[0]);
   exact_sum_clear(&sums[1]);
   int64_t bad = 0;
-  mantissa_sums *bins = m->kind == PHEW_MESH_AMR ? phew_calloc(1, sizeof *bins) : NULL;
-  int failed = m->kind == PHEW_MESH_AMR && !bins;
+  const int threads = n_threads > 1 ? n_threads : 1;
+  int failed = 0;
   if (m->kind == PHEW_MESH_STRUCTURED)
-    failed = sum_block(m, f, n_threads > 1 ? n_threads : 1, &sums[0], &bad) != PHEW_OK;
-  if (!failed && m->kind == PHEW_MESH_AMR)
-    sum_amr(m, f, bins, &sums[0], &sums[1], &bad);
-  else if (m->kind == PHEW_MESH_GRAPH)
+    failed = sum_block(m, f, threads, &sums[0], &bad) != PHEW_OK;
+  else if (m->kind == PHEW_MESH_AMR)
+    failed = sum_amr(m, f, threads, &sums[0], &sums[1], &bad) != PHEW_OK;
+  else
     sum_graph(m, f, &sums[0], &sums[1], &bad);
-  if (comm_max(c, failed)) {
-    free(bins);
+  if (comm_max(c, failed))
     return PHEW_ERROR_MEMORY;
-  }
-  free(bins);
   *n_bad = comm_sum(c, bad);
   if (comm_sum_exact(c, sums, 2) != PHEW_OK)
     return PHEW_ERROR_MEMORY;
