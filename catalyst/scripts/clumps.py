@@ -21,7 +21,8 @@ insitu_output):
     clump_tree.csv, halo_tree.csv      every call's links in one table, at the end
                                        (PHEW_TREES=0 turns the trees off)
 Parameters, in units of the mean density: PHEW_THRESHOLD (10), PHEW_RELEVANCE (3),
-PHEW_SADDLE (30; 0 turns saddle merging off).
+PHEW_SADDLE (30; 0 turns saddle merging off); PHEW_THREADS, threads per rank (0, the default:
+ParaView's thread setting, or every core the rank may use; the clumps do not depend on it).
 """
 import os
 import sys
@@ -37,6 +38,7 @@ SADDLE = float(os.environ.get("PHEW_SADDLE", "30"))
 GRID_EVERY = int(os.environ.get("PHEW_GRID_EVERY", "50"))
 TREES = os.environ.get("PHEW_TREES", "1") != "0"
 PICTURES = os.environ.get("PHEW_PICTURES", "1") != "0"
+THREADS = int(os.environ.get("PHEW_THREADS", "0"))
 
 
 def display_on_every_rank():
@@ -79,6 +81,7 @@ finder.RelevanceThreshold = RELEVANCE
 finder.SaddleMerging = 1 if SADDLE > 0 else 0
 finder.SaddleThreshold = SADDLE
 finder.Periodic = 1
+finder.NumberOfThreads = THREADS
 
 # the clumps and the haloes followed from call to call, by the cells they share
 trees = {}

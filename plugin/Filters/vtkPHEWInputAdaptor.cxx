@@ -4,6 +4,7 @@
 #include "vtkDataObject.h"
 #include "vtkInformation.h"
 #include "vtkMultiProcessController.h"
+#include "vtkSMPTools.h"
 
 #if VTK_MODULE_ENABLE_VTK_ParallelMPI
 #include "vtkMPI.h"
@@ -11,6 +12,7 @@
 #endif
 
 #include <cstdio>
+#include <string>
 #include <cstring>
 
 namespace phew_adaptors
@@ -25,6 +27,13 @@ phew_context CoreContext(const Context& context, int threads)
   phew_context core;
   phew_context_init(&core);
   core.mpi_comm = context.MPIComm;
+  // 0: ParaView's own thread count where its SMP backend runs threads (its setting, or
+  // VTK_SMP_MAX_THREADS); with the sequential backend (one thread, not a choice of the user's)
+  // every core, which the core caps at those this process may run on
+  if (threads == 0 && std::string(vtkSMPTools::GetBackend()) != "Sequential")
+  {
+    threads = vtkSMPTools::GetEstimatedNumberOfThreads();
+  }
   core.n_threads = threads;
   return core;
 }

@@ -175,7 +175,7 @@ TEST(ExactSum, FixedPointFoldsGiveTheSameBits)
   for (int trial = 0; trial < 200; ++trial) {
     const int64_t bits = -300 + (int64_t)(g() % 900); // |term| < 2^bits
     const int64_t top = (bits - 1) >> 6, n = 1 + (int64_t)(g() % 5000);
-    const int64_t base = bits + 13 - 126;            // headroom for 2^13 terms
+    const int64_t base = bits + 13 - 126; // headroom for 2^13 terms
     const bool near_top = trial % 3 == 0, signs = trial % 2 == 1;
     exact_sum one, fast;
     exact_sum_start(&one, top);

@@ -15,7 +15,9 @@
  *  (c) on a fully periodic grid whose test cells have distinct densities, a cyclic shift of
  *      the field gives the same clumps: labels shifted, tables equal but for the peak ids and
  *      positions, which shift, and the centres of mass, which shift to within rounding;
- *  (d) float32 densities give the same bits as the same values handed over as float64.
+ *  (d) float32 densities give the same bits as the same values handed over as float64;
+ *  (e) three threads give the same bits as one (the runs above use one; a machine with fewer
+ *      cores runs as many as it has, at least two where it can).
  * A broken oracle prints what broke and calls abort(), which libFuzzer records as a crash.
  *
  * Layout of an input (every read past the end gives zeros): dims (3 bytes), flags, shift
@@ -288,11 +290,12 @@ typedef struct run {
   int64_t *patch, *clump, *halo;
 } run;
 
-static void solve(const fuzz_case *c, unsigned seed, int as_f64, run *r)
+static void solve(const fuzz_case *c, unsigned seed, int as_f64, int threads, run *r)
 {
   const size_t n = (size_t)c->n_cells;
   memset(r, 0, sizeof *r);
   phew_context_init(&r->context);
+  r->context.n_threads = threads;
   r->patch = xcalloc(n, sizeof(int64_t));
   r->clump = xcalloc(n, sizeof(int64_t));
   r->halo = xcalloc(n, sizeof(int64_t));
@@ -925,7 +928,7 @@ static void check_shift(const fuzz_case *c, const run *a)
       s.rho32[shifted(c, i)] = c->rho32[i];
   }
   run b;
-  solve(&s, 0, 0, &b);
+  solve(&s, 0, 0, 1, &b);
   if (a->status != b.status)
     fail("c", "status %d (%s) vs %d (%s) after the shift", (int)a->status, a->context.message, (int)b.status,
          b.context.message);
@@ -1000,22 +1003,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (getenv("PHEW_FUZZ_CANONICAL"))
     write_canonical(&c, getenv("PHEW_FUZZ_CANONICAL"));
   run a;
-  solve(&c, 0, 0, &a);
+  solve(&c, 0, 0, 1, &a);
   if (verbose)
     print_run(&a);
   check_invariants(a.status == PHEW_OK ? resolve_thresholds(&c, &a, &resolved) : &c, &a); /* (a) */
 
   run b;
-  solve(&c, c.seed, 0, &b); /* (b) shuffled merge order */
+  solve(&c, c.seed, 0, 1, &b); /* (b) shuffled merge order */
   expect_identical("b", &c, &a, &b, 1);
   run_free(&b);
 
   if (c.f32) { /* (d) the same values as float64 */
     run d;
-    solve(&c, 0, 1, &d);
+    solve(&c, 0, 1, 1, &d);
     expect_identical("d", &c, &a, &d, 0);
     run_free(&d);
   }
+
+  run e;
+  solve(&c, 0, 0, 3, &e); /* (e) on threads */
+  expect_identical("e", &c, &a, &e, 1);
+  run_free(&e);
 
   check_shift(&c, &a); /* (c) */
 

@@ -390,10 +390,9 @@ else:
 # 12. The proxies: names, documentation, panel hints.
 finder = PHEWClumpFinder(Input=producer(base_data))
 particle_properties = ["EstimateDensity", "NumberOfDensityNeighbours", "Mass", "Velocity", "Id", "NumberOfNeighbours",
-                       "BoxFromDataBounds", "BoxFromSnapshot", "BoxOrigin", "BoxSize", "PeriodicX", "PeriodicY", "PeriodicZ",
-                       "NumberOfThreads"]
+                       "BoxFromDataBounds", "BoxFromSnapshot", "BoxOrigin", "BoxSize", "PeriodicX", "PeriodicY", "PeriodicZ"]
 defaults = dict(EstimateDensity=1, NumberOfDensityNeighbours=64, NumberOfNeighbours=16, BoxFromDataBounds=1, BoxFromSnapshot=1,
-                PeriodicX=0, PeriodicY=0, PeriodicZ=0, NumberOfThreads=0)
+                PeriodicX=0, PeriodicY=0, PeriodicZ=0)
 for name in particle_properties:
     prop = finder.GetProperty(name)
     if not check.check(prop is not None, "PHEWClumpFinder has no property %s" % name):
@@ -413,6 +412,9 @@ for name in particle_properties:
 for name in ("Mass", "Velocity", "Id"):
     check.check(list(getattr(finder, name)) == ["POINTS", "None"], "%s defaults to %s" % (name, list(getattr(finder, name))))
 check.check(list(finder.BoxSize) == [1.0, 1.0, 1.0] and list(finder.BoxOrigin) == [0.0, 0.0, 0.0], "box defaults")
+threads = finder.GetProperty("NumberOfThreads")  # every input: grids, AMR and particles (issue 29)
+check.check(threads.GetData() == 0 and threads.SMProperty.GetHints() is None,
+            "NumberOfThreads defaults to %s, hints %s" % (threads.GetData(), threads.SMProperty.GetHints()))
 periodic_hints = finder.GetProperty("Periodic").SMProperty.GetHints().FindNestedElementByName("PropertyWidgetDecorator")
 check.check(periodic_hints.GetAttribute("exclude") == "1" and periodic_hints.GetAttribute("name") == "vtkPointSet",
             "Periodic is not hidden for point sets")

@@ -138,7 +138,7 @@ typedef struct level_sums {
   const mesh *m;
   const field *f;
   int64_t *blocks;         /* own blocks of the level */
-  mantissa_sums *bins;   /* per thread */
+  mantissa_sums *bins;     /* per thread */
   int64_t *n_bad, *leaves; /* per task */
 } level_sums;
 
@@ -176,8 +176,12 @@ static phew_status sum_amr(const mesh *m, const field *f, int threads, exact_sum
 {
   const amr_mesh *a = m->amr;
   const size_t n = (size_t)a->n_own_blocks + 1;
-  level_sums j = {m, f, phew_malloc(n, sizeof(int64_t)), phew_calloc((size_t)threads, sizeof(mantissa_sums)),
-                  phew_malloc(n, sizeof(int64_t)), phew_malloc(n, sizeof(int64_t))};
+  level_sums j = {m,
+                  f,
+                  phew_malloc(n, sizeof(int64_t)),
+                  phew_calloc((size_t)threads, sizeof(mantissa_sums)),
+                  phew_malloc(n, sizeof(int64_t)),
+                  phew_malloc(n, sizeof(int64_t))};
   phew_status s = j.blocks && j.bins && j.n_bad && j.leaves ? PHEW_OK : PHEW_ERROR_MEMORY;
   for (int level = 0; s == PHEW_OK && level < a->n_levels; ++level) {
     int64_t n_tasks = 0;
