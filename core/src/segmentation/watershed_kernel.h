@@ -79,9 +79,15 @@ static phew_status KERNEL(uphill_plane)(const block *b, const RHO_T *rho, double
       if (!((double)r > threshold))
         continue;
       ++peaks->n_test;
-      const int64_t highest = row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]
-                                  ? i + off[best_k[x]]
-                                  : KERNEL(highest_neighbour_slow)(b, rho, x, y, z, i);
+      int64_t highest = row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]
+                            ? i + off[best_k[x]]
+                            : KERNEL(highest_neighbour_slow)(b, rho, x, y, z, i);
+      /* an active neighbour earlier in this plane (this row, or the row before) already
+       * points further up its chain: start there (the same root, shorter chains for the
+       * second pass; only cells this task wrote are read, no ghost cells) */
+      if (highest < i && (highest >= row + b->lo[0] || (y > b->lo[1] && highest >= row - b->dims[0] + b->lo[0] &&
+                                                        highest < row - b->dims[0] + b->hi[0])))
+        highest = up[highest];
       up[i] = highest;
       if (highest == i && peak_cells_add(peaks, i) != PHEW_OK)
         return PHEW_ERROR_MEMORY;
@@ -204,6 +210,8 @@ static phew_status KERNEL(uphill_amr_block)(cell_walk *w, const RHO_T *rho, doub
           for (int64_t s = 0; s < n; ++s)
             KERNEL(raise_best)(w, rho, c->list[s], &highest, &best_rho, &best_id);
         }
+        if (highest < i && highest >= first) /* as on a grid: this block's cells only */
+          highest = up[highest];
         up[i] = highest;
         if (highest == i && peak_cells_add(peaks, i) != PHEW_OK)
           return PHEW_ERROR_MEMORY;
