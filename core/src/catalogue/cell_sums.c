@@ -127,40 +127,90 @@ static inline int64_t wrap(int64_t d, int64_t period)
   return d;
 }
 
-/* One cell into the counters of its structures (the run's), or into the slow list. Its mass
- * term is m * 2^(e + weight), its moments m * d * 2^(e + weight + shift) for the displacements
- * d of xyz from the reference; AMR leaves (with_volume) also count their volume 2^weight. */
-static inline int add_cell(const cell_sums_job *j, run_cache *c, slow_list *slow, double rho, uint64_t m, int64_t e,
-                           const int64_t xyz[3], int weight, int shift, int with_volume)
+/* A run of cells along x of one peak: cells first + k (k < n), at coordinates x0 + k * step
+ * along x and yz along y and z. */
+typedef struct cell_run {
+  int64_t first, n, x0, step, yz[2];
+  int weight; /* AMR: every cell is 2^weight finest cells */
+  int shift;  /* moments count twice the displacement times 2^shift (AMR: -1) */
+  int with_volume;
+} cell_run;
+
+/* A run into the counters of its structures (the cache's), its terms that lie below their
+ * base into the slow list. Along the run the y and z displacements do not change: the
+ * run's mass terms, counted in the moment's units (whose base lies higher), times them. Per
+ * cell that leaves two integer terms per structure, the mass and the x moment. */
+static int add_run(const cell_sums_job *j, const run_cache *c, slow_list *slow, const cell_run *r)
 {
+  double lowest = INFINITY;
+  for (int64_t k = 0; k < r->n; ++k) {
+    const double rho = field_value(j->f, r->first + k);
+    lowest = rho < lowest ? rho : lowest;
+  }
   for (int t = 0; t < j->n_targets; ++t) {
     fixed_part *u = c->part[t];
     if (!u)
       continue;
-    u->n_cells++;
-    if (rho < u->min_density)
-      u->min_density = rho;
+    u->n_cells += r->n;
+    u->min_density = lowest < u->min_density ? lowest : u->min_density;
     const fixed_base *b = c->base[t];
-    int64_t d[3];
-    for (int a = 0; a < 3; ++a)
-      d[a] = wrap(xyz[a] - c->ref[t][a], j->period[a]);
-    /* the moment's base lies above the mass's: one test for both */
-    if ((with_volume && weight < b->volume) || (m != 0 && e + weight + shift < b->moment)) {
-      const slow_term x = {c->structure[t], t, weight, m, e + weight, e + weight + shift, {d[0], d[1], d[2]}};
-      if (push_slow(slow, &x) != 0)
-        return -1;
+    const int64_t dy = wrap(r->yz[0] - c->ref[t][1], j->period[1]), dz = wrap(r->yz[1] - c->ref[t][2], j->period[2]);
+    const int volume_slow = r->with_volume && r->weight < b->volume;
+    exact_bin mass = 0, moment_x = 0; /* in units of 2^(moment's base) */
+    int64_t fast = 0;
+    for (int64_t k = 0; k < r->n; ++k) {
+      int64_t e;
+      const uint64_t m = split_density(j->f, r->first + k, &e);
+      const int64_t dx = wrap(r->x0 + k * r->step - c->ref[t][0], j->period[0]);
+      const int64_t e_moment = e + r->weight + r->shift;
+      if (volume_slow || (m != 0 && e_moment < b->moment)) {
+        const slow_term x = {c->structure[t], t, r->weight, m, e + r->weight, e_moment, {dx, dy, dz}};
+        if (push_slow(slow, &x) != 0)
+          return -1;
+        continue;
+      }
+      ++fast;
+      if (m == 0)
+        continue;
+      const int s = (int)(e_moment - b->moment);
+      mass += (exact_bin)m << s;
+      const exact_bin term = (exact_bin)((exact_u128)m * (uint64_t)(dx < 0 ? -dx : dx)) << s;
+      moment_x += dx < 0 ? -term : term;
+    }
+    /* back to the mass's units: the moment's base lies higher by the moments' extra bits */
+    u->mass += mass << (b->moment - r->shift - b->mass);
+    u->moment[0] += moment_x;
+    u->moment[1] += (exact_bin)dy * mass;
+    u->moment[2] += (exact_bin)dz * mass;
+    if (r->with_volume)
+      u->volume += (exact_bin)fast << (r->weight - b->volume);
+  }
+  return 0;
+}
+
+/* The runs of equal peaks of the row segment [x0, x1) of cells row + x (coordinates of x
+ * along x: c0 + x * step); entry (AMR: the row's map) marks covered cells, skipped. */
+static int add_row(const cell_sums_job *j, int partial, run_cache *c, const cell_run *shape, int64_t row, int64_t x0,
+                   int64_t x1, const int64_t *entry, int twice)
+{
+  cell_run r = *shape;
+  for (int64_t x = x0; x < x1;) {
+    const int64_t p = j->cell_peak[row + x];
+    if (p < 0 || (entry && entry[x] == AMR_REFINED)) {
+      ++x;
       continue;
     }
-    if (with_volume)
-      u->volume += (exact_bin)1 << (weight - b->volume);
-    if (m == 0)
-      continue;
-    u->mass += (exact_bin)m << (e + weight - b->mass);
-    const int s = (int)(e + weight + shift - b->moment);
-    for (int a = 0; a < 3; ++a) {
-      const exact_bin term = (exact_bin)((exact_u128)m * (uint64_t)(d[a] < 0 ? -d[a] : d[a])) << s;
-      u->moment[a] += d[a] < 0 ? -term : term;
-    }
+    int64_t end = x + 1;
+    while (end < x1 && j->cell_peak[row + end] == p && !(entry && entry[end] == AMR_REFINED))
+      ++end;
+    if (p != c->peak)
+      cache_peak(j, partial, p, twice, c);
+    r.first = row + x;
+    r.n = end - x;
+    r.x0 = shape->x0 + x * shape->step;
+    if (add_run(j, c, &j->slow[partial], &r) != 0)
+      return -1;
+    x = end;
   }
   return 0;
 }
@@ -174,21 +224,10 @@ static void grid_plane(void *context, int partial, int64_t task)
   const int64_t z = b->lo[2] + task;
   run_cache c = {.peak = -1};
   for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
-    const int64_t row = b->dims[0] * (y + b->dims[1] * z);
-    int64_t xyz[3] = {0, g->stored_offset[1] + y, g->stored_offset[2] + z};
-    for (int64_t x = b->lo[0]; x < b->hi[0]; ++x) {
-      const int64_t p = j->cell_peak[row + x];
-      if (p < 0)
-        continue;
-      if (p != c.peak)
-        cache_peak(j, partial, p, 0, &c);
-      int64_t e;
-      const uint64_t m = split_density(j->f, row + x, &e);
-      xyz[0] = g->stored_offset[0] + x;
-      if (add_cell(j, &c, &j->slow[partial], field_value(j->f, row + x), m, e, xyz, 0, 0, 0) != 0) {
-        j->failed = 1; /* one thread's flag; read after the threads are done */
-        return;
-      }
+    const cell_run shape = {0, 0, g->stored_offset[0], 1, {g->stored_offset[1] + y, g->stored_offset[2] + z}, 0, 0, 0};
+    if (add_row(j, partial, &c, &shape, b->dims[0] * (y + b->dims[1] * z), b->lo[0], b->hi[0], NULL, 0) != 0) {
+      j->failed = 1; /* one thread's flag; read after the threads are done */
+      return;
     }
   }
 }
@@ -208,20 +247,18 @@ static void amr_block(void *context, int partial, int64_t task)
     for (int64_t y = 0; y < k->dims[1]; ++y) {
       const int64_t row = first + k->dims[0] * (y + k->dims[1] * z);
       const int64_t *entry = map + 1 + px * ((y + 1) + py * (z + 1));
-      int64_t xyz[3] = {0, ((2 * (k->lo[1] + y) + 1) << scale) - 1, ((2 * (k->lo[2] + z) + 1) << scale) - 1};
-      for (int64_t x = 0; x < k->dims[0]; ++x) {
-        const int64_t i = row + x, p = j->cell_peak[i];
-        if (p < 0 || entry[x] == AMR_REFINED)
-          continue;
-        if (p != c.peak)
-          cache_peak(j, partial, p, 1, &c);
-        int64_t e;
-        const uint64_t m = split_density(j->f, i, &e);
-        xyz[0] = ((2 * (k->lo[0] + x) + 1) << scale) - 1;
-        if (add_cell(j, &c, &j->slow[partial], field_value(j->f, i), m, e, xyz, 3 * scale, -1, 1) != 0) {
-          j->failed = 1;
-          return;
-        }
+      /* twice the centre of cell i of the level, in finest cells: (2 i + 1) 2^scale - 1 */
+      const cell_run shape = {0,
+                              0,
+                              ((2 * k->lo[0] + 1) << scale) - 1,
+                              (int64_t)2 << scale,
+                              {((2 * (k->lo[1] + y) + 1) << scale) - 1, ((2 * (k->lo[2] + z) + 1) << scale) - 1},
+                              3 * scale,
+                              -1,
+                              1};
+      if (add_row(j, partial, &c, &shape, row, 0, k->dims[0], entry, 1) != 0) {
+        j->failed = 1;
+        return;
       }
     }
 }
