@@ -62,12 +62,10 @@ static phew_status pair_map_grow(pair_map *m)
   return PHEW_OK;
 }
 
-/* Saddle of the pair (a, b) becomes max(current, saddle). */
-static phew_status pair_map_raise(pair_map *m, int64_t a, int64_t b, double saddle)
+/* A pair not met last: found or added (the map grows as needed), then raised. */
+static phew_status pair_map_raise_other(pair_map *m, uint64_t key, double saddle)
 {
-  const uint64_t lo = (uint64_t)(a < b ? a : b), hi = (uint64_t)(a < b ? b : a);
-  const uint64_t key = ((lo << 32) | hi) + 1;
-  pair_slot *slot = key == m->last_key ? m->last : pair_map_slot(m, key);
+  pair_slot *slot = pair_map_slot(m, key);
   if (slot->key == 0) {
     if ((uint64_t)(m->n + 1) * 2 > m->mask + 1) {
       if (pair_map_grow(m) != PHEW_OK)
@@ -82,6 +80,19 @@ static phew_status pair_map_raise(pair_map *m, int64_t a, int64_t b, double sadd
   }
   m->last_key = key;
   m->last = slot;
+  return PHEW_OK;
+}
+
+/* Saddle of the pair (a, b) becomes max(current, saddle). Neighbouring cells mostly see the
+ * pair the cell before saw: that case inline. */
+static inline phew_status pair_map_raise(pair_map *m, int64_t a, int64_t b, double saddle)
+{
+  const uint64_t lo = (uint64_t)(a < b ? a : b), hi = (uint64_t)(a < b ? b : a);
+  const uint64_t key = ((lo << 32) | hi) + 1;
+  if (key != m->last_key)
+    return pair_map_raise_other(m, key, saddle);
+  if (saddle > m->last->saddle)
+    m->last->saddle = saddle;
   return PHEW_OK;
 }
 
