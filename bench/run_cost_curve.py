@@ -170,8 +170,17 @@ def main(argv=None):
     ap.add_argument("--skip-scipy", action="store_true")
     ap.add_argument("--png", help="write the two-panel figure here (e.g. docs/cost-curve.png)")
     ap.add_argument("--csv", help="write the medians per size and thread count here")
+    ap.add_argument("--replot", metavar="CSV", help="only draw --png from the rows a previous --csv wrote")
     args = ap.parse_args(argv)
 
+    if args.replot:
+        with open(args.replot, newline="") as f:
+            rows = [{k: (float(v) if v not in ("", "None") else None) for k, v in r.items()} for r in csv.DictReader(f)]
+        for r in rows:
+            r["n"], r["cells"], r["threads"] = int(r["n"]), int(r["cells"]), int(r["threads"])
+        plot(rows, sorted({r["threads"] for r in rows}), args.png or "cost-curve.png", int(rows[0]["repeats"]))
+        print(f"wrote {args.png or 'cost-curve.png'}")
+        return 0
     tool = find_phew(args)
     counts = args.threads
     sizes = sorted(args.sizes)
@@ -364,7 +373,7 @@ def plot(rows, counts, path, repeats):
     ax2.axhline(28, color="grey", ls=":", label="input + labels (4 + 24 bytes/cell)")
     sizes = sorted({r["n"] for r in rows})
     ticks = [n**3 for n in sizes]
-    tick_labels = [f"{n}^3\n({n**3:.3g})" for n in sizes]
+    tick_labels = [f"{n}^3" for n in sizes]
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_xlabel("cells (log scale)")

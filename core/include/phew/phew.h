@@ -64,11 +64,13 @@ typedef int (*phew_cancel_fn)(void *user_data);
  * PHEW_CANCELLED with every label -1 and an empty result, on every rank. */
 typedef struct phew_context {
   void *mpi_comm;            /* address of an MPI_Comm, or NULL: this process alone */
-  int n_threads;             /* threads per rank for the particle code (neighbour search,
-                                density, halo finders); 0: all cores. More than the cores
-                                this process may run on (its affinity mask: one per rank
-                                under mpirun's binding to a core) are capped at them;
-                                phew_stats.n_threads reports the number used */
+  int n_threads;             /* threads per rank for every stage (grids and AMR: the mean
+                                density, watershed, saddles, sums and labels; particles: the
+                                neighbour search, density, halo finders); 0: all cores. More
+                                than the cores this process may run on (its affinity mask:
+                                one per rank under mpirun's binding to a core) are capped at
+                                them; phew_stats.n_threads reports the number used. The
+                                answers are the same, bit for bit, for any number */
   phew_progress_fn progress; /* optional: the fraction done (0..1) and the stage's name */
   void *progress_data;
   phew_cancel_fn cancel; /* optional */
@@ -476,8 +478,8 @@ typedef struct phew_stats {
   double particle_seconds[PHEW_PARTICLE_STAGE_COUNT];
   int32_t padding_rounds; /* searches until every neighbourhood was inside the padding */
   int64_t max_padding;    /* maximum over ranks of the padding particles held */
-  int n_threads;          /* threads per rank of the neighbour search and the density, as
-                             run (phew_context.n_threads, capped at the cores) */
+  int n_threads;          /* threads per rank, as run (phew_context.n_threads, capped at
+                             the cores) */
 } phew_stats;
 
 /* Which optional columns the catalogue of a result has (its `columns`). */
