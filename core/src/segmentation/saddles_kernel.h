@@ -14,7 +14,7 @@ static inline phew_status KERNEL(consider_pair)(pair_map *map, int64_t pa, doubl
 
 /* One z plane of a block; border is scratch for a row. */
 static phew_status KERNEL(scan_plane)(const block *b, const RHO_T *rho, const int64_t *cell_peak, int64_t z,
-                                      unsigned char *border, pair_map *map)
+                                      uint16_t *border, pair_map *map)
 {
   const int64_t *off = b->offsets;
   for (int64_t y = b->lo[1]; y < b->hi[1]; ++y) {
@@ -29,11 +29,11 @@ static phew_status KERNEL(scan_plane)(const block *b, const RHO_T *rho, const in
         continue;
       const double ra = (double)rho[i];
       if (row_fast && x >= b->fast_lo[0] && x < b->fast_hi[0]) {
-        if (!border[x])
-          continue;
-        for (int k = 14; k < 27; ++k)
-          if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, i + off[k]) != PHEW_OK)
+        for (unsigned bits = border[x]; bits; bits &= bits - 1) {
+          const int64_t j = i + off[14 + __builtin_ctz(bits)]; /* a test cell of another patch */
+          if (pair_map_raise(map, pa, cell_peak[j], 0.5 * (ra + (double)rho[j])) != PHEW_OK)
             return PHEW_ERROR_MEMORY;
+        }
         continue;
       }
       for (int k = 14; k < 27; ++k) {
@@ -85,15 +85,18 @@ static phew_status KERNEL(scan_amr_block)(cell_walk *w, const RHO_T *rho, const 
           continue;
         const double ra = (double)rho[i];
         if (row_fast && x >= 1 && x < nx - 1) {
+          /* as row_borders: which forward neighbours lie in another patch, then those only */
           const int64_t *cp = cell_peak + i;
-          int border = 0;
+          unsigned bits = 0;
           for (int s = 14; s < 27; ++s) {
             const int64_t pb = cp[off[s]];
-            border |= (pb != pa) & (pb >= 0);
+            bits |= (unsigned)((pb != pa) & (pb >= 0)) << (s - 14);
           }
-          for (int s = 14; border && s < 27; ++s)
-            if (KERNEL(consider_pair)(map, pa, ra, cell_peak, rho, i + off[s]) != PHEW_OK)
+          for (; bits; bits &= bits - 1) {
+            const int64_t j = i + off[14 + __builtin_ctz(bits)];
+            if (pair_map_raise(map, pa, cell_peak[j], 0.5 * (ra + (double)rho[j])) != PHEW_OK)
               return PHEW_ERROR_MEMORY;
+          }
           continue;
         }
         amr_cursor_at(c, o, x, y, z);

@@ -48,17 +48,18 @@ static phew_status peak_cells_add(peak_cells *p, int64_t cell)
 #undef RHO_INDEX_T
 #undef KERNEL
 
-/* Root of the pointer chain starting at i, halving the path on the way through the cells
- * [lo, hi) (a task's own: threads that halved each other's paths would fight over the same
- * cache lines). Threads follow chains at once: the chains form a fixed forest and every write
- * replaces a pointer by an ancestor, so any interleaving ends at the same roots (relaxed
- * atomic loads and stores, plain moves on common machines, keep the races defined). */
-static int64_t find_peak(int64_t *up, int64_t i, int64_t lo, int64_t hi)
+/* Root of the pointer chain starting at i, halving the path on the way. Threads follow
+ * chains at once: the chains form a fixed forest and every write replaces a pointer by an
+ * ancestor, so any interleaving ends at the same roots (relaxed atomic loads and stores, plain
+ * moves on common machines, keep the races defined). A pointer already at its root's child
+ * is not written again: the cells near a peak, on every chain, would pass their cache lines
+ * between the threads at each write. */
+static int64_t find_peak(int64_t *up, int64_t i)
 {
   int64_t next = __atomic_load_n(&up[i], __ATOMIC_RELAXED);
   while (next != i) {
     const int64_t after = __atomic_load_n(&up[next], __ATOMIC_RELAXED);
-    if (i >= lo && i < hi)
+    if (after != next)
       __atomic_store_n(&up[i], after, __ATOMIC_RELAXED);
     i = after;
     next = __atomic_load_n(&up[i], __ATOMIC_RELAXED);
@@ -192,7 +193,6 @@ enum { CHAIN_TASK = 65536 }; /* cells per task */
 typedef struct chain_job {
   int64_t n;
   int64_t *up, *cell_peak;
-  int alone; /* one thread: it halves every path */
 } chain_job;
 
 static void chain_task(void *context, int thread, int64_t task)
@@ -202,8 +202,9 @@ static void chain_task(void *context, int thread, int64_t task)
   const int64_t end = (task + 1) * CHAIN_TASK < j->n ? (task + 1) * CHAIN_TASK : j->n;
   for (int64_t i = task * CHAIN_TASK; i < end; ++i)
     if (__atomic_load_n(&j->up[i], __ATOMIC_RELAXED) >= 0) {
-      const int64_t peak = j->alone ? find_peak(j->up, i, 0, j->n) : find_peak(j->up, i, task * CHAIN_TASK, end);
-      __atomic_store_n(&j->up[i], peak, __ATOMIC_RELAXED);
+      const int64_t peak = find_peak(j->up, i);
+      if (__atomic_load_n(&j->up[i], __ATOMIC_RELAXED) != peak)
+        __atomic_store_n(&j->up[i], peak, __ATOMIC_RELAXED);
       j->cell_peak[i] = j->cell_peak[peak]; /* a root's: written before the threads */
     }
 }
@@ -335,7 +336,7 @@ phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan,
       cell_peak[g] = test ? -k - 2 : -1;
     }
   const int threads = rc && rc->n_threads > 1 ? rc->n_threads : 1;
-  chain_job chains = {m->n_local, up, cell_peak, threads == 1};
+  chain_job chains = {m->n_local, up, cell_peak};
   threads_run(threads, (m->n_local + CHAIN_TASK - 1) / CHAIN_TASK, chain_task, &chains);
   stats->iterations[PHEW_STAGE_WATERSHED] = 1;
   if (plan) {
