@@ -8,7 +8,7 @@
  * 2^L terms (L the bits of the cell count). The counters go into the exact sums once, as the
  * same integer the terms make (exact_sum_add_fixed): the result has the same bits as adding
  * the terms one by one. The rare terms below the base (densities some 2^40 below their peak,
- * 2^70 for float32) are listed and added the general way at the end.
+ * 2^70 for float32) go the general way into exact sums of each partial's own, merged at the end.
  *
  * Threads take z planes of a grid, blocks of AMR, with partial counters of their own, all
  * merged exactly: the sums do not depend on the threads or on which thread took which task. */
@@ -31,19 +31,19 @@ typedef struct fixed_base {
   int64_t mass, moment, volume; /* moment: of the widest axis, a base for all three */
 } fixed_base;
 
-/* A term of a cell below its structure's base, kept whole to be added the general way. */
-typedef struct slow_term {
+/* The terms below their base, added the general way (exact_sum.h) into one partial's own
+ * exact sums of the structure (in the windows of the structure's sums): memory per structure
+ * met, not per cell. */
+typedef struct slow_sums {
+  int32_t target;
   int64_t structure;
-  int32_t target, weight; /* AMR: the cell's volume is 2^weight finest cells */
-  uint64_t m;
-  int64_t e;        /* the mass is m * 2^e */
-  int64_t moment_e; /* the moments are m * d[k] * 2^moment_e */
-  int64_t d[3];
-} slow_term;
+  exact_sum mass, moment[3], volume;
+} slow_sums;
 
 typedef struct slow_list {
-  slow_term *term;
+  slow_sums *sums;
   int64_t n, capacity;
+  int64_t *slot[2]; /* per target: per structure, its place in sums, or -1 */
 } slow_list;
 
 typedef struct cell_sums_job {
@@ -77,17 +77,47 @@ static inline uint64_t split_density(const field *f, int64_t i, int64_t *e)
   return exact_split(f->f64[i], e, &negative);
 }
 
-static int push_slow(slow_list *l, const slow_term *t)
+/* The partial's slow sums of structure k of target t, made on first use (NULL without memory). */
+static slow_sums *slow_sums_of(const cell_sums_job *j, slow_list *l, int t, int64_t k)
 {
-  if (l->n == l->capacity) {
-    const int64_t capacity = l->capacity ? 2 * l->capacity : 256;
-    slow_term *grown = realloc(l->term, (size_t)capacity * sizeof *grown);
-    if (!grown)
-      return -1;
-    l->term = grown;
-    l->capacity = capacity;
+  if (l->slot[t][k] < 0) {
+    if (l->n == l->capacity) {
+      const int64_t capacity = l->capacity ? 2 * l->capacity : 16;
+      slow_sums *grown = realloc(l->sums, (size_t)capacity * sizeof *grown);
+      if (!grown)
+        return NULL;
+      l->sums = grown;
+      l->capacity = capacity;
+    }
+    const sums *out = &j->targets[t].out[k]; /* its windows: read only while the threads run */
+    slow_sums *x = &l->sums[l->n];
+    x->target = t;
+    x->structure = k;
+    exact_sum_start(&x->mass, out->mass.top);
+    exact_sum_start(&x->volume, out->volume.top);
+    for (int d = 0; d < 3; ++d)
+      exact_sum_start(&x->moment[d], out->moment[d].top);
+    l->slot[t][k] = l->n++;
   }
-  l->term[l->n++] = *t;
+  return &l->sums[l->slot[t][k]];
+}
+
+/* A cell's terms the general way: mass m 2^e_mass, moments m d[k] 2^e_moment, volume (AMR)
+ * 2^weight. */
+static int add_slow(const cell_sums_job *j, slow_list *l, int t, int64_t k, uint64_t m, int64_t e_mass,
+                    int64_t e_moment, const int64_t d[3], int weight, int with_volume)
+{
+  slow_sums *x = slow_sums_of(j, l, t, k);
+  if (!x)
+    return -1;
+  if (with_volume)
+    exact_sum_add_below(&x->volume, 0, 1, weight);
+  if (m == 0)
+    return 0;
+  exact_sum_add_below(&x->mass, 0, m, e_mass);
+  for (int a = 0; a < 3; ++a)
+    if (d[a] != 0)
+      exact_sum_add_below(&x->moment[a], d[a] < 0, (exact_u128)m * (uint64_t)(d[a] < 0 ? -d[a] : d[a]), e_moment);
   return 0;
 }
 
@@ -137,7 +167,7 @@ typedef struct cell_run {
 } cell_run;
 
 /* A run into the counters of its structures (the cache's), its terms that lie below their
- * base into the slow list. Along the run the y and z displacements do not change: the
+ * base into the partial's slow sums. Along the run the y and z displacements do not change: the
  * run's mass terms, counted in the moment's units (whose base lies higher), times them. Per
  * cell that leaves two integer terms per structure, the mass and the x moment. */
 static int add_run(const cell_sums_job *j, const run_cache *c, slow_list *slow, const cell_run *r)
@@ -164,8 +194,8 @@ static int add_run(const cell_sums_job *j, const run_cache *c, slow_list *slow, 
       const int64_t dx = wrap(r->x0 + k * r->step - c->ref[t][0], j->period[0]);
       const int64_t e_moment = e + r->weight + r->shift;
       if (volume_slow || (m != 0 && e_moment < b->moment)) {
-        const slow_term x = {c->structure[t], t, r->weight, m, e + r->weight, e_moment, {dx, dy, dz}};
-        if (push_slow(slow, &x) != 0)
+        const int64_t d[3] = {dx, dy, dz};
+        if (add_slow(j, slow, t, c->structure[t], m, e + r->weight, e_moment, d, r->weight, r->with_volume) != 0)
           return -1;
         continue;
       }
@@ -285,17 +315,12 @@ static void fold(const cell_sums_job *j, int partials)
     }
   for (int q = 0; q < partials; ++q)
     for (int64_t i = 0; i < j->slow[q].n; ++i) {
-      const slow_term *x = &j->slow[q].term[i];
+      const slow_sums *x = &j->slow[q].sums[i];
       sums *s = &j->targets[x->target].out[x->structure];
-      if (j->m->kind == PHEW_MESH_AMR)
-        exact_sum_add_below(&s->volume, 0, 1, x->weight);
-      if (x->m == 0)
-        continue;
-      exact_sum_add_below(&s->mass, 0, x->m, x->e);
+      exact_sum_merge(&s->mass, &x->mass); /* the same windows: exact */
+      exact_sum_merge(&s->volume, &x->volume);
       for (int d = 0; d < 3; ++d)
-        if (x->d[d] != 0)
-          exact_sum_add_below(&s->moment[d], x->d[d] < 0,
-                              (exact_u128)x->m * (uint64_t)(x->d[d] < 0 ? -x->d[d] : x->d[d]), x->moment_e);
+        exact_sum_merge(&s->moment[d], &x->moment[d]);
     }
 }
 
@@ -321,8 +346,11 @@ static void job_free(cell_sums_job *j, int partials)
     free(j->base[t]);
     free(j->part[t]);
   }
-  for (int q = 0; j->slow && q < partials; ++q)
-    free(j->slow[q].term);
+  for (int q = 0; j->slow && q < partials; ++q) {
+    free(j->slow[q].sums);
+    for (int t = 0; t < MAX_TARGETS; ++t)
+      free(j->slow[q].slot[t]);
+  }
   free(j->slow);
 }
 
@@ -355,6 +383,14 @@ static int job_init(cell_sums_job *j, int partials)
   if (!j->slow)
     return -1;
   memset(j->slow, 0, (size_t)partials * sizeof *j->slow);
+  for (int q = 0; q < partials; ++q)
+    for (int t = 0; t < j->n_targets; ++t) {
+      j->slow[q].slot[t] = phew_malloc((size_t)j->n_structures[t] + 1, sizeof(int64_t));
+      if (!j->slow[q].slot[t])
+        return -1;
+      for (int64_t k = 0; k < j->n_structures[t]; ++k)
+        j->slow[q].slot[t][k] = -1;
+    }
   place_bases(j);
   return 0;
 }
