@@ -26,6 +26,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_benchmark import thread_counts  # noqa: E402
+
 TARGET_RATIO = 0.5  # issue 29 (issue 8 had 1/3)
 TARGET_BYTES = 64.0
 TARGET_SPEEDUP = 1.5  # 2 ranks over 1 (issue 8)
@@ -42,26 +45,6 @@ def parse(text):
             except ValueError:
                 out[parts[0]] = parts[1]
     return out
-
-
-def thread_counts(text):
-    """"1,2" -> [1, 2] (positive, distinct, in the order given)."""
-    counts = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            n = int(part)
-        except ValueError:
-            raise argparse.ArgumentTypeError("--threads: %r is not an integer" % part)
-        if n < 1:
-            raise argparse.ArgumentTypeError("--threads: thread counts must be >= 1")
-        if n not in counts:
-            counts.append(n)
-    if not counts:
-        raise argparse.ArgumentTypeError("--threads: no thread count given")
-    return counts
 
 
 def run(cmd, cores):

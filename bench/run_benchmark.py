@@ -66,16 +66,21 @@ def lognormal_field(n, seed, smoothing, sigma=1.0):
     return np.exp(sigma * g).astype(np.float32)
 
 
-def find_bench(args):
-    if args.bench:
-        return args.bench
+def find_program(given, build, name, script):
+    """The program `name`: the path given, else BUILD/bin/name, else the build/ next to bench/."""
+    if given:
+        return given
     here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.path.join(args.build, "bin", "bench_phew")] if args.build else []
-    candidates += [os.path.join(here, "..", "build", "bin", "bench_phew")]
+    candidates = [os.path.join(build, "bin", name)] if build else []
+    candidates += [os.path.join(here, "..", "build", "bin", name)]
     for c in candidates:
         if os.path.isfile(c) and os.access(c, os.X_OK):
             return c
-    sys.exit("run_benchmark: bench_phew not found; build the project and pass --build BUILD_DIR")
+    sys.exit(f"{script}: {name} not found; build the project and pass --build BUILD_DIR")
+
+
+def find_bench(args):
+    return find_program(args.bench, args.build, "bench_phew", "run_benchmark")
 
 
 def parse_output(text):
@@ -90,24 +95,29 @@ def parse_output(text):
     return out
 
 
-def thread_counts(text):
-    """"1,2" -> [1, 2] (positive, distinct, in the order given)."""
-    counts = []
+def int_list(text, name):
+    """"1,2" -> [1, 2]: positive integers, distinct, in the order given (for option `name`)."""
+    values = []
     for part in text.split(","):
         part = part.strip()
         if not part:
             continue
         try:
-            n = int(part)
+            v = int(part)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"--threads: {part!r} is not an integer")
-        if n < 1:
-            raise argparse.ArgumentTypeError("--threads: thread counts must be >= 1")
-        if n not in counts:
-            counts.append(n)
-    if not counts:
-        raise argparse.ArgumentTypeError("--threads: no thread count given")
-    return counts
+            raise argparse.ArgumentTypeError(f"{name}: {part!r} is not an integer")
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name}: values must be >= 1")
+        if v not in values:
+            values.append(v)
+    if not values:
+        raise argparse.ArgumentTypeError(f"{name}: no value given")
+    return values
+
+
+def thread_counts(text):
+    """--threads "1,2" -> [1, 2]."""
+    return int_list(text, "--threads")
 
 
 def cores_list(n):

@@ -46,29 +46,10 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_benchmark import lognormal_field  # noqa: E402
+from run_benchmark import find_program, int_list, lognormal_field  # noqa: E402
 
 GENERATE_BYTES_PER_CELL = 40  # numpy FFT in double precision, plus the float32 copies
 TOOL_BYTES_PER_CELL = 32  # input 4 + labels 24 + working memory
-
-
-def int_list(text, name):
-    values = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            v = int(part)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name}: {part!r} is not an integer")
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{name}: values must be >= 1")
-        if v not in values:
-            values.append(v)
-    if not values:
-        raise argparse.ArgumentTypeError(f"{name}: no value given")
-    return values
 
 
 def cores_list(n):
@@ -76,15 +57,7 @@ def cores_list(n):
 
 
 def find_phew(args):
-    if args.phew:
-        return args.phew
-    here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.path.join(args.build, "bin", "phew")] if args.build else []
-    candidates += [os.path.join(here, "..", "build", "bin", "phew")]
-    for c in candidates:
-        if os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    sys.exit("run_cost_curve: phew not found; build the project and pass --build BUILD_DIR")
+    return find_program(args.phew, args.build, "phew", "run_cost_curve")
 
 
 def mem_available():
