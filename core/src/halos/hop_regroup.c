@@ -339,7 +339,8 @@ static void boundary_task(void *context, int thread, int64_t task)
     job->failed[task] = 1;
     return;
   }
-  memcpy(part->e, job->scratch[thread], (size_t)n_e * sizeof *part->e);
+  if (n_e > 0) /* a thread without boundaries yet has no scratch */
+    memcpy(part->e, job->scratch[thread], (size_t)n_e * sizeof *part->e);
   part->n_e = n_e;
   for (int64_t i = begin; i < end; ++i)
     if (job->key[i] == s->id[i])
