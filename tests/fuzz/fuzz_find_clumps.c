@@ -17,7 +17,8 @@
  *      positions, which shift, and the centres of mass, which shift to within rounding;
  *  (d) float32 densities give the same bits as the same values handed over as float64;
  *  (e) three threads give the same bits as one (the runs above use one; a machine with fewer
- *      cores runs as many as it has, at least two where it can).
+ *      cores runs as many as it has, at least two where it can), on every other input (by
+ *      the merge-order seed's lowest bit: thread start-ups cost more than these small grids).
  * A broken oracle prints what broke and calls abort(), which libFuzzer records as a crash.
  *
  * Layout of an input (every read past the end gives zeros): dims (3 bytes), flags, shift
@@ -1020,10 +1021,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run_free(&d);
   }
 
-  run e;
-  solve(&c, 0, 0, 3, &e); /* (e) on threads */
-  expect_identical("e", &c, &a, &e, 1);
-  run_free(&e);
+  if (c.seed & 1) { /* (e) on threads */
+    run e;
+    solve(&c, 0, 0, 3, &e);
+    expect_identical("e", &c, &a, &e, 1);
+    run_free(&e);
+  }
 
   check_shift(&c, &a); /* (c) */
 
