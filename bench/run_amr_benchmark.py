@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_benchmark import thread_counts  # noqa: E402
+from run_benchmark import print_machine, thread_counts  # noqa: E402
 
 TARGET_RATIO = 0.5  # issue 29 (issue 8 had 1/3)
 TARGET_BYTES = 64.0
@@ -73,13 +73,7 @@ def main(argv=None):
     if not os.access(bench, os.X_OK):
         sys.exit("run_amr_benchmark: %s not found: build the project first" % bench)
     counts = args.threads
-    try:
-        available = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        available = os.cpu_count() or 1
-    if max(counts) > available:
-        print("warning: %d threads asked for, %d core(s) available: the library caps the threads at the cores"
-              % (max(counts), available))
+    print_machine(counts, "bench_amr", bench)
     common = ["--base", str(args.base), "--levels", str(args.levels)]
     mpirun = ["mpirun", "--oversubscribe", "-np", "2"]
     # kinds in the order they run within a repeat: ("amr", N), ("grid", N) per thread count, then 2 ranks

@@ -66,6 +66,31 @@ def lognormal_field(n, seed, smoothing, sigma=1.0):
     return np.exp(sigma * g).astype(np.float32)
 
 
+def cores_available():
+    """The cores this process may run on (its affinity mask)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def print_machine(counts, program, path):
+    """The host, its processor and the program run; a warning when more threads are asked for
+    than the cores (the library caps them)."""
+    print(f"host: {platform.node()}, {platform.machine()}, {os.cpu_count()} logical CPU(s)")
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
+        print(f"cpu: {model}")
+    except OSError:
+        pass
+    print(f"{program}: {path}")
+    available = cores_available()
+    if max(counts) > available:
+        print(f"warning: {max(counts)} threads asked for, {available} core(s) available to this process: "
+              f"the library caps the threads at the cores")
+
+
 def find_program(given, build, name, script):
     """The program `name`: the path given, else BUILD/bin/name, else the build/ next to bench/."""
     if given:
@@ -161,22 +186,7 @@ def main(argv=None):
     cells = n ** 3
     use_taskset = not args.no_taskset and args.ranks <= 1 and shutil.which("taskset") is not None
     counts = args.threads
-    try:
-        available = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        available = os.cpu_count() or 1
-    if max(counts) > available:
-        print(f"warning: {max(counts)} threads asked for, {available} core(s) available to this process: "
-              f"the library caps the threads at the cores")
-
-    print(f"host: {platform.node()}, {platform.machine()}, {os.cpu_count()} logical CPU(s)")
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
-        print(f"cpu: {model}")
-    except OSError:
-        pass
-    print(f"bench_phew: {bench}")
+    print_machine(counts, "bench_phew", bench)
 
     t = time.perf_counter()
     rho = lognormal_field(n, args.seed, args.smoothing, args.sigma)

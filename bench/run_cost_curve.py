@@ -34,7 +34,6 @@ are skipped, with a message. Memory: the field's generation needs about 40 bytes
 import argparse
 import csv
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -46,7 +45,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_benchmark import find_program, int_list, lognormal_field  # noqa: E402
+from run_benchmark import find_program, int_list, lognormal_field, print_machine  # noqa: E402
 
 GENERATE_BYTES_PER_CELL = 40  # numpy FFT in double precision, plus the float32 copies
 TOOL_BYTES_PER_CELL = 32  # input 4 + labels 24 + working memory
@@ -159,21 +158,10 @@ def main(argv=None):
     sizes = sorted(args.sizes)
     use_taskset = not args.no_taskset and shutil.which("taskset") is not None
     try:
-        home_affinity = os.sched_getaffinity(0)
+        home_affinity = os.sched_getaffinity(0)  # restored around each pinned run
     except (AttributeError, OSError):
         home_affinity = None
-    available = len(home_affinity) if home_affinity else (os.cpu_count() or 1)
-
-    print(f"host: {platform.node()}, {platform.machine()}, {os.cpu_count()} logical CPU(s)")
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
-        print(f"cpu: {model}")
-    except OSError:
-        pass
-    print(f"phew: {tool}")
-    if max(counts) > available:
-        print(f"warning: {max(counts)} threads asked for, {available} core(s) available: the tool caps them")
+    print_machine(counts, "phew", tool)
 
     tmp_root = args.tmpdir or tempfile.gettempdir()
     free = shutil.disk_usage(tmp_root).free
