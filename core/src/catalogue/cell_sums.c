@@ -166,54 +166,145 @@ typedef struct cell_run {
   int with_volume;
 } cell_run;
 
-/* A run into the counters of its structures (the cache's), its terms that lie below their
- * base into the partial's slow sums. Along the run the y and z displacements do not change: the
- * run's mass terms, counted in the moment's units (whose base lies higher), times them. Per
- * cell that leaves two integer terms per structure, the mass and the x moment. */
-static int add_run(const cell_sums_job *j, const run_cache *c, slow_list *slow, const cell_run *r)
+/* A run's cells one by one into the counters of a structure (t, the cache's), its terms that
+ * lie below their base into the partial's slow sums. Along the run the y and z displacements
+ * do not change: the run's mass terms, counted in the moment's units (whose base lies higher),
+ * times them. Per cell that leaves two integer terms, the mass and the x moment. */
+static int add_cells(const cell_sums_job *j, const run_cache *c, int t, slow_list *slow, const cell_run *r)
 {
-  double lowest = INFINITY;
+  fixed_part *u = c->part[t];
+  const fixed_base *b = c->base[t];
+  const int64_t dy = wrap(r->yz[0] - c->ref[t][1], j->period[1]), dz = wrap(r->yz[1] - c->ref[t][2], j->period[2]);
+  const int volume_slow = r->with_volume && r->weight < b->volume;
+  exact_bin mass = 0, moment_x = 0; /* in units of 2^(moment's base) */
+  int64_t fast = 0;
   for (int64_t k = 0; k < r->n; ++k) {
-    const double rho = field_value(j->f, r->first + k);
-    lowest = rho < lowest ? rho : lowest;
-  }
-  for (int t = 0; t < j->n_targets; ++t) {
-    fixed_part *u = c->part[t];
-    if (!u)
+    int64_t e;
+    const uint64_t m = split_density(j->f, r->first + k, &e);
+    const int64_t dx = wrap(r->x0 + k * r->step - c->ref[t][0], j->period[0]);
+    const int64_t e_moment = e + r->weight + r->shift;
+    if (volume_slow || (m != 0 && e_moment < b->moment)) {
+      const int64_t d[3] = {dx, dy, dz};
+      if (add_slow(j, slow, t, c->structure[t], m, e + r->weight, e_moment, d, r->weight, r->with_volume) != 0)
+        return -1;
       continue;
-    u->n_cells += r->n;
-    u->min_density = lowest < u->min_density ? lowest : u->min_density;
-    const fixed_base *b = c->base[t];
-    const int64_t dy = wrap(r->yz[0] - c->ref[t][1], j->period[1]), dz = wrap(r->yz[1] - c->ref[t][2], j->period[2]);
-    const int volume_slow = r->with_volume && r->weight < b->volume;
-    exact_bin mass = 0, moment_x = 0; /* in units of 2^(moment's base) */
-    int64_t fast = 0;
-    for (int64_t k = 0; k < r->n; ++k) {
-      int64_t e;
-      const uint64_t m = split_density(j->f, r->first + k, &e);
-      const int64_t dx = wrap(r->x0 + k * r->step - c->ref[t][0], j->period[0]);
-      const int64_t e_moment = e + r->weight + r->shift;
-      if (volume_slow || (m != 0 && e_moment < b->moment)) {
-        const int64_t d[3] = {dx, dy, dz};
-        if (add_slow(j, slow, t, c->structure[t], m, e + r->weight, e_moment, d, r->weight, r->with_volume) != 0)
-          return -1;
-        continue;
-      }
-      ++fast;
-      if (m == 0)
-        continue;
-      const int s = (int)(e_moment - b->moment);
-      mass += (exact_bin)m << s;
-      const exact_bin term = (exact_bin)((exact_u128)m * (uint64_t)(dx < 0 ? -dx : dx)) << s;
-      moment_x += dx < 0 ? -term : term;
     }
-    /* back to the mass's units: the moment's base lies higher by the moments' extra bits */
+    ++fast;
+    if (m == 0)
+      continue;
+    const int s = (int)(e_moment - b->moment);
+    mass += (exact_bin)m << s;
+    const exact_bin term = (exact_bin)((exact_u128)m * (uint64_t)(dx < 0 ? -dx : dx)) << s;
+    moment_x += dx < 0 ? -term : term;
+  }
+  /* back to the mass's units: the moment's base lies higher by the moments' extra bits */
+  u->mass += mass << (b->moment - r->shift - b->mass);
+  u->moment[0] += moment_x;
+  u->moment[1] += (exact_bin)dy * mass;
+  u->moment[2] += (exact_bin)dz * mass;
+  if (r->with_volume)
+    u->volume += (exact_bin)fast << (r->weight - b->volume);
+  return 0;
+}
+
+/* Up to CHUNK float32 cells of a run as two integers in units of 2^e_lo (e_lo: the lowest
+ * exponent of their nonzero densities m_k 2^e_k): a = sum m_k 2^(e_k - e_lo) and
+ * x = sum k m_k 2^(e_k - e_lo). With exponents at most CHUNK_SPREAD apart both stay below
+ * 2^(24 + 20 + 8 + 8) = 2^60, so plain 64-bit sums hold them (else 0: the cells go one by one). */
+enum { CHUNK = 256, CHUNK_SPREAD = 20 };
+
+typedef struct chunk_sum {
+  uint64_t a, x;
+  int64_t e_lo; /* INT64_MAX when every density is 0 */
+} chunk_sum;
+
+static int sum_chunk_f32(const float *rho, int64_t n, chunk_sum *out)
+{
+  int lo = 1 << 30, hi = -(1 << 30);
+  for (int64_t k = 0; k < n; ++k) {
+    uint32_t bits;
+    memcpy(&bits, &rho[k], sizeof bits);
+    const int biased = (int)((bits >> 23) & 0xff), e = biased ? biased : 1; /* subnormals: as biased 1 */
+    const int zero = (bits & 0x7fffffffu) == 0;
+    lo = !zero && e < lo ? e : lo;
+    hi = !zero && e > hi ? e : hi;
+  }
+  *out = (chunk_sum){0, 0, INT64_MAX};
+  if (hi < lo)
+    return 1; /* all zero */
+  if (hi - lo > CHUNK_SPREAD)
+    return 0;
+  uint64_t a = 0, x = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    uint32_t bits;
+    memcpy(&bits, &rho[k], sizeof bits);
+    const int biased = (int)((bits >> 23) & 0xff);
+    const uint64_t m = (bits & 0x7fffffu) | ((uint32_t)(biased != 0) << 23);
+    const int e = biased ? biased : 1;
+    const uint64_t term = m << (m ? e - lo : 0);
+    a += term;
+    x += (uint64_t)k * term;
+  }
+  *out = (chunk_sum){a, x, (int64_t)lo - 150};
+  return 1;
+}
+
+/* A summed chunk into the counters of a structure (t, the cache's), when all its terms lie
+ * at or above their bases and no cell's displacement wraps inside it (dx_k = dx_0 + k step):
+ * then its mass terms add to a 2^(e_lo - base) and its x moments to (dx_0 a + step x)
+ * 2^(e_lo - base), the same integers cell by cell would make. 0: go cell by cell. */
+static int add_chunk(const cell_sums_job *j, const run_cache *c, int t, const cell_run *r, const chunk_sum *s)
+{
+  fixed_part *u = c->part[t];
+  const fixed_base *b = c->base[t];
+  if (r->with_volume && r->weight < b->volume)
+    return 0;
+  const int64_t d_first = r->x0 - c->ref[t][0], d_last = d_first + (r->n - 1) * r->step;
+  const int64_t dx = wrap(d_first, j->period[0]);
+  if (dx - d_first != wrap(d_last, j->period[0]) - d_last)
+    return 0; /* the nearest image changes inside the chunk */
+  if (s->e_lo != INT64_MAX) {
+    const int64_t shift = s->e_lo + r->weight + r->shift - b->moment;
+    if (shift < 0)
+      return 0;
+    const int64_t dy = wrap(r->yz[0] - c->ref[t][1], j->period[1]), dz = wrap(r->yz[1] - c->ref[t][2], j->period[2]);
+    const exact_bin mass = (exact_bin)s->a << shift; /* in the moment's units, as add_cells */
     u->mass += mass << (b->moment - r->shift - b->mass);
-    u->moment[0] += moment_x;
+    u->moment[0] += ((exact_bin)dx * (exact_bin)s->a + (exact_bin)r->step * (exact_bin)s->x) << shift;
     u->moment[1] += (exact_bin)dy * mass;
     u->moment[2] += (exact_bin)dz * mass;
-    if (r->with_volume)
-      u->volume += (exact_bin)fast << (r->weight - b->volume);
+  }
+  if (r->with_volume)
+    u->volume += (exact_bin)r->n << (r->weight - b->volume);
+  return 1;
+}
+
+/* A run of cells of one peak into the counters of its structures (the cache's): float32
+ * chunks of up to CHUNK cells summed once for all structures where they fit, else (and for
+ * float64) cell by cell. */
+static int add_run(const cell_sums_job *j, const run_cache *c, slow_list *slow, const cell_run *r)
+{
+  for (int64_t k0 = 0; k0 < r->n; k0 += CHUNK) {
+    cell_run part = *r;
+    part.first = r->first + k0;
+    part.n = r->n - k0 < CHUNK ? r->n - k0 : CHUNK;
+    part.x0 = r->x0 + k0 * r->step;
+    double lowest = INFINITY;
+    for (int64_t k = 0; k < part.n; ++k) {
+      const double rho = field_value(j->f, part.first + k);
+      lowest = rho < lowest ? rho : lowest;
+    }
+    chunk_sum s = {0, 0, INT64_MAX};
+    const int summed = j->f->f32 && sum_chunk_f32(j->f->f32 + part.first, part.n, &s);
+    for (int t = 0; t < j->n_targets; ++t) {
+      fixed_part *u = c->part[t];
+      if (!u)
+        continue;
+      u->n_cells += part.n;
+      u->min_density = lowest < u->min_density ? lowest : u->min_density;
+      if (!(summed && add_chunk(j, c, t, &part, &s)) && add_cells(j, c, t, slow, &part) != 0)
+        return -1;
+    }
   }
   return 0;
 }

@@ -48,25 +48,6 @@ static phew_status peak_cells_add(peak_cells *p, int64_t cell)
 #undef RHO_INDEX_T
 #undef KERNEL
 
-/* Root of the pointer chain starting at i, halving the path on the way. Threads follow
- * chains at once: the chains form a fixed forest and every write replaces a pointer by an
- * ancestor, so any interleaving ends at the same roots (relaxed atomic loads and stores, plain
- * moves on common machines, keep the races defined). A pointer already at its root's child
- * is not written again: the cells near a peak, on every chain, would pass their cache lines
- * between the threads at each write. */
-static int64_t find_peak(int64_t *up, int64_t i)
-{
-  int64_t next = __atomic_load_n(&up[i], __ATOMIC_RELAXED);
-  while (next != i) {
-    const int64_t after = __atomic_load_n(&up[next], __ATOMIC_RELAXED);
-    if (after != next)
-      __atomic_store_n(&up[i], after, __ATOMIC_RELAXED);
-    i = after;
-    next = __atomic_load_n(&up[i], __ATOMIC_RELAXED);
-  }
-  return i;
-}
-
 /* ---- the first pass on threads (grids: z planes; AMR: own blocks) ------------------------ */
 
 typedef struct uphill_job {
@@ -188,25 +169,50 @@ static phew_status point_uphill_cells(const mesh *m, const field *f, run_control
 
 /* ---- the second pass: every cell takes its root's peak, on threads ------------------------- */
 
-enum { CHAIN_TASK = 65536 }; /* cells per task */
+/* Tasks are runs of cells in storage order, at least CHAIN_TASK_MIN of them (a few planes):
+ * most pointers lead back into the same run, where the peak is already known. */
+enum { CHAIN_TASK_MIN = 1 << 18, CHAIN_TASKS_PER_THREAD = 4 };
 
 typedef struct chain_job {
-  int64_t n;
+  int64_t n, per_task;
   int64_t *up, *cell_peak;
+  int64_t ahead; /* grids: where the next plane's pointers lie, fetched early; else 0 */
 } chain_job;
+
+/* The peak of cell i, whose task began at cell start: the cells of the task before i hold
+ * theirs already, so the climb stops at the first of them (or at a root), halving the path on
+ * the way. Threads climb at once: the chains form a fixed forest and every write replaces a
+ * pointer by an ancestor, so any interleaving ends at the same roots (relaxed atomic loads and
+ * stores, plain moves on common machines, keep the races defined). A thread reads the peaks
+ * of roots (written before the threads) and of its own task's cells only. */
+static int64_t chain_peak(const chain_job *j, int64_t start, int64_t i)
+{
+  int64_t *up = j->up;
+  int64_t k = i;
+  for (;;) {
+    const int64_t next = __atomic_load_n(&up[k], __ATOMIC_RELAXED);
+    if (next == k || (next >= start && next < i))
+      return j->cell_peak[next]; /* a root's (written before the threads) or a done cell's */
+    const int64_t after = __atomic_load_n(&up[next], __ATOMIC_RELAXED);
+    if (after == next || (after >= start && after < i))
+      return j->cell_peak[after];
+    __atomic_store_n(&up[k], after, __ATOMIC_RELAXED);
+    k = after;
+  }
+}
 
 static void chain_task(void *context, int thread, int64_t task)
 {
   (void)thread;
   const chain_job *j = context;
-  const int64_t end = (task + 1) * CHAIN_TASK < j->n ? (task + 1) * CHAIN_TASK : j->n;
-  for (int64_t i = task * CHAIN_TASK; i < end; ++i)
-    if (__atomic_load_n(&j->up[i], __ATOMIC_RELAXED) >= 0) {
-      const int64_t peak = find_peak(j->up, i);
-      if (__atomic_load_n(&j->up[i], __ATOMIC_RELAXED) != peak)
-        __atomic_store_n(&j->up[i], peak, __ATOMIC_RELAXED);
-      j->cell_peak[i] = j->cell_peak[peak]; /* a root's: written before the threads */
-    }
+  const int64_t start = task * j->per_task, end = start + j->per_task < j->n ? start + j->per_task : j->n;
+  for (int64_t i = start; i < end; ++i) {
+    if (j->ahead && (i & 7) == 0 && i + j->ahead < j->n)
+      __builtin_prefetch(&j->up[i + j->ahead]); /* half the cells climb into the next plane */
+    const int64_t next = __atomic_load_n(&j->up[i], __ATOMIC_RELAXED);
+    if (next >= 0 && next != i)
+      j->cell_peak[i] = next >= start && next < i ? j->cell_peak[next] : chain_peak(j, start, i);
+  }
 }
 
 enum { NOT_TEST = -1, PENDING = -2 };
@@ -336,8 +342,11 @@ phew_status watershed_run(const mesh *m, const field *f, const ghost_plan *plan,
       cell_peak[g] = test ? -k - 2 : -1;
     }
   const int threads = rc && rc->n_threads > 1 ? rc->n_threads : 1;
-  chain_job chains = {m->n_local, up, cell_peak};
-  threads_run(threads, (m->n_local + CHAIN_TASK - 1) / CHAIN_TASK, chain_task, &chains);
+  int64_t per_task = (m->n_local + CHAIN_TASKS_PER_THREAD * threads - 1) / (CHAIN_TASKS_PER_THREAD * threads);
+  per_task = per_task > CHAIN_TASK_MIN ? per_task : CHAIN_TASK_MIN;
+  const int64_t ahead = m->kind == PHEW_MESH_STRUCTURED ? m->b.dims[0] * (m->b.dims[1] + 1) + 8 : 0;
+  chain_job chains = {m->n_local, per_task, up, cell_peak, ahead};
+  threads_run(threads, (m->n_local + per_task - 1) / per_task, chain_task, &chains);
   stats->iterations[PHEW_STAGE_WATERSHED] = 1;
   if (plan) {
     stats->iterations[PHEW_STAGE_WATERSHED] = 0;
