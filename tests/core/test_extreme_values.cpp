@@ -394,7 +394,7 @@ TEST(ExtremeValues, Float32ChunkSumsEqualFloat64CellSums)
         };
         double v = (1e6 * bump(150, 80) + 4e5 * bump(800, 120)) * (1.0 + 0.01 * (double)(y + 2 * z));
         if (x == 500 || x == 501)
-          v *= 0x1.0p-28; // a dip inside the run of the second peak
+          v *= 0x1.0p-28;          // a dip inside the run of the second peak
         if (x >= 1050 && x < 1350) // 2^-95 of the peak, rising to the first peak's slope
           v = 1e-30 * (1.0 + 0.001 * (double)(x - 1050 + y + 2 * z));
         if (x == 1200 && y == 1 && z == 1)
