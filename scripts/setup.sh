@@ -29,6 +29,9 @@ packages=(
   # simulation snapshots (readers/): HDF5's Open MPI build (the one ParaView loads) with its
   # pkg-config file; h5py for the tests' HDF5 snapshots and the docs' converter
   libhdf5-openmpi-dev pkgconf python3-h5py
+  # the Python package (python/): cffi builds its compiled module; pandas for Table.to_pandas,
+  # pytest for its tests
+  python3-cffi python3-pandas python3-pytest
 )
 if [ "$with_tests" = 1 ]; then
   packages+=(

@@ -203,6 +203,18 @@ if(NOT n_rows EQUAL 3 OR NOT peaks STREQUAL "PeakId;1364;2475")
 endif()
 message(STATUS "installed tool: 2 clumps, peaks 1364 and 2475")
 
+# ---- the installed Python package: found on PYTHONPATH under the prefix, its compiled module
+# finding the prefix's libphew ---------------------------------------------------------------
+if(PYTHON)
+  set(ENV{PYTHONPATH} ${PREFIX}/${PYTHONDIR})
+  phew_run("installed Python package" COMMAND ${PYTHON} -c
+    "import numpy, phew\nrho = numpy.ones((10, 10, 10))\nrho[2, 2, 2], rho[7, 7, 7] = 5.0, 6.0\nr = phew.find_clumps(rho, threshold=2.0)\nprint(phew.__file__, list(r.clumps['PeakId']))"
+    OUTPUT out)
+  unset(ENV{PYTHONPATH})
+  phew_expect("import phew from the prefix" "${out}" "^${PREFIX}/${PYTHONDIR}/phew/__init__.py \\[777, 222\\]")
+  message(STATUS "installed Python package: ${out}")
+endif()
+
 # ---- the installed plugin in pvpython (found through PV_PLUGIN_PATH); with Fortran the
 # Catalyst script below loads it too ---------------------------------------------------------
 if(WITH_PLUGIN AND PVPYTHON AND NOT WITH_FORTRAN)
