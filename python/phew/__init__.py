@@ -6,7 +6,7 @@
     r.clumps.to_pandas()  # the catalogue (the CLI's -clumps.csv columns)
 """
 from ._core import Cancelled, Error
-from ._grids import ClumpResult, find_clumps
+from ._grids import ClumpResult, find_clumps, grid_block
 from ._tables import Table
 
-__all__ = ["find_clumps", "ClumpResult", "Table", "Error", "Cancelled"]
+__all__ = ["find_clumps", "grid_block", "ClumpResult", "Table", "Error", "Cancelled"]

@@ -1,5 +1,7 @@
 """The compiled module, the context of a call (threads, communicator, progress, Ctrl-C) and
 the core's status codes as Python exceptions."""
+import contextlib
+
 import numpy as np
 
 from ._ffi import ffi, lib
@@ -46,6 +48,9 @@ class Call:
         self.context.cancel_data = self._handle
         self.interrupt = None  # the KeyboardInterrupt (or other exception) seen in a callback
         self.stop = False
+        rank, size = ffi.new("int *"), ffi.new("int *")
+        self.check(lib.phew_context_ranks(self.context, rank, size))
+        self.rank, self.n_ranks = rank[0], size[0]
 
     def check(self, status):
         """Raise for a status other than PHEW_OK, with the core's message; and for an
@@ -58,6 +63,30 @@ class Call:
         if status == lib.PHEW_CANCELLED:
             raise Cancelled(message or "stopped by the progress callback")
         raise _EXCEPTIONS.get(status, Error)(message or ffi.string(lib.phew_status_string(status)).decode())
+
+
+    @contextlib.contextmanager
+    def agreeing(self):
+        """Checks of this rank's own input, agreed by every rank of the communicator before a
+        collective call: a problem on one rank raises on all (the lowest rank's message),
+        instead of leaving the others waiting in the call."""
+        mine = None
+        try:
+            yield
+        except (TypeError, ValueError, MemoryError, OverflowError) as e:
+            mine = e
+        status = lib.PHEW_OK
+        if mine is not None:
+            status = lib.PHEW_ERROR_MEMORY if isinstance(mine, MemoryError) else lib.PHEW_ERROR_ARGUMENT
+            text = str(mine).encode("utf-8", "replace")[: ffi.sizeof(self.context.message) - 1]
+            ffi.memmove(self.context.message, text + b"\0", len(text) + 1)
+        agreed = lib.phew_agree(self.context, status)
+        if agreed == lib.PHEW_OK:
+            return
+        if mine is not None:
+            raise mine
+        message = ffi.string(self.context.message).decode("utf-8", "replace")
+        raise _EXCEPTIONS.get(agreed, Error)("another rank: " + message)
 
 
 def _threads(threads):

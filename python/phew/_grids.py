@@ -39,7 +39,7 @@ class ClumpResult:
 
 
 def find_clumps(density, *, spacing=1.0, origin=0.0, periodic=False, threshold="auto", relevance=2.0, saddle=None,
-                mass_threshold=0.0, threads=0, comm=None, progress=None):
+                mass_threshold=0.0, threads=0, comm=None, offset=None, global_shape=None, progress=None):
     """Clumps, sub-clumps and haloes of a density on a uniform grid (PHEW; docs/python.md).
 
     density: a 1-, 2- or 3-D array of real numbers (float32 and float64 are used as they are,
@@ -52,42 +52,112 @@ def find_clumps(density, *, spacing=1.0, origin=0.0, periodic=False, threshold="
         clumps whose key saddle lies above it merge into haloes.
     mass_threshold: clumps and haloes of mass at most this are left out.
     threads: threads to use, 0 for every core; the answer is the same for any number.
-    comm: an mpi4py communicator (see docs/python.md; None: this process alone).
+    comm: an mpi4py communicator: density is then this rank's block of the whole grid, which
+        starts at index `offset` of a grid of `global_shape` (phew.grid_block gives a balanced
+        block; any tiling works). Labels come back for the block; the tables on rank 0 (empty
+        elsewhere); the same answer, byte for byte, as one process on the whole grid.
     progress: optional progress(fraction, stage) -> None or False (False stops: phew.Cancelled).
     """
-    rho = _density(density)
-    shape = rho.shape + (1,) * (3 - rho.ndim)
-    params = {"spacing": _triple(spacing, "spacing", float), "origin": _triple(origin, "origin", float),
-              "periodic": _triple(periodic, "periodic", _bool), "threshold": threshold, "relevance": relevance,
-              "saddle": saddle, "mass_threshold": mass_threshold}
-    c_params = _clump_params(threshold, relevance, saddle, mass_threshold)
     call = Call(threads, comm, progress)
-
-    c_input = ffi.new("phew_input *")
-    c_input.mesh = lib.PHEW_MESH_STRUCTURED
-    lib.phew_grid_init_whole(ffi.addressof(c_input, "grid"), shape[2], shape[1], shape[0])
-    for axis in range(3):  # the core's axis d is the array's axis 2 - d
-        c_input.grid.spacing[axis] = params["spacing"][2 - axis]
-        c_input.grid.origin[axis] = params["origin"][2 - axis]
-        c_input.grid.periodic[axis] = params["periodic"][2 - axis]
-    c_input.density = ffi.cast("const void *", rho.ctypes.data)
-    c_input.density_type = lib.PHEW_FLOAT32 if rho.dtype == np.float32 else lib.PHEW_FLOAT64
-
-    labels = [np.empty(rho.shape, np.int64) for _ in range(3)]
+    with call.agreeing():
+        rho = _density(density)
+        if call.n_ranks > 1 and global_shape is None:
+            raise ValueError("with comm= over %d ranks, density is this rank's block: give its offset and the "
+                             "grid's global_shape (phew.grid_block makes a balanced split)" % call.n_ranks)
+        grid = _Block(rho.shape, offset, global_shape)
+        params = {"spacing": _triple(spacing, "spacing", float), "origin": _triple(origin, "origin", float),
+                  "periodic": _triple(periodic, "periodic", _bool), "threshold": threshold,
+                  "relevance": relevance, "saddle": saddle, "mass_threshold": mass_threshold}
+        c_params = _clump_params(threshold, relevance, saddle, mass_threshold)
+        c_input = ffi.new("phew_input *")
+        c_input.mesh = lib.PHEW_MESH_STRUCTURED
+        stored = grid.describe(c_input.grid, params)
+        if stored is not None:  # a block of a larger grid: room for its ghost layers
+            ghosts = np.empty(stored[0], rho.dtype)
+            ghosts[stored[1]] = rho
+            rho = ghosts
+        c_input.density = ffi.cast("const void *", rho.ctypes.data)
+        c_input.density_type = lib.PHEW_FLOAT32 if rho.dtype == np.float32 else lib.PHEW_FLOAT64
+        c_input.labels_active_only = 1 if stored is not None else 0
+        labels = [np.empty(rho.shape, np.int64) for _ in range(3)]
+    if stored is not None:
+        call.check(lib.phew_exchange_ghosts(call.context, ffi.addressof(c_input, "grid"),
+                                            ffi.cast("void *", rho.ctypes.data), rho.itemsize))
     c_labels = ffi.new("phew_labels *")
     c_labels.peak_patch_id, c_labels.clump_id, c_labels.halo_id = (
         ffi.cast("int64_t *", a.ctypes.data) for a in labels)
     result = ffi.new("phew_clump_result *")
     try:
-        status = lib.phew_find_clumps(call.context, c_input, c_params, c_labels, result)
-        call.check(status)
+        call.check(lib.phew_find_clumps(call.context, c_input, c_params, c_labels, result))
+        if stored is not None:  # the active cells' labels lie at the start, over the block
+            labels = [a.reshape(-1)[: grid.size].reshape(grid.shape) for a in labels]
         meta = dict(params, density_threshold=result.density_threshold_used,
                     saddle_threshold=result.saddle_threshold_used, mean_density=result.mean_density,
                     units="mass: density x cell volume; positions: the units of spacing and origin")
-        tables = _catalogue(result, meta)
-        return ClumpResult(labels, tables, result, params)
+        return ClumpResult(labels, _catalogue(result, meta), result, params)
     finally:
         lib.phew_clump_result_free(result)
+
+
+def grid_block(global_shape, *, comm=None, periodic=False):
+    """(offset, shape) of this rank's block of a grid of global_shape split over the ranks of
+    comm (balanced by cell count), for find_clumps(..., comm=comm, offset=, global_shape=)."""
+    call = Call(0, comm)
+    n_dims = len(np.atleast_1d(global_shape))
+    shape = _shape(global_shape, n_dims)
+    c_grid = ffi.new("phew_grid *")
+    periodic = _triple(periodic, "periodic", _bool)
+    call.check(lib.phew_grid_decompose(call.context, c_grid, shape[::-1], periodic[::-1]))
+    return (tuple(c_grid.active_offset[2 - k] for k in range(n_dims)),
+            tuple(c_grid.active_dims[2 - k] for k in range(n_dims)))
+
+
+class _Block:
+    """This rank's block (offset, shape) of a grid of global_shape, in array axis order."""
+
+    def __init__(self, shape, offset, global_shape):
+        self.shape = shape
+        self.size = int(np.prod(shape))
+        shape3 = tuple(shape) + (1,) * (3 - len(shape))
+        self.global3 = _shape(global_shape, len(shape)) if global_shape is not None else shape3
+        self.offset3 = _shape(offset, len(shape), 0) if offset is not None else (0, 0, 0)
+        self.shape3 = shape3
+        for k in range(3):
+            if self.offset3[k] + shape3[k] > self.global3[k]:
+                raise ValueError("the block (offset %s, shape %s) does not fit in the grid %s"
+                                 % (self.offset3, shape3, self.global3))
+
+    def describe(self, c_grid, params):
+        """Fill the core's phew_grid (axes reversed). None for the whole grid; else the stored
+        shape (with one ghost layer towards every neighbouring block, as phew_grid_block
+        makes) and where the block lies in it."""
+        lib.phew_grid_init_whole(ffi.addressof(c_grid), self.global3[2], self.global3[1], self.global3[0])
+        whole = self.shape3 == self.global3
+        stored, inside = [], []
+        for k in range(3):
+            d = 2 - k  # the core's axis
+            n, lo = self.global3[k], self.offset3[k]
+            hi = lo + self.shape3[k]
+            periodic = params["periodic"][k]
+            below = 1 if hi > lo and not (lo == 0 and hi == n) and (lo > 0 or periodic) else 0
+            above = 1 if hi > lo and not (lo == 0 and hi == n) and (hi < n or periodic) else 0
+            c_grid.active_offset[d], c_grid.active_dims[d] = lo, hi - lo
+            c_grid.stored_offset[d], c_grid.stored_dims[d] = lo - below, hi - lo + below + above
+            c_grid.spacing[d], c_grid.origin[d], c_grid.periodic[d] = (
+                params["spacing"][k], params["origin"][k], periodic)
+            stored.append(hi - lo + below + above)
+            inside.append(slice(below, below + hi - lo))
+        if whole:
+            return None
+        n_dims = len(self.shape)  # the axes after them span the grid: no ghosts
+        return tuple(stored[:n_dims]), tuple(inside[:n_dims])
+
+
+def _shape(value, n_dims=3, fill=1):
+    values = [int(v) for v in np.atleast_1d(value)]
+    if not 1 <= n_dims <= 3 or len(values) != n_dims or any(v < 0 for v in values):
+        raise ValueError("expected %d non-negative integers, not %r" % (n_dims, value))
+    return tuple(values) + (fill,) * (3 - n_dims)
 
 
 def _catalogue(result, meta):
