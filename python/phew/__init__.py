@@ -7,6 +7,8 @@
 """
 from ._core import Cancelled, Error
 from ._grids import ClumpResult, find_clumps, grid_block
+from ._points import GroupResult, find_clumps_points, friends_of_friends, hop, particle_density
 from ._tables import Table
 
-__all__ = ["find_clumps", "grid_block", "ClumpResult", "Table", "Error", "Cancelled"]
+__all__ = ["find_clumps", "grid_block", "find_clumps_points", "friends_of_friends", "hop", "particle_density",
+           "GroupResult", "ClumpResult", "Table", "Error", "Cancelled"]

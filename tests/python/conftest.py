@@ -29,3 +29,16 @@ def cli():
         return done
 
     return run
+
+
+def clustered_particles(seed, n_clustered=3000, n_background=2000, box=10.0, dtype=np.float32):
+    """Blobs in a periodic box with a uniform background: positions, masses, velocities, ids."""
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(0, box, (12, 3))
+    blobs = centres[rng.integers(0, 12, n_clustered)] + rng.normal(0, 0.03 * box, (n_clustered, 3))
+    pos = np.concatenate([blobs % box, rng.uniform(0, box, (n_background, 3))]).astype(dtype)
+    n = len(pos)
+    masses = rng.uniform(0.5, 2.0, n).astype(dtype)
+    velocities = rng.normal(0, 1, (n, 3)).astype(dtype)
+    ids = rng.permutation(10 * n)[:n].astype(np.int64)
+    return pos, masses, velocities, ids

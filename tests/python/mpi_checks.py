@@ -1,14 +1,15 @@
 """Run under mpirun by test_mpi.py: phew.find_clumps with an mpi4py communicator, each rank its
 balanced block (phew.grid_block) or a tiling of its own, against one process on the whole grid
-(every rank computes that too, with comm=None): the same labels and tables, byte for byte.
-Then bad input on one rank only: every rank raises, none waits. Prints 'ok N' on rank 0."""
+(every rank computes that too, with comm=None): the same labels and tables, byte for byte; the
+particle finders with each rank a share of the particles, likewise. Then bad input on one rank
+only: every rank raises, none waits. Prints 'ok N' (N checks) on rank 0."""
 import sys
 
 import numpy as np
 from mpi4py import MPI
 
 import phew
-from conftest import lognormal
+from conftest import clustered_particles, lognormal
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
@@ -36,6 +37,27 @@ for periodic in (True, (False, True, False)):
             assert len(r.clumps) == 0
         assert r.stats["n_ranks"] == size
         checks += 1
+
+# particles: rank r passes every size-th particle from r on (shares of any kind work)
+pos, masses, velocities, ids = clustered_particles(32)
+share = slice(rank, None, size)
+common = dict(box=10.0, periodic=True, masses=masses, velocities=velocities, ids=ids)
+for finder, options in ((phew.find_clumps_points, dict(threshold=30.0, saddle="auto")),
+                        (phew.friends_of_friends, dict(linking_length=0.25)), (phew.hop, dict(outer=20.0))):
+    serial = finder(pos, threads=1, **common, **options)
+    mine_only = {k: (v[share] if isinstance(v, np.ndarray) else v) for k, v in common.items()}
+    r = finder(pos[share], comm=comm, threads=2, **mine_only, **options)
+    labels = ("peak_patch_id", "clump_id", "halo_id", "density") if finder is phew.find_clumps_points else (
+        ("group_id", "density") if finder is phew.hop else ("group_id",))
+    for name in labels:
+        assert np.array_equal(getattr(r, name), getattr(serial, name)[share]), (finder.__name__, name)
+    tables = ("clumps", "haloes", "dendrogram") if finder is phew.find_clumps_points else ("groups",)
+    for table in tables:
+        if rank == 0:
+            assert getattr(r, table).tobytes() == getattr(serial, table).tobytes(), (finder.__name__, table)
+        else:
+            assert len(getattr(r, table)) == 0
+    checks += 1
 
 # a NaN on the last rank only: every rank gets the core's error
 offset, block = phew.grid_block(shape, comm=comm)
