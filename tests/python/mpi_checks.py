@@ -59,6 +59,23 @@ for finder, options in ((phew.find_clumps_points, dict(threshold=30.0, saddle="a
             assert len(getattr(r, table)) == 0
     checks += 1
 
+# a snapshot read in shares: consecutive, together the serial arrays; FoF on the shares
+import os  # noqa: E402
+
+ramses = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "datasets", "ramses_cosmo32",
+                      "output_00003")
+whole = phew.read_snapshot(ramses)
+part = phew.read_snapshot(ramses, comm=comm)
+assert part.n_total == whole.n_total
+shares = comm.allgather((part.first, part.positions, part.ids))
+assert [first for first, _, _ in shares] == list(np.cumsum([0] + [len(p) for _, p, _ in shares[:-1]]))
+assert np.array_equal(np.concatenate([p for _, p, _ in shares]), whole.positions)
+assert np.array_equal(np.concatenate([i for _, _, i in shares]), whole.ids)
+mine = phew.friends_of_friends(part.positions, ids=part.ids, box=part.box, periodic=part.periodic, comm=comm)
+serial = phew.friends_of_friends(whole.positions, ids=whole.ids, box=whole.box, periodic=whole.periodic)
+assert np.array_equal(mine.group_id, serial.group_id[part.first:part.first + len(part.positions)])
+checks += 1
+
 # a NaN on the last rank only: every rank gets the core's error
 offset, block = phew.grid_block(shape, comm=comm)
 mine = rho[tuple(slice(o, o + n) for o, n in zip(offset, block))].copy()

@@ -1,0 +1,115 @@
+"""phew.read_snapshot: simulation outputs through libphew_readers (RAMSES, GADGET-2/3/4, AREPO
+and SWIFT HDF5; docs/snapshots.md): this rank's share of one kind of particle as numpy arrays,
+with what the snapshot says about itself (box, units, cosmology)."""
+import numpy as np
+
+from ._core import Call
+from ._ffi import ffi, lib
+
+_FORMATS = {"auto": lib.PHEW_FORMAT_AUTO, "ramses": lib.PHEW_FORMAT_RAMSES, "gadget-hdf5": lib.PHEW_FORMAT_GADGET_HDF5}
+_UNITS = {"code": lib.PHEW_UNITS_CODE, "astro": lib.PHEW_UNITS_ASTRO}
+_VALUES = {lib.PHEW_VALUE_FLOAT32: np.float32, lib.PHEW_VALUE_FLOAT64: np.float64, lib.PHEW_VALUE_INT8: np.int8,
+           lib.PHEW_VALUE_INT16: np.int16, lib.PHEW_VALUE_INT32: np.int32, lib.PHEW_VALUE_INT64: np.int64,
+           lib.PHEW_VALUE_UINT8: np.uint8, lib.PHEW_VALUE_UINT16: np.uint16, lib.PHEW_VALUE_UINT32: np.uint32,
+           lib.PHEW_VALUE_UINT64: np.uint64}
+
+
+class Snapshot:
+    """What read_snapshot returns.
+
+    positions (n, 3), velocities (n, 3) or None, masses (n,), ids (int64, the snapshot's): this
+    rank's share (all of them without comm=), float32 or float64 as the files store them.
+    fields: the other per-particle arrays by name (with all_fields=True).
+    first, n_total: the share's first global index and the count over all ranks.
+    info: the metadata as a dict: code, time, scale_factor, redshift, hubble, omega_matter,
+    omega_lambda, omega_baryon, box_origin, box_size, periodic, cosmological, units,
+    length_unit, mass_unit, velocity_unit, code_length_cm, code_mass_g, code_velocity_cm_s, ...
+    box, periodic: info's box sizes and periodic axes, ready for the particle finders.
+    """
+
+    def __repr__(self):
+        return "<phew.Snapshot: %s, %d of %d particles, box %s %s>" % (
+            self.info["code"], len(self.positions), self.n_total, self.box, self.info["length_unit"])
+
+
+def read_snapshot(path, *, format="auto", units="code", particle_type=1, family=None, all_fields=False, comm=None):
+    """Read one kind of particle: GADGET's PartType `particle_type` (1, dark matter), or RAMSES's
+    `family` ("DM" by default, "star", ... or its number). units: "code" (as stored) or "astro"
+    (comoving Mpc/h, Msun/h, peculiar km/s). With comm= each rank reads its share of the files."""
+    call = Call(0, comm)
+    with call.agreeing():
+        if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
+            raise TypeError("path must be a path, not %r" % (path,))
+        options = ffi.new("phew_read_options *")
+        lib.phew_read_options_init(options)
+        options.format = _choice(format, _FORMATS, "format")
+        options.units = _choice(units, _UNITS, "units")
+        options.particle_type = int(particle_type)
+        keep = ffi.new("char[]", str(family).encode()) if family is not None else None
+        if keep is not None:
+            options.family = keep
+        options.all_fields = 1 if all_fields else 0
+        c_path = ffi.new("char[]", _path_bytes(path))
+    c_set = ffi.new("phew_particle_set *")
+    try:
+        call.check(lib.phew_read_particles(call.context, c_path, options, c_set))
+        return _snapshot(c_set)
+    finally:
+        lib.phew_particle_set_free(c_set)
+
+
+def _path_bytes(path):
+    import os
+
+    return os.fsencode(path)
+
+
+def _choice(value, names, what):
+    if value not in names:
+        raise ValueError("%s must be one of %s, not %r" % (what, ", ".join(sorted(names)), value))
+    return names[value]
+
+
+def _array(pointer, n, dtype, components=1):
+    """A copy of n x components values at pointer (the set is freed after)."""
+    shape = (n, components) if components > 1 else (n,)
+    if pointer == ffi.NULL:
+        return None
+    if n == 0:
+        return np.zeros(shape, dtype)
+    count = n * components * np.dtype(dtype).itemsize
+    return np.frombuffer(ffi.buffer(pointer, count), dtype).reshape(shape).copy()
+
+
+def _info(c_info):
+    info = {}
+    for name, field in ffi.typeof(c_info).fields:
+        value = getattr(c_info, name)
+        if field.type.kind == "array" and field.type.item.cname == "char":
+            value = ffi.string(value).decode("utf-8", "replace")
+        elif field.type.kind == "array":
+            value = tuple(value)
+        info[name] = value
+    info["format"] = {v: k for k, v in _FORMATS.items()}.get(info["format"], info["format"])
+    info["units"] = {v: k for k, v in _UNITS.items()}.get(info["units"], info["units"])
+    info["periodic"] = tuple(bool(p) for p in info["periodic"])
+    return info
+
+
+def _snapshot(c_set):
+    s = Snapshot()
+    dtype = np.float32 if c_set.type == lib.PHEW_FLOAT32 else np.float64
+    n = c_set.n
+    s.positions = _array(c_set.position, n, dtype, 3)
+    s.velocities = _array(c_set.velocity, n, dtype, 3)
+    s.masses = _array(c_set.mass, n, dtype)
+    s.ids = _array(c_set.id, n, np.int64)
+    s.first, s.n_total = c_set.first, c_set.n_total
+    s.fields = {}
+    for k in range(c_set.n_fields):
+        f = c_set.fields[k]
+        s.fields[ffi.string(f.name).decode()] = _array(f.values, n, _VALUES[f.type], f.components)
+    s.info = _info(c_set.info)
+    s.box = s.info["box_size"]
+    s.periodic = s.info["periodic"]
+    return s

@@ -1,0 +1,63 @@
+"""phew.read_snapshot: the samples of datasets/ (RAMSES, SWIFT) against h5py and the CLI."""
+import os
+
+import numpy as np
+import pytest
+
+import phew
+
+DATASETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "datasets")
+RAMSES = os.path.join(DATASETS, "ramses_cosmo32", "output_00003")
+SWIFT = os.path.join(DATASETS, "swift_dm16", "snap_0003.hdf5")
+
+
+def test_swift_arrays_are_the_files_arrays():
+    h5py = pytest.importorskip("h5py")  # Debian's python3-h5py, installed by the README's commands
+    s = phew.read_snapshot(SWIFT)
+    with h5py.File(SWIFT, "r") as f:
+        part = f["PartType1"]
+        assert np.array_equal(s.positions, part["Coordinates"][...].astype(s.positions.dtype))
+        assert np.array_equal(s.velocities, part["Velocities"][...].astype(s.velocities.dtype))
+        assert np.array_equal(s.masses, part["Masses"][...].astype(s.masses.dtype))
+        assert np.array_equal(s.ids, part["ParticleIDs"][...].astype(np.int64))
+        assert s.box == tuple(np.broadcast_to(f["Header"].attrs["BoxSize"], 3))
+    assert s.info["code"] == "SWIFT" and s.periodic == (True, True, True)
+    assert s.first == 0 and s.n_total == len(s.positions) == 4096
+
+
+def test_ramses_friends_of_friends_as_the_cli_finds_them(tmp_path, cli):
+    s = phew.read_snapshot(RAMSES, units="astro")
+    assert s.info["length_unit"] == "Mpc/h" and s.info["cosmological"] == 1
+    assert s.info["omega_matter"] == pytest.approx(0.3) and s.n_total == 32768
+    f = phew.friends_of_friends(s.positions, masses=s.masses, velocities=s.velocities, ids=s.ids, box=s.box,
+                                periodic=s.periodic, threads=1)
+    cli("--snapshot", RAMSES, "--units", "astro", "--finder", "fof", "--threads", 1, "--output", tmp_path / "r")
+    assert np.array_equal(f.group_id, np.fromfile(tmp_path / "r-group.raw", np.int64))
+    with open(tmp_path / "r-groups.csv") as out:
+        header = out.readline().strip().split(",")
+        rows = [line.strip().split(",") for line in out]
+    assert len(rows) == len(f.groups) > 10
+    for name in f.groups.dtype.names:  # the tool adds the physics' columns after these
+        j = header.index(name)
+        assert np.array_equal(f.groups[name].astype(np.float64), [float(r[j]) for r in rows]), name
+
+
+def test_other_fields_and_units():
+    code = phew.read_snapshot(RAMSES, all_fields=True)
+    astro = phew.read_snapshot(RAMSES, units="astro")
+    assert set(code.fields) >= {"levelp", "family"} and code.fields["levelp"].shape == (32768,)
+    assert np.array_equal(astro.ids, code.ids)
+    assert np.allclose(astro.positions, code.positions * astro.box[0] / code.box[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("path, kwargs, error, words", [
+    ("/nonexistent/output_00001", {}, OSError, "cannot open"),
+    (RAMSES, {"format": "fits"}, ValueError, "format"),
+    (RAMSES, {"units": "cgs"}, ValueError, "units"),
+    (RAMSES, {"family": "no-such-family"}, ValueError, "family"),
+    (SWIFT, {"particle_type": 7}, ValueError, "PartType7|particle type"),
+    (12, {}, TypeError, "path"),
+])
+def test_bad_reads_raise(path, kwargs, error, words):
+    with pytest.raises(error, match=words):
+        phew.read_snapshot(path, **kwargs)
