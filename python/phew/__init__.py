@@ -8,9 +8,10 @@
 from ._core import Cancelled, Error
 from ._grids import ClumpResult, find_clumps, grid_block
 from ._points import GroupResult, find_clumps_points, friends_of_friends, hop, particle_density
+from ._links import link_steps
 from ._physics import PhysicsResult, halo_properties
 from ._snapshots import Snapshot, read_snapshot
 from ._tables import Table
 
 __all__ = ["find_clumps", "grid_block", "find_clumps_points", "friends_of_friends", "hop", "particle_density",
-           "GroupResult", "halo_properties", "PhysicsResult", "read_snapshot", "Snapshot", "ClumpResult", "Table", "Error", "Cancelled"]
+           "GroupResult", "halo_properties", "PhysicsResult", "read_snapshot", "Snapshot", "link_steps", "ClumpResult", "Table", "Error", "Cancelled"]
