@@ -32,6 +32,9 @@ class ClumpResult:
         self.mean_density = result.mean_density
         self.stats = _tables.struct_dict(result.stats)
         self.params = params
+        # the core's node rows as they were, for phew.dendrogram_layout
+        self.nodes_raw = bytes(ffi.buffer(result.nodes, result.n_nodes * ffi.sizeof("phew_node"))) \
+            if result.n_nodes > 0 else b""
 
     def __repr__(self):
         return "<phew.ClumpResult: %d clumps, %d haloes, %d dendrogram nodes>" % (

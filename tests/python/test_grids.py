@@ -188,3 +188,16 @@ def test_tables_carry_the_run_and_become_data_frames(field):
     assert frame["Mass"].sum() == pytest.approx(r.clumps["Mass"].sum(), rel=1e-15)
     assert frame.attrs["mean_density"] == r.mean_density
     assert np.isclose(r.haloes["Mass"].sum(), (field[r.halo_id >= 0].astype(np.float64)).sum() * 0.125, rtol=1e-12)
+
+
+def test_dendrogram_layout_places_every_node(field):
+    r = phew.find_clumps(field, threshold=1.2, relevance=1.1, saddle=1.5, periodic=True)
+    layout = phew.dendrogram_layout(r)
+    nodes = r.dendrogram
+    assert len(layout) == len(nodes) > 5 and (nodes["ParentId"] >= 0).any()
+    leaves = nodes["ClumpId"] >= 0
+    assert sorted(layout["x"][leaves]) == list(range(leaves.sum()))
+    index = {node_id: i for i, node_id in enumerate(nodes["NodeId"])}
+    assert list(layout["parent_index"]) == [index[p] if p >= 0 else -1 for p in nodes["ParentId"]]
+    assert np.allclose(layout["log_bottom"], np.log10(nodes["SaddleDensity"]))
+    assert np.allclose(layout["log_top"][leaves], np.log10(nodes["PeakDensity"][leaves]))
