@@ -6,6 +6,7 @@
     r.clumps.to_pandas()  # the catalogue (the CLI's -clumps.csv columns)
 """
 from ._core import Cancelled, Error
+from ._amr import find_clumps_amr
 from ._dendrogram import dendrogram_layout
 from ._grids import ClumpResult, find_clumps, grid_block
 from ._points import GroupResult, find_clumps_points, friends_of_friends, hop, particle_density
@@ -14,5 +15,5 @@ from ._physics import PhysicsResult, halo_properties
 from ._snapshots import Snapshot, read_snapshot
 from ._tables import Table
 
-__all__ = ["find_clumps", "grid_block", "find_clumps_points", "friends_of_friends", "hop", "particle_density",
+__all__ = ["find_clumps", "grid_block", "find_clumps_amr", "find_clumps_points", "friends_of_friends", "hop", "particle_density",
            "GroupResult", "halo_properties", "PhysicsResult", "read_snapshot", "Snapshot", "link_steps", "dendrogram_layout", "ClumpResult", "Table", "Error", "Cancelled"]

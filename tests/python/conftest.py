@@ -42,3 +42,22 @@ def clustered_particles(seed, n_clustered=3000, n_background=2000, box=10.0, dty
     velocities = rng.normal(0, 1, (n, 3)).astype(dtype)
     ids = rng.permutation(10 * n)[:n].astype(np.int64)
     return pos, masses, velocities, ids
+
+
+def amr_sample():
+    """datasets/amr_sample (4 levels, 179 blocks; datasets/README.md) as find_clumps_amr takes
+    it: (level, lo, density indexed [x, y, z]) per block, from its block list and raw file."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "datasets")
+    raw = np.fromfile(os.path.join(root, "amr_sample.raw"), np.float32)
+    blocks, at = [], 0
+    with open(os.path.join(root, "amr_sample.blocks.txt")) as f:
+        for line in f:
+            words = line.split()
+            if words and words[0] == "block":
+                level, lo, dims = int(words[1]), tuple(map(int, words[2:5])), tuple(map(int, words[5:8]))
+                n = dims[0] * dims[1] * dims[2]
+                # the file stores x fastest: [z, y, x] in C order, transposed to [x, y, z]
+                blocks.append((level, lo, raw[at:at + n].reshape(dims[::-1]).transpose(2, 1, 0)))
+                at += n
+    assert at == len(raw)
+    return blocks

@@ -9,7 +9,7 @@ import numpy as np
 from mpi4py import MPI
 
 import phew
-from conftest import clustered_particles, lognormal
+from conftest import amr_sample, clustered_particles, lognormal
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
@@ -58,6 +58,17 @@ for finder, options in ((phew.find_clumps_points, dict(threshold=30.0, saddle="a
         else:
             assert len(getattr(r, table)) == 0
     checks += 1
+
+# AMR: the sample hierarchy's blocks dealt out round robin
+blocks = amr_sample()
+options = dict(level0_shape=(32, 32, 32), spacing=1 / 32, periodic=True, threshold=3.0, saddle=20.0)
+serial = phew.find_clumps_amr(blocks, threads=1, **options)
+r = phew.find_clumps_amr(blocks[rank::size], comm=comm, threads=2, **options)
+for name in ("peak_patch_id", "clump_id", "halo_id"):
+    assert all(np.array_equal(a, b) for a, b in zip(getattr(r, name), getattr(serial, name)[rank::size])), name
+if rank == 0:
+    assert r.clumps.tobytes() == serial.clumps.tobytes() and r.dendrogram.tobytes() == serial.dendrogram.tobytes()
+checks += 1
 
 # a snapshot read in shares: consecutive, together the serial arrays; FoF on the shares
 import os  # noqa: E402
