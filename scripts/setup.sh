@@ -30,8 +30,8 @@ packages=(
   # pkg-config file; h5py for the tests' HDF5 snapshots and the docs' converter
   libhdf5-openmpi-dev pkgconf python3-h5py
   # the Python package (python/): cffi builds its compiled module; pandas for Table.to_pandas,
-  # pytest for its tests
-  python3-cffi python3-pandas python3-pytest
+  # yt for phew.yt, pytest for its tests
+  python3-cffi python3-pandas python3-yt python3-pytest
 )
 if [ "$with_tests" = 1 ]; then
   packages+=(
