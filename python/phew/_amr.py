@@ -12,7 +12,7 @@ import numpy as np
 from . import _tables
 from ._core import Call
 from ._ffi import ffi, lib
-from ._grids import ClumpResult, _bool, _clump_params, _triple
+from ._grids import ClumpResult, _bool, _clump_params, _geometry, _triple
 
 
 def find_clumps_amr(blocks, *, level0_shape, spacing=1.0, origin=0.0, periodic=False, threshold="auto",
@@ -32,8 +32,9 @@ def find_clumps_amr(blocks, *, level0_shape, spacing=1.0, origin=0.0, periodic=F
     with call.agreeing():
         mine = [_block(b, k) for k, b in enumerate(blocks)]
         level0 = _three_ints(level0_shape, "level0_shape")
-        params = {"level0_shape": level0, "spacing": _triple(spacing, "spacing", float),
-                  "origin": _triple(origin, "origin", float), "periodic": _triple(periodic, "periodic", _bool),
+        spacing, origin = _geometry(spacing, origin)
+        params = {"level0_shape": level0, "spacing": spacing, "origin": origin,
+                  "periodic": _triple(periodic, "periodic", _bool),
                   "threshold": threshold, "relevance": relevance, "saddle": saddle, "mass_threshold": mass_threshold}
         c_params = _clump_params(threshold, relevance, saddle, mass_threshold)
         dtype = np.float32 if mine and all(d.dtype == np.float32 for _, _, d in mine) else np.float64

@@ -40,6 +40,8 @@ class Call:
         self._comm = _comm_address(comm)
         if self._comm is not None:
             self.context.mpi_comm = self._comm
+        if progress is not None and not callable(progress):
+            raise TypeError("progress must be a function progress(fraction, stage), not %r" % (progress,))
         self._progress = progress
         self._handle = ffi.new_handle(self)
         self.context.progress = lib.phew_python_progress

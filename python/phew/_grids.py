@@ -68,9 +68,9 @@ def find_clumps(density, *, spacing=1.0, origin=0.0, periodic=False, threshold="
             raise ValueError("with comm= over %d ranks, density is this rank's block: give its offset and the "
                              "grid's global_shape (phew.grid_block makes a balanced split)" % call.n_ranks)
         grid = _Block(rho.shape, offset, global_shape)
-        params = {"spacing": _triple(spacing, "spacing", float), "origin": _triple(origin, "origin", float),
-                  "periodic": _triple(periodic, "periodic", _bool), "threshold": threshold,
-                  "relevance": relevance, "saddle": saddle, "mass_threshold": mass_threshold}
+        spacing, origin = _geometry(spacing, origin)
+        params = {"spacing": spacing, "origin": origin, "periodic": _triple(periodic, "periodic", _bool),
+                  "threshold": threshold, "relevance": relevance, "saddle": saddle, "mass_threshold": mass_threshold}
         c_params = _clump_params(threshold, relevance, saddle, mass_threshold)
         c_input = ffi.new("phew_input *")
         c_input.mesh = lib.PHEW_MESH_STRUCTURED
@@ -174,11 +174,16 @@ def _catalogue(result, meta):
 
 
 def _density(density):
+    if np.ma.isMaskedArray(density) and np.ma.is_masked(density):
+        raise ValueError("the density is a masked array with masked cells: fill them first (e.g. .filled(0))")
     a = np.asarray(density)
     if a.dtype.kind not in "fiub":
         raise TypeError("the density must hold real numbers, not %s" % a.dtype)
     if not 1 <= a.ndim <= 3:
         raise ValueError("the density must be a 1-, 2- or 3-D array, not %d-D" % a.ndim)
+    for axis, n in enumerate(a.shape):
+        if n == 0:
+            raise ValueError("the density has no cells along axis %d" % axis)
     dtype = np.float32 if a.dtype == np.float32 else np.float64
     return np.ascontiguousarray(a, dtype=dtype)  # no copy when it is already so (native order)
 
@@ -198,6 +203,17 @@ def _triple(value, name, kind):
         return tuple(kind(v) for v in values)
     except (TypeError, ValueError) as e:
         raise TypeError("%s: %s" % (name, e)) from None
+
+
+def _geometry(spacing, origin):
+    """spacing and origin per axis, checked here so that messages name the array's axes."""
+    spacing, origin = _triple(spacing, "spacing", float), _triple(origin, "origin", float)
+    for axis in range(3):
+        if not (np.isfinite(spacing[axis]) and spacing[axis] > 0):
+            raise ValueError("spacing along axis %d must be positive and finite, not %r" % (axis, spacing[axis]))
+        if not np.isfinite(origin[axis]):
+            raise ValueError("origin along axis %d must be finite, not %r" % (axis, origin[axis]))
+    return spacing, origin
 
 
 def _number(value, name):

@@ -104,6 +104,11 @@ def test_the_same_answer_on_any_number_of_threads(field):
     (np.ones((4, 4, 4)), {"spacing": (1.0, -1.0, 1.0)}, ValueError, "spacing"),
     (np.ones((4, 4, 4)), {"threshold": "high"}, TypeError, "threshold"),
     (np.ones((4, 4, 4)), {"comm": object()}, ValueError, "mpi4py"),
+    (np.ones((4, 4, 4)), {"spacing": (1.0, 1.0, np.nan)}, ValueError, "spacing along axis 2"),
+    (np.ones((4, 4, 4)), {"origin": (np.inf, 0, 0)}, ValueError, "origin along axis 0"),
+    (np.ones((4, 4, 4)), {"progress": 3}, TypeError, "progress"),
+    (np.ones((0, 4, 4)), {}, ValueError, "no cells along axis 0"),
+    (np.ma.masked_less(np.arange(27.0).reshape(3, 3, 3), 3), {}, ValueError, "masked"),
 ])
 def test_bad_input_raises_with_the_core_message(density, kwargs, error, words):
     before = density.copy()
