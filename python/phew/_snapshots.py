@@ -113,3 +113,76 @@ def _snapshot(c_set):
     s.box = s.info["box_size"]
     s.periodic = s.info["periodic"]
     return s
+
+
+class AmrSnapshot:
+    """What read_amr returns: a RAMSES output's AMR as this rank holds it.
+
+    boxes: this rank's boxes, a list of (level, lo, {variable: array indexed [x, y, z]}): level 0
+        is the run's levelmin, lo the box's first cell on its level (from the domain's corner);
+        covered cells hold the average of their children, as RAMSES stores them.
+    box_index: each box's place in the whole hierarchy's list (the tool's -boxes.csv order).
+    level0_shape, spacing, origin, periodic: the domain, for find_clumps_amr.
+    variables, n_leaf_cells (all ranks), info (as Snapshot.info).
+    blocks(variable): the boxes as find_clumps_amr takes them.
+    """
+
+    def blocks(self, variable="density"):
+        return [(level, lo, values[variable]) for level, lo, values in self.boxes]
+
+    def __repr__(self):
+        return "<phew.AmrSnapshot: %s, %d of its boxes here, %d leaf cells, variables %s>" % (
+            self.info["code"], len(self.boxes), self.n_leaf_cells, ", ".join(self.variables))
+
+
+def read_amr(path, *, variables=("density",), units="code", comm=None):
+    """The AMR of a RAMSES output with the hydro variables named (None: all of them), each rank
+    its CPU files' boxes. Lengths in `units` ("code" or "astro"); the variables in code units
+    (RAMSES's cosmological density unit makes the mean matter density 1)."""
+    call = Call(0, comm)
+    with call.agreeing():
+        options = ffi.new("phew_read_options *")
+        lib.phew_read_options_init(options)
+        options.units = _choice(units, _UNITS, "units")
+        if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
+            raise TypeError("path must be a path, not %r" % (path,))
+        c_path = ffi.new("char[]", _path_bytes(path))
+        names = None if variables is None else [ffi.new("char[]", str(v).encode()) for v in variables]
+        c_names = ffi.new("const char *[]", names) if names else ffi.NULL
+    c_set = ffi.new("phew_amr_set *")
+    plan = ffi.new("phew_amr_plan *")
+    try:
+        call.check(lib.phew_read_amr(call.context, c_path, options, c_names, len(names) if names is not None else 0,
+                                     c_set))
+        call.check(lib.phew_plan_amr(call.context, ffi.addressof(c_set, "hierarchy"), plan))
+        return _amr_snapshot(c_set, plan, call.rank)
+    finally:
+        lib.phew_amr_plan_free(plan)
+        lib.phew_amr_set_free(c_set)
+
+
+def _amr_snapshot(c_set, plan, rank):
+    s = AmrSnapshot()
+    amr = plan.amr
+    s.variables = [ffi.string(c_set.variable_names[v]).decode() for v in range(c_set.n_variables)]
+    s.level0_shape = tuple(amr.level0_dims[k] for k in range(3))
+    s.spacing = tuple(amr.spacing[k] for k in range(3))
+    s.origin = tuple(amr.origin[k] for k in range(3))
+    s.info = _info(c_set.info)
+    s.periodic = s.info["periodic"]
+    s.n_leaf_cells = c_set.n_leaf_cells
+    s.boxes, s.box_index = [], []
+    for k in range(amr.n_blocks):
+        block = amr.blocks[k]
+        if c_set.box_rank[k] != rank or c_set.values[k] == ffi.NULL:
+            continue
+        dims = tuple(block.dims[d] for d in range(3))  # the core's x, y, z
+        cells = dims[0] * dims[1] * dims[2]
+        values = np.frombuffer(ffi.buffer(c_set.values[k], 8 * cells * len(s.variables)), np.float64)
+        # x fastest in the files: [z, y, x] in C order, transposed to [x, y, z] (axis k is
+        # coordinate k, as everywhere in the package)
+        arrays = {name: values[v * cells:(v + 1) * cells].reshape(dims[::-1]).transpose(2, 1, 0).copy()
+                  for v, name in enumerate(s.variables)}
+        s.boxes.append((int(block.level), tuple(block.lo[d] for d in range(3)), arrays))
+        s.box_index.append(k)
+    return s

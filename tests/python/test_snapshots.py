@@ -61,3 +61,39 @@ def test_other_fields_and_units():
 def test_bad_reads_raise(path, kwargs, error, words):
     with pytest.raises(error, match=words):
         phew.read_snapshot(path, **kwargs)
+
+
+def test_ramses_amr_as_the_cli_finds_its_clumps(tmp_path, cli):
+    """The three density blobs of tests/readers written as hydro files onto the sample's real
+    AMR tree: read_amr + find_clumps_amr give the tool's labels (per box) and tables."""
+    import shutil
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "readers"))
+    import ramses_amr_reference
+
+    folder = tmp_path / "blobs" / "output_00003"
+    shutil.copytree(RAMSES, folder)
+    for entry in os.listdir(folder):
+        os.chmod(folder / entry, 0o644)
+    ramses_amr_reference.write_hydro(str(folder), True, ramses_amr_reference.blob_value)
+    amr = phew.read_amr(folder)
+    assert amr.variables == ["density"] and amr.periodic == (True, True, True)
+    r = phew.find_clumps_amr(amr.blocks("density"), level0_shape=amr.level0_shape, spacing=amr.spacing,
+                             origin=amr.origin, periodic=amr.periodic, threshold=5.0)
+    assert len(r.clumps) == 3  # tests/readers: the three blobs
+    cli("--snapshot", folder, "--amr-variable", "density", "--threshold", 5.0, "--threads", 1, "--output",
+        tmp_path / "c")
+    with open(tmp_path / "c-boxes.csv") as f:
+        f.readline()
+        boxes = [tuple(int(v) for v in line.split(",")) for line in f]
+    clump = np.fromfile(tmp_path / "c-clump.raw", np.int64)
+    for k, labels in zip(amr.box_index, r.clump_id):
+        first, count = boxes[k][7], boxes[k][8]
+        assert np.array_equal(labels.transpose(2, 1, 0).reshape(-1), clump[first:first + count]), k
+    with open(tmp_path / "c-clumps.csv") as f:
+        header = f.readline().strip().split(",")
+        rows = [line.strip().split(",") for line in f]
+    for j, name in enumerate(header):  # PeakId counts the cells x fastest in the tool, z fastest here
+        if name != "PeakId":
+            assert np.array_equal(r.clumps[name].astype(np.float64), [float(x[j]) for x in rows]), name
