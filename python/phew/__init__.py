@@ -10,10 +10,10 @@ from ._amr import find_clumps_amr
 from ._dendrogram import dendrogram_layout
 from ._grids import ClumpResult, find_clumps, grid_block
 from ._points import GroupResult, find_clumps_points, friends_of_friends, hop, particle_density
-from ._links import link_steps
+from ._links import MergerTree, link_steps
 from ._physics import PhysicsResult, halo_properties
 from ._snapshots import AmrSnapshot, Snapshot, read_amr, read_snapshot
 from ._tables import Table
 
 __all__ = ["find_clumps", "grid_block", "find_clumps_amr", "find_clumps_points", "friends_of_friends", "hop", "particle_density",
-           "GroupResult", "halo_properties", "PhysicsResult", "read_snapshot", "Snapshot", "read_amr", "AmrSnapshot", "link_steps", "dendrogram_layout", "ClumpResult", "Table", "Error", "Cancelled"]
+           "GroupResult", "halo_properties", "PhysicsResult", "read_snapshot", "Snapshot", "read_amr", "AmrSnapshot", "link_steps", "MergerTree", "dendrogram_layout", "ClumpResult", "Table", "Error", "Cancelled"]

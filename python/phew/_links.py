@@ -46,3 +46,126 @@ def link_steps(earlier_ids, earlier_labels, later_ids, later_labels, *, earlier_
         return _tables.read_rows(result.links, result.n_links, dtype, {"kind": "shared mass"})
     finally:
         lib.phew_link_result_free(result)
+
+
+_TRACKED = np.dtype([("id", np.int64), ("step", np.int64), ("orphan_steps", np.int64), ("mass", np.float64),
+                     ("tracer_offset", np.int64), ("n_tracers", np.int64)])
+
+
+class Tracers:
+    """A copy of a phew_tracer_set: the structures followed (id, step, orphan_steps, mass,
+    tracer_offset, n_tracers) and their tracers' ids, most bound first."""
+
+    def __init__(self, tracked, ids):
+        self.tracked, self.ids = tracked, ids
+
+    def __len__(self):
+        return len(self.tracked)
+
+    def c_set(self):
+        """A phew_tracer_set over these arrays (alive as long as this object)."""
+        s = ffi.new("phew_tracer_set *")
+        s.n, s.n_ids = len(self.tracked), len(self.ids)
+        s.tracked = ffi.cast("phew_tracked *", self.tracked.ctypes.data) if len(self.tracked) else ffi.NULL
+        s.ids = ffi.cast("int64_t *", self.ids.ctypes.data) if len(self.ids) else ffi.NULL
+        return s
+
+
+def tracers_copy(c_set):
+    assert _TRACKED.itemsize == ffi.sizeof("phew_tracked")
+    tracked = np.zeros(0, _TRACKED) if c_set.n == 0 else np.frombuffer(
+        ffi.buffer(c_set.tracked, c_set.n * _TRACKED.itemsize), _TRACKED).copy()
+    ids = np.zeros(0, np.int64) if c_set.n_ids == 0 else np.frombuffer(
+        ffi.buffer(c_set.ids, 8 * c_set.n_ids), np.int64).copy()
+    return Tracers(tracked, ids)
+
+
+class MergerTree:
+    """Merger trees by shared mass and by most-bound particles, with orphans (phew_link_tracked;
+    docs/merger-trees.md), one step at a time:
+
+        tree = phew.MergerTree(max_orphan_steps=3)
+        for snapshot in steps:
+            h = phew.halo_properties(...)              # with n_most_bound tracers (200)
+            links = tree.add(ids, h.bound_label, h.tracers)   # None for the first step
+        tree.links                                     # every step's rows, with Step
+
+    ids: the particles' ids; labels: the structure each is bound to itself (-1: none); tracers:
+    the step's most-bound particles (PhysicsResult.tracers); masses: the particles' (None: each
+    counts 1, and so do the structures' masses, their bound particles, as `phew link` counts). With comm=, each rank passes its
+    particles (tracers on rank 0, as halo_properties returns them) and the links are on rank 0.
+    """
+
+    def __init__(self, max_orphan_steps=3, comm=None):
+        if isinstance(max_orphan_steps, bool) or int(max_orphan_steps) != max_orphan_steps or max_orphan_steps < 0:
+            raise ValueError("max_orphan_steps must be an integer >= 0, not %r" % (max_orphan_steps,))
+        self.max_orphan_steps = int(max_orphan_steps)
+        self.comm = comm
+        self.n_steps = 0
+        self.rows = []
+        self._earlier = None  # (ids, labels) of the last step
+        self._tracers = None  # its own tracers, then the orphans carried to it
+
+    def add(self, ids, labels, tracers, masses=None):
+        """Link the previous step to this one; returns this step's links (None the first time)."""
+        call = Call(0, self.comm)
+        with call.agreeing():
+            later = _Step(ids, labels, masses, "step %d" % self.n_steps)
+            if not isinstance(tracers, Tracers):
+                raise TypeError("tracers must be a PhysicsResult's tracers, not %s" % type(tracers).__name__)
+        own = Tracers(tracers.tracked.copy(), tracers.ids)
+        own.tracked["step"] = self.n_steps  # the core counts from 0 per run: this tree's steps
+        if masses is None:  # masses count particles: so do the structures' own (as `phew link`)
+            own.tracked["mass"] = self._counts(later.labels, own.tracked["id"])
+        links = None
+        if self._earlier is not None:
+            params = ffi.new("phew_track_params *")
+            lib.phew_track_params_init(params)
+            params.max_orphan_steps = self.max_orphan_steps
+            result = ffi.new("phew_link_result *")
+            orphans = ffi.new("phew_tracer_set *")
+            joined = ffi.new("phew_tracer_set *")
+            try:
+                call.check(lib.phew_link_tracked(call.context, self._earlier.c, later.c, self._tracers.c_set(), params,
+                                                 result, orphans))
+                dtype = _tables.column_dtype(lib.phew_link_columns, None, "phew_link")
+                links = _tables.read_rows(result.links, result.n_links, dtype, {"step": self.n_steps})
+                call.check(lib.phew_tracer_set_join(own.c_set(), orphans, joined))
+                own = tracers_copy(joined)
+            finally:
+                lib.phew_link_result_free(result)
+                lib.phew_tracer_set_free(orphans)
+                lib.phew_tracer_set_free(joined)
+            self.rows.append((self.n_steps, links))
+        self._earlier, self._tracers = later, own
+        self.n_steps += 1
+        return links
+
+    def _counts(self, labels, structures):
+        """How many elements over all ranks carry each of the structures' labels."""
+        counts = np.bincount(labels[labels >= 0], minlength=int(structures.max(initial=-1)) + 1)
+        if self.comm is not None:
+            size = self.comm.allreduce(len(counts), op=max_op())
+            counts = np.pad(counts, (0, size - len(counts)))
+            counts = self.comm.allreduce(counts)
+        return counts[structures].astype(np.float64) if len(structures) else np.zeros(0)
+
+    @property
+    def links(self):
+        """Every step's links in one Table, with the later step's number first (Step), as
+        `phew link` writes PREFIX-tree.csv."""
+        parts = []
+        for step, links in self.rows:
+            rows = np.empty(len(links), [("Step", np.int64)] + [(n, links.dtype[n]) for n in links.dtype.names])
+            rows["Step"] = step
+            for name in links.dtype.names:
+                rows[name] = links[name]
+            parts.append(rows)
+        dtype = parts[0].dtype if parts else np.dtype([("Step", np.int64)])
+        return _tables.Table(np.concatenate(parts) if parts else np.zeros(0, dtype), {"steps": self.n_steps})
+
+
+def max_op():
+    from mpi4py import MPI
+
+    return MPI.MAX

@@ -23,7 +23,8 @@ class PhysicsResult:
     structures: a Table, one row per structure (rank 0; empty elsewhere), the columns of
         docs/physics.md (the tool's catalogue columns after the finder's own);
     bound_ids, unbound_ids: this rank's share of the membership lists (docs/physics.md);
-    softening, gravitational_constant: as used; n_unbound: particles bound to nothing.
+    softening, gravitational_constant: as used; n_unbound: particles bound to nothing;
+    tracers: (rank 0) every structure's most-bound particles, for MergerTree.
     """
 
     def __init__(self, bound_label, bound_energy, structures, result):
@@ -34,6 +35,9 @@ class PhysicsResult:
         self.gravitational_constant = result.gravitational_constant_used
         self.n_unbound = result.n_unbound
         self.seconds = result.seconds
+        from ._links import tracers_copy
+
+        self.tracers = tracers_copy(ffi.addressof(result, "most_bound"))  # rank 0: for MergerTree
 
     def __repr__(self):
         return "<phew.PhysicsResult: %d structures, %d particles bound to none>" % (
@@ -50,7 +54,8 @@ def halo_properties(positions, velocities, labels, *, parent=None, centre=None, 
                     ids=None, box=None, origin=0.0, periodic=False, cosmology=None, gravitational_constant=None,
                     unbind=True, unbind_top=True, potential="exact", softening=None, opening_angle=0.5,
                     direct_max=1000, tolerance=0.01, max_iterations=100, n_mass_bins=50, log_bins=True,
-                    profile_r_min=None, saddle_cut=False, gather_max=0, threads=0, comm=None, progress=None):
+                    profile_r_min=None, saddle_cut=False, gather_max=0, n_most_bound=200, threads=0, comm=None,
+                    progress=None):
     """Unbinding and properties of the structures that label the particles.
 
     labels: per particle its innermost structure (0 .. n_structures - 1, or -1), or a result of
@@ -63,7 +68,8 @@ def halo_properties(positions, velocities, labels, *, parent=None, centre=None, 
         omega_lambda and scale_factor (positions comoving Mpc/h, velocities peculiar km/s,
         masses Msun/h), or a Snapshot read with units="astro" (its own cosmology, as the tool).
     The other parameters are the core's (phew_physics_params): potential "exact" or
-    "spherical", softening (None: 1/50 of the mean spacing), ...
+    "spherical", softening (None: 1/50 of the mean spacing), ...; n_most_bound: the tracers
+    kept per structure for MergerTree (its most-bound particles; 0: none).
     """
     call = Call(threads, comm, progress)
     with call.agreeing():
@@ -96,6 +102,7 @@ def halo_properties(positions, velocities, labels, *, parent=None, centre=None, 
         p = _params(cosmology, gravitational_constant, unbind, unbind_top, potential, softening, opening_angle,
                     direct_max, tolerance, max_iterations, n_mass_bins, log_bins, profile_r_min, saddle_cut,
                     gather_max)
+        p.n_most_bound = int(n_most_bound)
     c_input = parts.input(call)
     bound = np.empty(parts.n, np.int64)
     energy = np.empty(parts.n, np.float64)
@@ -160,7 +167,7 @@ def _params(cosmology, gravitational_constant, unbind, unbind_top, potential, so
         p.profile_r_min = _number(profile_r_min, "profile_r_min")
     p.opening_angle, p.tolerance = _number(opening_angle, "opening_angle"), _number(tolerance, "tolerance")
     p.direct_max, p.max_iterations, p.n_mass_bins = int(direct_max), int(max_iterations), int(n_mass_bins)
-    p.gather_max, p.n_most_bound = int(gather_max), 0
+    p.gather_max = int(gather_max)
     if isinstance(cosmology, Snapshot):
         info = cosmology.info
         if info["units"] == "astro" and info["cosmological"]:

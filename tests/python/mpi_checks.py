@@ -87,6 +87,23 @@ serial = phew.friends_of_friends(whole.positions, ids=whole.ids, box=whole.box, 
 assert np.array_equal(mine.group_id, serial.group_id[part.first:part.first + len(part.positions)])
 checks += 1
 
+# a merger tree with each rank a share of every step's particles
+from test_merger_tree import steps  # noqa: E402
+
+trees = {"serial": phew.MergerTree(max_orphan_steps=2), "shared": phew.MergerTree(max_orphan_steps=2, comm=comm)}
+for pos, masses, velocities, ids in steps():
+    for kind, tree in trees.items():
+        part = slice(None) if kind == "serial" else slice(rank, None, size)
+        f = phew.friends_of_friends(pos[part], masses=masses[part], velocities=velocities[part], ids=ids[part],
+                                    box=10.0, periodic=True, comm=None if kind == "serial" else comm)
+        h = phew.halo_properties(pos[part], velocities[part], f, masses=masses[part], ids=ids[part], box=10.0,
+                                 periodic=True, n_most_bound=20, comm=None if kind == "serial" else comm)
+        tree.add(ids[part], h.bound_label, h.tracers)
+if rank == 0:
+    assert trees["shared"].links.tobytes() == trees["serial"].links.tobytes()
+    assert len(trees["serial"].links) > 10
+checks += 1
+
 # a NaN on the last rank only: every rank gets the core's error
 offset, block = phew.grid_block(shape, comm=comm)
 mine = rho[tuple(slice(o, o + n) for o, n in zip(offset, block))].copy()
