@@ -13,11 +13,16 @@ from . import _tables
 from ._core import Call
 from ._ffi import ffi, lib
 from ._grids import ClumpResult, _bool, _clump_params, _geometry, _triple
+from ._snapshots import AmrSnapshot
 
 
-def find_clumps_amr(blocks, *, level0_shape, spacing=1.0, origin=0.0, periodic=False, threshold="auto",
-                    relevance=2.0, saddle=None, mass_threshold=0.0, threads=0, comm=None, progress=None):
+def find_clumps_amr(blocks, *, level0_shape=None, spacing=None, origin=None, periodic=None, threshold="auto",
+                    relevance=2.0, saddle=None, mass_threshold=0.0, threads=0, comm=None, progress=None,
+                    variable="density"):
     """Clumps, sub-clumps and haloes on the leaf cells of an AMR hierarchy.
+
+    blocks may also be a phew.AmrSnapshot (read_amr): its boxes' `variable`, and its domain
+    for level0_shape, spacing, origin and periodic unless they are given.
 
     blocks: this rank's blocks, a list of (level, lo, density): level 0 is the coarsest; lo the
         block's first cell on its level (3 integers, axis order); density a 3-D array of real
@@ -28,8 +33,19 @@ def find_clumps_amr(blocks, *, level0_shape, spacing=1.0, origin=0.0, periodic=F
     density (-1 for covered cells).
     The other parameters are find_clumps's.
     """
+    if isinstance(blocks, AmrSnapshot):
+        snapshot = blocks
+        blocks = snapshot.blocks(variable)
+        level0_shape = snapshot.level0_shape if level0_shape is None else level0_shape
+        spacing = snapshot.spacing if spacing is None else spacing
+        origin = snapshot.origin if origin is None else origin
+        periodic = snapshot.periodic if periodic is None else periodic
+    spacing, origin = 1.0 if spacing is None else spacing, 0.0 if origin is None else origin
+    periodic = False if periodic is None else periodic
     call = Call(threads, comm, progress)
     with call.agreeing():
+        if level0_shape is None:
+            raise ValueError("level0_shape (the domain in level-0 cells) is needed")
         mine = [_block(b, k) for k, b in enumerate(blocks)]
         level0 = _three_ints(level0_shape, "level0_shape")
         spacing, origin = _geometry(spacing, origin)

@@ -41,8 +41,20 @@ class ClumpResult:
             len(self.clumps), len(self.haloes), len(self.dendrogram))
 
 
+_DEFAULTS = {"spacing": 1.0, "origin": 0.0, "periodic": False}
+
+
+def _is_amr(density):
+    from ._snapshots import AmrSnapshot
+
+    if isinstance(density, AmrSnapshot):
+        return True
+    return isinstance(density, (list, tuple)) and len(density) > 0 and isinstance(density[0], tuple) and len(
+        density[0]) == 3 and np.ndim(density[0][2]) == 3
+
+
 def find_clumps(density, *, spacing=1.0, origin=0.0, periodic=False, threshold="auto", relevance=2.0, saddle=None,
-                mass_threshold=0.0, threads=0, comm=None, offset=None, global_shape=None, progress=None):
+                mass_threshold=0.0, threads=0, comm=None, offset=None, global_shape=None, progress=None, **amr):
     """Clumps, sub-clumps and haloes of a density on a uniform grid (PHEW; docs/python.md).
 
     density: a 1-, 2- or 3-D array of real numbers (float32 and float64 are used as they are,
@@ -60,7 +72,23 @@ def find_clumps(density, *, spacing=1.0, origin=0.0, periodic=False, threshold="
         block; any tiling works). Labels come back for the block; the tables on rank 0 (empty
         elsewhere); the same answer, byte for byte, as one process on the whole grid.
     progress: optional progress(fraction, stage) -> None or False (False stops: phew.Cancelled).
+
+    An AMR hierarchy (a phew.AmrSnapshot, or a list of (level, lo, density) blocks with
+    level0_shape=) goes to find_clumps_amr; particles to find_clumps_points.
     """
+    if _is_amr(density):
+        from ._amr import find_clumps_amr
+
+        extra = {"level0_shape": amr.pop("level0_shape")} if "level0_shape" in amr else {}
+        if amr:
+            raise TypeError("unexpected arguments for an AMR hierarchy: %s" % ", ".join(sorted(amr)))
+        geometry = {k: v for k, v in (("spacing", spacing), ("origin", origin), ("periodic", periodic))
+                    if v is not _DEFAULTS[k]}
+        return find_clumps_amr(density, threshold=threshold, relevance=relevance, saddle=saddle,
+                               mass_threshold=mass_threshold, threads=threads, comm=comm, progress=progress,
+                               **geometry, **extra)
+    if amr:
+        raise TypeError("unexpected arguments: %s (level0_shape is for AMR blocks)" % ", ".join(sorted(amr)))
     call = Call(threads, comm, progress)
     with call.agreeing():
         rho = _density(density)

@@ -39,6 +39,7 @@ def test_the_sample_hierarchy():
         assert (labels[~mask & (rho > 3.0)] >= 0).all()
         covered += mask.sum()
     assert covered == 178176 - 160000  # datasets/README.md: cells less leaf cells
+    assert phew.find_clumps(blocks, **SAMPLE).clumps.tobytes() == r.clumps.tobytes()  # find_clumps hands on
     reordered = phew.find_clumps_amr(blocks[::-1], **SAMPLE)
     assert reordered.clumps.tobytes() == r.clumps.tobytes()
     assert all(np.array_equal(a, b) for a, b in zip(reordered.clump_id[::-1], r.clump_id))

@@ -82,6 +82,7 @@ def test_ramses_amr_as_the_cli_finds_its_clumps(tmp_path, cli):
     r = phew.find_clumps_amr(amr.blocks("density"), level0_shape=amr.level0_shape, spacing=amr.spacing,
                              origin=amr.origin, periodic=amr.periodic, threshold=5.0)
     assert len(r.clumps) == 3  # tests/readers: the three blobs
+    assert phew.find_clumps(amr, threshold=5.0).clumps.tobytes() == r.clumps.tobytes()  # the snapshot's domain
     cli("--snapshot", folder, "--amr-variable", "density", "--threshold", 5.0, "--threads", 1, "--output",
         tmp_path / "c")
     with open(tmp_path / "c-boxes.csv") as f:
