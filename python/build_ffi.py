@@ -17,7 +17,7 @@ import cffi
 
 HEADERS = ("phew/phew.h", "phew/phew_readers.h")
 
-# The two callbacks of phew_context, answered in Python (phew/_context.py).
+# The two callbacks of phew_context, answered in Python (phew/_core.py).
 CALLBACKS = """
 extern "Python" void phew_python_progress(double fraction, const char *stage, void *user_data);
 extern "Python" int phew_python_cancel(void *user_data);

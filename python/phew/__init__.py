@@ -8,7 +8,8 @@
 from ._core import Cancelled, Error
 from ._amr import find_clumps_amr
 from ._dendrogram import dendrogram_layout
-from ._grids import ClumpResult, find_clumps, grid_block
+from ._clumps import ClumpResult
+from ._grids import find_clumps, grid_block
 from ._points import GroupResult, find_clumps_points, friends_of_friends, hop, particle_density
 from ._links import MergerTree, link_steps
 from ._physics import PhysicsResult, halo_properties

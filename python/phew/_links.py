@@ -2,7 +2,7 @@
 docs/merger-trees.md): every pair of structures, one of each step, that share elements."""
 import numpy as np
 
-from . import _tables
+from . import _args, _tables
 from ._core import Call
 from ._ffi import ffi, lib
 
@@ -11,13 +11,16 @@ class _Step:
     """One step's elements as the core's phew_step_labels (the arrays kept alive here)."""
 
     def __init__(self, ids, labels, masses, which):
-        self.ids = np.ascontiguousarray(ids, np.int64)
-        self.labels = np.ascontiguousarray(labels, np.int64)
-        if self.ids.ndim != 1 or self.labels.shape != self.ids.shape:
-            raise ValueError("%s: ids and labels must be 1-D arrays of one length" % which)
-        self.masses = None if masses is None else np.ascontiguousarray(masses, np.float64)
-        if self.masses is not None and self.masses.shape != self.ids.shape:
-            raise ValueError("%s: masses must have one entry per element" % which)
+        self.ids = _args.int64_array(ids, "%s: ids" % which, np.shape(ids)[:1])
+        if self.ids.ndim != 1:
+            raise ValueError("%s: ids must be a 1-D array" % which)
+        self.labels = _args.int64_array(labels, "%s: labels (one per element)" % which, self.ids.shape)
+        self.masses = None
+        if masses is not None:
+            m = np.asarray(masses)
+            if m.dtype.kind not in "fiu" or m.shape != self.ids.shape:
+                raise ValueError("%s: masses must be one real number per element" % which)
+            self.masses = np.ascontiguousarray(m, np.float64)
         s = ffi.new("phew_step_labels *")
         s.n = len(self.ids)
         s.id = ffi.cast("const int64_t *", self.ids.ctypes.data)
@@ -57,7 +60,15 @@ class Tracers:
     tracer_offset, n_tracers) and their tracers' ids, most bound first."""
 
     def __init__(self, tracked, ids):
-        self.tracked, self.ids = tracked, ids
+        tracked, ids = np.asarray(tracked), np.asarray(ids)
+        if tracked.dtype != _TRACKED or tracked.ndim != 1:
+            raise TypeError("tracers: tracked must be a 1-D array of dtype %s" % (_TRACKED,))
+        self.tracked = np.ascontiguousarray(tracked)
+        self.ids = _args.int64_array(ids, "tracers: ids", ids.shape[:1])
+        ends = self.tracked["tracer_offset"] + self.tracked["n_tracers"]
+        if len(self.tracked) and ((self.tracked["tracer_offset"] < 0).any() or (self.tracked["n_tracers"] < 0).any()
+                                  or ends.max() > len(self.ids)):
+            raise ValueError("tracers: the offsets and counts must lie within the %d ids" % len(self.ids))
 
     def __len__(self):
         return len(self.tracked)
@@ -97,9 +108,7 @@ class MergerTree:
     """
 
     def __init__(self, max_orphan_steps=3, comm=None):
-        if isinstance(max_orphan_steps, bool) or int(max_orphan_steps) != max_orphan_steps or max_orphan_steps < 0:
-            raise ValueError("max_orphan_steps must be an integer >= 0, not %r" % (max_orphan_steps,))
-        self.max_orphan_steps = int(max_orphan_steps)
+        self.max_orphan_steps = _args.integer(max_orphan_steps, "max_orphan_steps", 0)
         self.comm = comm
         self.n_steps = 0
         self.rows = []
@@ -113,7 +122,7 @@ class MergerTree:
             later = _Step(ids, labels, masses, "step %d" % self.n_steps)
             if not isinstance(tracers, Tracers):
                 raise TypeError("tracers must be a PhysicsResult's tracers, not %s" % type(tracers).__name__)
-        own = Tracers(tracers.tracked.copy(), tracers.ids)
+            own = Tracers(tracers.tracked.copy(), tracers.ids)  # checked again: they may have been changed
         own.tracked["step"] = self.n_steps  # the core counts from 0 per run: this tree's steps
         if masses is None:  # masses count particles: so do the structures' own (as `phew link`)
             own.tracked["mass"] = self._counts(later.labels, own.tracked["id"])

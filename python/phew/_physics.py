@@ -1,14 +1,13 @@
 """phew.halo_properties: unbinding and halo properties of any grouping of particles (PHEW's
 clumps with their parents, Friends-of-Friends or HOP groups, or labels made elsewhere) over the
 core's phew_structure_physics (docs/physics.md defines every column)."""
-import numbers
 
 import numpy as np
 
-from . import _tables
+from . import _args, _tables
+from ._clumps import ClumpResult
 from ._core import Call
 from ._ffi import ffi, lib
-from ._grids import ClumpResult
 from ._points import GroupResult, _Particles
 from ._snapshots import Snapshot
 
@@ -72,37 +71,35 @@ def halo_properties(positions, velocities, labels, *, parent=None, centre=None, 
     kept per structure for MergerTree (its most-bound particles; 0: none).
     """
     call = Call(threads, comm, progress)
+    labels, parent, centre = _grouping(labels, parent, centre, comm)  # collective: before any check
     with call.agreeing():
-        labels, parent, centre = _grouping(labels, parent, centre, comm)
         parts = _Particles(call, positions, masses, velocities, ids, box, origin, periodic)
         if parts.velocities is None:
             raise ValueError("halo_properties needs the particles' velocities")
-        label = np.ascontiguousarray(labels, np.int64)
-        if label.shape != (parts.n,):
-            raise ValueError("labels must have one entry per particle (%d), not shape %s" % (parts.n, label.shape))
-        if n_structures is None:
-            n_structures = len(parent) if parent is not None else int(label.max(initial=-1)) + 1
-            if comm is not None:
-                from mpi4py import MPI
+        label = _args.int64_array(labels, "labels (one per particle)", (parts.n,))
+        local_count = int(label.max(initial=-1)) + 1
+        p = _params(cosmology, gravitational_constant, unbind, unbind_top, potential, softening, opening_angle,
+                    direct_max, tolerance, max_iterations, n_mass_bins, log_bins, profile_r_min, saddle_cut,
+                    gather_max)
+        p.n_most_bound = _args.integer(n_most_bound, "n_most_bound", 0)
+    if n_structures is None:  # every rank's labels agreed to be usable: count them together
+        n_structures = len(parent) if parent is not None else local_count
+        if comm is not None:
+            from ._links import max_op
 
-                n_structures = comm.allreduce(n_structures, op=MPI.MAX)
+            n_structures = comm.allreduce(n_structures, op=max_op())
+    with call.agreeing():
         c_structures = ffi.new("phew_structures *")
-        c_structures.n_structures = n_structures
+        c_structures.n_structures = _args.integer(n_structures, "n_structures", 0)
         c_structures.label = ffi.cast("const int64_t *", label.ctypes.data)
         if parent is not None:
-            parent = np.ascontiguousarray(parent, np.int64)
-            if parent.shape != (n_structures,):
-                raise ValueError("parent must have one entry per structure (%d)" % n_structures)
+            parent = _args.int64_array(parent, "parent (one per structure)", (n_structures,))
             c_structures.parent = ffi.cast("const int64_t *", parent.ctypes.data)
         if centre is not None:
             centre = np.ascontiguousarray(centre, np.float64)
             if centre.shape != (n_structures, 3):
                 raise ValueError("centre must be (%d, 3)" % n_structures)
             c_structures.centre = ffi.cast("const double *", centre.ctypes.data)
-        p = _params(cosmology, gravitational_constant, unbind, unbind_top, potential, softening, opening_angle,
-                    direct_max, tolerance, max_iterations, n_mass_bins, log_bins, profile_r_min, saddle_cut,
-                    gather_max)
-        p.n_most_bound = int(n_most_bound)
     c_input = parts.input(call)
     bound = np.empty(parts.n, np.int64)
     energy = np.empty(parts.n, np.float64)
@@ -146,28 +143,25 @@ def _grouping(labels, parent, centre, comm):
     return np.asarray(labels), parent, centre
 
 
-def _number(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError("%s must be a number, not %r" % (name, value))
-    return float(value)
-
-
 def _params(cosmology, gravitational_constant, unbind, unbind_top, potential, softening, opening_angle, direct_max,
             tolerance, max_iterations, n_mass_bins, log_bins, profile_r_min, saddle_cut, gather_max):
     p = ffi.new("phew_physics_params *")
     lib.phew_physics_params_init(p)
-    p.unbind, p.unbind_top, p.saddle_cut, p.log_bins = int(bool(unbind)), int(bool(unbind_top)), int(
-        bool(saddle_cut)), int(bool(log_bins))
+    p.unbind, p.unbind_top = _args.boolean(unbind, "unbind"), _args.boolean(unbind_top, "unbind_top")
+    p.saddle_cut, p.log_bins = _args.boolean(saddle_cut, "saddle_cut"), _args.boolean(log_bins, "log_bins")
     if potential not in ("exact", "spherical"):
         raise ValueError("potential must be 'exact' or 'spherical', not %r" % (potential,))
     p.potential = lib.PHEW_POTENTIAL_EXACT if potential == "exact" else lib.PHEW_POTENTIAL_SPHERICAL
     if softening is not None:
-        p.softening = _number(softening, "softening")
+        p.softening = _args.number(softening, "softening")
     if profile_r_min is not None:
-        p.profile_r_min = _number(profile_r_min, "profile_r_min")
-    p.opening_angle, p.tolerance = _number(opening_angle, "opening_angle"), _number(tolerance, "tolerance")
-    p.direct_max, p.max_iterations, p.n_mass_bins = int(direct_max), int(max_iterations), int(n_mass_bins)
-    p.gather_max = int(gather_max)
+        p.profile_r_min = _args.number(profile_r_min, "profile_r_min")
+    p.opening_angle = _args.number(opening_angle, "opening_angle")
+    p.tolerance = _args.number(tolerance, "tolerance")
+    p.direct_max = _args.integer(direct_max, "direct_max", 0)
+    p.max_iterations = _args.integer(max_iterations, "max_iterations", 1, 2 ** 31 - 1)
+    p.n_mass_bins = _args.integer(n_mass_bins, "n_mass_bins", 1, 2 ** 31 - 1)
+    p.gather_max = _args.integer(gather_max, "gather_max", 0)
     if isinstance(cosmology, Snapshot):
         info = cosmology.info
         if info["units"] == "astro" and info["cosmological"]:
@@ -187,7 +181,7 @@ def _params(cosmology, gravitational_constant, unbind, unbind_top, potential, so
         for key in ("hubble", "omega_m", "omega_lambda", "scale_factor"):
             if key not in cosmology:
                 raise ValueError("cosmology needs %s" % key)
-            setattr(p.cosmology, key, _number(cosmology[key], key))
+            setattr(p.cosmology, key, _args.number(cosmology[key], key))
     if gravitational_constant is not None:
-        p.gravitational_constant = _number(gravitational_constant, "gravitational_constant")
+        p.gravitational_constant = _args.number(gravitational_constant, "gravitational_constant")
     return p

@@ -4,14 +4,13 @@ density, over the core's phew_points (docs/particles.md, docs/halo-finders.md).
 Positions are an (n, 3) array (x, y, z); masses (n,) and velocities (n, 3) take the positions'
 type (float32 or float64); ids int64. With comm=, each rank passes any share of the
 particles; labels come back for its own, in its order, and the tables on rank 0."""
-import numbers
-
 import numpy as np
 
-from . import _tables
+from . import _args, _clumps, _tables
 from ._core import Call
 from ._ffi import ffi, lib
-from ._grids import ClumpResult, _clump_params, _triple, _bool
+
+INT32_MAX = 2 ** 31 - 1
 
 
 class GroupResult:
@@ -46,7 +45,7 @@ class _Particles:
         self.positions = np.ascontiguousarray(pos, dtype)
         self.masses = None if masses is None else self._column(masses, dtype, (self.n,), "masses")
         self.velocities = None if velocities is None else self._column(velocities, dtype, (self.n, 3), "velocities")
-        self.ids = None if ids is None else self._column(ids, np.int64, (self.n,), "ids")
+        self.ids = None if ids is None else _args.int64_array(ids, "ids", (self.n,))
         p = ffi.new("phew_points *")
         lib.phew_points_init(p)
         p.n = self.n
@@ -58,26 +57,26 @@ class _Particles:
             p.velocity = ffi.cast("const void *", self.velocities.ctypes.data)
         if self.ids is not None:
             p.id = ffi.cast("const int64_t *", self.ids.ctypes.data)
-        axes = _triple(periodic, "periodic", _bool)
+        axes = _args.per_axis(periodic, "periodic", _args.boolean)
         for k in range(3):
             p.periodic[k] = axes[k]
         self.box_from_bounds = isinstance(box, str) and box == "auto"
         if box is not None and not self.box_from_bounds:
             p.has_box = 1
-            sizes, corner = _triple(box, "box", float), _triple(origin, "origin", float)
+            sizes, corner = _args.per_axis(box, "box", _args.number), _args.per_axis(origin, "origin", _args.number)
             for k in range(3):
                 p.box_size[k], p.box_origin[k] = sizes[k], corner[k]
         elif box is None and any(axes):
             raise ValueError("periodic axes need a box (box=sizes)")
-        p.n_neighbours = _count(neighbours, "neighbours")
-        p.n_density_neighbours = _count(density_neighbours, "density_neighbours")
+        p.n_neighbours = _args.integer(neighbours, "neighbours", 1, INT32_MAX)
+        p.n_density_neighbours = _args.integer(density_neighbours, "density_neighbours", 1, INT32_MAX)
         self.points = p
 
     @staticmethod
     def _column(values, dtype, shape, name):
         a = np.asarray(values)
         if a.dtype.kind not in "fiu":
-            raise TypeError("%s must hold numbers, not %s" % (name, a.dtype))
+            raise TypeError("%s must hold real numbers, not %s" % (name, a.dtype))
         if a.shape != shape:
             raise ValueError("%s must have shape %s, not %s" % (name, shape, a.shape))
         return np.ascontiguousarray(a, dtype)
@@ -93,12 +92,6 @@ class _Particles:
             c_input.density = ffi.cast("const void *", density.ctypes.data)
             c_input.density_type = lib.PHEW_FLOAT32 if density.dtype == np.float32 else lib.PHEW_FLOAT64
         return c_input
-
-
-def _count(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 < value < 2**31:
-        raise ValueError("%s must be a positive integer, not %r" % (name, value))
-    return int(value)
 
 
 def _given_density(density, n):
@@ -123,32 +116,15 @@ def find_clumps_points(positions, *, masses=None, velocities=None, ids=None, den
         parts = _Particles(call, positions, masses, velocities, ids, box, origin, periodic, neighbours,
                            density_neighbours)
         given = _given_density(density, parts.n)
-        c_params = _clump_params(threshold, relevance, saddle, mass_threshold)
+        c_params = _args.clump_params(threshold, relevance, saddle, mass_threshold)
         params = {"threshold": threshold, "relevance": relevance, "saddle": saddle, "mass_threshold": mass_threshold,
                   "box": box, "origin": origin, "periodic": periodic, "neighbours": neighbours,
                   "density_neighbours": density_neighbours}
     c_input = parts.input(call, given)
-    labels = [np.empty(parts.n, np.int64) for _ in range(3)]
-    used = np.empty(parts.n, np.float64)
-    c_labels = ffi.new("phew_labels *")
-    c_labels.peak_patch_id, c_labels.clump_id, c_labels.halo_id = (
-        ffi.cast("int64_t *", a.ctypes.data) for a in labels)
-    c_labels.density = ffi.cast("double *", used.ctypes.data)
-    result = ffi.new("phew_clump_result *")
-    try:
-        call.check(lib.phew_find_clumps(call.context, c_input, c_params, c_labels, result))
-        meta = dict(params, density_threshold=result.density_threshold_used,
-                    saddle_threshold=result.saddle_threshold_used, mean_density=result.mean_density)
-        tables = tuple(_tables.read_rows(rows, n, _tables.column_dtype(columns, result.columns, row_type), meta)
-                       for rows, n, columns, row_type in (
-                           (result.clumps, result.n_clumps, lib.phew_clump_columns, "phew_object"),
-                           (result.haloes, result.n_haloes, lib.phew_halo_columns, "phew_object"),
-                           (result.nodes, result.n_nodes, lib.phew_node_columns, "phew_node")))
-        r = ClumpResult(labels, tables, result, params)
-        r.density = used
-        return r
-    finally:
-        lib.phew_clump_result_free(result)
+    used = np.empty(max(parts.n, 1), np.float64)
+    r = _clumps.run(call, c_input, c_params, parts.n, params, lambda a: a, density=used)
+    r.density = used[:parts.n]
+    return r
 
 
 def _groups(result, meta):
@@ -165,9 +141,9 @@ def friends_of_friends(positions, *, linking_length=0.2, absolute=False, min_mem
         parts = _Particles(call, positions, masses, velocities, ids, box, origin, periodic)
         p = ffi.new("phew_fof_params *")
         lib.phew_fof_params_init(p)
-        p.linking_length = float(linking_length)
-        p.absolute = 1 if absolute else 0
-        p.min_members = _count(min_members, "min_members")
+        p.linking_length = _args.number(linking_length, "linking_length")
+        p.absolute = _args.boolean(absolute, "absolute")
+        p.min_members = _args.integer(min_members, "min_members", 1)
     c_input = parts.input(call)
     group_id = np.empty(parts.n, np.int64)
     result = ffi.new("phew_group_result *")
@@ -193,9 +169,11 @@ def hop(positions, *, outer=160.0, saddle_factor=2.5, peak_factor=3.0, hop_neigh
         given = _given_density(density, parts.n)
         p = ffi.new("phew_hop_params *")
         lib.phew_hop_params_init(p)
-        p.outer, p.saddle_factor, p.peak_factor = float(outer), float(saddle_factor), float(peak_factor)
-        p.n_hop, p.n_merge = _count(hop_neighbours, "hop_neighbours"), _count(merge_neighbours, "merge_neighbours")
-        p.min_members = _count(min_members, "min_members")
+        p.outer, p.saddle_factor = _args.number(outer, "outer"), _args.number(saddle_factor, "saddle_factor")
+        p.peak_factor = _args.number(peak_factor, "peak_factor")
+        p.n_hop = _args.integer(hop_neighbours, "hop_neighbours", 1, INT32_MAX)
+        p.n_merge = _args.integer(merge_neighbours, "merge_neighbours", 1, INT32_MAX)
+        p.min_members = _args.integer(min_members, "min_members", 1)
     c_input = parts.input(call, given)
     group_id = np.empty(parts.n, np.int64)
     used = np.empty(parts.n, np.float64)

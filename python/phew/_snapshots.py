@@ -3,6 +3,7 @@ and SWIFT HDF5; docs/snapshots.md): this rank's share of one kind of particle as
 with what the snapshot says about itself (box, units, cosmology)."""
 import numpy as np
 
+from . import _args
 from ._core import Call
 from ._ffi import ffi, lib
 
@@ -44,7 +45,7 @@ def read_snapshot(path, *, format="auto", units="code", particle_type=1, family=
         lib.phew_read_options_init(options)
         options.format = _choice(format, _FORMATS, "format")
         options.units = _choice(units, _UNITS, "units")
-        options.particle_type = int(particle_type)
+        options.particle_type = _args.integer(particle_type, "particle_type", 0, 2 ** 31 - 1)
         keep = ffi.new("char[]", str(family).encode()) if family is not None else None
         if keep is not None:
             options.family = keep
@@ -128,6 +129,8 @@ class AmrSnapshot:
     """
 
     def blocks(self, variable="density"):
+        if variable not in self.variables:
+            raise ValueError("no variable %r read (variables: %s)" % (variable, ", ".join(self.variables) or "none"))
         return [(level, lo, values[variable]) for level, lo, values in self.boxes]
 
     def __repr__(self):
@@ -136,8 +139,8 @@ class AmrSnapshot:
 
 
 def read_amr(path, *, variables=("density",), units="code", comm=None):
-    """The AMR of a RAMSES output with the hydro variables named (None: all of them), each rank
-    its CPU files' boxes. Lengths in `units` ("code" or "astro"); the variables in code units
+    """The AMR of a RAMSES output with the hydro variables named (a name or several; None: all of
+    them; (): none, the boxes alone), each rank its CPU files' boxes. Lengths in `units` ("code" or "astro"); the variables in code units
     (RAMSES's cosmological density unit makes the mean matter density 1)."""
     call = Call(0, comm)
     with call.agreeing():
@@ -147,8 +150,11 @@ def read_amr(path, *, variables=("density",), units="code", comm=None):
         if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
             raise TypeError("path must be a path, not %r" % (path,))
         c_path = ffi.new("char[]", _path_bytes(path))
+        if isinstance(variables, (str, bytes)):
+            variables = (variables,)
         names = None if variables is None else [ffi.new("char[]", str(v).encode()) for v in variables]
-        c_names = ffi.new("const char *[]", names) if names else ffi.NULL
+        # NULL: every variable; an empty list (not NULL): none, the hierarchy alone
+        c_names = ffi.NULL if names is None else ffi.new("const char *[]", names or 1)
     c_set = ffi.new("phew_amr_set *")
     plan = ffi.new("phew_amr_plan *")
     try:
@@ -174,15 +180,17 @@ def _amr_snapshot(c_set, plan, rank):
     s.boxes, s.box_index = [], []
     for k in range(amr.n_blocks):
         block = amr.blocks[k]
-        if c_set.box_rank[k] != rank or c_set.values[k] == ffi.NULL:
+        if c_set.box_rank[k] != rank:
             continue
         dims = tuple(block.dims[d] for d in range(3))  # the core's x, y, z
         cells = dims[0] * dims[1] * dims[2]
-        values = np.frombuffer(ffi.buffer(c_set.values[k], 8 * cells * len(s.variables)), np.float64)
-        # x fastest in the files: [z, y, x] in C order, transposed to [x, y, z] (axis k is
-        # coordinate k, as everywhere in the package)
-        arrays = {name: values[v * cells:(v + 1) * cells].reshape(dims[::-1]).transpose(2, 1, 0).copy()
-                  for v, name in enumerate(s.variables)}
+        arrays = {}
+        if s.variables and c_set.values[k] != ffi.NULL:
+            values = np.frombuffer(ffi.buffer(c_set.values[k], 8 * cells * len(s.variables)), np.float64)
+            # x fastest in the files: [z, y, x] in C order, transposed to [x, y, z] (axis k is
+            # coordinate k, as everywhere in the package)
+            arrays = {name: values[v * cells:(v + 1) * cells].reshape(dims[::-1]).transpose(2, 1, 0).copy()
+                      for v, name in enumerate(s.variables)}
         s.boxes.append((int(block.level), tuple(block.lo[d] for d in range(3)), arrays))
         s.box_index.append(k)
     return s

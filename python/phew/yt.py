@@ -18,11 +18,23 @@ _VELOCITY_COLUMNS = ("MeanVelocityX", "MeanVelocityY", "MeanVelocityZ", "Velocit
 
 def _quantity(value, units, name):
     """A threshold given as a number (in the field's units) or a unyt quantity."""
-    if value is None or isinstance(value, str):
+    if value is None or isinstance(value, str) or not hasattr(value, "to"):
         return value
-    if hasattr(value, "to"):
+    try:
         return float(value.to(units).d)
-    return value
+    except Exception as e:  # unyt's conversion errors have no common base class
+        raise ValueError("%s: %s cannot be given in %s (%s)" % (name, value, units, e)) from None
+
+
+def _convert_thresholds(options, density_units, length_unit):
+    """Thresholds as unyt quantities into the numbers find_clumps takes (densities in the
+    field's units, the mass threshold in them times length_unit**3)."""
+    for key in ("threshold", "saddle"):
+        if key in options:
+            options[key] = _quantity(options[key], density_units, key)
+    if "mass_threshold" in options:
+        options["mass_threshold"] = _quantity(options["mass_threshold"], "(%s)*(%s)**3" % (density_units, length_unit),
+                                              "mass_threshold")
 
 
 def _units(table, density=None, length=None, mass=None, velocity=None):
@@ -62,9 +74,7 @@ def find_clumps(ds, field=("gas", "density"), *, level=0, length_unit="code_leng
     grid = ds.covering_grid(level, left_edge=ds.domain_left_edge, dims=dims)
     rho = grid[field]
     units = str(rho.units)
-    for key in ("threshold", "saddle"):
-        if key in options:
-            options[key] = _quantity(options[key], units, key)
+    _convert_thresholds(options, units, length_unit)
     width = ds.domain_width.to(length_unit).d
     r = phew.find_clumps(np.asarray(rho.d), spacing=tuple(width / dims), origin=tuple(
         ds.domain_left_edge.to(length_unit).d), periodic=tuple(bool(p) for p in ds.periodicity), **options)
@@ -85,9 +95,7 @@ def find_clumps_amr(ds, field=("gas", "density"), *, length_unit="code_length", 
         rho = g[field]
         units = units or str(rho.units)
         blocks.append((int(g.Level), tuple(int(i) for i in g.get_global_startindex()), np.asarray(rho.d)))
-    for key in ("threshold", "saddle"):
-        if key in options:
-            options[key] = _quantity(options[key], units, key)
+    _convert_thresholds(options, units, length_unit)
     dims = tuple(int(n) for n in ds.domain_dimensions)
     width = ds.domain_width.to(length_unit).d
     r = phew.find_clumps_amr(blocks, level0_shape=dims, spacing=tuple(width / np.asarray(dims)),

@@ -120,6 +120,29 @@ try:
     sys.exit("rank %d: no error" % rank)
 except (TypeError, ValueError) as e:
     assert "real numbers" in str(e), e
+# bad particles on one rank for the physics: every rank raises
+pos, masses, velocities, ids = clustered_particles(33, 600, 200)
+share = slice(rank, None, size)
+labels = (pos[share, 0] > 5).astype(np.int64)
+try:
+    bad = pos[share][:, :2] if rank == size - 1 else pos[share]
+    phew.halo_properties(bad, velocities[share], labels, ids=ids[share], box=10.0, periodic=True, comm=comm)
+    sys.exit("rank %d: no error" % rank)
+except ValueError as e:
+    assert "(n, 3)" in str(e), e
+
+# a rank without AMR blocks, through find_clumps; a rank with an empty grid block
+blocks = amr_sample()
+mine = blocks if rank == 0 else []
+r = phew.find_clumps(mine, comm=comm, level0_shape=(32, 32, 32), spacing=1 / 32, periodic=True, threshold=3.0,
+                     saddle=20.0)
+assert len(r.clump_id) == len(mine) and (rank > 0 or len(r.clumps) == 7)
+tiny = np.array([[[1.0]], [[3.0]]])
+offset, block = phew.grid_block(tiny.shape, comm=comm)
+where = tuple(slice(o, o + n) for o, n in zip(offset, block))
+r = phew.find_clumps(tiny[where], comm=comm, offset=offset, global_shape=tiny.shape, threshold=0.5)
+assert np.array_equal(r.clump_id, phew.find_clumps(tiny, threshold=0.5).clump_id[where])
+
 # no offset with several ranks
 if size > 1:
     try:

@@ -84,7 +84,13 @@ def test_links_follow_the_rules(seed):
 def test_bad_steps_raise():
     with pytest.raises(ValueError, match="twice|more than once|duplicate"):
         phew.link_steps([1, 1], [0, 0], [1], [0])
-    with pytest.raises(ValueError, match="one length"):
+    with pytest.raises(ValueError, match="labels .* must have shape"):
         phew.link_steps([1, 2], [0], [1], [0])
+    with pytest.raises(TypeError, match="ids must hold integers"):
+        phew.link_steps(np.array([1.5, 2.5]), [0, 0], [1], [0])
+    with pytest.raises(TypeError, match="ids must hold integers"):
+        phew.link_steps(np.array(["1", "2"]), [0, 0], [1], [0])
+    with pytest.raises(ValueError, match="does not fit in int64"):
+        phew.link_steps(np.array([2 ** 63 + 3], np.uint64), [0], [1], [0])
     with pytest.raises(ValueError, match="mass"):
         phew.link_steps([1], [0], [1], [0], earlier_masses=[np.nan])

@@ -53,3 +53,19 @@ def test_the_tree_of_phew_link(tmp_path, cli):
     for j, name in enumerate(rows[0]):
         assert np.array_equal(mine[name].astype(np.float64), [float(r[j]) for r in rows[1:]], equal_nan=True), name
     assert (mine["Kind"] == 1).any(), "the merged halo should be followed as an orphan"
+
+
+def test_bad_tracers_raise_and_leave_the_tree_as_it_was():
+    pos, masses, velocities, ids = steps()[0]
+    f = phew.friends_of_friends(pos, masses=masses, velocities=velocities, ids=ids, box=10.0, periodic=True)
+    h = phew.halo_properties(pos, velocities, f, masses=masses, ids=ids, box=10.0, periodic=True, n_most_bound=5)
+    tree = phew.MergerTree()
+    h.tracers.ids = h.tracers.ids.astype(np.int32)
+    tree.add(ids, h.bound_label, h.tracers)  # converted: int32 ids are ids
+    h.tracers.ids = h.tracers.ids[:3]
+    try:
+        tree.add(ids, h.bound_label, h.tracers)
+        raise AssertionError("no error")
+    except ValueError as e:
+        assert "offsets and counts" in str(e)
+    assert tree.n_steps == 1

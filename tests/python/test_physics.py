@@ -70,9 +70,15 @@ def test_labels_made_elsewhere_and_bad_input():
     assert np.array_equal(h.bound_label, labels)  # without unbinding every member counts as bound
     with pytest.raises(ValueError, match="velocities"):
         phew.halo_properties(pos, None, labels, box=10.0)
-    with pytest.raises(ValueError, match="one entry per particle"):
+    with pytest.raises(ValueError, match=r"labels \(one per particle\) must have shape"):
         phew.halo_properties(pos, velocities, labels[:-1], box=10.0)
     with pytest.raises(ValueError, match="potential"):
         phew.halo_properties(pos, velocities, labels, box=10.0, potential="tree")
     with pytest.raises(ValueError, match="cosmology needs"):
         phew.halo_properties(pos, velocities, labels, box=10.0, cosmology={"hubble": 0.7})
+    with pytest.raises(TypeError, match="labels .* integers"):
+        phew.halo_properties(pos, velocities, labels + 0.5, box=10.0)
+    with pytest.raises(TypeError, match="n_most_bound"):
+        phew.halo_properties(pos, velocities, labels, box=10.0, n_most_bound=2.5)
+    with pytest.raises(ValueError, match="n_most_bound"):
+        phew.halo_properties(pos, velocities, labels, box=10.0, n_most_bound=2 ** 70)

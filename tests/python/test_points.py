@@ -32,7 +32,7 @@ def particles(tmp_path):
         values.tofile(files[name])
     common = ["--points", files["pos"], "--type", "float32", "--box", 10, 10, 10, "--periodic", "--masses",
               files["mass"], "--velocities", files["vel"], "--ids", files["ids"], "--threads", 1,
-              "--no-physics"]  # the catalogues alone: unbinding and halo properties are not in Python yet
+              "--no-physics"]  # the finders' catalogues alone (test_physics.py compares the physics)
     return pos, masses, velocities, ids, common, tmp_path
 
 
@@ -87,6 +87,12 @@ def test_particle_answers_do_not_depend_on_threads_or_the_order(particles):
     (phew.hop, {"positions": np.ones((5, 3)), "periodic": True}, ValueError, "box"),
     (phew.hop, {"positions": np.ones((5, 3)), "box": 10.0, "hop_neighbours": 0}, ValueError, "hop_neighbours"),
     (phew.particle_density, {"positions": np.full((5, 3), np.nan), "box": 10.0}, ValueError, "finite|NaN"),
+    (phew.friends_of_friends, {"positions": np.ones((5, 3)), "box": [10.0]}, ValueError, "box must be one value"),
+    (phew.friends_of_friends, {"positions": np.ones((5, 3)), "box": "10"}, TypeError, "box along axis 0"),
+    (phew.friends_of_friends, {"positions": np.ones((5, 3)), "linking_length": "0.2"}, TypeError, "linking_length"),
+    (phew.friends_of_friends, {"positions": np.ones((5, 3)), "absolute": "no"}, TypeError, "absolute"),
+    (phew.friends_of_friends, {"positions": np.ones((5, 3)), "ids": np.arange(5) + 0.7}, TypeError, "ids"),
+    (phew.hop, {"positions": np.ones((5, 3)), "outer": "a"}, TypeError, "outer"),
 ])
 def test_bad_particles_raise(call, kwargs, error, words):
     with pytest.raises(error, match=words):

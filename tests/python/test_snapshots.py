@@ -82,6 +82,11 @@ def test_ramses_amr_as_the_cli_finds_its_clumps(tmp_path, cli):
     r = phew.find_clumps_amr(amr.blocks("density"), level0_shape=amr.level0_shape, spacing=amr.spacing,
                              origin=amr.origin, periodic=amr.periodic, threshold=5.0)
     assert len(r.clumps) == 3  # tests/readers: the three blobs
+    bare = phew.read_amr(folder, variables=())  # the boxes alone
+    assert bare.variables == [] and len(bare.boxes) == len(amr.boxes) and bare.boxes[0][2] == {}
+    with pytest.raises(ValueError, match="no variable 'density'"):
+        bare.blocks("density")
+    assert phew.read_amr(folder, variables="density").variables == ["density"]
     assert phew.find_clumps(amr, threshold=5.0).clumps.tobytes() == r.clumps.tobytes()  # the snapshot's domain
     cli("--snapshot", folder, "--amr-variable", "density", "--threshold", 5.0, "--threads", 1, "--output",
         tmp_path / "c")

@@ -43,6 +43,11 @@ def test_amr_grids():
                                 saddle=20.0)
     assert (len(r.clumps), len(r.haloes)) == (7, 5)
     assert r.clumps.tobytes() == want.clumps.tobytes() and r.dendrogram.tobytes() == want.dendrogram.tobytes()
+    # the labels per yt grid: the same blocks as given (matched by level and first cell)
+    given = {(level, tuple(lo)): k for k, (level, lo, _) in enumerate(blocks)}
+    for g, labels in zip(ds.index.grids, r.clump_id):
+        k = given[(int(g.Level), tuple(int(i) for i in g.get_global_startindex()))]
+        assert np.array_equal(labels, want.clump_id[k])
 
 
 @pytest.mark.parametrize("finder", ["fof", "hop", "phew"])
