@@ -270,7 +270,11 @@ static int add_chunk(const cell_sums_job *j, const run_cache *c, int t, const ce
     const int64_t dy = wrap(r->yz[0] - c->ref[t][1], j->period[1]), dz = wrap(r->yz[1] - c->ref[t][2], j->period[2]);
     const exact_bin mass = (exact_bin)s->a << shift; /* in the moment's units, as add_cells */
     u->mass += mass << (b->moment - r->shift - b->mass);
-    u->moment[0] += ((exact_bin)dx * (exact_bin)s->a + (exact_bin)r->step * (exact_bin)s->x) << shift;
+    /* the run's x moment before the shift, negative or not: shifted as its magnitude (a left
+     * shift of a negative integer is undefined in C) */
+    const exact_bin moment = (exact_bin)dx * (exact_bin)s->a + (exact_bin)r->step * (exact_bin)s->x;
+    const exact_bin shifted = (exact_bin)((moment < 0 ? -(exact_u128)moment : (exact_u128)moment) << shift);
+    u->moment[0] += moment < 0 ? -shifted : shifted;
     u->moment[1] += (exact_bin)dy * mass;
     u->moment[2] += (exact_bin)dz * mass;
   }
