@@ -91,6 +91,13 @@ class Call:
         raise _EXCEPTIONS.get(agreed, Error)("another rank: " + message)
 
 
+def mpi_max():
+    """mpi4py's MPI.MAX, for the counts the finders agree on over a communicator."""
+    from mpi4py import MPI
+
+    return MPI.MAX
+
+
 def _threads(threads):
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0:
         raise ValueError("threads must be an integer >= 0 (0: every core), not %r" % (threads,))

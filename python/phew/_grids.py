@@ -9,7 +9,6 @@ index in C order: numpy.unravel_index(PeakId, shape) gives its indices."""
 import numpy as np
 
 from . import _args, _clumps
-from ._clumps import ClumpResult  # noqa: F401 (documented here)
 from ._core import Call
 from ._ffi import ffi, lib
 

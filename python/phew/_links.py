@@ -3,7 +3,7 @@ docs/merger-trees.md): every pair of structures, one of each step, that share el
 import numpy as np
 
 from . import _args, _tables
-from ._core import Call
+from ._core import Call, mpi_max
 from ._ffi import ffi, lib
 
 
@@ -154,7 +154,7 @@ class MergerTree:
         """How many elements over all ranks carry each of the structures' labels."""
         counts = np.bincount(labels[labels >= 0], minlength=int(structures.max(initial=-1)) + 1)
         if self.comm is not None:
-            size = self.comm.allreduce(len(counts), op=max_op())
+            size = self.comm.allreduce(len(counts), op=mpi_max())
             counts = np.pad(counts, (0, size - len(counts)))
             counts = self.comm.allreduce(counts)
         return counts[structures].astype(np.float64) if len(structures) else np.zeros(0)
@@ -172,9 +172,3 @@ class MergerTree:
             parts.append(rows)
         dtype = parts[0].dtype if parts else np.dtype([("Step", np.int64)])
         return _tables.Table(np.concatenate(parts) if parts else np.zeros(0, dtype), {"steps": self.n_steps})
-
-
-def max_op():
-    from mpi4py import MPI
-
-    return MPI.MAX

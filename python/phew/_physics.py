@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _args, _tables
 from ._clumps import ClumpResult
-from ._core import Call
+from ._core import Call, mpi_max
 from ._ffi import ffi, lib
 from ._points import GroupResult, _Particles
 from ._snapshots import Snapshot
@@ -85,9 +85,7 @@ def halo_properties(positions, velocities, labels, *, parent=None, centre=None, 
     if n_structures is None:  # every rank's labels agreed to be usable: count them together
         n_structures = len(parent) if parent is not None else local_count
         if comm is not None:
-            from ._links import max_op
-
-            n_structures = comm.allreduce(n_structures, op=max_op())
+            n_structures = comm.allreduce(n_structures, op=mpi_max())
     with call.agreeing():
         c_structures = ffi.new("phew_structures *")
         c_structures.n_structures = _args.integer(n_structures, "n_structures", 0)

@@ -3,7 +3,7 @@ and SWIFT HDF5; docs/snapshots.md): this rank's share of one kind of particle as
 with what the snapshot says about itself (box, units, cosmology)."""
 import numpy as np
 
-from . import _args
+from . import _args, _tables
 from ._core import Call
 from ._ffi import ffi, lib
 
@@ -83,14 +83,7 @@ def _array(pointer, n, dtype, components=1):
 
 
 def _info(c_info):
-    info = {}
-    for name, field in ffi.typeof(c_info).fields:
-        value = getattr(c_info, name)
-        if field.type.kind == "array" and field.type.item.cname == "char":
-            value = ffi.string(value).decode("utf-8", "replace")
-        elif field.type.kind == "array":
-            value = tuple(value)
-        info[name] = value
+    info = _tables.struct_dict(c_info, tuple)
     info["format"] = {v: k for k, v in _FORMATS.items()}.get(info["format"], info["format"])
     info["units"] = {v: k for k, v in _UNITS.items()}.get(info["units"], info["units"])
     info["periodic"] = tuple(bool(p) for p in info["periodic"])

@@ -71,10 +71,15 @@ def read_rows(pointer, n, dtype, meta):
     return Table(packed, meta)
 
 
-def struct_dict(value):
-    """A struct of plain fields (phew_stats) as a dict; arrays as lists."""
+def struct_dict(value, arrays=list):
+    """A struct of plain fields (phew_stats, phew_snapshot_info) as a dict: char arrays as
+    strings, other arrays through `arrays` (list, tuple)."""
     out = {}
     for name, field in ffi.typeof(value).fields:
         v = getattr(value, name)
-        out[name] = list(v) if field.type.kind == "array" else v
+        if field.type.kind == "array" and field.type.item.cname == "char":
+            v = ffi.string(v).decode("utf-8", "replace")
+        elif field.type.kind == "array":
+            v = arrays(v)
+        out[name] = v
     return out

@@ -1,10 +1,20 @@
 """Shared fixtures of the Python package's tests: seeded fields and the CLI."""
+import csv
 import os
 import subprocess
 
 import numpy as np
 import pytest
 from scipy.ndimage import gaussian_filter
+
+
+def read_csv(path):
+    """A CSV table of the tool's: its header, its columns as float64 arrays by name (the
+    tool's 17 digits give the doubles back) and its number of rows."""
+    with open(path) as f:
+        rows = list(csv.reader(f))
+    columns = {name: np.array([float(row[j]) for row in rows[1:]]) for j, name in enumerate(rows[0])}
+    return rows[0], columns, len(rows) - 1
 
 
 def lognormal(shape, seed, contrast=2.0, smoothing=1.5, dtype=np.float32):

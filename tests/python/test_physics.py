@@ -1,26 +1,19 @@
 """phew.halo_properties (unbinding and halo properties) against the tool, which runs the same
 physics after its finders: the bound labels and every physics column, byte for byte."""
-import csv
 import os
 
 import numpy as np
 import pytest
 
 import phew
-from conftest import clustered_particles
+from conftest import clustered_particles, read_csv
 
 RAMSES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "datasets", "ramses_cosmo32",
                       "output_00003")
 
 
-def csv_columns(path):
-    with open(path) as f:
-        rows = list(csv.reader(f))
-    return {name: np.array([float(r[j]) for r in rows[1:]]) for j, name in enumerate(rows[0])}
-
-
 def same_physics(result, table_path, names_from_finder):
-    columns = csv_columns(table_path)
+    columns = read_csv(table_path)[1]
     checked = 0
     for name in result.structures.dtype.names:
         if name == "StructureId" or name in names_from_finder:

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import phew
+from conftest import read_csv
 
 DATASETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "datasets")
 RAMSES = os.path.join(DATASETS, "ramses_cosmo32", "output_00003")
@@ -33,13 +34,10 @@ def test_ramses_friends_of_friends_as_the_cli_finds_them(tmp_path, cli):
                                 periodic=s.periodic, threads=1)
     cli("--snapshot", RAMSES, "--units", "astro", "--finder", "fof", "--threads", 1, "--output", tmp_path / "r")
     assert np.array_equal(f.group_id, np.fromfile(tmp_path / "r-group.raw", np.int64))
-    with open(tmp_path / "r-groups.csv") as out:
-        header = out.readline().strip().split(",")
-        rows = [line.strip().split(",") for line in out]
-    assert len(rows) == len(f.groups) > 10
+    _, columns, n_rows = read_csv(tmp_path / "r-groups.csv")
+    assert n_rows == len(f.groups) > 10
     for name in f.groups.dtype.names:  # the tool adds the physics' columns after these
-        j = header.index(name)
-        assert np.array_equal(f.groups[name].astype(np.float64), [float(r[j]) for r in rows]), name
+        assert np.array_equal(f.groups[name].astype(np.float64), columns[name]), name
 
 
 def test_other_fields_and_units():
@@ -97,9 +95,7 @@ def test_ramses_amr_as_the_cli_finds_its_clumps(tmp_path, cli):
     for k, labels in zip(amr.box_index, r.clump_id):
         first, count = boxes[k][7], boxes[k][8]
         assert np.array_equal(labels.transpose(2, 1, 0).reshape(-1), clump[first:first + count]), k
-    with open(tmp_path / "c-clumps.csv") as f:
-        header = f.readline().strip().split(",")
-        rows = [line.strip().split(",") for line in f]
-    for j, name in enumerate(header):  # PeakId counts the cells x fastest in the tool, z fastest here
+    header, columns, _ = read_csv(tmp_path / "c-clumps.csv")
+    for name in header:  # PeakId counts the cells x fastest in the tool, z fastest here
         if name != "PeakId":
-            assert np.array_equal(r.clumps[name].astype(np.float64), [float(x[j]) for x in rows]), name
+            assert np.array_equal(r.clumps[name].astype(np.float64), columns[name]), name
