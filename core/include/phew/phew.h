@@ -1017,6 +1017,29 @@ typedef struct phew_node_layout {
 PHEW_API phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes, int64_t n_nodes,
                                             phew_node_layout *layout, double *log_floor);
 
+/* Colours for drawings of many haloes (docs/gui.md, "Colours"): one categorical colour index
+ * per halo, so that the largest haloes are told apart at a glance and neighbours differ.
+ * - The PHEW_COLOURS_OWN (10) most massive haloes get a colour each: 0, 1, ... in decreasing
+ *   mass (equal masses: the lower index first; a NaN mass counts as the lightest).
+ * - Every other halo, in decreasing mass, gets one of the PHEW_COLOURS_SHARED (8) colours
+ *   PHEW_COLOURS_OWN .. PHEW_COLOURS - 1: the one whose nearest halo already coloured with it
+ *   is farthest away, looking within about twice the mean separation of the haloes (a halo
+ *   with every shared colour free around it takes the one after the previous halo's).
+ * mass[n] and centre[3 n] (x, y, z per halo); period: the box length along each periodic axis,
+ * 0 for an open axis (NULL: all open). A halo whose centre is not finite is far from all.
+ * Fails with PHEW_ERROR_ARGUMENT (n < 0, a NULL array, a period negative or not finite) or
+ * PHEW_ERROR_MEMORY and context->message (context may be NULL: no message), and then writes
+ * nothing. Not collective; the same answer on every machine. */
+#define PHEW_COLOURS_OWN 10
+#define PHEW_COLOURS_SHARED 8
+#define PHEW_COLOURS 18
+PHEW_API phew_status phew_colour_haloes(phew_context *context, int64_t n, const double *mass, const double *centre,
+                                        const double period[3], int32_t *colour);
+
+/* The red, green and blue (0..1) of colour index 0 .. PHEW_COLOURS - 1 of phew_colour_haloes;
+ * any other index (-1: no structure) gives the light grey of what belongs to no structure. */
+PHEW_API void phew_colour_rgb(int32_t colour, double rgb[3]);
+
 #ifdef __cplusplus
 }
 #endif
