@@ -1,4 +1,5 @@
 #include "vtkPHEWAlgorithm.h"
+#include "vtkPHEWHaloColours.h"
 
 #include "vtkPHEWInputAdaptor.h"
 #include "vtkPHEWPhysics.h"
@@ -343,6 +344,7 @@ std::string vtkPHEWAlgorithm::Execute(
   }
   this->ReportProgress(0.9, "labels and tables");
   vtkDataObject* labelled = vtkDataObject::GetData(outputVector, 0);
+  phew_halo_colours::Period(in, this->InputPeriod);
   problem = adaptor->Finish(context, labelled);
   if (problem.empty())
   {

@@ -196,6 +196,9 @@ protected:
   double BoxSize[3] = { 1.0, 1.0, 1.0 };
   int PeriodicAxes[3] = { 0, 0, 0 };
   int PointArrayIndices[4] = { -1, -1, -1, -1 };
+  /// The run's input: the box length along its periodic axes, 0 along open ones (for the
+  /// haloes' colours, vtkPHEWHaloColours.h).
+  double InputPeriod[3] = { 0.0, 0.0, 0.0 };
 
 private:
   vtkPHEWAlgorithm(const vtkPHEWAlgorithm&) = delete;

@@ -3,6 +3,8 @@
 #include "vtkPHEWAMRInput.h"
 #include "vtkPHEWAMRParticles.h"
 #include "vtkPHEWClumpGeometry.h"
+#include "vtkPHEWHaloColours.h"
+#include "vtkPHEWSnapshotDefaults.h"
 #include "vtkPHEWDendrogramPlot.h"
 #include "vtkPHEWImageInput.h"
 #include "vtkPHEWInputAdaptor.h"
@@ -110,7 +112,7 @@ vtkPHEWClumpFinder::vtkPHEWClumpFinder()
   phew_params defaults;
   phew_params_init(&defaults);
   this->DensityThreshold = defaults.density_threshold;
-  this->RelevanceThreshold = defaults.relevance_threshold;
+  this->RelevanceThreshold = -1.0; // automatic: the core's 2, or the paper's 3 (PaperDefaults)
   this->SaddleThreshold = defaults.saddle_threshold;
   this->MassThreshold = defaults.mass_threshold;
 
@@ -229,7 +231,7 @@ std::unique_ptr<phew_adaptors::InputAdaptor> vtkPHEWClumpFinder::MakeAdaptor(
   if (phew_adaptors::PointsInput::Accepts(input))
   {
     vtkMultiProcessController* controller = vtkMultiProcessController::GetGlobalController();
-    if (this->Periodic && (!controller || controller->GetLocalProcessId() == 0))
+    if (this->Periodic == 1 && (!controller || controller->GetLocalProcessId() == 0))
     {
       vtkWarningMacro("Periodic applies to images and AMR; particles use PeriodicX, PeriodicY "
                       "and PeriodicZ (with a box: BoxFromDataBounds off)");
@@ -269,7 +271,19 @@ std::unique_ptr<phew_adaptors::InputAdaptor> vtkPHEWClumpFinder::MakeAMRAdaptor(
 
 void vtkPHEWClumpFinder::ConfigureContext(phew_adaptors::Context& context)
 {
-  context.Periodic = this->Periodic;
+  // A snapshot reader's periodic (cosmological) box: periodic grids and AMR, and the paper's
+  // halo parameters for PHEW on estimated particle densities (vtkPHEWSnapshotDefaults.h).
+  vtkDataObject* input = vtkDataObject::GetData(context.InputInformation);
+  // (properties and the input's type: the same on every rank, so all ranks read or none)
+  const bool particles = phew_adaptors::PointsInput::Accepts(input);
+  const bool read = particles ? this->BoxFromSnapshot && this->EstimateDensity : this->Periodic < 0;
+  phew_snapshot_defaults::Snapshot snapshot;
+  if (read && (context.NumberOfRanks == 1 || context.Controller))
+  {
+    snapshot = phew_snapshot_defaults::Read(context, input);
+  }
+  this->PaperDefaults = particles && read && snapshot.Periodic && snapshot.Cosmological;
+  context.Periodic = this->Periodic == 1 || (!particles && this->Periodic < 0 && snapshot.Periodic);
   context.ArraySelection = this->GetInputArrayInformation(0);
   context.Density = [this](vtkDataObject* data, int& association) {
     association = -1;
@@ -299,9 +313,17 @@ int vtkPHEWClumpFinder::RunCore(
   phew_params params;
   phew_params_init(&params);
   params.density_threshold = this->DensityThreshold;
-  params.relevance_threshold = this->RelevanceThreshold;
+  params.relevance_threshold = this->RelevanceUsed();
   params.saddle_merging = this->SaddleMerging ? 1 : 0;
   params.saddle_threshold = this->SaddleThreshold;
+  if (this->PaperDefaults) // estimated densities are in units of the mean density
+  {
+    using namespace phew_snapshot_defaults;
+    params.density_threshold =
+      this->DensityThreshold < 0.0 ? PAPER_DENSITY_THRESHOLD : this->DensityThreshold;
+    params.saddle_threshold =
+      this->SaddleThreshold < 0.0 ? PAPER_SADDLE_THRESHOLD : this->SaddleThreshold;
+  }
   params.mass_threshold = this->MassThreshold;
   const auto start = std::chrono::steady_clock::now();
   int status = phew_find_clumps(&core, &in, &params, &labels, this->Result);
@@ -363,6 +385,18 @@ std::string vtkPHEWClumpFinder::DescribeFailure(
     "): " + message;
 }
 
+double vtkPHEWClumpFinder::RelevanceUsed() const
+{
+  if (this->RelevanceThreshold >= 0.0)
+  {
+    return this->RelevanceThreshold;
+  }
+  phew_params defaults;
+  phew_params_init(&defaults);
+  return this->PaperDefaults ? phew_snapshot_defaults::PAPER_RELEVANCE_THRESHOLD
+                             : defaults.relevance_threshold;
+}
+
 namespace
 {
 std::string Threshold(const char* name, double value) // negative: automatic
@@ -375,7 +409,12 @@ void vtkPHEWClumpFinder::DescribeParameters(std::vector<std::string>& entries)
 {
   using phew_run_record::Entry;
   entries.push_back(Threshold("DensityThreshold", this->DensityThreshold));
-  entries.push_back(Entry("RelevanceThreshold", this->RelevanceThreshold));
+  entries.push_back(Entry("RelevanceThreshold", this->RelevanceUsed()));
+  if (this->PaperDefaults)
+  {
+    entries.push_back(Entry("AutomaticThresholds",
+      "the PHEW paper's halo parameters (a periodic cosmological snapshot)"));
+  }
   entries.push_back(Entry("SaddleMerging", this->SaddleMerging ? "1" : "0"));
   if (this->SaddleMerging)
   {
@@ -429,7 +468,7 @@ std::string vtkPHEWClumpFinder::FillOutputs(
   phew_tables::AddRunFigures(clumps, result, this->Seconds);
   const std::string problem =
     phew_dendrogram_plot::Build(result, vtkPolyData::GetData(outputVector, DENDROGRAM_PLOT_PORT));
-  const std::string empty = WhyEmpty(result, this->RelevanceThreshold, this->MassThreshold);
+  const std::string empty = WhyEmpty(result, this->RelevanceUsed(), this->MassThreshold);
   if (!empty.empty() && context.Rank == 0)
   {
     vtkWarningMacro(<< empty);
@@ -444,5 +483,23 @@ std::string vtkPHEWClumpFinder::FillOutputs(
   phew_clump_geometry::Build(
     labelled, context.DensityName.c_str(), vtkPolyData::GetData(outputVector, CLUMP_GEOMETRY_PORT));
   phew_markers::Build(clumps, haloes, vtkMultiBlockDataSet::GetData(outputVector, MARKERS_PORT));
+  this->AddHaloColours(context, outputVector);
   return std::string();
+}
+
+void vtkPHEWClumpFinder::AddHaloColours(
+  const phew_adaptors::Context& context, vtkInformationVector* outputVector)
+{
+  phew_halo_colours::Catalogue catalogue;
+  for (int64_t h = 0; h < this->Result->n_haloes; ++h)
+  {
+    catalogue.Add(this->Result->haloes[h].mass, this->Result->haloes[h].center_of_mass);
+  }
+  const std::vector<int32_t> colours =
+    phew_halo_colours::Compute(context, catalogue, this->InputPeriod);
+  for (int port : { CLUMP_GEOMETRY_PORT, DENDROGRAM_PLOT_PORT, PARTICLES_PORT })
+  {
+    phew_halo_colours::AddArray(
+      vtkDataObject::GetData(outputVector, port), PHEW_ARRAY_HALO_ID, colours);
+  }
 }

@@ -117,7 +117,10 @@ public:
   ///@}
 
   ///@{
-  /// Peaks whose peak density / key saddle density is below this are noise (default 2).
+  /// Peaks whose peak density / key saddle density is below this are noise. Negative (the
+  /// default, -1): automatic, 2, or 3 on the estimated densities of a periodic cosmological
+  /// snapshot (the PHEW paper's halo parameters, with density threshold 80 and saddle threshold
+  /// 200 times the mean density where those are automatic too).
   vtkSetMacro(RelevanceThreshold, double);
   vtkGetMacro(RelevanceThreshold, double);
   ///@}
@@ -138,11 +141,13 @@ public:
   ///@}
 
   ///@{
-  /// Treat the grid or AMR as periodic along all three axes (default off). Particles have
-  /// their own periodic axes (PeriodicAxes); this flag does not apply to them.
-  vtkSetMacro(Periodic, bool);
-  vtkGetMacro(Periodic, bool);
-  vtkBooleanMacro(Periodic, bool);
+  /// Treat the grid or AMR as periodic along all three axes: 1 on, 0 off, -1 (the default)
+  /// as the snapshot says (on for data of this plugin's readers whose box is periodic along
+  /// all three axes, field data Periodic; else off). Particles have their own periodic axes
+  /// (PeriodicAxes); this does not apply to them.
+  vtkSetClampMacro(Periodic, int, -1, 1);
+  vtkGetMacro(Periodic, int);
+  vtkBooleanMacro(Periodic, int);
   ///@}
 
   /// Particles only (point sets): the parameters below, and the box, periodic axes and
@@ -194,16 +199,24 @@ protected:
     vtkInformationVector* outputVector) override;
   void DescribeParameters(std::vector<std::string>& entries) override;
   void ReleaseResult() override;
+  /// The relevance threshold of the run: the property, or when negative (automatic) the core's
+  /// default, or the paper's with PaperDefaults.
+  double RelevanceUsed() const;
+  /// HaloColour (vtkPHEWHaloColours.h) beside HaloId on the drawings and the particles.
+  void AddHaloColours(const phew_adaptors::Context& context, vtkInformationVector* outputVector);
   /// Labels emptied; the tables keep their columns (a spreadsheet showing one stays on its
   /// rows), without rows; the drawings emptied.
   void ClearOutputs(vtkInformationVector* outputVector) override;
 
   double DensityThreshold = -1.0; // negative: automatic (PHEW_THRESHOLD_AUTOMATIC)
-  double RelevanceThreshold = 2.0;
+  double RelevanceThreshold = -1.0;
+  // this run: a periodic cosmological snapshot's particles with estimated densities take the
+  // paper's thresholds where they are automatic (ConfigureContext)
+  bool PaperDefaults = false;
   bool SaddleMerging = true;
   double SaddleThreshold = -1.0; // negative: automatic
   double MassThreshold = 0.0;
-  bool Periodic = false;
+  int Periodic = -1;
   bool EstimateDensity = true;
   int NumberOfNeighbours = 16;
   int NumberOfDensityNeighbours = 64;

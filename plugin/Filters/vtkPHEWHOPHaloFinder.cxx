@@ -1,5 +1,6 @@
 #include "vtkPHEWHOPHaloFinder.h"
 
+#include "vtkPHEWHaloColours.h"
 #include "vtkPHEWMarkers.h"
 #include "vtkPHEWPhysics.h"
 #include "vtkPHEWPointsInput.h"
@@ -121,8 +122,9 @@ int vtkPHEWHOPHaloFinder::RunCore(
 }
 
 std::string vtkPHEWHOPHaloFinder::FillOutputs(
-  phew_adaptors::Context&, vtkDataObject*, vtkInformationVector* outputVector)
+  phew_adaptors::Context& context, vtkDataObject* labelled, vtkInformationVector* outputVector)
 {
+  phew_halo_colours::AddGroupColours(context, *this->Result, this->InputPeriod, labelled);
   vtkTable* groups = vtkTable::GetData(outputVector, GROUPS_PORT);
   phew_tables::FillGroups(groups, *this->Result);
   if (this->PhysicsRan)

@@ -131,6 +131,19 @@ check.check(np.count_nonzero(want["clump"] != want["halo"]) > 100 and
 # ---- the filter, particles connected ----------------------------------------------------------
 reader = RAMSESOutputReader(FileName=[folder], Units=1)
 particles_port = OutputPort(reader, 1)
+# The AMR of a periodic snapshot is periodic by default (Periodic: From Snapshot): the tables of
+# Periodic On; Off differs (clumps cross the box's faces).
+amr_tables = {}
+for periodic in ("From Snapshot", "On", "Off"):
+    finder = PHEWClumpFinder(Input=OutputPort(reader, 0), Density=["CELLS", "density"], Periodic=periodic)
+    finder.UpdatePipeline()
+    amr_tables[periodic] = pt.table_as_lists(servermanager.Fetch(finder, idx=1))
+    Delete(finder)
+check.check(amr_tables["From Snapshot"] == amr_tables["On"] and len(amr_tables["On"]["ClumpId"]) > 10 and
+            amr_tables["On"] != amr_tables["Off"],
+            "AMR of a periodic snapshot: the default is not Periodic On (%d, %d, %d clumps)" % tuple(
+                len(amr_tables[k]["ClumpId"]) for k in ("From Snapshot", "On", "Off")))
+
 finder = PHEWClumpFinder(Input=OutputPort(reader, 0), Particles=particles_port, Density=["CELLS", "density"],
                          RelevanceThreshold=3.0, SaddleMerging=1, SaddleThreshold=15.0, Periodic=1,
                          Potential="Spherical (RAMSES)")

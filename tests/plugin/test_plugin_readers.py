@@ -204,6 +204,57 @@ for port in (1, 2, 3):
                  os.path.join(args.work_dir, "cli-phew-run.json"),
                  {"Filter": "PHEW Clump Finder", "DensityThreshold": "80", "SaddleThreshold": "200",
                   "RelevanceThreshold": "3", "NumberOfNeighbours": "16"})
+
+# ---- what a periodic cosmological snapshot brings (issue 31) --------------------------------
+# PHEW on the particles with every threshold automatic takes the paper's halo parameters: the
+# tables of the explicit 80 / 3 / 200 run above, and the record says why.
+automatic = PHEWClumpFinder(Input=particles, **arrays)
+automatic.UpdatePipeline()
+for port in (1, 3):
+    a, b = (pt.table_as_lists(servermanager.Fetch(p, idx=port)) for p in (automatic, clumps))
+    same = a.keys() == b.keys() and all(len(a[k]) == len(b[k]) and all(map(pt.same_double, a[k], b[k])) for k in a)
+    check.check(same and len(a.get("ClumpId", a.get("HaloId", []))) > 10,
+                "automatic thresholds on a cosmological snapshot, port %d: not the tables of 80 / 3 / 200" % port)
+auto_record = record(servermanager.Fetch(automatic, idx=1))
+check.check(auto_record.get("RelevanceThreshold") == "3" and auto_record.get("DensityThreshold") == "auto" and
+            "PHEW paper" in auto_record.get("AutomaticThresholds", ""),
+            "automatic thresholds on a cosmological snapshot: record %s" % auto_record)
+# with Box From Snapshot off the particles are just points: today's automatic rules (relevance 2)
+automatic.BoxFromSnapshot = 0
+automatic.UpdatePipeline()
+plain_record = record(servermanager.Fetch(automatic, idx=1))
+check.check(plain_record.get("RelevanceThreshold") == "2" and "AutomaticThresholds" not in plain_record,
+            "Box From Snapshot off: record %s" % plain_record)
+Delete(automatic)
+
+
+def colours_follow_ids(what, data, ids, table, id_column):
+    """HaloColour beside the ids: the ten most massive structures of the table 0..9 in mass
+    order, the others 10..17, -1 where the id is -1; one colour per structure."""
+    got = point_arrays(data)
+    label, colour = got.get(ids), got.get("HaloColour")
+    if colour is None or label is None:
+        check.check(False, "%s: no HaloColour or %s (%s)" % (what, ids, sorted(got)))
+        return
+    columns = pt.table_as_lists(table)
+    masses, table_ids = np.array(columns["Mass"]), np.array(columns[id_column])
+    order = table_ids[np.lexsort((table_ids, -masses))]  # decreasing mass, then the lower id
+    per_id = {}
+    for i, c in zip(label, colour):
+        per_id.setdefault(int(i), set()).add(int(c))
+    check.check(per_id.get(-1, {-1}) == {-1} and all(len(c) == 1 for c in per_id.values()),
+                "%s: an id with several colours, or -1 coloured" % what)
+    top = [per_id.get(int(i), {None}).pop() for i in order[:10] if int(i) in per_id]
+    rest = set().union(*[per_id[int(i)] for i in order[10:] if int(i) in per_id] or [set()])
+    check.check(top == list(range(len(top))) and len(top) == min(10, len(order)) and rest <= set(range(10, 18)),
+                "%s: colours of the largest %s, of the others %s" % (what, top, sorted(rest)))
+
+
+colours_follow_ids("FoF's particles", servermanager.Fetch(fof, idx=0), "GroupId", servermanager.Fetch(fof, idx=1),
+                   "GroupId")
+colours_follow_ids("PHEW's clump particles", servermanager.Fetch(clumps, idx=4), "HaloId",
+                   servermanager.Fetch(clumps, idx=3), "HaloId")
+
 n_groups = servermanager.Fetch(fof, idx=1).GetNumberOfRows()
 print("RAMSES particles: FoF %d groups, HOP %d groups, PHEW %d haloes, as phew --snapshot finds"
       % (n_groups, servermanager.Fetch(hop, idx=1).GetNumberOfRows(), servermanager.Fetch(clumps, idx=3).GetNumberOfRows()),
