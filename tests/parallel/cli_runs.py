@@ -39,6 +39,25 @@ def fault_env(shim, rules, rank=None):
     return env
 
 
+def distinct_threads(counts):
+    """The --threads values of counts that run differently on this machine, in order: the core
+    caps a request at the cores a process may run on (core/src/base/threads.c; ctest leaves the
+    ranks unbound, so they have this process's cores), so two requests at or above that number
+    run the same threads and the same code, and only the first of them is kept. On CI's two
+    cores --threads 2 and 4 are one run; on a larger machine both run. Prints what it leaves out."""
+    cores = max(1, len(os.sched_getaffinity(0)))
+    kept, first = [], {}  # the requests kept; threads used -> the request that runs them
+    for n in counts:
+        used = cores if n <= 0 else min(n, cores)
+        if used in first:
+            print(f"note  --threads {n} left out: capped at the {cores} core(s) here, it runs as "
+                  f"--threads {first[used]}", flush=True)
+            continue
+        first[used] = n
+        kept.append(n)
+    return kept
+
+
 class Outcome:
     def __init__(self, code, out, err, seconds, timed_out):
         self.code, self.out, self.err, self.seconds, self.timed_out = code, out, err, seconds, timed_out

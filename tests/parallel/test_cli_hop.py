@@ -13,7 +13,7 @@ Under mpirun with each rank and thread count given, the three files must be the 
 byte for byte.
 
     /usr/bin/python3 test_cli_hop.py --cli phew --libphew libphew.so --mpiexec mpiexec \\
-        --ranks 2 3 --threads 1 2 --source-dir SRC --work-dir DIR [--cases NAME...]
+        --ranks 2 3 --threads 1 2 --source-dir SRC --work-dir DIR [--also 2x2 ...] [--cases NAME...]
 """
 import csv
 import os
@@ -78,8 +78,16 @@ def main():
     ap = cli_runs.parser(__doc__.split("\n\n")[0])
     ap.add_argument("--threads", type=int, nargs="+", default=[1], help="--threads of the mpirun runs")
     ap.add_argument("--cases", nargs="+", help="only these cases")
+    ap.add_argument("--also", nargs="+", default=[], metavar="RANKSxTHREADS",
+                    help="more mpirun runs besides --ranks x --threads, e.g. 2x2: 2 ranks of 2 threads "
+                         "(against the same serial files and reference, computed once)")
     args = ap.parse_args()
     runner = cli_runs.Runner(args)
+    thread_counts = cli_runs.distinct_threads(args.threads)  # the requests that run differently here
+    mpi_runs = [(r, t) for r in args.ranks for t in thread_counts]
+    for pair in args.also:
+        r, t = (int(x) for x in pair.split("x"))
+        mpi_runs.append((r, t))
     checker = cli_runs.Checker("test_cli_hop")
     shutil.rmtree(args.work_dir, ignore_errors=True)
     for sub in ("data", "serial", "parallel"):
@@ -121,17 +129,16 @@ def main():
                 abs(float(t["Mass"]) - r[2]) <= 1e-12 * r[2] and int(t["PeakId"]) == r[3] and
                 float(t["PeakDensity"]) == r[4] for t, r in zip(table, rows))
             checker.check(same, f"{name}: groups.csv has the reference's counts, smallest ids, masses and peaks")
-            for n_ranks in args.ranks:
-                for threads in args.threads:
-                    what = f"{name} np {n_ranks} threads {threads}"
-                    prefix = os.path.join(args.work_dir, "parallel", f"{case.name}-{outer:g}-np{n_ranks}-t{threads}")
-                    p = runner.mpi(n_ranks, hop_args(case, files, prefix, threads, outer))
-                    if not checker.check(p.code == 0 and not p.timed_out and p.err == "",
-                                         f"{what}: mpirun exits with 0, nothing on stderr ({p.summary()})"):
-                        continue
-                    for suffix in OUTPUTS:
-                        with open(serial + suffix, "rb") as a, open(prefix + suffix, "rb") as b:
-                            checker.check(a.read() == b.read(), f"{what}: {suffix[1:]} identical to the serial one")
+            for n_ranks, threads in mpi_runs:
+                what = f"{name} np {n_ranks} threads {threads}"
+                prefix = os.path.join(args.work_dir, "parallel", f"{case.name}-{outer:g}-np{n_ranks}-t{threads}")
+                p = runner.mpi(n_ranks, hop_args(case, files, prefix, threads, outer))
+                if not checker.check(p.code == 0 and not p.timed_out and p.err == "",
+                                     f"{what}: mpirun exits with 0, nothing on stderr ({p.summary()})"):
+                    continue
+                for suffix in OUTPUTS:
+                    with open(serial + suffix, "rb") as a, open(prefix + suffix, "rb") as b:
+                        checker.check(a.read() == b.read(), f"{what}: {suffix[1:]} identical to the serial one")
     if not args.cases:
         checker.check(all(v > 0 for v in seen.values()),
                       f"the cases exercise every rule: saddle merges, fringe groups joined and left alone ({seen})")

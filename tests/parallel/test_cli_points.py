@@ -113,6 +113,7 @@ def main():
     ap.add_argument("--cases", nargs="+", help="only these cases (names in make_points.py)")
     args = ap.parse_args()
     runner = cli_runs.Runner(args)
+    thread_counts = cli_runs.distinct_threads(args.threads)  # the requests that run differently here
     checker = cli_runs.Checker("test_cli_points")
     shutil.rmtree(args.work_dir, ignore_errors=True)
     for sub in ("data", "serial", "parallel"):
@@ -128,7 +129,7 @@ def main():
         if args.reference:
             compare_reference(case, serial_prefix, checker, case.name)
         for n_ranks in args.ranks:
-            for threads in args.threads:
+            for threads in thread_counts:
                 label = f"{case.name} np {n_ranks} threads {threads}"
                 prefix = os.path.join(args.work_dir, "parallel", f"{case.name}-np{n_ranks}-t{threads}")
                 p = runner.mpi(n_ranks, case.args(files, prefix, threads) + ["--verbose"])
