@@ -1,9 +1,11 @@
 #include "pqPHEWDisplayBehavior.h"
 #include "pqPHEWFilters.h"
+#include "pqPHEWHaloColours.h"
 
 #include "pqApplicationCore.h"
 #include "pqDataRepresentation.h"
 #include "pqOutputPort.h"
+#include "pqPipelineFilter.h"
 #include "pqPipelineSource.h"
 #include "pqRenderView.h"
 #include "pqServerManagerModel.h"
@@ -11,6 +13,7 @@
 #include "pqView.h"
 
 #include "vtkDataObject.h"
+#include "phew/phew.h"
 #include "vtkType.h"
 #include "vtkPVArrayInformation.h"
 #include "vtkPVDataInformation.h"
@@ -298,23 +301,50 @@ pqView* MainView(pqPipelineSource* source)
   return nullptr;
 }
 
-// Colours the representation by the ids of its source, one colour per structure, with one
-// legend, in the 3D view (`structures`). Returns where the ids are (-1: the port has none).
+// More haloes than this: the drawings are coloured by halo (HaloColour: the ten largest a
+// colour each, named in the legend, the others sharing eight), not a colour per id.
+const int HALO_COLOURS_FROM = 20;
+
+// Whether the source's drawings are coloured by halo: HaloColour is there and there are many
+// haloes (the clump finder's HaloId, the halo finders' GroupId, on the styled port).
+bool ByHalo(vtkPVDataInformation* info, pqPipelineSource* source)
+{
+  int haloes = 0;
+  const char* ids = phew_gui::IsHaloFinder(source) ? "GroupId" : "HaloId";
+  return info && IdAssociation(info, phew_gui::HALO_COLOUR, haloes) >= 0 &&
+    IdAssociation(info, ids, haloes) >= 0 && haloes > HALO_COLOURS_FROM;
+}
+
+// Colours the representation by the ids of its source, one colour per structure, or by halo
+// when there are many, with one legend, in the 3D view (`structures`). Returns where the ids
+// are (-1: the port has none).
 int ColourByIds(pqDataRepresentation* representation, bool structures)
 {
   pqPipelineSource* source = representation->getInput();
   pqView* view = representation->getView();
-  const char* ids = IdArray(source);
+  vtkPVDataInformation* info = representation->getInputDataInformation();
+  const bool byHalo = ByHalo(info, source);
+  const char* ids = byHalo ? phew_gui::HALO_COLOUR : IdArray(source);
   vtkSMProxy* proxy = representation->getProxy();
   int clumps = 0;
-  const int association = IdAssociation(representation->getInputDataInformation(), ids, clumps);
+  const int association = IdAssociation(info, ids, clumps);
   if (association < 0)
   {
     return association;
   }
+  // ParaView coloured it by the active scalars (ClumpId) and showed their legend: gone with
+  // that colouring when it is by halo
+  const char* before =
+    vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
+  if (before && std::strcmp(before, ids) != 0 && view)
+  {
+    vtkSMPVRepresentationProxy::SetScalarBarVisibility(proxy, view->getProxy(), false);
+  }
   // (false when it already was coloured by the ids, as ParaView does for active scalars)
   vtkSMPVRepresentationProxy::SetScalarColoring(proxy, ids, association);
-  if (vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy())
+  vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
+  const int haloes = lut && byHalo ? phew_gui::SetHaloColours(lut, source) : 0;
+  if (lut && !byHalo)
   {
     SetCategories(lut, clumps, DrawsNegative(source, ids));
   }
@@ -324,6 +354,10 @@ int ColourByIds(pqDataRepresentation* representation, bool structures)
   if (structures)
   {
     ShowLegend(proxy, view->getProxy());
+    if (byHalo && lut)
+    {
+      phew_gui::LabelHaloLegend(lut, view->getProxy(), haloes);
+    }
     return association;
   }
   QPointer<pqDataRepresentation> guarded(representation);
@@ -338,6 +372,52 @@ int ColourByIds(pqDataRepresentation* representation, bool structures)
   return association;
 }
 
+// The clump finder's Labels, drawn by ParaView as the box's outline, coloured by its active
+// scalars (ClumpId): a plain outline instead, so that no second legend (ClumpId's, beside the
+// haloes') appears.
+void PlainOutline(pqDataRepresentation* representation)
+{
+  vtkSMProxy* proxy = representation->getProxy();
+  const char* type = vtkSMPropertyHelper(proxy, "Representation", true).GetAsString();
+  if (type && std::strcmp(type, "Outline") == 0)
+  {
+    if (vtkSMPVRepresentationProxy::GetUsingScalarColoring(proxy))
+    {
+      vtkSMPVRepresentationProxy::SetScalarBarVisibility(
+        proxy, representation->getView()->getProxy(), false);
+    }
+    vtkSMPVRepresentationProxy::SetScalarColoring(proxy, nullptr, vtkDataObject::POINT);
+    proxy->UpdateVTKObjects();
+  }
+}
+
+// The clump finder draws only the particles of its clumps: its input's particles stay in the
+// 3D view as a faint grey cloud behind them, for context (the halo finders draw every particle,
+// those of no group in the colour map's faint grey).
+void ShowContext(pqDataRepresentation* representation)
+{
+  auto* filter = qobject_cast<pqPipelineFilter*>(representation->getInput());
+  const QList<pqOutputPort*> inputs = filter ? filter->getAllInputs() : QList<pqOutputPort*>();
+  pqDataRepresentation* input =
+    inputs.empty() ? nullptr : inputs.first()->getRepresentation(representation->getView());
+  if (!input)
+  {
+    return;
+  }
+  vtkSMProxy* proxy = input->getProxy();
+  vtkSMPVRepresentationProxy::SetScalarColoring(proxy, nullptr, vtkDataObject::POINT);
+  double grey[3];
+  phew_colour_rgb(-1, grey);
+  vtkSMPropertyHelper(proxy, "Representation").Set("Points");
+  vtkSMPropertyHelper(proxy, "PointSize", true).Set(1.0);
+  vtkSMPropertyHelper(proxy, "RenderPointsAsSpheres", true).Set(0);
+  vtkSMPropertyHelper(proxy, "AmbientColor", true).Set(grey, 3);
+  vtkSMPropertyHelper(proxy, "DiffuseColor", true).Set(grey, 3);
+  vtkSMPropertyHelper(proxy, "Opacity", true).Set(0.08);
+  proxy->UpdateVTKObjects();
+  input->setVisible(true);
+}
+
 // The clumps or groups in the 3D view: particles as spheres, seen from a corner.
 void StyleStructures(pqDataRepresentation* representation, int association)
 {
@@ -349,6 +429,10 @@ void StyleStructures(pqDataRepresentation* representation, int association)
     vtkSMPropertyHelper(proxy, "Representation").Set("Points");
     vtkSMPropertyHelper(proxy, "PointSize", true).Set(4.0);
     vtkSMPropertyHelper(proxy, "RenderPointsAsSpheres", true).Set(1);
+    if (phew_gui::IsFilter(representation->getInput(), "PHEWClumpFinder"))
+    {
+      ShowContext(representation);
+    }
   }
   // Look at the clumps from a corner, so that the first picture shows them in 3D.
   if (auto* renderView = qobject_cast<pqRenderView*>(view))
@@ -453,6 +537,10 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
   pqView* view = representation->getView();
   pqPipelineSource* source = representation->getInput();
   const std::vector<int> styled = StyledPorts(source);
+  if (port && view && port->getPortNumber() == 0 && phew_gui::IsFilter(source, "PHEWClumpFinder"))
+  {
+    PlainOutline(representation);
+  }
   if (!port || !view ||
     std::find(styled.begin(), styled.end(), port->getPortNumber()) == styled.end())
   {
@@ -481,6 +569,14 @@ void pqPHEWDisplayBehavior::style(pqDataRepresentation* representation)
 void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
 {
   const char* ids = IdArray(source);
+  // (ParaView colours the Labels' outline by its active scalars after it was added)
+  if (phew_gui::IsFilter(source, "PHEWClumpFinder"))
+  {
+    for (pqDataRepresentation* representation : source->getRepresentations(0, nullptr))
+    {
+      PlainOutline(representation);
+    }
+  }
   // A run that finds nothing leaves the drawings without ids: ParaView then draws them in a
   // solid colour, and the spreadsheets of the empty tables switch to another attribute. When
   // a later run finds structures again, style everything afresh.
@@ -518,6 +614,17 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
       vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
       const char* colouredBy =
         vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
+      if (lut && colouredBy && std::strcmp(colouredBy, phew_gui::HALO_COLOUR) == 0 &&
+        phew_gui::IsHaloColours(lut))
+      {
+        const int haloes = phew_gui::SetHaloColours(lut, source);
+        if (pqView* view = representation->getView())
+        {
+          phew_gui::LabelHaloLegend(lut, view->getProxy(), haloes);
+        }
+        representation->renderViewEventually();
+        continue;
+      }
       int clumps = 0;
       if (lut && colouredBy && std::strcmp(colouredBy, ids) == 0 && IsCategories(lut) &&
         IdAssociation(representation->getInputDataInformation(), ids, clumps) >= 0)
