@@ -1017,6 +1017,39 @@ typedef struct phew_node_layout {
 PHEW_API phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes, int64_t n_nodes,
                                             phew_node_layout *layout, double *log_floor);
 
+/* The same drawing with room by mass, for dendrograms of hundreds of haloes: each node gets an
+ * interval of x as wide as its mass, so that the massive structures take the room and the
+ * small ones thin slices; structures below a mass cut are collapsed into their parent.
+ * - Order: depth first from the roots, the roots and the children of every node taken in
+ *   decreasing mass (equal masses: decreasing peak density, then the smaller id); the leaves of
+ *   every subtree are contiguous.
+ * - Drawn nodes: a root with mass >= mass_cut, and a node with mass >= mass_cut whose parent is
+ *   drawn; the others (and all their descendants) get x = NaN and are not drawn (their mass stays
+ *   counted in their ancestors'). A mass_cut <= 0 draws every node.
+ * - x_low .. x_high, of width the node's mass: the drawn roots' intervals follow each other
+ *   from 0; a drawn node's drawn children's follow each other from its x_low (what its
+ *   collapsed children weigh is left over at its right end).
+ * - x: a drawn node with drawn children at the middle of the smallest and largest x of those,
+ *   log_top the log10 of the highest saddle_density among them; any other drawn node at the
+ *   middle of its interval, log_top the log10 of its peak_density. log_bottom as in
+ *   phew_layout_dendrogram, the same log floor.
+ * - rank: the roots numbered in decreasing mass (0: the most massive, drawn or not); -1 for
+ *   every other node.
+ * Fails as phew_layout_dendrogram does, and also with PHEW_ERROR_DATA for a mass that is
+ * negative or not finite and PHEW_ERROR_ARGUMENT for a NaN mass_cut. Not collective. */
+typedef struct phew_mass_layout {
+  double x;     /* NaN: not drawn (collapsed into an ancestor) */
+  double x_low; /* the node's interval of x, as wide as its mass (NaN if not drawn) */
+  double x_high;
+  double log_top;
+  double log_bottom;
+  int64_t parent_index; /* the parent's index in the node array, -1 for roots */
+  int64_t rank;         /* roots: 0, 1, ... by decreasing mass; other nodes -1 */
+} phew_mass_layout;
+
+PHEW_API phew_status phew_layout_dendrogram_by_mass(phew_context *context, const phew_node *nodes, int64_t n_nodes,
+                                                    double mass_cut, phew_mass_layout *layout, double *log_floor);
+
 /* Colours for drawings of many haloes (docs/gui.md, "Colours"): one categorical colour index
  * per halo, so that the largest haloes are told apart at a glance and neighbours differ.
  * - The PHEW_COLOURS_OWN (10) most massive haloes get a colour each: 0, 1, ... in decreasing

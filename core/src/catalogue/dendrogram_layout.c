@@ -22,7 +22,8 @@ typedef struct id_index {
 
 typedef struct sibling_key {
   int64_t parent; /* index of the parent, -1 for roots: roots sort first */
-  double peak;
+  double first;   /* decreasing: the peak density, or (by mass) the mass */
+  double second;  /* then decreasing: 0, or (by mass) the peak density */
   int64_t id;
   int64_t index;
 } sibling_key;
@@ -33,15 +34,18 @@ static int compare_id_index(const void *pa, const void *pb)
   return a->id < b->id ? -1 : (a->id > b->id);
 }
 
-/* Siblings in drawing order: decreasing peak density, equal peaks by the smaller id. The
- * densities were checked to be finite, so this is a total order. */
+/* Siblings in drawing order: decreasing peak density (by mass: decreasing mass, then peak
+ * density), then the smaller id. The densities and masses were checked to be finite, so this
+ * is a total order. */
 static int compare_siblings(const void *pa, const void *pb)
 {
   const sibling_key *a = pa, *b = pb;
   if (a->parent != b->parent)
     return a->parent < b->parent ? -1 : 1;
-  if (a->peak != b->peak)
-    return a->peak > b->peak ? -1 : 1;
+  if (a->first != b->first)
+    return a->first > b->first ? -1 : 1;
+  if (a->second != b->second)
+    return a->second > b->second ? -1 : 1;
   return a->id < b->id ? -1 : (a->id > b->id);
 }
 
@@ -144,14 +148,16 @@ typedef struct tree_walk {
   int64_t n_roots;
 } tree_walk;
 
-/* Siblings by decreasing peak density (then smaller id), grouped by parent, roots first. */
-static phew_status sibling_order(const phew_node *nodes, int64_t n, tree_walk *t)
+/* Siblings by decreasing peak density or mass (then smaller id), grouped by parent, roots
+ * first. */
+static phew_status sibling_order(const phew_node *nodes, int64_t n, int by_mass, tree_walk *t)
 {
   sibling_key *keys = alloc_array(n, sizeof *keys);
   if (!keys)
     return PHEW_ERROR_MEMORY;
   for (int64_t i = 0; i < n; ++i)
-    keys[i] = (sibling_key){t->parent[i], nodes[i].peak_density, nodes[i].id, i};
+    keys[i] = by_mass ? (sibling_key){t->parent[i], nodes[i].mass, nodes[i].peak_density, nodes[i].id, i}
+                      : (sibling_key){t->parent[i], nodes[i].peak_density, 0.0, nodes[i].id, i};
   qsort(keys, (size_t)n, sizeof *keys, compare_siblings);
   t->n_roots = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -235,14 +241,100 @@ static void write_layout(const phew_node *nodes, int64_t n, const tree_walk *t, 
   }
 }
 
-phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes, int64_t n_nodes,
-                                   phew_node_layout *layout, double *log_floor)
+/* By mass: every node gets an interval of x as wide as its mass, its drawn children's
+ * intervals one after the other from its left end (the collapsed ones' mass left over at its
+ * right end), the roots' one after the other from 0. A drawn node with drawn children stands
+ * at the middle of the first and last of them, its top where the highest of them joins it; any
+ * other drawn node at the middle of its interval, up to its own peak. */
+static void write_mass_layout(const phew_node *nodes, int64_t n, const tree_walk *t, double floor_value,
+                              double mass_cut, double *cursor, phew_mass_layout *layout)
 {
-  /* snprintf with size 0 writes nothing: without a context there is no message */
-  char *message = context ? context->message : NULL;
-  const size_t message_size = context ? sizeof context->message : 0;
-  if (message_size)
-    message[0] = '\0';
+  double next_root = 0.0;
+  for (int64_t k = 0; k < n; ++k) { /* pre-order: parents first, children in sibling order */
+    const int64_t v = t->preorder[k], p = t->parent[v];
+    phew_mass_layout *at = &layout[v];
+    at->parent_index = p;
+    at->rank = -1;
+    at->log_bottom = log_or_floor(nodes[v].saddle_density, floor_value);
+    at->log_top = log_or_floor(nodes[v].peak_density, floor_value);
+    const int drawn = nodes[v].mass >= mass_cut && (p < 0 || !isnan(layout[p].x));
+    at->x = drawn ? 0.0 : NAN;
+    at->x_low = at->x_high = NAN;
+    if (!drawn)
+      continue;
+    double *start = p < 0 ? &next_root : &cursor[p];
+    at->x_low = *start;
+    at->x_high = *start + nodes[v].mass;
+    *start = at->x_high;
+    cursor[v] = at->x_low;
+  }
+  for (int64_t r = 0; r < t->n_roots; ++r)
+    layout[t->order[r]].rank = r;
+  for (int64_t k = n; k-- > 0;) { /* children before parents */
+    const int64_t v = t->preorder[k];
+    if (isnan(layout[v].x))
+      continue;
+    double lo = INFINITY, hi = -INFINITY, junction = -INFINITY;
+    for (int64_t c = t->first[v]; c < t->first[v + 1]; ++c) {
+      const int64_t child = t->order[c];
+      if (isnan(layout[child].x))
+        continue;
+      lo = fmin(lo, layout[child].x);
+      hi = fmax(hi, layout[child].x);
+      junction = fmax(junction, nodes[child].saddle_density);
+    }
+    if (lo <= hi) {
+      layout[v].x = 0.5 * (lo + hi);
+      layout[v].log_top = log_or_floor(junction, floor_value);
+    } else {
+      layout[v].x = 0.5 * (layout[v].x_low + layout[v].x_high);
+    }
+  }
+}
+
+/* The checks and the tree's order shared by both layouts; on success `t` holds the walk and
+ * *floor_value the log floor. */
+static phew_status prepare_tree(const phew_node *nodes, int64_t n, int by_mass, tree_walk *t, double *floor_value,
+                                char *message, size_t message_size)
+{
+  phew_status status = density_floor(nodes, n, floor_value, message, message_size);
+  for (int64_t i = 0; i < n && status == PHEW_OK && by_mass; ++i)
+    if (!isfinite(nodes[i].mass) || nodes[i].mass < 0.0) {
+      snprintf(message, message_size, "dendrogram node %lld has a mass that is negative or not finite (%g)",
+               (long long)nodes[i].id, nodes[i].mass);
+      status = PHEW_ERROR_DATA;
+    }
+  if (status != PHEW_OK)
+    return status;
+  *t = (tree_walk){alloc_array(n, sizeof(int64_t)), alloc_array(n + 1, sizeof(int64_t)),
+                   alloc_array(n, sizeof(int64_t)), alloc_array(n, sizeof(int64_t)),
+                   alloc_array(n, sizeof(int64_t)), 0};
+  if (!t->parent || !t->first || !t->order || !t->stack || !t->preorder)
+    status = PHEW_ERROR_MEMORY;
+  if (status == PHEW_OK)
+    status = map_parents(nodes, n, t->parent, message, message_size);
+  if (status == PHEW_OK)
+    status = sibling_order(nodes, n, by_mass, t);
+  if (status == PHEW_OK)
+    status = walk(nodes, n, t, message, message_size);
+  return status;
+}
+
+static void free_tree(tree_walk *t)
+{
+  free(t->parent);
+  free(t->first);
+  free(t->order);
+  free(t->stack);
+  free(t->preorder);
+}
+
+/* The argument checks of both layouts: PHEW_OK to go on (*done set when there is nothing to
+ * lay out), else the status. */
+static phew_status check_layout_arguments(const phew_node *nodes, int64_t n_nodes, const void *layout,
+                                          double *log_floor, int *done, char *message, size_t message_size)
+{
+  *done = 0;
   if (n_nodes < 0) {
     snprintf(message, message_size, "the dendrogram has a negative number of nodes (%lld)", (long long)n_nodes);
     return PHEW_ERROR_ARGUMENT;
@@ -255,34 +347,64 @@ phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes
   if (n_nodes == 0) {
     if (log_floor)
       *log_floor = NAN;
-    return PHEW_OK;
+    *done = 1;
   }
-  const int64_t n = n_nodes;
-  double floor_value = 0.0;
-  phew_status status = density_floor(nodes, n, &floor_value, message, message_size);
-  if (status != PHEW_OK)
+  return PHEW_OK;
+}
+
+phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes, int64_t n_nodes,
+                                   phew_node_layout *layout, double *log_floor)
+{
+  /* snprintf with size 0 writes nothing: without a context there is no message */
+  char *message = context ? context->message : NULL;
+  const size_t message_size = context ? sizeof context->message : 0;
+  if (message_size)
+    message[0] = '\0';
+  int done = 0;
+  phew_status status = check_layout_arguments(nodes, n_nodes, layout, log_floor, &done, message, message_size);
+  if (status != PHEW_OK || done)
     return status;
-  tree_walk t = {alloc_array(n, sizeof(int64_t)), alloc_array(n + 1, sizeof(int64_t)), alloc_array(n, sizeof(int64_t)),
-                 alloc_array(n, sizeof(int64_t)), alloc_array(n, sizeof(int64_t)),     0};
-  if (!t.parent || !t.first || !t.order || !t.stack || !t.preorder)
-    status = PHEW_ERROR_MEMORY;
-  if (status == PHEW_OK)
-    status = map_parents(nodes, n, t.parent, message, message_size);
-  if (status == PHEW_OK)
-    status = sibling_order(nodes, n, &t);
-  if (status == PHEW_OK)
-    status = walk(nodes, n, &t, message, message_size);
+  double floor_value = 0.0;
+  tree_walk t = {0};
+  status = prepare_tree(nodes, n_nodes, 0, &t, &floor_value, message, message_size);
   if (status == PHEW_OK) { /* every check passed: now write the layout */
-    write_layout(nodes, n, &t, floor_value, layout);
+    write_layout(nodes, n_nodes, &t, floor_value, layout);
     if (log_floor)
       *log_floor = floor_value;
   }
   if (status == PHEW_ERROR_MEMORY && (!message_size || message[0] == '\0'))
     snprintf(message, message_size, "out of memory while laying out the dendrogram");
-  free(t.parent);
-  free(t.first);
-  free(t.order);
-  free(t.stack);
-  free(t.preorder);
+  free_tree(&t);
+  return status;
+}
+
+phew_status phew_layout_dendrogram_by_mass(phew_context *context, const phew_node *nodes, int64_t n_nodes,
+                                           double mass_cut, phew_mass_layout *layout, double *log_floor)
+{
+  char *message = context ? context->message : NULL;
+  const size_t message_size = context ? sizeof context->message : 0;
+  if (message_size)
+    message[0] = '\0';
+  if (isnan(mass_cut)) {
+    snprintf(message, message_size, "the dendrogram's mass cut is NaN");
+    return PHEW_ERROR_ARGUMENT;
+  }
+  int done = 0;
+  phew_status status = check_layout_arguments(nodes, n_nodes, layout, log_floor, &done, message, message_size);
+  if (status != PHEW_OK || done)
+    return status;
+  double floor_value = 0.0;
+  tree_walk t = {0};
+  double *cursor = alloc_array(n_nodes, sizeof *cursor);
+  status = cursor ? prepare_tree(nodes, n_nodes, 1, &t, &floor_value, message, message_size) : PHEW_ERROR_MEMORY;
+  if (status == PHEW_OK) {
+    write_mass_layout(nodes, n_nodes, &t, floor_value, mass_cut, cursor, layout);
+    if (log_floor)
+      *log_floor = floor_value;
+  }
+  if (status == PHEW_ERROR_MEMORY && (!message_size || message[0] == '\0'))
+    snprintf(message, message_size, "out of memory while laying out the dendrogram");
+  free(cursor);
+  free_tree(&t);
   return status;
 }
