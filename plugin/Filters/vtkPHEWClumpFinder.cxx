@@ -141,6 +141,8 @@ void vtkPHEWClumpFinder::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "SaddleThreshold: " << this->SaddleThreshold << "\n";
   os << indent << "MassThreshold: " << this->MassThreshold << "\n";
   os << indent << "Periodic: " << this->Periodic << "\n";
+  os << indent << "DendrogramLayout: " << this->DendrogramLayout << "\n";
+  os << indent << "DendrogramMassCut: " << this->DendrogramMassCut << "\n";
   os << indent << "EstimateDensity: " << this->EstimateDensity << "\n";
   os << indent << "NumberOfNeighbours: " << this->NumberOfNeighbours << "\n";
   os << indent << "NumberOfDensityNeighbours: " << this->NumberOfDensityNeighbours << "\n";
@@ -467,7 +469,8 @@ std::string vtkPHEWClumpFinder::FillOutputs(
   phew_tables::FillHaloes(haloes, result);
   phew_tables::AddRunFigures(clumps, result, this->Seconds);
   const std::string problem =
-    phew_dendrogram_plot::Build(result, vtkPolyData::GetData(outputVector, DENDROGRAM_PLOT_PORT));
+    phew_dendrogram_plot::Build(result, { this->DendrogramLayout == 0, this->DendrogramMassCut },
+      vtkPolyData::GetData(outputVector, DENDROGRAM_PLOT_PORT));
   const std::string empty = WhyEmpty(result, this->RelevanceUsed(), this->MassThreshold);
   if (!empty.empty() && context.Rank == 0)
   {

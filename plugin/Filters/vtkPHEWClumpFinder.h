@@ -135,6 +135,17 @@ public:
   ///@}
 
   ///@{
+  /// The Dendrogram Plot's layout: 0 by mass (the default: haloes side by side in decreasing
+  /// mass, each node as wide as its mass, nodes lighter than DendrogramMassCut collapsed into
+  /// their parent), 1 even (leaves one apart, by peak density). DendrogramMassCut < 0 (the
+  /// default, -1): a thousandth of the haloes' total mass.
+  vtkSetClampMacro(DendrogramLayout, int, 0, 1);
+  vtkGetMacro(DendrogramLayout, int);
+  vtkSetMacro(DendrogramMassCut, double);
+  vtkGetMacro(DendrogramMassCut, double);
+  ///@}
+
+  ///@{
   /// Clumps and haloes with mass <= MassThreshold are left out of the catalogues (default 0).
   vtkSetMacro(MassThreshold, double);
   vtkGetMacro(MassThreshold, double);
@@ -216,6 +227,8 @@ protected:
   bool SaddleMerging = true;
   double SaddleThreshold = -1.0; // negative: automatic
   double MassThreshold = 0.0;
+  int DendrogramLayout = 0;
+  double DendrogramMassCut = -1.0;
   int Periodic = -1;
   bool EstimateDensity = true;
   int NumberOfNeighbours = 16;

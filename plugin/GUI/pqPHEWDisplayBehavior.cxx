@@ -447,6 +447,26 @@ void StyleStructures(pqDataRepresentation* representation, int association)
   }
 }
 
+// The dendrogram's frame a little wider than its lines, so that no line lies on it.
+void PadFrame(pqDataRepresentation* representation)
+{
+  vtkSMProxy* axes =
+    vtkSMPropertyHelper(representation->getProxy(), "DataAxesGrid", true).GetAsProxy();
+  vtkPVDataInformation* info = representation->getInputDataInformation();
+  if (!axes || !info || info->GetNumberOfPoints() == 0)
+  {
+    return;
+  }
+  double bounds[6];
+  info->GetBounds(bounds);
+  const double dx = 0.03 * (bounds[1] - bounds[0]), dy = 0.05 * (bounds[3] - bounds[2]);
+  const double padded[6] = { bounds[0] - dx, bounds[1] + dx, bounds[2] - dy, bounds[3] + dy,
+    bounds[4], bounds[5] };
+  vtkSMPropertyHelper(axes, "CustomBounds").Set(padded, 6);
+  vtkSMPropertyHelper(axes, "UseCustomBounds").Set(1);
+  axes->UpdateVTKObjects();
+}
+
 // The dendrogram: thicker lines, the density axis, the plot filling its view.
 void StyleDendrogram(pqDataRepresentation* representation)
 {
@@ -457,9 +477,16 @@ void StyleDendrogram(pqDataRepresentation* representation)
   if (vtkSMProxy* axes = vtkSMPropertyHelper(proxy, "DataAxesGrid", true).GetAsProxy())
   {
     vtkSMPropertyHelper(axes, "GridAxesVisibility").Set(1);
-    // x only orders the clumps: label the density axis alone (the Min-Y edge).
-    vtkSMPropertyHelper(axes, "XTitle").Set("");
-    vtkSMPropertyHelper(axes, "AxesToLabel").Set(1);
+    // x orders the structures (by mass: each as wide as its mass): its title without numbers
+    // (the bottom edge), the density axis with them (the left edge)
+    vtkSMProxy* finder = representation->getInput()->getProxy();
+    const bool byMass = vtkSMPropertyHelper(finder, "DendrogramLayout", true).GetAsInt() == 0;
+    vtkSMPropertyHelper(axes, "XTitle")
+      .Set(byMass ? "haloes by decreasing mass, each as wide as its mass"
+                  : "clumps, depth first by peak density");
+    vtkSMPropertyHelper(axes, "XAxisUseCustomLabels").Set(1);
+    vtkSMPropertyHelper(axes, "XAxisLabels").SetNumberOfElements(0);
+    vtkSMPropertyHelper(axes, "AxesToLabel").Set(3);
     vtkSMPropertyHelper(axes, "YTitle").Set("log10 density");
     vtkSMPropertyHelper(axes, "ZTitle").Set("");
     vtkSMPropertyHelper(axes, "ShowGrid").Set(0);
@@ -467,6 +494,7 @@ void StyleDendrogram(pqDataRepresentation* representation)
     vtkSMPropertyHelper(axes, "FacesToRender").Set(0x04);
     axes->UpdateVTKObjects();
   }
+  PadFrame(representation);
   proxy->UpdateVTKObjects();
   // The 3D view keeps most of the window; then the plot fills its own view.
   if (pqView* main = MainView(representation->getInput()))
@@ -610,6 +638,10 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
   {
     for (pqDataRepresentation* representation : source->getRepresentations(number, nullptr))
     {
+      if (number == DENDROGRAM_PLOT_PORT)
+      {
+        PadFrame(representation);
+      }
       vtkSMProxy* proxy = representation->getProxy();
       vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
       const char* colouredBy =
