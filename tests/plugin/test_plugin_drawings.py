@@ -98,7 +98,9 @@ for sign in (-1.0, 1.0):
         bad = int(np.sum(~(((first == ids) & (owner < 0)) | ((owner == ids) & (first < 0)))))
 check(bad == 0, "Clump Geometry: %d quads do not separate a cell of their clump from a cell of none" % bad)
 
-# ---- Dendrogram Plot: the layout rules, recomputed ---------------------------------------
+# ---- Dendrogram Plot, Even: the layout rules, recomputed ---------------------------------
+finder.DendrogramLayout = "Even"
+finder.UpdatePipeline()
 node_id = nodes["NodeId"].astype(np.int64)
 parent = nodes["ParentId"].astype(np.int64)
 peak = nodes["PeakDensity"].astype(np.float64)
@@ -159,6 +161,81 @@ for c, (a, b) in enumerate(lines):
         wrong.append(int(line_node[c]))
 check(not wrong, "Dendrogram Plot: the lines of nodes %s break the layout rules" % wrong[:10])
 check(len(leaf_order) == len(clumps["ClumpId"]), "%d leaves for %d clumps" % (len(leaf_order), len(clumps["ClumpId"])))
+
+# ---- Dendrogram Plot, By Mass: the rules of phew_layout_dendrogram_by_mass, recomputed -----
+mass = nodes["Mass"].astype(np.float64)
+STROKES = {"0": 6, "1": 2, "2": 5, "3": 5, "4": 4, "5": 5, "6": 6, "7": 3, "8": 7, "9": 6}
+
+
+def by_mass(rows):
+    return sorted(rows, key=lambda i: (-mass[i], -peak[i], node_id[i]))
+
+
+def mass_layout(cut):
+    """x (NaN: not drawn), top and rank of every node, by the rules in phew.h."""
+    mx, mtop, rank = np.full(len(node_id), np.nan), np.log10(peak), np.full(len(node_id), -1)
+
+    def place(i, start, drawn):
+        drawn = drawn and mass[i] >= cut
+        low = start
+        cursor, kids = start, []
+        for k in by_mass(children[int(node_id[i])]):
+            cursor = place(k, cursor, drawn) if drawn else place(k, cursor, False)
+            if drawn and not np.isnan(mx[k]):
+                kids.append(k)
+        if drawn:
+            if kids:
+                mx[i] = 0.5 * (min(mx[k] for k in kids) + max(mx[k] for k in kids))
+                mtop[i] = np.log10(max(saddle[k] for k in kids))
+            else:
+                mx[i] = low + 0.5 * mass[i]
+            return start + mass[i]
+        return start
+
+    start = 0.0
+    for r, i in enumerate(by_mass(roots)):
+        rank[i] = r
+        start = place(i, start, True)
+    return mx, mtop, rank
+
+
+for cut_property, cut in ((0.0, 0.0), (-1.0, 1e-3 * mass[roots].sum()), (float(np.median(mass)), float(np.median(mass)))):
+    finder.DendrogramLayout = "By Mass"
+    finder.DendrogramMassCut = cut_property
+    finder.UpdatePipeline()
+    mx, mtop, rank = mass_layout(cut)
+    plot = testing.fetch(finder, 5)
+    scale = plot.GetFieldData().GetArray("MassScale").GetValue(0)
+    used_cut = plot.GetFieldData().GetArray("DendrogramMassCut").GetValue(0)
+    pts = numpy_support.vtk_to_numpy(plot.GetPoints().GetData()).astype(np.float64)
+    lines = numpy_support.vtk_to_numpy(plot.GetLines().GetConnectivityArray()).reshape(-1, 2)
+    cells = arrays(plot.GetCellData())
+    drawn = ~np.isnan(mx)
+    wrong, strokes = [], {}
+    for c, (a, b) in enumerate(lines):
+        i = row_of[int(cells["NodeId"][c])]
+        (xa, ya), (xb, yb) = pts[a, :2], pts[b, :2]
+        if min(ya, yb) > np.log10(peak[i]):  # a stroke of the node's rank, above its peak
+            strokes[i] = strokes.get(i, 0) + 1
+            continue
+        if np.isclose(xa, xb) and not np.isclose(ya, yb):
+            ok = drawn[i] and np.isclose(xa, mx[i] * scale) and np.allclose(sorted([ya, yb]), sorted([bottom[i], mtop[i]]))
+        else:
+            p = row_of[int(parent[i])] if parent[i] >= 0 else None
+            ok = p is not None and drawn[i] and np.allclose([ya, yb], bottom[i]) and \
+                np.allclose(sorted([xa, xb]), sorted([mx[i] * scale, mx[p] * scale]))
+        ok = ok and cells["HaloRank"][c] == rank[i]
+        if not ok:
+            wrong.append(int(node_id[i]))
+    want_strokes = {i: sum(STROKES[d] for d in str(rank[i] + 1)) for i in np.flatnonzero(drawn & (rank >= 0) & (rank < 10))}
+    n_drawn_roots = int(np.count_nonzero(drawn & (parent < 0)))
+    check(not wrong and strokes == want_strokes and used_cut == cut and
+          len(lines) == 2 * int(drawn.sum()) - n_drawn_roots + sum(want_strokes.values()),
+          "Dendrogram Plot by mass, cut %g: %d lines; nodes breaking the rules %s; label strokes %s, want %s"
+          % (cut, len(lines), wrong[:10], strokes, want_strokes))
+    every = int(drawn.sum()) == len(node_id)
+    check(int(drawn.sum()) > 0 and (every if cut == 0.0 else True) and (not every if cut_property > 0 else True),
+          "Dendrogram Plot by mass, cut %g: %d of %d nodes drawn" % (cut, int(drawn.sum()), len(node_id)))
 
 # ---- Markers ------------------------------------------------------------------------------
 markers = testing.fetch(finder, 6)
