@@ -1,4 +1,5 @@
 #include "pqPHEWDisplayBehavior.h"
+#include "pqPHEWDendrogramZoom.h"
 #include "pqPHEWFilters.h"
 #include "pqPHEWHaloColours.h"
 
@@ -447,26 +448,6 @@ void StyleStructures(pqDataRepresentation* representation, int association)
   }
 }
 
-// The dendrogram's frame a little wider than its lines, so that no line lies on it.
-void PadFrame(pqDataRepresentation* representation)
-{
-  vtkSMProxy* axes =
-    vtkSMPropertyHelper(representation->getProxy(), "DataAxesGrid", true).GetAsProxy();
-  vtkPVDataInformation* info = representation->getInputDataInformation();
-  if (!axes || !info || info->GetNumberOfPoints() == 0)
-  {
-    return;
-  }
-  double bounds[6];
-  info->GetBounds(bounds);
-  const double dx = 0.03 * (bounds[1] - bounds[0]), dy = 0.05 * (bounds[3] - bounds[2]);
-  const double padded[6] = { bounds[0] - dx, bounds[1] + dx, bounds[2] - dy, bounds[3] + dy,
-    bounds[4], bounds[5] };
-  vtkSMPropertyHelper(axes, "CustomBounds").Set(padded, 6);
-  vtkSMPropertyHelper(axes, "UseCustomBounds").Set(1);
-  axes->UpdateVTKObjects();
-}
-
 // The dendrogram: thicker lines, the density axis, the plot filling its view.
 void StyleDendrogram(pqDataRepresentation* representation)
 {
@@ -494,7 +475,7 @@ void StyleDendrogram(pqDataRepresentation* representation)
     vtkSMPropertyHelper(axes, "FacesToRender").Set(0x04);
     axes->UpdateVTKObjects();
   }
-  PadFrame(representation);
+  phew_gui::PadDendrogramFrame(representation);
   proxy->UpdateVTKObjects();
   // The 3D view keeps most of the window; then the plot fills its own view.
   if (pqView* main = MainView(representation->getInput()))
@@ -640,7 +621,7 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
     {
       if (number == DENDROGRAM_PLOT_PORT)
       {
-        PadFrame(representation);
+        phew_gui::PadDendrogramFrame(representation);
       }
       vtkSMProxy* proxy = representation->getProxy();
       vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();

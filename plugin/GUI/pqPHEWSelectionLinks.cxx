@@ -1,4 +1,5 @@
 #include "pqPHEWSelectionLinks.h"
+#include "pqPHEWDendrogramZoom.h"
 #include "pqPHEWFilters.h"
 
 #include "pqApplicationCore.h"
@@ -204,6 +205,7 @@ void pqPHEWSelectionLinks::update()
   if (selected && phew_gui::IsStructureFinder(selected->getSource()))
   {
     this->link(selected);
+    phew_gui::ZoomDendrogramToSelection(selected->getSource());
   }
 }
 
