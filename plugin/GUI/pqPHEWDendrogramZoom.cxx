@@ -31,7 +31,8 @@ vtkSmartPointer<vtkSMSourceProxy> NewFilter(pqServer* server, const char* name)
   return proxy;
 }
 
-// The lowest and highest HaloId of the plot's selected lines; false when none is selected.
+// The HaloId of the plot's selected lines (range[0] = range[1]); false when no halo, or more
+// than one, is selected.
 bool SelectedHaloes(pqOutputPort* port, double range[2])
 {
   vtkSMSourceProxy* plot = port->getSourceProxy();
@@ -54,7 +55,7 @@ bool SelectedHaloes(pqOutputPort* port, double range[2])
   }
   range[0] = std::max(0.0, haloes->GetComponentRange(0)[0]);
   range[1] = haloes->GetComponentRange(0)[1];
-  return true;
+  return range[0] == range[1]; // one halo (several: the view stays as it is)
 }
 
 // The bounds of the plot's lines of those haloes, padded; false when there are none.
@@ -127,7 +128,9 @@ void Frame(
   // looking down z at the middle of the stretched bounds, their height filling the view's
   const double centre[3] = { 0.5 * (bounds[0] + bounds[1]) * stretch, 0.5 * (bounds[2] + bounds[3]),
     0.0 };
-  const double half = 0.6 * (bounds[3] - bounds[2]); // (the frame inside the view)
+  // (the frame inside any view at least 1.6 times as wide as tall)
+  const double half =
+    0.6 * std::max(bounds[3] - bounds[2], (bounds[1] - bounds[0]) * stretch / 1.6);
   const double position[3] = { centre[0], centre[1], centre[2] + 10.0 * half + 1.0 };
   const double up[3] = { 0.0, 1.0, 0.0 };
   vtkSMProxy* camera = view->getProxy();
@@ -139,12 +142,12 @@ void Frame(
   view->render();
 }
 
-// How much wider the subtree must be to be drawn twice as wide as tall, as the whole plot is
-// (at least 1: never narrower).
+// How much wider the subtree is drawn: until it is twice as wide as tall, as the whole plot
+// is, but at most 3 times (the rank numbers above the haloes stretch too) and never narrower.
 double Stretch(const double bounds[6])
 {
   const double width = bounds[1] - bounds[0], height = bounds[3] - bounds[2];
-  return width > 0.0 && height > 0.0 ? std::max(1.0, 2.0 * height / width) : 1.0;
+  return width > 0.0 && height > 0.0 ? std::min(3.0, std::max(1.0, 2.0 * height / width)) : 1.0;
 }
 }
 

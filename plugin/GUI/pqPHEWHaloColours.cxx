@@ -174,7 +174,10 @@ void LabelHaloLegend(vtkSMProxy* lut, vtkSMProxy* view, int haloes)
   const std::string title = haloes == 1 ? "1 halo" : std::to_string(haloes) + " haloes";
   vtkSMPropertyHelper(bar, "Title").Set(haloes > 0 ? title.c_str() : "haloes");
   vtkSMPropertyHelper(bar, "ComponentTitle").Set(haloes > PHEW_COLOURS_OWN ? "(by mass)" : "");
-  vtkSMPropertyHelper(bar, "ScalarBarLength").Set(0.5);
+  // 18 rows: most of the view's height, small type
+  vtkSMPropertyHelper(bar, "ScalarBarLength").Set(0.85);
+  vtkSMPropertyHelper(bar, "LabelFontSize").Set(12);
+  vtkSMPropertyHelper(bar, "TitleFontSize").Set(14);
   vtkSMPropertyHelper(bar, "WindowLocation").Set("Upper Right Corner");
   vtkSMPropertyHelper(bar, "AddRangeLabels").Set(0);
   bar->UpdateVTKObjects();
