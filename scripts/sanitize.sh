@@ -26,5 +26,12 @@ cmake --build --preset sanitize -j"$jobs"
 # tool in one process runs in the GoogleTest CLI checks. The same filter is the test preset
 # "sanitize" (CMakePresets.json).
 cd build-sanitize
-ctest --output-on-failure -j"$jobs" -L 'core|cli|mpi' \
-  -E '^(core_builds_alone_without_mpi|cli_parallel_np[1268]|cli_parallel_errors_np[128]|cli_parallel_outputs_np1|cli_points_np1)$' "$@"
+if ! ctest --output-on-failure -j"$jobs" -L 'core|cli|mpi' \
+  -E '^(core_builds_alone_without_mpi|cli_parallel_np[1268]|cli_parallel_errors_np[128]|cli_parallel_outputs_np1|cli_points_np1)$' "$@"; then
+  # The tests run without symbolization (tests/sanitize/ctest_env.cmake.in: it made every
+  # leak check slow), so their reports give library+offset only: the failed tests once more
+  # with it, for stacks with function, file and line in the log.
+  echo "phew sanitize: the failed tests again, with symbolized stacks"
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}symbolize=1" ctest --output-on-failure -j"$jobs" --rerun-failed || true
+  exit 1
+fi
