@@ -12,7 +12,9 @@ insitu_output):
                                        0: never),
                                        Binary data mode: an index of one .vti piece per rank
                                        (in grid_STEP/)
-    clumps_STEP.png                    the clumps coloured by ClumpId, with the step and time
+    clumps_STEP.png                    the clumps (their outer faces, Clump Geometry) coloured by
+                                       halo as in the GUI (the ten most massive named by rank
+                                       and mass), with the step and time
                                        (needs a display: xvfb-run on a headless machine;
                                        PHEW_PICTURES=0 turns it off)
     clump_links_STEP.csv,              the merger trees (PHEW Merger Tree): each clump (halo)
@@ -31,7 +33,7 @@ from paraview import catalyst
 from paraview.simple import *  # noqa: F401,F403
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from phew_insitu import OUTPUT, rank, update, write_links, write_tables, write_trees  # noqa: E402
+from phew_insitu import OUTPUT, halo_colours, rank, update, write_links, write_tables, write_trees  # noqa: E402
 THRESHOLD = float(os.environ.get("PHEW_THRESHOLD", "10"))
 RELEVANCE = float(os.environ.get("PHEW_RELEVANCE", "3"))
 SADDLE = float(os.environ.get("PHEW_SADDLE", "30"))
@@ -111,19 +113,16 @@ if PICTURES:
     outline = Show(grid, view)
     outline.SetRepresentationType("Outline")
     outline.AmbientColor = outline.DiffuseColor = [0.6, 0.6, 0.7]
-    cells = Threshold(registrationName="clump_cells", Input=finder, Scalars=["CELLS", "ClumpId"])
-    cells.LowerThreshold = 0
-    cells.UpperThreshold = 1e18
-    shown = Show(cells, view)
-    ColorBy(shown, ("CELLS", "ClumpId"))
-    lut = GetColorTransferFunction("ClumpId")
-    lut.ApplyPreset("Rainbow Uniform", True)
-    lut.RescaleOnVisibilityChange = 0
-    lut.AutomaticRescaleRangeMode = "Never"
+    # the GUI's drawing (Clump Geometry: the clumps' outer faces) and colours: by halo
+    shown = Show(OutputPort(finder, 4), view)
+    ColorBy(shown, ("CELLS", "HaloColour"))
+    lut = GetColorTransferFunction("HaloColour")
+    halo_colours(lut, [])
     shown.SetScalarBarVisibility(view, True)
     bar = GetScalarBar(lut, view)
-    bar.Title = "ClumpId"
     bar.ComponentTitle = ""
+    bar.ScalarBarLength = 0.85
+    bar.LabelFontSize = 12
     caption = Text(registrationName="caption", Text="")
     caption_display = Show(caption, view)
     caption_display.WindowLocation = "Upper Left Corner"
@@ -158,15 +157,22 @@ def catalyst_execute(info):
         print("phew in situ: step %d, t = %.3f: %d clumps, %d haloes" % (info.timestep, info.time,
               clumps.GetNumberOfRows(), haloes.GetNumberOfRows()), flush=True)
     if PICTURES:  # every rank renders its part: the same colours and caption on all of them
-        from vtkmodules.vtkCommonCore import vtkIntArray
+        from vtkmodules.vtkCommonCore import vtkDoubleArray
         from vtkmodules.vtkParallelCore import vtkMultiProcessController
-        count = vtkIntArray()
-        count.SetNumberOfTuples(1)
-        count.SetValue(0, clumps.GetNumberOfRows() if rank() == 0 else 0)
-        vtkMultiProcessController.GetGlobalController().Broadcast(count, 0)
-        n = count.GetValue(0)
-        lut.RescaleTransferFunction(0.0, float(max(n - 1, 1)))
-        caption.Text = "step %d   t = %.2f   %d clumps" % (info.timestep, info.time, n)
+        # rank 0's counts and ten largest halo masses, for every rank's legend and caption
+        shared = vtkDoubleArray()
+        shared.SetNumberOfTuples(12)
+        shared.Fill(-1.0)
+        if rank() == 0:
+            masses = haloes.GetColumnByName("Mass")
+            top = sorted((masses.GetValue(k) for k in range(haloes.GetNumberOfRows())), reverse=True)[:10]
+            for k, value in enumerate([clumps.GetNumberOfRows(), haloes.GetNumberOfRows()] + top):
+                shared.SetValue(k, value)
+        vtkMultiProcessController.GetGlobalController().Broadcast(shared, 0)
+        n, h = int(shared.GetValue(0)), int(shared.GetValue(1))
+        halo_colours(lut, [shared.GetValue(k) for k in range(2, 12) if shared.GetValue(k) >= 0])
+        bar.Title = "%d haloes" % h
+        caption.Text = "step %d   t = %.2f   %d clumps, %d haloes" % (info.timestep, info.time, n, h)
 
 
 def catalyst_finalize():
