@@ -8,21 +8,29 @@ Runs the phew tool three times on the particles (float32 x, y, z; periodic unit 
 b = 0.2 (groups of at least 20), HOP with delta_outer 160 (the defaults: saddle 2.5, peak 3,
 groups of at least 10), PHEW with threshold 80, relevance 3 and saddle merging at 200 (its
 haloes are the groups compared). Prints a Markdown table (number of groups, particles in them,
-the ten largest) and renders the same region three times, each particle coloured by
-its group (particles in none faint grey), into one picture: a 0.3 x 0.3 x 0.2 box around the
-largest FoF group, seen along z. The outputs of the three runs stay
-in the output directory (PREFIX-group.raw / -halo.raw, the catalogues)."""
+the ten largest) and renders the same region three times into one picture: a 0.3 x 0.3 x 0.2 box
+around the largest FoF group, seen along z, with a 5 Mpc/h scale bar. Colours follow the haloes
+across the panels: FoF's groups in the region take the haloes' palette (scripts/halo_palette.py:
+the ten largest a colour each, the others shared colours), and a HOP group or PHEW halo the
+colour of the FoF group with which it shares the most particles (particles in no group faint
+grey). The outputs of the three runs stay in the output directory (PREFIX-group.raw /
+-halo.raw, the catalogues)."""
 import argparse
 import os
 import subprocess
 import sys
 
 import numpy as np
-from paraview.simple import (AssignViewToLayout, CreateLayout, CreateView, GetColorTransferFunction, Render,
+from paraview.simple import (AssignViewToLayout, CreateLayout, CreateView, GetColorTransferFunction, Line, Render,
                              SaveScreenshot, Show, Text, PVTrivialProducer)
 from vtkmodules.util.numpy_support import numpy_to_vtk
 from vtkmodules.vtkCommonCore import vtkPoints
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from halo_palette import HALO_PALETTE, NO_STRUCTURE, OWN  # noqa: E402
+
+BOX_MPC_H = 50.0  # the shared snapshot's box
 
 FINDERS = [
     ("Friends-of-Friends (b = 0.2)", "fof", ["--finder", "fof", "--linking-length", "0.2"], "-group.raw"),
@@ -53,28 +61,66 @@ def table(found):
     return "\n".join(lines)
 
 
-def region(pos, group, centre, half):
-    """The particles within `half` of centre along every axis (nearest image; positions
-    relative to centre), as a vtkPolyData with a Colour array: a shuffled group number, -1 for
-    none."""
+def inside(pos, centre, half):
+    """Which particles lie within `half` of centre along every axis (nearest image), and their
+    positions relative to centre."""
     d = (pos - np.asarray(centre) + 0.5) % 1.0 - 0.5
-    keep = np.all(np.abs(d) < np.asarray(half), axis=1)
-    p = d[keep].astype(np.float64)
+    return np.all(np.abs(d) < np.asarray(half), axis=1), d
+
+
+def reference_colours(group):
+    """Colours of the reference finder's groups (FoF) among these particles: the ten with the
+    most particles a colour each, the others the shared colours in turn."""
+    ids, counts = np.unique(group[group >= 0], return_counts=True)
+    order = ids[np.lexsort((ids, -counts))]
+    return {int(g): k if k < OWN else OWN + (k - OWN) % (len(HALO_PALETTE) - OWN) for k, g in enumerate(order)}
+
+
+def matched_colours(group, reference, colours):
+    """Each group of another finder takes the colour of the reference group with which it
+    shares the most particles (ties: the lower reference id); none shared: a shared colour."""
+    out = {}
+    for g in np.unique(group[group >= 0]):
+        mine = group == g
+        partners, shared = np.unique(reference[mine & (reference >= 0)], return_counts=True)
+        if len(partners):
+            out[int(g)] = colours[int(partners[np.lexsort((partners, -shared))][0])]
+        else:
+            out[int(g)] = OWN + int(g) % (len(HALO_PALETTE) - OWN)
+    return out
+
+
+def region(points, group, colours):
+    """The particles as a vtkPolyData with a Colour array: the palette index of their group, -1
+    for none."""
+    p = points.astype(np.float64)
     poly = vtkPolyData()
-    points = vtkPoints()
-    points.SetData(numpy_to_vtk(p, deep=1))
-    poly.SetPoints(points)
+    vtk_points = vtkPoints()
+    vtk_points.SetData(numpy_to_vtk(p, deep=1))
+    poly.SetPoints(vtk_points)
     cells = vtkCellArray()
     cells.InsertNextCell(len(p))
     for i in range(len(p)):
         cells.InsertCellPoint(i)
     poly.SetVerts(cells)
-    g = group[keep]
-    colour = np.where(g >= 0, (g * 7919) % 48, -1).astype(np.float64)
+    colour = np.array([colours.get(int(g), -1) for g in group], dtype=np.float64)
     array = numpy_to_vtk(colour, deep=1)
     array.SetName("Colour")
     poly.GetPointData().AddArray(array)
     return poly
+
+
+def scale_bar(view):
+    """5 Mpc/h along x at the lower left of the panel (positions in box units around centre)."""
+    length = 5.0 / BOX_MPC_H
+    bar = Show(Line(Point1=[-0.14, -0.13, 0.0], Point2=[-0.14 + length, -0.13, 0.0]), view)
+    bar.AmbientColor = bar.DiffuseColor = [0.1, 0.1, 0.1]
+    bar.LineWidth = 3.0
+    label = Show(Text(Text="5 Mpc/h"), view)
+    label.FontSize = 13
+    label.Color = [0.1, 0.1, 0.1]
+    label.WindowLocation = "Any Location"
+    label.Position = [0.04, 0.135]  # (above the bar)
 
 
 def render(found, pos, centre, picture):
@@ -83,10 +129,13 @@ def render(found, pos, centre, picture):
     layout.SplitHorizontal(0, 1.0 / 3.0)
     layout.SplitHorizontal(2, 0.5)
     lut = GetColorTransferFunction("Colour")
-    lut.ApplyPreset("Rainbow Uniform", True)
-    lut.RescaleTransferFunction(0.0, 47.0)
-    lut.UseBelowRangeColor = 1
-    lut.BelowRangeColor = [0.82, 0.82, 0.85]
+    lut.InterpretValuesAsCategories = 1
+    lut.Annotations = [x for k in range(len(HALO_PALETTE)) for x in (str(k), str(k))]
+    lut.IndexedColors = [c for rgb in HALO_PALETTE for c in rgb]
+    lut.NanColor = list(NO_STRUCTURE)
+    keep, d = inside(pos, centre, (0.15, 0.15, 0.1))
+    reference = found[0][1][keep]
+    colours = reference_colours(reference)
     views = []
     for k, (title, group) in enumerate(found):
         view = CreateView("RenderView")
@@ -97,8 +146,10 @@ def render(found, pos, centre, picture):
         except AttributeError:
             pass
         AssignViewToLayout(view=view, layout=layout, hint=(1, 5, 6)[k])
+        mine = group[keep]
         source = PVTrivialProducer()
-        source.GetClientSideObject().SetOutput(region(pos, group, centre, (0.15, 0.15, 0.1)))
+        source.GetClientSideObject().SetOutput(
+            region(d[keep], mine, colours if k == 0 else matched_colours(mine, reference, colours)))
         shown = Show(source, view)
         shown.SetRepresentationType("Points")
         shown.ColorArrayName = ["POINTS", "Colour"]
@@ -107,7 +158,9 @@ def render(found, pos, centre, picture):
         label = Show(Text(Text=title), view)
         label.FontSize = 14
         label.Color = [0.1, 0.1, 0.1]
-        label.WindowLocation = "Upper Center"
+        label.WindowLocation = "Any Location"  # (Upper Center touches the edge)
+        label.Position = [0.04, 0.9]
+        scale_bar(view)
         views.append(view)
     layout.SetSize(1800, 620)
     for view in views:  # the cameras last: a view's first render resets its camera
@@ -116,7 +169,7 @@ def render(found, pos, centre, picture):
         view.CameraFocalPoint = [0.0, 0.0, 0.0]
         view.CameraViewUp = [0.0, 1.0, 0.0]
         view.CameraParallelProjection = 1
-        view.CameraParallelScale = 0.16
+        view.CameraParallelScale = 0.165
         Render(view)
     SaveScreenshot(picture, layout, ImageResolution=[1800, 620])
 

@@ -10,29 +10,10 @@ from paraview import servermanager
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                 "scripts"))
 from demo import write_csv  # noqa: E402
+from halo_palette import HALO_PALETTE, halo_colours  # noqa: E402,F401 (the scripts' colours)
 
 OUTPUT = os.environ.get("PHEW_INSITU_OUTPUT", "insitu_output")
 
-# The haloes' colours (phew_colour_rgb of the core, as the GUI shows them; tests/python checks
-# this copy against the library): the ten most massive haloes 0-9, the others sharing 10-17,
-# the drawings' array HaloColour indexing them.
-HALO_PALETTE = [
-    (0.894, 0.102, 0.110), (0.216, 0.494, 0.722), (0.302, 0.686, 0.290), (0.596, 0.306, 0.639),
-    (1.000, 0.498, 0.000), (1.000, 1.000, 0.200), (0.651, 0.337, 0.157), (0.969, 0.506, 0.749),
-    (0.400, 0.761, 0.647), (0.988, 0.553, 0.384), (0.553, 0.827, 0.780), (1.000, 1.000, 0.702),
-    (0.745, 0.729, 0.855), (0.502, 0.694, 0.827), (0.992, 0.706, 0.384), (0.702, 0.871, 0.412),
-    (0.988, 0.804, 0.898), (0.737, 0.502, 0.741)]
-
-
-def halo_colours(lut, masses):
-    """Makes `lut` (a colour map of HaloColour) the GUI's categorical map: the ten largest
-    haloes named by rank and mass (`masses`: the ten largest, in decreasing order), the
-    shared colours as "smaller haloes"."""
-    names = ["%d   %.1e" % (k + 1, m) for k, m in enumerate(masses[:10])]
-    names += ["smaller haloes"] + [""] * (len(HALO_PALETTE) - 11)
-    lut.InterpretValuesAsCategories = 1
-    lut.Annotations = [x for k, name in enumerate(names[:len(HALO_PALETTE)]) for x in (str(k), name)]
-    lut.IndexedColors = [c for rgb in HALO_PALETTE for c in rgb]
 
 
 def rank():

@@ -1,12 +1,12 @@
-"""The haloes' colours outside the library: the in-situ scripts' copy of the palette
-(catalyst/scripts/phew_insitu.py, HALO_PALETTE, read without ParaView) is the library's
-phew_colour_rgb, colour for colour."""
+"""The haloes' colours outside the library: the scripts' copy of the palette
+(scripts/halo_palette.py, HALO_PALETTE, read without ParaView; the Catalyst scripts and the
+pictures use it) is the library's phew_colour_rgb, colour for colour."""
 import ast
 import os
 
 from phew._ffi import ffi, lib
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "catalyst", "scripts", "phew_insitu.py")
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "halo_palette.py")
 
 
 def script_palette():
@@ -17,7 +17,7 @@ def script_palette():
     raise AssertionError("no HALO_PALETTE in %s" % SCRIPT)
 
 
-def test_in_situ_palette_is_the_library_palette():
+def test_scripts_palette_is_the_library_palette():
     palette = script_palette()
     rgb = ffi.new("double[3]")
     lib.phew_colour_rgb(len(palette), rgb)  # one past the last: the grey of no structure
