@@ -194,10 +194,15 @@ def render(view, finder, reader, n_clumps, n_haloes, params, path, size):
     envelope_display.Opacity = 0.12
 
     show_clumps(clump_cells(finder, association, n_clumps), view, association, n_clumps)
+    # (the envelope shows wherever it is not covered by a clump: a region above the threshold
+    # without a clump is a peak removed as noise)
     title = Text(Text="PHEW clump finder: %d clumps, %d haloes\n"
-                      "density threshold %.4g, relevance %.3g%s"
+                      "density threshold %.4g, relevance %.3g%s\n"
+                      "grey veil: density above the threshold; one alone is a noise peak "
+                      "(relevance below %.3g), in no clump"
                       % (n_clumps, n_haloes, params["threshold"], params["relevance"],
-                         ", saddle %.4g" % params["saddle"] if params["saddle"] is not None else ""))
+                         ", saddle %.4g" % params["saddle"] if params["saddle"] is not None else "",
+                         params["relevance"]))
     show_title(title, view)
     show_from_corner(view, 1.25)
     SaveScreenshot(path, view, ImageResolution=size)
@@ -216,18 +221,25 @@ def render_dendrogram(finder, n_clumps, path, size):
     display.LineWidth = 3
     axes = display.DataAxesGrid
     axes.GridAxesVisibility = 1
-    axes.XTitle = ""
+    axes.XTitle = "haloes by decreasing mass, each as wide as its mass"
+    axes.XAxisUseCustomLabels = 1  # x orders the structures: its title, no numbers
+    axes.XAxisLabels = []
     axes.YTitle = "log10 density"
     axes.ZTitle = ""
-    axes.AxesToLabel = 1  # the density axis only: x just orders the clumps
+    axes.AxesToLabel = 3  # the density axis (left) and the x title (bottom)
     axes.FacesToRender = 4
     axes.ShowGrid = 0
-    axes.YTitleFontSize = axes.YLabelFontSize = 16
-    title = Text(Text="PHEW dendrogram: %d clumps (leaves); a structure's clumps side by side,\n"
+    axes.XTitleFontSize = axes.YTitleFontSize = axes.YLabelFontSize = 16
+    title = Text(Text="PHEW dendrogram: %d clumps (leaves); haloes side by side by mass, numbered 1, 2, ...\n"
                       "vertical: peak to the saddle where it joins; horizontal: merger saddles" % n_clumps)
     show_title(title, view)
-    # Fill the view with the plot (and room for the axis labels on the left).
+    # The frame a little wider than the lines (as the GUI draws it): no line on it.
     bounds = OutputPort(finder, 5).GetDataInformation().GetBounds()
+    dx, dy = 0.03 * (bounds[1] - bounds[0]), 0.05 * (bounds[3] - bounds[2])
+    bounds = [bounds[0] - dx, bounds[1] + dx, bounds[2] - dy, bounds[3] + dy, 0.0, 0.0]
+    axes.UseCustomBounds = 1
+    axes.CustomBounds = bounds
+    # Fill the view with the plot (and room for the axis labels on the left).
     centre = [0.5 * (bounds[0] + bounds[1]), 0.5 * (bounds[2] + bounds[3]), 0.0]
     aspect = float(size[0]) / size[1]
     view.CameraFocalPoint = [centre[0] - 0.08 * (bounds[1] - bounds[0]), centre[1], 0.0]
