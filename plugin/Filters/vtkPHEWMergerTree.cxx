@@ -2,6 +2,7 @@
 
 #include "vtkPHEWInputAdaptor.h"
 #include "vtkPHEWTables.h"
+#include "vtkPHEWTreeDrawing.h"
 
 #include "vtkAOSDataArrayTemplate.h"
 #include "vtkCellData.h"
@@ -9,6 +10,7 @@
 #include "vtkMultiProcessController.h"
 #include "vtkDataArray.h"
 #include "vtkDataSetAttributes.h"
+#include "vtkDemandDrivenPipeline.h"
 #include "vtkDoubleArray.h"
 #include "vtkIdTypeArray.h"
 #include "vtkImageData.h"
@@ -17,10 +19,12 @@
 #include "vtkObjectFactory.h"
 #include "vtkPointData.h"
 #include "vtkPointSet.h"
+#include "vtkPolyData.h"
 #include "vtkStreamingDemandDrivenPipeline.h"
 #include "vtkTable.h"
 #include "vtkUnsignedCharArray.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -35,6 +39,11 @@ struct vtkPHEWMergerTree::TracerSets
     phew_tracer_set_free(&this->Previous);
     phew_tracer_set_free(&this->Current);
   }
+};
+
+struct vtkPHEWMergerTree::StepRows
+{
+  std::vector<std::vector<phew_link>> Links;
 };
 
 namespace
@@ -131,6 +140,19 @@ int64_t IdOf(vtkDataArray* ids, vtkIdType i)
   return static_cast<int64_t>(ids->GetComponent(i, 0));
 }
 
+// True when `yes` holds on every rank and, with `value`, every rank has the same value.
+bool AllAgree(const phew_adaptors::Context& context, bool yes, int value = 0)
+{
+  if (!context.Controller || context.NumberOfRanks < 2)
+  {
+    return yes;
+  }
+  int mine[2] = { yes ? 1 : 0, value }, low[2] = { 0, 0 }, high[2] = { 0, 0 };
+  context.Controller->AllReduce(mine, low, 2, vtkCommunicator::MIN_OP);
+  context.Controller->AllReduce(mine, high, 2, vtkCommunicator::MAX_OP);
+  return low[0] == 1 && low[1] == high[1];
+}
+
 std::string NameOf(vtkInformation* selection)
 {
   return selection && selection->Has(vtkDataObject::FIELD_NAME())
@@ -143,9 +165,10 @@ std::string NameOf(vtkInformation* selection)
 vtkPHEWMergerTree::vtkPHEWMergerTree()
 {
   this->SetNumberOfInputPorts(1);
-  this->SetNumberOfOutputPorts(2);
+  this->SetNumberOfOutputPorts(4);
   this->SetInputArrayToProcess(LABELS, 0, 0, vtkDataObject::FIELD_ASSOCIATION_CELLS, "ClumpId");
   this->Tracers.reset(new TracerSets);
+  this->Rows.reset(new StepRows);
 }
 
 vtkPHEWMergerTree::~vtkPHEWMergerTree() = default;
@@ -162,6 +185,9 @@ void vtkPHEWMergerTree::ForgetSteps()
   this->Previous = Step();
   this->Current = Step();
   this->History.clear();
+  this->Rows.reset(new StepRows);
+  this->StepTimes.clear();
+  this->StepInputs.clear();
   this->Tracers.reset(new TracerSets);
 }
 
@@ -169,6 +195,12 @@ void vtkPHEWMergerTree::ForgetSteps()
 int vtkPHEWMergerTree::FillInputPortInformation(int, vtkInformation* info)
 {
   info->Set(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkDataSet");
+  return 1;
+}
+
+int vtkPHEWMergerTree::FillOutputPortInformation(int port, vtkInformation* info)
+{
+  info->Set(vtkDataObject::DATA_TYPE_NAME(), port == TREE_DRAWING ? "vtkPolyData" : "vtkTable");
   return 1;
 }
 
@@ -356,42 +388,145 @@ void vtkPHEWMergerTree::Collect(vtkDataSet* input, const Elements& elements, Ste
 }
 
 //------------------------------------------------------------------------------
+// Each output port of a ParaView source feeds a consumer of its own (ParaView's post filter,
+// then views, writers, Fetch's reduction) that keeps the last table it was given and asks
+// again only when the pipeline's modified time passes it or its own request changes. A run
+// asked for by one port (the History in a view at each animation time) changes what every
+// port holds: without this, a consumer of another port (Fetch of the Links or History, a
+// writer) kept a table of an earlier step. Reporting when the outputs last changed as part of
+// this filter's modified time tells every consumer to ask again; this filter's own outputs are
+// newer than that time, so it does not run again for it.
+int vtkPHEWMergerTree::ComputePipelineMTime(
+  vtkInformation*, vtkInformationVector**, vtkInformationVector*, int, vtkMTimeType* mtime)
+{
+  *mtime = std::max(this->GetMTime(), this->OutputsChanged.GetMTime());
+  return 1;
+}
+
+//------------------------------------------------------------------------------
 int vtkPHEWMergerTree::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
-  auto* links = vtkTable::GetData(outputVector, 0);
-  auto* history = vtkTable::GetData(outputVector, 1);
+  auto* links = vtkTable::GetData(outputVector, LINKS);
+  auto* history = vtkTable::GetData(outputVector, HISTORY);
+  auto* drawing = vtkPolyData::GetData(outputVector, TREE_DRAWING);
+  auto* massHistory = vtkTable::GetData(outputVector, MASS_HISTORY);
   links->Initialize();
   history->Initialize();
-  const std::string problem = this->Run(
-    inputVector[0]->GetInformationObject(0), vtkDataSet::GetData(inputVector[0], 0), outputVector);
-  if (!problem.empty())
+  drawing->Initialize();
+  massHistory->Initialize();
+  vtkDataSet* input = vtkDataSet::GetData(inputVector[0], 0);
+  phew_adaptors::Context context;
+  std::string problem = phew_adaptors::InitializeContext(context);
+  const double time = this->StepTime(input, outputVector);
+  // A request that failed, asked again with nothing changed (another output port, another
+  // view): the outputs stay empty and the problem is not reported again.
+  const std::string request = this->RequestKey(time);
+  if (problem.empty() && AllAgree(context, request == this->FailedRequest))
   {
-    // Reported once, here, with empty tables; the run counts as done (as the clump finder's):
-    // a failure returned to VTK would add its own "returned failure for request" message and
-    // run the filter again for each output port and view.
-    vtkErrorMacro(<< problem);
-    links->Initialize();
-    history->Initialize();
     return 1;
   }
-  this->FillOutputs(links, history);
+  this->OutputsChanged.Modified(); // (whatever happens below, the outputs are new)
+  int step = problem.empty() ? this->CachedStep(context, time) : -1;
+  if (problem.empty() && step < 0)
+  {
+    problem = this->Run(context, inputVector[0]->GetInformationObject(0), input, time);
+    step = static_cast<int>(this->History.size()) - 1;
+  }
+  this->FailedRequest = problem.empty() ? std::string() : request;
+  if (!problem.empty())
+  {
+    // Reported once, here, with empty outputs; the run counts as done (as the clump
+    // finder's): a failure returned to VTK would add its own "returned failure for request"
+    // message and run the filter again for each output port and view.
+    vtkErrorMacro(<< problem);
+    return 1;
+  }
+  this->FillOutputs(static_cast<size_t>(step), links, history);
+  this->Draw(context, drawing, massHistory);
   return 1;
+}
+
+//------------------------------------------------------------------------------
+// The Tree Drawing and the Mass History, on rank 0 (where the links are). An unknown Final
+// Halo is reported here; the other outputs stand.
+void vtkPHEWMergerTree::Draw(
+  const phew_adaptors::Context& context, vtkPolyData* drawing, vtkTable* massHistory)
+{
+  if (context.Rank != 0)
+  {
+    return;
+  }
+  const std::string problem = phew_tree_plot::Build(
+    { this->Rows->Links, this->StepTimes }, this->FinalHalo, drawing, massHistory);
+  if (!problem.empty())
+  {
+    vtkErrorMacro(<< "Merger tree: " << problem);
+  }
+}
+
+//------------------------------------------------------------------------------
+// The input's producer and its pipeline modified time: a change upstream (a property of a
+// filter before this one, new data in situ) changes the time; another input the producer.
+vtkPHEWMergerTree::InputStamp vtkPHEWMergerTree::StampOfInput()
+{
+  InputStamp stamp;
+  vtkAlgorithm* producer =
+    this->GetNumberOfInputConnections(0) > 0 ? this->GetInputAlgorithm(0, 0) : nullptr;
+  auto* executive =
+    producer ? vtkDemandDrivenPipeline::SafeDownCast(producer->GetExecutive()) : nullptr;
+  stamp.Producer = producer;
+  stamp.Time = executive ? executive->GetPipelineMTime() : 0;
+  return stamp;
+}
+
+// A request: the arrays, the time, the input and this filter's own modified time.
+std::string vtkPHEWMergerTree::RequestKey(double time)
+{
+  const InputStamp input = this->StampOfInput();
+  std::ostringstream key;
+  key.precision(17);
+  key << this->ArraysKey() << "|" << time << "|" << input.Producer << "|" << input.Time << "|"
+      << this->GetMTime();
+  return key.str();
+}
+
+std::string vtkPHEWMergerTree::ArraysKey()
+{
+  return NameOf(this->GetInputArrayInformation(LABELS)) + "|" +
+    NameOf(this->GetInputArrayInformation(IDS)) + "|" +
+    NameOf(this->GetInputArrayInformation(MASSES)) + "|" +
+    NameOf(this->GetInputArrayInformation(ENERGIES)) + "|" +
+    std::to_string(this->MostBoundParticles) + "|" + std::to_string(this->MaxOrphanSteps);
+}
+
+//------------------------------------------------------------------------------
+// The step of the history at `time` when it was read from the input as it is now (same
+// producer, unmodified since) with the same arrays: nothing needs to run, the outputs show
+// it. Else -1. The same on every rank (agreed: pipeline times are each process's own).
+int vtkPHEWMergerTree::CachedStep(const phew_adaptors::Context& context, double time)
+{
+  int mine = -1;
+  if (this->Current.Valid && this->ArraysKey() == this->Arrays)
+  {
+    const InputStamp now = this->StampOfInput();
+    for (size_t k = 0; k < this->StepTimes.size(); ++k)
+    {
+      if (this->StepTimes[k] == time && this->StepInputs[k] == now)
+      {
+        mine = static_cast<int>(k);
+      }
+    }
+  }
+  return AllAgree(context, mine >= 0) && AllAgree(context, true, mine) ? mine : -1;
 }
 
 //------------------------------------------------------------------------------
 // One step: read, agreed over the ranks, placed in the history and linked to the step before
 // it. Returns the problem (the same on every rank), or "".
 std::string vtkPHEWMergerTree::Run(
-  vtkInformation* inputInfo, vtkDataSet* input, vtkInformationVector* outputVector)
+  const phew_adaptors::Context& context, vtkInformation* inputInfo, vtkDataSet* input, double time)
 {
-  phew_adaptors::Context context;
-  std::string problem = phew_adaptors::InitializeContext(context);
-  if (!problem.empty())
-  {
-    return problem;
-  }
-  const double time = this->StepTime(input, outputVector);
   // An input empty on every rank is a failed step upstream (or no data): not a step in which
   // every structure vanished. It stays out of the history.
   int mine = input && (input->GetNumberOfPoints() > 0 || input->GetNumberOfCells() > 0) ? 1 : 0,
@@ -407,7 +542,7 @@ std::string vtkPHEWMergerTree::Run(
   }
   Step step;
   step.Time = time;
-  problem = input ? this->ReadStep(input, inputInfo, step) : "no input";
+  std::string problem = input ? this->ReadStep(input, inputInfo, step) : "no input";
   problem = phew_adaptors::AgreeOnProblem(context, problem);
   if (!problem.empty())
   {
@@ -438,15 +573,15 @@ double vtkPHEWMergerTree::StepTime(vtkDataSet* input, vtkInformationVector* outp
 // to (none when it starts a new history).
 void vtkPHEWMergerTree::StartStep(Step&& step)
 {
-  const std::string arrays = NameOf(this->GetInputArrayInformation(LABELS)) + "|" +
-    NameOf(this->GetInputArrayInformation(IDS)) + "|" +
-    NameOf(this->GetInputArrayInformation(MASSES)) + "|" +
-    NameOf(this->GetInputArrayInformation(ENERGIES)) + "|" +
-    std::to_string(this->MostBoundParticles) + "|" + std::to_string(this->MaxOrphanSteps);
+  const std::string arrays = this->ArraysKey();
   const bool sameHistory = this->Current.Valid && arrays == this->Arrays;
   if (sameHistory && step.Time == this->Current.Time)
   {
-    this->History.pop_back(); // the same step again: its links are made anew
+    // the same step again, from a changed input: its links are made anew
+    this->History.pop_back();
+    this->Rows->Links.pop_back();
+    this->StepTimes.pop_back();
+    this->StepInputs.pop_back();
   }
   else if (sameHistory && step.Time > this->Current.Time)
   {
@@ -494,15 +629,18 @@ std::string vtkPHEWMergerTree::LinkSteps(const phew_adaptors::Context& context)
     this->Previous.Valid ? this->Previous.Time : std::numeric_limits<double>::quiet_NaN();
   this->History.push_back(
     LinkTable(result, static_cast<int>(this->History.size()), this->Current.Time, previousTime));
+  this->Rows->Links.emplace_back(result.links, result.links + result.n_links);
+  this->StepTimes.push_back(this->Current.Time);
+  this->StepInputs.push_back(this->StampOfInput());
   phew_link_result_free(&result);
   return "";
 }
 
 //------------------------------------------------------------------------------
-// Links: the last step's links; History: every step's, in order.
-void vtkPHEWMergerTree::FillOutputs(vtkTable* links, vtkTable* history) const
+// Links: the links of `step`; History: every step's, in order.
+void vtkPHEWMergerTree::FillOutputs(size_t step, vtkTable* links, vtkTable* history) const
 {
-  links->ShallowCopy(this->History.back());
+  links->ShallowCopy(this->History[step]);
   history->DeepCopy(this->History.front());
   // column by column: every table has the same columns
   for (size_t k = 1; k < this->History.size(); ++k)
@@ -522,4 +660,5 @@ void vtkPHEWMergerTree::PrintSelf(ostream& os, vtkIndent indent)
 {
   this->Superclass::PrintSelf(os, indent);
   os << indent << "Steps in the history: " << this->History.size() << "\n";
+  os << indent << "FinalHalo: " << this->FinalHalo << "\n";
 }

@@ -20,13 +20,20 @@
  * it failed) is an error, and that step stays out of the history: the next step links to the
  * last good one.
  *
- * Output 0, Links: the links between the step just run and the one before (its columns are
+ * Output 0, Links: the links between the step asked for and the one before (its columns are
  * phew_link_columns(): ProgenitorId, DescendantId, masses and shares both ways, main flags,
  * NumberOfProgenitors (2 or more: a merger) and NumberOfDescendants (2 or more: a split)),
  * after Step (0 for the first step of the history), Time and PreviousTime (NaN at the first
  * step, whose structures all appear as new, ProgenitorId -1). Output 1, History: the links of
- * every step of the history so far, in order. Both are complete on rank 0 and empty on the
- * other ranks; the same, bit for bit, for any number of processes.
+ * every step of the history so far, in order. Output 2, Tree Drawing, and output 3, Mass
+ * History: the history drawn and the main branch of one final structure (FinalHalo; -1: the
+ * most massive; empty while its branch has one step), see vtkPHEWTreeDrawing.h. All are complete on
+ * rank 0 and empty on the other ranks; the same, bit for bit, for any number of processes.
+ *
+ * A request for a time the history already holds, from the same input unmodified since, runs
+ * nothing: it shows that step's links and the whole history. So every view, writer and
+ * Fetch sees the whole history, whatever time it asks for (ParaView asks each output port at
+ * its own time: a Fetch without a time, a view at another).
  */
 #ifndef vtkPHEWMergerTree_h
 #define vtkPHEWMergerTree_h
@@ -34,6 +41,7 @@
 #include "PHEWFiltersModule.h" // for export macro
 #include "vtkSmartPointer.h"   // for the history
 #include "vtkTableAlgorithm.h"
+#include "vtkTimeStamp.h" // for OutputsChanged
 
 #include <cstdint> // for int64_t
 #include <memory>  // for the tracer sets
@@ -41,6 +49,7 @@
 #include <vector>  // for the remembered steps
 
 class vtkDataSet;
+class vtkPolyData;
 class vtkTable;
 namespace phew_adaptors
 {
@@ -67,11 +76,29 @@ public:
   vtkSetClampMacro(MaxOrphanSteps, int, 0, VTK_INT_MAX);
   vtkGetMacro(MaxOrphanSteps, int);
 
+  /// The structure of the last step whose main branch the Mass History holds (its id in that
+  /// step); -1 (the default): the most massive.
+  vtkSetClampMacro(FinalHalo, int, -1, VTK_INT_MAX);
+  vtkGetMacro(FinalHalo, int);
+
+  /// The output ports.
+  enum OutputPorts
+  {
+    LINKS = 0,
+    HISTORY = 1,
+    TREE_DRAWING = 2,
+    MASS_HISTORY = 3
+  };
+
 protected:
   vtkPHEWMergerTree();
   ~vtkPHEWMergerTree() override;
 
   int FillInputPortInformation(int port, vtkInformation* info) override;
+  int FillOutputPortInformation(int port, vtkInformation* info) override;
+  /// The filter's own time, or when its outputs last changed: see vtkPHEWMergerTree.cxx.
+  int ComputePipelineMTime(vtkInformation* request, vtkInformationVector** inInfoVec,
+    vtkInformationVector* outInfoVec, int requestFromOutputPort, vtkMTimeType* mtime) override;
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
 private:
@@ -91,11 +118,32 @@ private:
   /// The arrays of one step (vtkPHEWMergerTree.cxx).
   struct Elements;
 
+  /// Rank 0: the links of every step of the history as the core made them.
+  struct StepRows;
+
   /// ResetHistory without marking the filter modified (also after a failed run).
   void ForgetSteps();
 
+  /// What the input is now: its producer and that one's pipeline modified time.
+  struct InputStamp
+  {
+    const void* Producer = nullptr;
+    vtkMTimeType Time = 0;
+    bool operator==(const InputStamp& other) const
+    {
+      return this->Producer == other.Producer && this->Time == other.Time;
+    }
+  };
+  InputStamp StampOfInput();
+  /// The arrays and parameters the steps are read and linked with.
+  std::string ArraysKey();
+  std::string RequestKey(double time);
+
+  /// The step of the history a request is for when nothing needs to run (-1: run).
+  int CachedStep(const phew_adaptors::Context& context, double time);
   /// One run; returns the problem (agreed over the ranks) or "".
-  std::string Run(vtkInformation* inputInfo, vtkDataSet* input, vtkInformationVector* outputVector);
+  std::string Run(const phew_adaptors::Context& context, vtkInformation* inputInfo,
+    vtkDataSet* input, double time);
   double StepTime(vtkDataSet* input, vtkInformationVector* outputVector) const;
 
   /// Reads the labelled elements of `input` into `step`; returns a problem or "".
@@ -108,14 +156,23 @@ private:
   /// Places `step` in the history, then links it to the step before.
   void StartStep(Step&& step);
   std::string LinkSteps(const phew_adaptors::Context& context);
-  void FillOutputs(vtkTable* links, vtkTable* history) const;
+  void FillOutputs(size_t step, vtkTable* links, vtkTable* history) const;
+  void Draw(const phew_adaptors::Context& context, vtkPolyData* drawing, vtkTable* massHistory);
 
   Step Previous, Current;
   std::unique_ptr<TracerSets> Tracers;
   int MostBoundParticles = 200;
   int MaxOrphanSteps = 3;
-  std::string Arrays; // the arrays the remembered steps were read with
+  int FinalHalo = -1;
+  std::string Arrays;        // the arrays the remembered steps were read with
+  std::string FailedRequest; // the last request, if it failed (RequestKey)
+  // Per step of the history: its links as a table and as the core made them (rank 0), its
+  // time, and the input it was read from.
   std::vector<vtkSmartPointer<vtkTable>> History;
+  std::unique_ptr<StepRows> Rows;
+  std::vector<double> StepTimes;
+  std::vector<InputStamp> StepInputs;
+  vtkTimeStamp OutputsChanged; // when a run last changed what the outputs hold
 
   vtkPHEWMergerTree(const vtkPHEWMergerTree&) = delete;
   void operator=(const vtkPHEWMergerTree&) = delete;

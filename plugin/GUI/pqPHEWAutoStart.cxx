@@ -2,6 +2,7 @@
 
 #include "pqPHEWColumnOrder.h"
 #include "pqPHEWDisplayBehavior.h"
+#include "pqPHEWMergerTreeBehavior.h"
 #include "pqPHEWSelectionLinks.h"
 
 pqPHEWAutoStart::pqPHEWAutoStart(QObject* parent)
@@ -19,6 +20,8 @@ void pqPHEWAutoStart::onStartup()
   this->Links->startup();
   this->Columns = new pqPHEWColumnOrder(this);
   this->Columns->startup();
+  this->Trees = new pqPHEWMergerTreeBehavior(this);
+  this->Trees->startup();
 }
 
 void pqPHEWAutoStart::onShutdown()
@@ -37,5 +40,10 @@ void pqPHEWAutoStart::onShutdown()
   {
     this->Columns->shutdown();
     delete this->Columns;
+  }
+  if (this->Trees)
+  {
+    this->Trees->shutdown();
+    delete this->Trees;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Auto-start of the PHEW plugin in the ParaView GUI: owns pqPHEWDisplayBehavior (the first
- * picture), pqPHEWSelectionLinks (linked selection) and pqPHEWColumnOrder (catalogue column
- * order in spreadsheets).
+ * picture), pqPHEWSelectionLinks (linked selection), pqPHEWColumnOrder (catalogue column
+ * order in spreadsheets) and pqPHEWMergerTreeBehavior (the merger tree's drawing and chart).
  */
 #ifndef pqPHEWAutoStart_h
 #define pqPHEWAutoStart_h
@@ -11,6 +11,7 @@
 
 class pqPHEWColumnOrder;
 class pqPHEWDisplayBehavior;
+class pqPHEWMergerTreeBehavior;
 class pqPHEWSelectionLinks;
 
 class pqPHEWAutoStart : public QObject
@@ -29,6 +30,7 @@ private:
   QPointer<pqPHEWDisplayBehavior> Behavior;
   QPointer<pqPHEWSelectionLinks> Links;
   QPointer<pqPHEWColumnOrder> Columns;
+  QPointer<pqPHEWMergerTreeBehavior> Trees;
 };
 
 #endif

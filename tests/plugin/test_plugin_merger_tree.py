@@ -5,7 +5,8 @@ global id):
 - an image series of 4 steps whose ClumpId labels move, merge, split, appear and vanish: the
   links of every step (pairs, whole and shared masses = density * cell volume, fractions, main
   links, merger and split counts) and the History table with Step 0..3;
-- going back in time starts a new history (everything new); so does Reset History;
+- going back to a step of the history shows its links and keeps the history; after a change
+  upstream, going back starts a new history (everything new); so does Reset History;
 - a particle series whose points are shuffled between steps: links by ParticleId, Mass array;
 - with an Energy array: the links by most-bound particles and the orphans (docs/merger-trees.md)
   against the re-implementation of tests/parallel/link_reference.py, every row and column;
@@ -231,13 +232,25 @@ def main():
     merged = [history["NumberOfProgenitors"][k] for k in step2 if history["DescendantId"][k] == 0]
     check(merged and max(merged) == 2, "History: clumps 0 and 1 merge at step 2 (NumberOfProgenitors %s)" % merged)
 
-    # back in time: a new history, every clump new
+    # back to a time the history holds, nothing changed: that step's links, the history kept
     tree.UpdatePipeline(1.0)
-    got = T.table_as_lists(T.fetch(tree, 0))
+    compare(check, "images, back at step 1", T.fetch(tree, 0), expected[1], 1, 1.0, 0.0)
+    check(T.table_as_lists(T.fetch(tree, 1)).get("Step") == history.get("Step"),
+          "going back to a step of the history keeps the history")
+    # ... but after a change upstream, going back starts a new history (every clump new)
+    calc = simple.Calculator(Input=reader, AttributeType="Cell Data", ResultArrayName="Unused", Function="1")
+    ctree = simple.PHEWMergerTree(Input=calc)
+    ctree.Labels = ["CELLS", "ClumpId"]
+    ctree.Mass = ["CELLS", "density"]
+    for s in range(3):
+        ctree.UpdatePipeline(float(s))
+    calc.Function = "2"
+    ctree.UpdatePipeline(1.0)
+    got = T.table_as_lists(T.fetch(ctree, 0))
     check(got.get("Step") and set(got["Step"]) == {0} and set(got["ProgenitorId"]) == {-1},
-          "going back in time starts a new history (Step 0, all clumps new)")
-    tree.UpdatePipeline(2.0)
-    compare(check, "images, 1 -> 2 after going back", T.fetch(tree, 0), expected[2], 1, 2.0, 1.0)
+          "going back in time after a change upstream starts a new history (Step 0, all clumps new)")
+    ctree.UpdatePipeline(2.0)
+    compare(check, "images, 1 -> 2 after going back", T.fetch(ctree, 0), expected[2], 1, 2.0, 1.0)
     tree.SMProxy.InvokeCommand("ResetHistory")  # what the Reset History button does
     tree.UpdatePipeline(2.0)
     got = T.table_as_lists(T.fetch(tree, 0))

@@ -764,6 +764,62 @@ PHEW_API phew_status phew_link_tracked(phew_context *context, const phew_step_la
                                        const phew_track_params *params, phew_link_result *links,
                                        phew_tracer_set *orphans);
 
+/* ---- a merger tree drawn (the Merger Tree filter's Tree Drawing) ------------------------------
+ * The rows of a merger tree's history (one phew_link_steps or phew_link_tracked result per step,
+ * one after the other; steps[k] is row k's later step, counting from 0) as a drawing: one node
+ * per structure per step, one edge per row that links two structures, each node's final halo,
+ * and a column for each node so that the trees of the final haloes stand side by side.
+ * - Nodes: the rows' descendants (DescendantId >= 0), sorted by step, then id; a node's mass is
+ *   its rows' descendant_mass. A row's progenitor is a node of progenitor_step (-1: step - 1).
+ * - A node's main descendant: the row with it as progenitor that has main_descendant = 1 (by
+ *   shared mass; kind DIRECT). Following main descendants from a node ends at a node with none;
+ *   final_id is that node's id if it lies in the last step of the rows, else -1.
+ * - main_progenitor: the row into the node with main_progenitor = 1 (kind DIRECT), the usual
+ *   main branch of a mass history.
+ * - Columns: a node's tree is the nodes whose main descendants lead to it. The trees of the nodes
+ *   without a main descendant stand side by side, one empty column apart: those of the last step
+ *   first, by decreasing mass (equal: smaller id), then the others by decreasing step, mass, then
+ *   id. In a tree the node's main child (its main progenitor when that is one of the nodes whose
+ *   main descendant it is, else the most massive of those; main_branch marks the chains of main
+ *   children from the tree's top) keeps its column; its other children's trees follow to the
+ *   right, the earlier mergers of the branch nearer to it, so that the tree's own edges never
+ *   cross. x is the column, 0 .. n_columns - 1.
+ * Fails with PHEW_ERROR_ARGUMENT (n_links < 0, a NULL array, a negative step, a progenitor step
+ * not before the row's step, a progenitor that is no node of its step) or PHEW_ERROR_DATA (a
+ * descendant mass that is not finite and >= 0) and context->message; the drawing is then empty.
+ * Not collective; context may be NULL (no message). Free with phew_tree_drawing_free. */
+typedef struct phew_tree_node {
+  int64_t step;            /* the step it is a structure of */
+  int64_t id;              /* its label in that step */
+  double mass;             /* its mass (descendant_mass of its rows) */
+  double x;                /* its column */
+  int64_t final_id;        /* the id of the last step's structure its main descendants lead to, -1 */
+  int64_t descendant;      /* its main descendant's node index, -1: none */
+  int64_t main_progenitor; /* its main progenitor's node index (main_progenitor = 1), -1: none */
+  int64_t n_progenitors;   /* nodes whose main descendant it is (2 or more: a merger) */
+  int32_t main_branch;     /* 1: on its tree's main branch (the chain of main children from the top) */
+} phew_tree_node;
+
+typedef struct phew_tree_edge {
+  int64_t progenitor; /* node index */
+  int64_t descendant; /* node index */
+  int64_t row;        /* the row of the links it draws */
+} phew_tree_edge;
+
+typedef struct phew_tree_drawing {
+  int64_t n_nodes;
+  phew_tree_node *nodes; /* by step, then id */
+  int64_t n_edges;
+  phew_tree_edge *edges; /* in the rows' order */
+  int64_t n_columns;     /* the columns used, gaps between trees included */
+  int64_t last_step;     /* the largest step of the rows, -1 without rows */
+} phew_tree_drawing;
+
+PHEW_API phew_status phew_layout_merger_tree(phew_context *context, const phew_link *links, const int64_t *steps,
+                                             int64_t n_links, phew_tree_drawing *drawing);
+
+PHEW_API void phew_tree_drawing_free(phew_tree_drawing *drawing);
+
 PHEW_API const char *phew_status_string(phew_status status);
 PHEW_API const char *phew_stage_name(int stage);
 
