@@ -43,7 +43,8 @@ reader = XMLImageDataReader(FileName=[vti])
 finder = PHEWClumpFinder(Input=reader, Density=["CELLS", "rho"], DensityThreshold=20.0, RelevanceThreshold=2.0,
                          SaddleMerging=0, SaddleThreshold=100.0, MassThreshold=0.0, Periodic=0)
 expected = ["Density", "DensityThreshold", "Input", "MassThreshold", "Periodic", "RelevanceThreshold",
-            "SaddleMerging", "SaddleThreshold", "Particles"]  # Particles: AMR's optional second input
+            "SaddleMerging", "SaddleThreshold", "Particles",  # Particles: AMR's optional second input
+            "DendrogramLayout", "DendrogramMassCut"]  # the Dendrogram Plot's (advanced)
 # The particle properties (test_plugin_points.py checks them), hidden for images and AMR.
 particle_only = ["BoxFromDataBounds", "BoxFromSnapshot", "BoxOrigin", "BoxSize", "EstimateDensity", "Id", "Mass",
                  "NumberOfDensityNeighbours", "NumberOfNeighbours", "NumberOfThreads", "PeriodicX", "PeriodicY",
