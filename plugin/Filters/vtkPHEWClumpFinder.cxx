@@ -389,7 +389,7 @@ std::string vtkPHEWClumpFinder::DescribeFailure(
 
 double vtkPHEWClumpFinder::RelevanceUsed() const
 {
-  if (this->RelevanceThreshold >= 0.0)
+  if (!(this->RelevanceThreshold < 0.0)) // (NaN too: the core refuses it)
   {
     return this->RelevanceThreshold;
   }

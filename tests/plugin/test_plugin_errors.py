@@ -115,7 +115,12 @@ expect_error("relevance below 1", ["relevance", ">= 1"], DensityThreshold=0.3, R
 finder.RelevanceThreshold = 2.0
 expect_error("NaN threshold", ["threshold"], DensityThreshold=float("nan"))
 expect_success("fixed threshold", DensityThreshold=0.3)
-expect_error("negative relevance", ["relevance"], RelevanceThreshold=-2.0)
+# A negative relevance is the automatic one too: the core's 2 (3 on a cosmological snapshot's
+# particles, test_plugin_readers.py).
+expect_success("automatic relevance", RelevanceThreshold=-2.0)
+record = servermanager.Fetch(finder, idx=1).GetFieldData().GetAbstractArray("PHEWParameters")
+check.check(record is not None and "RelevanceThreshold = 2" in [record.GetValue(k) for k in range(record.GetNumberOfValues())],
+            "automatic relevance: not 2 in the record")
 expect_error("NaN relevance", ["relevance"], RelevanceThreshold=float("nan"))
 expect_success("fixed relevance", RelevanceThreshold=2.0)
 expect_error("infinite saddle threshold", ["saddle"], SaddleMerging=1, SaddleThreshold=float("inf"))
