@@ -36,10 +36,7 @@ static int __attribute__((noinline)) format_allocated(char **strp, const char *f
   return n;
 }
 
-int vasprintf(char **strp, const char *fmt, va_list ap)
-{
-  return format_allocated(strp, fmt, ap);
-}
+int vasprintf(char **strp, const char *fmt, va_list ap) { return format_allocated(strp, fmt, ap); }
 
 int __vasprintf_chk(char **strp, int flag, const char *fmt, va_list ap)
 {
