@@ -14,12 +14,13 @@ OWN = 10  # the most massive haloes' own colours
 NO_STRUCTURE = (0.75, 0.75, 0.75)
 
 
-def halo_colours(lut, masses):
-    """Makes `lut` (a ParaView colour map of HaloColour) the GUI's categorical map: the ten
-    largest haloes named by rank and mass (`masses`: the ten largest, in decreasing order), the
-    shared colours as "smaller haloes"."""
+def halo_colours(lut, masses, count):
+    """Makes `lut` (a ParaView colour map of HaloColour) the GUI's categorical map for `count`
+    haloes: the ten largest named by rank and mass (`masses`: the largest, in decreasing order),
+    the shared colours as "smaller haloes" when there are more than ten."""
     names = ["%d   %.1e" % (k + 1, m) for k, m in enumerate(masses[:OWN])]
-    names += ["smaller haloes"] + [""] * (len(HALO_PALETTE) - OWN - 1)
+    names += [""] * (OWN - len(names))
+    names += ["smaller haloes" if count > OWN else ""] + [""] * (len(HALO_PALETTE) - OWN - 1)
     lut.InterpretValuesAsCategories = 1
-    lut.Annotations = [x for k, name in enumerate(names[:len(HALO_PALETTE)]) for x in (str(k), name)]
+    lut.Annotations = [x for k, name in enumerate(names) for x in (str(k), name)]
     lut.IndexedColors = [c for rgb in HALO_PALETTE for c in rgb]

@@ -117,7 +117,7 @@ if PICTURES:
     shown = Show(OutputPort(finder, 4), view)
     ColorBy(shown, ("CELLS", "HaloColour"))
     lut = GetColorTransferFunction("HaloColour")
-    halo_colours(lut, [])
+    halo_colours(lut, [], 0)
     shown.SetScalarBarVisibility(view, True)
     bar = GetScalarBar(lut, view)
     bar.ComponentTitle = ""
@@ -170,7 +170,7 @@ def catalyst_execute(info):
                 shared.SetValue(k, value)
         vtkMultiProcessController.GetGlobalController().Broadcast(shared, 0)
         n, h = int(shared.GetValue(0)), int(shared.GetValue(1))
-        halo_colours(lut, [shared.GetValue(k) for k in range(2, 12) if shared.GetValue(k) >= 0])
+        halo_colours(lut, [shared.GetValue(k) for k in range(2, 12) if shared.GetValue(k) >= 0], h)
         bar.Title = "%d haloes" % h
         caption.Text = "step %d   t = %.2f   %d clumps, %d haloes" % (info.timestep, info.time, n, h)
 

@@ -10,10 +10,9 @@ from paraview import servermanager
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                 "scripts"))
 from demo import write_csv  # noqa: E402
-from halo_palette import HALO_PALETTE, halo_colours  # noqa: E402,F401 (the scripts' colours)
+from halo_palette import halo_colours  # noqa: E402,F401 (the scripts' colours, for clumps.py)
 
 OUTPUT = os.environ.get("PHEW_INSITU_OUTPUT", "insitu_output")
-
 
 
 def rank():

@@ -456,6 +456,9 @@ std::string vtkPHEWClumpFinder::FillOutputs(
       return problem;
     }
   }
+  // The haloes' colours first: collective, so before any return that one rank may take alone
+  // (the dendrogram is drawn on rank 0 only).
+  const std::vector<int32_t> colours = this->HaloColours(context);
   // The three catalogues (complete on rank 0, no rows elsewhere) and the dendrogram drawn.
   const phew_clump_result& result = *this->Result;
   vtkTable* clumps = vtkTable::GetData(outputVector, CLUMPS_PORT);
@@ -486,23 +489,20 @@ std::string vtkPHEWClumpFinder::FillOutputs(
   phew_clump_geometry::Build(
     labelled, context.DensityName.c_str(), vtkPolyData::GetData(outputVector, CLUMP_GEOMETRY_PORT));
   phew_markers::Build(clumps, haloes, vtkMultiBlockDataSet::GetData(outputVector, MARKERS_PORT));
-  this->AddHaloColours(context, outputVector);
+  for (int port : { CLUMP_GEOMETRY_PORT, DENDROGRAM_PLOT_PORT, PARTICLES_PORT })
+  {
+    phew_halo_colours::AddArray(
+      vtkDataObject::GetData(outputVector, port), PHEW_ARRAY_HALO_ID, colours);
+  }
   return std::string();
 }
 
-void vtkPHEWClumpFinder::AddHaloColours(
-  const phew_adaptors::Context& context, vtkInformationVector* outputVector)
+std::vector<int32_t> vtkPHEWClumpFinder::HaloColours(const phew_adaptors::Context& context)
 {
   phew_halo_colours::Catalogue catalogue;
   for (int64_t h = 0; h < this->Result->n_haloes; ++h)
   {
     catalogue.Add(this->Result->haloes[h].mass, this->Result->haloes[h].center_of_mass);
   }
-  const std::vector<int32_t> colours =
-    phew_halo_colours::Compute(context, catalogue, this->InputPeriod);
-  for (int port : { CLUMP_GEOMETRY_PORT, DENDROGRAM_PLOT_PORT, PARTICLES_PORT })
-  {
-    phew_halo_colours::AddArray(
-      vtkDataObject::GetData(outputVector, port), PHEW_ARRAY_HALO_ID, colours);
-  }
+  return phew_halo_colours::Compute(context, catalogue, this->InputPeriod);
 }

@@ -213,8 +213,9 @@ protected:
   /// The relevance threshold of the run: the property, or when negative (automatic) the core's
   /// default, or the paper's with PaperDefaults.
   double RelevanceUsed() const;
-  /// HaloColour (vtkPHEWHaloColours.h) beside HaloId on the drawings and the particles.
-  void AddHaloColours(const phew_adaptors::Context& context, vtkInformationVector* outputVector);
+  /// The colour of every halo (vtkPHEWHaloColours.h), on every rank (collective), for the
+  /// HaloColour arrays beside HaloId on the drawings and the particles.
+  std::vector<int32_t> HaloColours(const phew_adaptors::Context& context);
   /// Labels emptied; the tables keep their columns (a spreadsheet showing one stays on its
   /// rows), without rows; the drawings emptied.
   void ClearOutputs(vtkInformationVector* outputVector) override;

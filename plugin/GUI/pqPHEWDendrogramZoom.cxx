@@ -1,5 +1,6 @@
 #include "pqPHEWDendrogramZoom.h"
 #include "pqPHEWFilters.h"
+#include "pqPHEWHelpers.h"
 
 #include "pqDataRepresentation.h"
 #include "pqOutputPort.h"
@@ -16,20 +17,16 @@
 #include "vtkSMProxy.h"
 #include "vtkSmartPointer.h"
 
+#include <QVariant>
+
 #include <algorithm>
 
 namespace
 {
 // The clump finder's Dendrogram Plot (vtkPHEWClumpFinder::OutputPorts).
 const int DENDROGRAM_PLOT_PORT = 5;
-
-vtkSmartPointer<vtkSMSourceProxy> NewFilter(pqServer* server, const char* name)
-{
-  vtkSmartPointer<vtkSMSourceProxy> proxy;
-  proxy.TakeReference(
-    vtkSMSourceProxy::SafeDownCast(server->proxyManager()->NewProxy("filters", name)));
-  return proxy;
-}
+// A representation's Qt property: zoomed to a halo (the whole plot is shown otherwise).
+const char* const ZOOMED = "phewZoomedToHalo";
 
 // The HaloId of the plot's selected lines (range[0] = range[1]); false when no halo, or more
 // than one, is selected.
@@ -38,7 +35,8 @@ bool SelectedHaloes(pqOutputPort* port, double range[2])
   vtkSMSourceProxy* plot = port->getSourceProxy();
   const auto number = static_cast<unsigned int>(port->getPortNumber());
   vtkSMSourceProxy* selection = plot->GetSelectionInput(number);
-  auto extract = selection ? NewFilter(port->getServer(), "ExtractSelection") : nullptr;
+  auto extract =
+    selection ? phew_gui::NewHiddenFilter(port->getServer(), "ExtractSelection") : nullptr;
   if (!extract)
   {
     return false;
@@ -61,7 +59,7 @@ bool SelectedHaloes(pqOutputPort* port, double range[2])
 // The bounds of the plot's lines of those haloes, padded; false when there are none.
 bool SubtreeBounds(pqOutputPort* port, const double range[2], double bounds[6])
 {
-  auto threshold = NewFilter(port->getServer(), "Threshold");
+  auto threshold = phew_gui::NewHiddenFilter(port->getServer(), "Threshold");
   if (!threshold)
   {
     return false;
@@ -111,6 +109,7 @@ void Frame(
   const double scale[3] = { stretch, 1.0, 1.0 };
   vtkSMPropertyHelper(proxy, "Scale", true).Set(scale, 3);
   proxy->UpdateVTKObjects();
+  representation->setProperty(ZOOMED, bounds != nullptr);
   if (!bounds) // the whole plot
   {
     phew_gui::PadDendrogramFrame(representation);
@@ -194,7 +193,7 @@ void ZoomDendrogramToSelection(pqPipelineSource* finder)
     {
       Frame(representation, view, Stretch(bounds), bounds);
     }
-    else if (vtkSMPropertyHelper(representation->getProxy(), "Scale", true).GetAsDouble(0) != 1.0)
+    else if (representation->property(ZOOMED).toBool())
     {
       Frame(representation, view, 1.0, nullptr); // the selection is gone: the whole plot again
     }

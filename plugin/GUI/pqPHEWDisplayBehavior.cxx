@@ -1,6 +1,7 @@
 #include "pqPHEWDisplayBehavior.h"
 #include "pqPHEWDendrogramZoom.h"
 #include "pqPHEWFilters.h"
+#include "pqPHEWHelpers.h"
 #include "pqPHEWHaloColours.h"
 
 #include "pqApplicationCore.h"
@@ -249,20 +250,6 @@ void Enlarge(pqView* view)
   }
 }
 
-// Runs action(object) once the event loop is back, if the object still exists: Qt signals
-// come while ParaView is still setting the object up.
-template <class T, class Action>
-void Later(QObject* context, T* object, Action action)
-{
-  QPointer<T> guarded(object);
-  QTimer::singleShot(0, context, [guarded, action]() {
-    if (guarded)
-    {
-      action(guarded.data());
-    }
-  });
-}
-
 // Spreadsheets showing one of the source's tables show its rows (Row Data) again.
 void ShowRows(pqPipelineSource* source)
 {
@@ -448,6 +435,23 @@ void StyleStructures(pqDataRepresentation* representation, int association)
   }
 }
 
+// The title of the dendrogram's x axis, after its layout (by mass: each as wide as its mass).
+void TitleX(pqDataRepresentation* representation)
+{
+  vtkSMProxy* axes =
+    vtkSMPropertyHelper(representation->getProxy(), "DataAxesGrid", true).GetAsProxy();
+  vtkSMProxy* finder = representation->getInput()->getProxy();
+  if (!axes || !finder)
+  {
+    return;
+  }
+  const bool byMass = vtkSMPropertyHelper(finder, "DendrogramLayout", true).GetAsInt() == 0;
+  vtkSMPropertyHelper(axes, "XTitle")
+    .Set(byMass ? "haloes by decreasing mass, each as wide as its mass"
+                : "clumps, depth first by peak density");
+  axes->UpdateVTKObjects();
+}
+
 // The dendrogram: thicker lines, the density axis, the plot filling its view.
 void StyleDendrogram(pqDataRepresentation* representation)
 {
@@ -458,13 +462,9 @@ void StyleDendrogram(pqDataRepresentation* representation)
   if (vtkSMProxy* axes = vtkSMPropertyHelper(proxy, "DataAxesGrid", true).GetAsProxy())
   {
     vtkSMPropertyHelper(axes, "GridAxesVisibility").Set(1);
-    // x orders the structures (by mass: each as wide as its mass): its title without numbers
-    // (the bottom edge), the density axis with them (the left edge)
-    vtkSMProxy* finder = representation->getInput()->getProxy();
-    const bool byMass = vtkSMPropertyHelper(finder, "DendrogramLayout", true).GetAsInt() == 0;
-    vtkSMPropertyHelper(axes, "XTitle")
-      .Set(byMass ? "haloes by decreasing mass, each as wide as its mass"
-                  : "clumps, depth first by peak density");
+    // x orders the structures: its title without numbers (the bottom edge), the density
+    // axis with them (the left edge)
+    TitleX(representation);
     vtkSMPropertyHelper(axes, "XAxisUseCustomLabels").Set(1);
     vtkSMPropertyHelper(axes, "XAxisLabels").SetNumberOfElements(0);
     vtkSMPropertyHelper(axes, "AxesToLabel").Set(3);
@@ -526,7 +526,7 @@ void pqPHEWDisplayBehavior::onSourceAdded(pqPipelineSource* source)
 void pqPHEWDisplayBehavior::onDataUpdated(pqPipelineSource* source)
 {
   // After the views have shown the new data.
-  Later(this, source, &pqPHEWDisplayBehavior::updateCategories);
+  phew_gui::Later(this, source, &pqPHEWDisplayBehavior::updateCategories);
 }
 
 //-----------------------------------------------------------------------------
@@ -535,7 +535,7 @@ void pqPHEWDisplayBehavior::onRepresentationAdded(pqRepresentation* representati
   // Its input is not connected yet: look at it once the representation is set up.
   if (auto* data = qobject_cast<pqDataRepresentation*>(representation))
   {
-    Later(this, data, &pqPHEWDisplayBehavior::style);
+    phew_gui::Later(this, data, &pqPHEWDisplayBehavior::style);
   }
 }
 
@@ -619,8 +619,9 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
   {
     for (pqDataRepresentation* representation : source->getRepresentations(number, nullptr))
     {
-      if (number == DENDROGRAM_PLOT_PORT)
+      if (number == DENDROGRAM_PLOT_PORT) // (a zoom follows below)
       {
+        TitleX(representation);
         phew_gui::PadDendrogramFrame(representation);
       }
       vtkSMProxy* proxy = representation->getProxy();
@@ -651,4 +652,6 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
       }
     }
   }
+  // a zoom on a halo made before this run: on the same halo again if it is still selected
+  phew_gui::ZoomDendrogramToSelection(source);
 }

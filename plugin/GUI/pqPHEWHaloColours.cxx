@@ -1,5 +1,6 @@
 #include "pqPHEWHaloColours.h"
 #include "pqPHEWFilters.h"
+#include "pqPHEWHelpers.h"
 
 #include "pqOutputPort.h"
 #include "pqPipelineSource.h"
@@ -32,23 +33,14 @@ const int GROUPS_PORT = 1;
 // A faint cloud: what belongs to no structure stays visible as context behind the haloes.
 const double NO_STRUCTURE_OPACITY = 0.12;
 
-// A new proxy of the session (not registered: it never shows in the pipeline browser).
-vtkSmartPointer<vtkSMSourceProxy> NewFilter(pqServer* server, const char* name)
-{
-  vtkSmartPointer<vtkSMSourceProxy> proxy;
-  proxy.TakeReference(
-    vtkSMSourceProxy::SafeDownCast(server->proxyManager()->NewProxy("filters", name)));
-  return proxy;
-}
-
 // Rank 0's copy of a table on the client (the tables are complete on rank 0), as
 // servermanager.Fetch does it: a reduction that passes rank 0's piece through, then a move to
 // the client. nullptr when it cannot be made.
 vtkSmartPointer<vtkTable> FetchTable(pqOutputPort* port)
 {
   pqServer* server = port ? port->getServer() : nullptr;
-  auto reducer = server ? NewFilter(server, "ReductionFilter") : nullptr;
-  auto mover = server ? NewFilter(server, "ClientServerMoveData") : nullptr;
+  auto reducer = server ? phew_gui::NewHiddenFilter(server, "ReductionFilter") : nullptr;
+  auto mover = server ? phew_gui::NewHiddenFilter(server, "ClientServerMoveData") : nullptr;
   if (!reducer || !mover)
   {
     return nullptr;

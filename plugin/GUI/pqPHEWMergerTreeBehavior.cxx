@@ -1,5 +1,6 @@
 #include "pqPHEWMergerTreeBehavior.h"
 #include "pqPHEWFilters.h"
+#include "pqPHEWHelpers.h"
 
 #include "pqApplicationCore.h"
 #include "pqDataRepresentation.h"
@@ -284,19 +285,6 @@ void StyleChart(pqDataRepresentation* representation)
   TitleChart(representation);
 }
 
-// Runs action(object) once the event loop is back, if the object still exists: Qt signals
-// come while ParaView is still setting the object up.
-template <class T, class Action>
-void Later(QObject* context, T* object, Action action)
-{
-  QPointer<T> guarded(object);
-  QTimer::singleShot(0, context, [guarded, action]() {
-    if (guarded)
-    {
-      action(guarded.data());
-    }
-  });
-}
 }
 
 //-----------------------------------------------------------------------------
@@ -336,7 +324,7 @@ void pqPHEWMergerTreeBehavior::onSourceAdded(pqPipelineSource* source)
 void pqPHEWMergerTreeBehavior::onDataUpdated(pqPipelineSource* source)
 {
   // After the views have shown the new data.
-  Later(this, source, &pqPHEWMergerTreeBehavior::follow);
+  phew_gui::Later(this, source, &pqPHEWMergerTreeBehavior::follow);
 }
 
 void pqPHEWMergerTreeBehavior::onRepresentationAdded(pqRepresentation* representation)
@@ -344,7 +332,7 @@ void pqPHEWMergerTreeBehavior::onRepresentationAdded(pqRepresentation* represent
   // Its input is not connected yet: look at it once the representation is set up.
   if (auto* data = qobject_cast<pqDataRepresentation*>(representation))
   {
-    Later(this, data, &pqPHEWMergerTreeBehavior::style);
+    phew_gui::Later(this, data, &pqPHEWMergerTreeBehavior::style);
   }
 }
 

@@ -205,7 +205,13 @@ void pqPHEWSelectionLinks::update()
   if (selected && phew_gui::IsStructureFinder(selected->getSource()))
   {
     this->link(selected);
-    phew_gui::ZoomDendrogramToSelection(selected->getSource());
+  }
+  // the dendrograms follow: zoomed to a selected halo, whole again without one (a cleared
+  // selection comes without a port)
+  for (pqPipelineSource* source :
+    pqApplicationCore::instance()->getServerManagerModel()->findItems<pqPipelineSource*>())
+  {
+    phew_gui::ZoomDendrogramToSelection(source);
   }
 }
 

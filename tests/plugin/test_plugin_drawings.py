@@ -229,7 +229,7 @@ for cut_property, cut in ((0.0, 0.0), (-1.0, 1e-3 * mass[roots].sum()), (float(n
             wrong.append(int(node_id[i]))
     want_strokes = {i: sum(STROKES[d] for d in str(rank[i] + 1)) for i in np.flatnonzero(drawn & (rank >= 0) & (rank < 10))}
     n_drawn_roots = int(np.count_nonzero(drawn & (parent < 0)))
-    check(not wrong and strokes == want_strokes and used_cut == cut and
+    check(not wrong and strokes == want_strokes and np.isclose(used_cut, cut, rtol=1e-12, atol=0) and
           len(lines) == 2 * int(drawn.sum()) - n_drawn_roots + sum(want_strokes.values()),
           "Dendrogram Plot by mass, cut %g: %d lines; nodes breaking the rules %s; label strokes %s, want %s"
           % (cut, len(lines), wrong[:10], strokes, want_strokes))

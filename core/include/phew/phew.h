@@ -787,6 +787,7 @@ PHEW_API phew_status phew_link_tracked(phew_context *context, const phew_step_la
  * Fails with PHEW_ERROR_ARGUMENT (n_links < 0, a NULL array, a negative step, a progenitor step
  * not before the row's step, a progenitor that is no node of its step) or PHEW_ERROR_DATA (a
  * descendant mass that is not finite and >= 0) and context->message; the drawing is then empty.
+ * `drawing` must be zero-initialised or hold an earlier call's drawing: it is freed first.
  * Not collective; context may be NULL (no message). Free with phew_tree_drawing_free. */
 typedef struct phew_tree_node {
   int64_t step;            /* the step it is a structure of */

@@ -61,7 +61,7 @@ typedef struct colour_grid {
 static int finite3(const double *x) { return isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]); }
 
 /* The cell side: twice the mean separation of the haloes with a finite centre over their box
- * (the period on periodic axes), at most 64 cells per axis. */
+ * (the period on periodic axes; over the axes they spread along), at most 64 cells per axis. */
 static void grid_shape(colour_grid *g, int64_t n, const double *centre, const double period[3])
 {
   double high[3];
@@ -80,14 +80,17 @@ static void grid_shape(colour_grid *g, int64_t n, const double *centre, const do
       }
     }
   double volume = 1.0, extent[3];
+  int dimensions = 0; /* the axes the haloes spread along (a flat axis: a plane or a line) */
   for (int k = 0; k < 3; ++k) {
     if (g->period[k] > 0.0)
       g->low[k] = 0.0;
     extent[k] = g->period[k] > 0.0 ? g->period[k] : placed ? high[k] - g->low[k] : 0.0;
-    if (extent[k] > 0.0) /* (a flat axis: the haloes lie in a plane or a line) */
+    if (extent[k] > 0.0) {
       volume *= extent[k];
+      ++dimensions;
+    }
   }
-  const double separation = placed ? cbrt(volume / (double)placed) : 1.0;
+  const double separation = placed && dimensions ? pow(volume / (double)placed, 1.0 / dimensions) : 1.0;
   for (int k = 0; k < 3; ++k) {
     double count = extent[k] > 0.0 ? floor(extent[k] / (2.0 * separation)) : 1.0;
     count = fmin(fmax(count, 1.0), 64.0);

@@ -1,0 +1,43 @@
+/**
+ * Small helpers the GUI parts share: running an action once the event loop is back, and
+ * making a filter proxy of the session that never shows in the pipeline browser.
+ */
+#ifndef pqPHEWHelpers_h
+#define pqPHEWHelpers_h
+
+#include "pqServer.h"
+#include "vtkSMSessionProxyManager.h"
+#include "vtkSMSourceProxy.h"
+#include "vtkSmartPointer.h"
+
+#include <QPointer>
+#include <QTimer>
+
+namespace phew_gui
+{
+/// Runs action(object) once the event loop is back, if the object still exists: Qt signals
+/// come while ParaView is still setting the object up.
+template <class T, class Action>
+void Later(QObject* context, T* object, Action action)
+{
+  QPointer<T> guarded(object);
+  QTimer::singleShot(0, context, [guarded, action]() {
+    if (guarded)
+    {
+      action(guarded.data());
+    }
+  });
+}
+
+/// A new filter proxy ("filters" group) of the server's session, not registered: it never
+/// shows in the pipeline browser and goes with the returned pointer.
+inline vtkSmartPointer<vtkSMSourceProxy> NewHiddenFilter(pqServer* server, const char* name)
+{
+  vtkSmartPointer<vtkSMSourceProxy> proxy;
+  proxy.TakeReference(
+    vtkSMSourceProxy::SafeDownCast(server->proxyManager()->NewProxy("filters", name)));
+  return proxy;
+}
+}
+
+#endif
