@@ -352,14 +352,28 @@ static phew_status check_layout_arguments(const phew_node *nodes, int64_t n_node
   return PHEW_OK;
 }
 
+/* The context's message, emptied (NULL without a context: snprintf with size 0 then writes
+ * nothing), and its size. */
+static char *start_message(phew_context *context, size_t *size)
+{
+  *size = context ? sizeof context->message : 0;
+  if (*size)
+    context->message[0] = '\0';
+  return context ? context->message : NULL;
+}
+
+/* A failed allocation says so, unless a message was written already. */
+static void say_out_of_memory(phew_status status, char *message, size_t size)
+{
+  if (status == PHEW_ERROR_MEMORY && (!size || message[0] == '\0'))
+    snprintf(message, size, "out of memory while laying out the dendrogram");
+}
+
 phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes, int64_t n_nodes,
                                    phew_node_layout *layout, double *log_floor)
 {
-  /* snprintf with size 0 writes nothing: without a context there is no message */
-  char *message = context ? context->message : NULL;
-  const size_t message_size = context ? sizeof context->message : 0;
-  if (message_size)
-    message[0] = '\0';
+  size_t message_size = 0;
+  char *message = start_message(context, &message_size);
   int done = 0;
   phew_status status = check_layout_arguments(nodes, n_nodes, layout, log_floor, &done, message, message_size);
   if (status != PHEW_OK || done)
@@ -372,8 +386,7 @@ phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes
     if (log_floor)
       *log_floor = floor_value;
   }
-  if (status == PHEW_ERROR_MEMORY && (!message_size || message[0] == '\0'))
-    snprintf(message, message_size, "out of memory while laying out the dendrogram");
+  say_out_of_memory(status, message, message_size);
   free_tree(&t);
   return status;
 }
@@ -381,10 +394,8 @@ phew_status phew_layout_dendrogram(phew_context *context, const phew_node *nodes
 phew_status phew_layout_dendrogram_by_mass(phew_context *context, const phew_node *nodes, int64_t n_nodes,
                                            double mass_cut, phew_mass_layout *layout, double *log_floor)
 {
-  char *message = context ? context->message : NULL;
-  const size_t message_size = context ? sizeof context->message : 0;
-  if (message_size)
-    message[0] = '\0';
+  size_t message_size = 0;
+  char *message = start_message(context, &message_size);
   if (isnan(mass_cut)) {
     snprintf(message, message_size, "the dendrogram's mass cut is NaN");
     return PHEW_ERROR_ARGUMENT;
@@ -402,8 +413,7 @@ phew_status phew_layout_dendrogram_by_mass(phew_context *context, const phew_nod
     if (log_floor)
       *log_floor = floor_value;
   }
-  if (status == PHEW_ERROR_MEMORY && (!message_size || message[0] == '\0'))
-    snprintf(message, message_size, "out of memory while laying out the dendrogram");
+  say_out_of_memory(status, message, message_size);
   free(cursor);
   free_tree(&t);
   return status;
