@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -615,6 +616,7 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
     ShowRows(source);
     return;
   }
+  std::map<vtkSMProxy*, int> haloMaps; // colour maps of haloes made in this pass: haloes
   for (int number : StyledPorts(source))
   {
     for (pqDataRepresentation* representation : source->getRepresentations(number, nullptr))
@@ -631,7 +633,11 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
       if (lut && colouredBy && std::strcmp(colouredBy, phew_gui::HALO_COLOUR) == 0 &&
         phew_gui::IsHaloColours(lut))
       {
-        const int haloes = phew_gui::SetHaloColours(lut, source);
+        // (the drawings share one map: its masses fetched once per run)
+        const auto made = haloMaps.find(lut);
+        const int haloes = made != haloMaps.end()
+          ? made->second
+          : (haloMaps[lut] = phew_gui::SetHaloColours(lut, source));
         if (pqView* view = representation->getView())
         {
           phew_gui::LabelHaloLegend(lut, view->getProxy(), haloes);
