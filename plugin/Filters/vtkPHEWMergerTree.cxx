@@ -448,8 +448,8 @@ int vtkPHEWMergerTree::RequestData(
 }
 
 //------------------------------------------------------------------------------
-// The Tree Drawing and the Mass History, on rank 0 (where the links are). An unknown Final
-// Halo is reported here; the other outputs stand.
+// The Tree Drawing and the Mass History, on rank 0 (where the links are). An unknown
+// Structure or Structure Step is reported here; the other outputs stand.
 void vtkPHEWMergerTree::Draw(
   const phew_adaptors::Context& context, vtkPolyData* drawing, vtkTable* massHistory)
 {
@@ -457,8 +457,8 @@ void vtkPHEWMergerTree::Draw(
   {
     return;
   }
-  const std::string problem = phew_tree_plot::Build(
-    { this->Rows->Links, this->StepTimes }, this->FinalHalo, drawing, massHistory);
+  const std::string problem = phew_tree_plot::Build({ this->Rows->Links, this->StepTimes },
+    { this->StructureStep, this->Structure }, drawing, massHistory);
   if (!problem.empty())
   {
     vtkErrorMacro(<< "Merger tree: " << problem);
@@ -660,5 +660,6 @@ void vtkPHEWMergerTree::PrintSelf(ostream& os, vtkIndent indent)
 {
   this->Superclass::PrintSelf(os, indent);
   os << indent << "Steps in the history: " << this->History.size() << "\n";
-  os << indent << "FinalHalo: " << this->FinalHalo << "\n";
+  os << indent << "Structure: " << this->Structure << "\n";
+  os << indent << "StructureStep: " << this->StructureStep << "\n";
 }

@@ -26,8 +26,9 @@
  * after Step (0 for the first step of the history), Time and PreviousTime (NaN at the first
  * step, whose structures all appear as new, ProgenitorId -1). Output 1, History: the links of
  * every step of the history so far, in order. Output 2, Tree Drawing, and output 3, Mass
- * History: the history drawn and the main branch of one final structure (FinalHalo; -1: the
- * most massive; empty while its branch has one step), see vtkPHEWTreeDrawing.h. All are complete on
+ * History: the history drawn and the branch of one structure (Structure of step StructureStep;
+ * -1, -1: the most massive of the last step; empty while its branch has one step), see
+ * vtkPHEWTreeDrawing.h. All are complete on
  * rank 0 and empty on the other ranks; the same, bit for bit, for any number of processes.
  *
  * A request for a time the history already holds, from the same input unmodified since, runs
@@ -76,10 +77,14 @@ public:
   vtkSetClampMacro(MaxOrphanSteps, int, 0, VTK_INT_MAX);
   vtkGetMacro(MaxOrphanSteps, int);
 
-  /// The structure of the last step whose main branch the Mass History holds (its id in that
-  /// step); -1 (the default): the most massive.
-  vtkSetClampMacro(FinalHalo, int, -1, VTK_INT_MAX);
-  vtkGetMacro(FinalHalo, int);
+  /// The structure whose branch the Mass History holds: its id (StructureId) in step
+  /// StructureStep of the history (-1, the default: the most massive of that step), and that
+  /// step (0 for the first; -1, the default: the last). The GUI sets both when a structure is
+  /// selected in a view or a table, or a node of the Tree Drawing is picked.
+  vtkSetClampMacro(Structure, int, -1, VTK_INT_MAX);
+  vtkGetMacro(Structure, int);
+  vtkSetClampMacro(StructureStep, int, -1, VTK_INT_MAX);
+  vtkGetMacro(StructureStep, int);
 
   /// The output ports.
   enum OutputPorts
@@ -163,7 +168,8 @@ private:
   std::unique_ptr<TracerSets> Tracers;
   int MostBoundParticles = 200;
   int MaxOrphanSteps = 3;
-  int FinalHalo = -1;
+  int Structure = -1;
+  int StructureStep = -1;
   std::string Arrays;        // the arrays the remembered steps were read with
   std::string FailedRequest; // the last request, if it failed (RequestKey)
   // Per step of the history: its links as a table and as the core made them (rank 0), its

@@ -64,8 +64,45 @@ std::vector<double> Radii(const phew_tree_drawing& t, double spacing)
   return radii;
 }
 
+// Each node's colour: its final halo's, as phew_colour_haloes gives the last step's
+// structures (in id order) by mass without positions (so neighbours in the drawing, side by
+// side by mass, differ); -1 without a final halo or when the colours cannot be computed. The
+// ten largest final haloes have the colours of the ten largest haloes of the 3D view.
+std::vector<int32_t> Colours(const phew_tree_drawing& t)
+{
+  std::vector<int64_t> finals;
+  std::vector<double> masses;
+  for (int64_t v = 0; v < t.n_nodes; ++v)
+  {
+    if (t.nodes[v].step == t.last_step)
+    {
+      finals.push_back(t.nodes[v].id);
+      masses.push_back(t.nodes[v].mass);
+    }
+  }
+  std::vector<double> nowhere(3 * finals.size(), NAN);
+  std::vector<int32_t> colour(finals.size(), -1);
+  if (phew_colour_haloes(nullptr, static_cast<int64_t>(finals.size()), masses.data(),
+        nowhere.data(), nullptr, colour.data()) != PHEW_OK)
+  {
+    colour.assign(finals.size(), -1);
+  }
+  std::vector<int32_t> byNode(static_cast<size_t>(t.n_nodes), -1);
+  for (int64_t v = 0; v < t.n_nodes; ++v)
+  {
+    // (finals are in id order: the nodes are by step, then id)
+    const auto at = std::lower_bound(finals.begin(), finals.end(), t.nodes[v].final_id);
+    if (t.nodes[v].final_id >= 0 && at != finals.end() && *at == t.nodes[v].final_id)
+    {
+      byNode[v] = colour[static_cast<size_t>(at - finals.begin())];
+    }
+  }
+  return byNode;
+}
+
 // One vertex per node, with its point data; vertices' cell data.
-void DrawNodes(const phew_tree_drawing& t, const std::vector<double>& times, vtkPolyData* out)
+void DrawNodes(const phew_tree_drawing& t, const std::vector<double>& times,
+  const std::vector<int32_t>& colours, vtkPolyData* out)
 {
   const double spacing = ColumnSpacing(t);
   const std::vector<double> radii = Radii(t, spacing);
@@ -79,9 +116,10 @@ void DrawNodes(const phew_tree_drawing& t, const std::vector<double>& times, vtk
        progenitors = Named<vtkIdTypeArray>("NumberOfProgenitors", n);
   auto time = Named<vtkDoubleArray>("Time", n), mass = Named<vtkDoubleArray>("Mass", n),
        radius = Named<vtkDoubleArray>("Radius", n);
-  auto main = Named<vtkIntArray>("MainBranch", n);
+  auto main = Named<vtkIntArray>("MainBranch", n), colour = Named<vtkIntArray>("HaloColour", n);
   for (vtkIdType v = 0; v < n; ++v)
   {
+    colour->SetValue(v, colours[v]);
     const phew_tree_node& node = t.nodes[v];
     points->SetPoint(v, node.x * spacing, static_cast<double>(node.step), 0.0);
     verts->InsertNextCell(1, &v);
@@ -97,7 +135,7 @@ void DrawNodes(const phew_tree_drawing& t, const std::vector<double>& times, vtk
   out->SetPoints(points);
   out->SetVerts(verts);
   for (vtkDataArray* array : std::initializer_list<vtkDataArray*>{
-         ids, steps, time, mass, radius, finals, progenitors, main })
+         ids, steps, time, mass, radius, finals, progenitors, main, colour })
   {
     out->GetPointData()->AddArray(array);
   }
@@ -109,18 +147,24 @@ void DrawNodes(const phew_tree_drawing& t, const std::vector<double>& times, vtk
 }
 
 // One line per edge, progenitor to descendant; cell data of the vertices, then the lines.
-void DrawEdges(const phew_tree_drawing& t, vtkPolyData* out)
+void DrawEdges(const phew_tree_drawing& t, const std::vector<int32_t>& colours, vtkPolyData* out)
 {
   const vtkIdType cells = t.n_nodes + t.n_edges;
   vtkNew<vtkCellArray> lines;
   auto finals = Named<vtkIdTypeArray>("FinalHaloId", cells),
        rows = Named<vtkIdTypeArray>("HistoryRow", cells);
-  auto mainLink = Named<vtkIntArray>("MainLink", cells);
+  auto ids = Named<vtkIdTypeArray>("StructureId", cells),
+       steps = Named<vtkIdTypeArray>("Step", cells);
+  auto mainLink = Named<vtkIntArray>("MainLink", cells),
+       colour = Named<vtkIntArray>("HaloColour", cells);
   for (vtkIdType v = 0; v < t.n_nodes; ++v)
   {
+    colour->SetValue(v, colours[v]);
     finals->SetValue(v, t.nodes[v].final_id);
     rows->SetValue(v, -1);
     mainLink->SetValue(v, 0);
+    ids->SetValue(v, t.nodes[v].id);
+    steps->SetValue(v, t.nodes[v].step);
   }
   for (vtkIdType e = 0; e < t.n_edges; ++e)
   {
@@ -133,62 +177,97 @@ void DrawEdges(const phew_tree_drawing& t, vtkPolyData* out)
     finals->SetValue(t.n_nodes + e, main ? t.nodes[edge.progenitor].final_id : -1);
     rows->SetValue(t.n_nodes + e, edge.row);
     mainLink->SetValue(t.n_nodes + e, main);
+    colour->SetValue(t.n_nodes + e, main ? colours[edge.progenitor] : -1);
+    ids->SetValue(t.n_nodes + e, t.nodes[edge.progenitor].id);
+    steps->SetValue(t.n_nodes + e, t.nodes[edge.progenitor].step);
   }
   out->SetLines(lines);
   out->GetCellData()->AddArray(finals);
   out->GetCellData()->AddArray(rows);
   out->GetCellData()->AddArray(mainLink);
+  out->GetCellData()->AddArray(ids);
+  out->GetCellData()->AddArray(steps);
+  out->GetCellData()->AddArray(colour);
   out->GetCellData()->SetActiveScalars("FinalHaloId");
 }
 
-// The node of the last step with id `finalHalo` (-1: the most massive; equal masses: the
-// smaller id), or -1.
-int64_t FinalNode(const phew_tree_drawing& t, int64_t finalHalo)
+// The chosen structure's node (its step -1: the last; its id -1: the most massive of the
+// step, equal masses: the smaller id), or -1 with the problem in `problem` (none for an empty
+// history, or the most massive of a step without structures).
+int64_t ChosenNode(const phew_tree_drawing& t, phew_tree_plot::Choice chosen, std::string& problem)
 {
+  const int64_t step = chosen.Step < 0 ? t.last_step : chosen.Step;
+  if (step > t.last_step)
+  {
+    problem = "Mass History: Structure Step " + std::to_string(step) +
+      " is not a step of the history (0 to " + std::to_string(t.last_step) + "); -1: the last step";
+    return -1;
+  }
   int64_t found = -1;
   for (int64_t v = 0; v < t.n_nodes; ++v)
   {
     const phew_tree_node& node = t.nodes[v];
-    if (node.step != t.last_step)
-    {
-      continue;
-    }
-    if (finalHalo >= 0 ? node.id == finalHalo : (found < 0 || node.mass > t.nodes[found].mass))
+    if (node.step == step &&
+      (chosen.Id >= 0 ? node.id == chosen.Id : (found < 0 || node.mass > t.nodes[found].mass)))
     {
       found = v;
     }
   }
+  if (found < 0 && chosen.Id >= 0)
+  {
+    problem = "Mass History: step " + std::to_string(step) + " has no structure " +
+      std::to_string(chosen.Id) +
+      "; set Structure to one of its StructureId values in the Tree Drawing (or select a "
+      "structure in a view), or -1 for the most massive";
+  }
   return found;
 }
 
-// The main branch of `finalHalo`, oldest first.
-std::string FillMassHistory(
-  const phew_tree_drawing& t, const std::vector<double>& times, int64_t finalHalo, vtkTable* table)
+// The branch through node `v`, oldest first: its main progenitors, `v`, its main descendants.
+std::vector<int64_t> Branch(const phew_tree_drawing& t, int64_t v)
 {
-  const int64_t last = FinalNode(t, finalHalo);
-  if (last < 0)
-  {
-    return finalHalo < 0 || t.last_step < 0 ? std::string()
-                                            : "Mass History: the last step (" +
-        std::to_string(t.last_step) + ") has no structure " + std::to_string(finalHalo) +
-        "; set Final Halo to one of its StructureId values in the Tree Drawing, or -1 for the "
-        "most massive";
-  }
   std::vector<int64_t> branch;
-  for (int64_t v = last; v >= 0; v = t.nodes[v].main_progenitor)
+  for (int64_t u = t.nodes[v].main_progenitor; u >= 0; u = t.nodes[u].main_progenitor)
   {
-    branch.push_back(v);
+    branch.push_back(u);
   }
+  std::reverse(branch.begin(), branch.end());
+  for (int64_t u = v; u >= 0; u = t.nodes[u].descendant)
+  {
+    branch.push_back(u);
+  }
+  return branch;
+}
+
+// A one-value field data array.
+void AddField(vtkTable* table, const char* name, int64_t value)
+{
+  auto array = Named<vtkIdTypeArray>(name, 1);
+  array->SetValue(0, value);
+  table->GetFieldData()->AddArray(array);
+}
+
+// The branch of the chosen structure; returns the problem or "".
+std::string FillMassHistory(const phew_tree_drawing& t, const std::vector<double>& times,
+  const std::vector<int32_t>& colours, phew_tree_plot::Choice chosen, vtkTable* table)
+{
+  std::string problem;
+  const int64_t v = t.last_step < 0 ? -1 : ChosenNode(t, chosen, problem);
+  if (v < 0)
+  {
+    return problem;
+  }
+  const std::vector<int64_t> branch = Branch(t, v);
   if (branch.size() < 2)
   {
     return std::string(); // one point: no line to draw (ParaView's line chart complains)
   }
-  std::reverse(branch.begin(), branch.end());
   const vtkIdType n = static_cast<vtkIdType>(branch.size());
   auto steps = Named<vtkIdTypeArray>("Step", n), ids = Named<vtkIdTypeArray>("StructureId", n),
        progenitors = Named<vtkIdTypeArray>("NumberOfProgenitors", n),
        finals = Named<vtkIdTypeArray>("FinalHaloId", n);
   auto time = Named<vtkDoubleArray>("Time", n), mass = Named<vtkDoubleArray>("Mass", n);
+  auto own = Named<vtkIntArray>("Chosen", n);
   for (vtkIdType r = 0; r < n; ++r)
   {
     const phew_tree_node& node = t.nodes[branch[r]];
@@ -197,21 +276,24 @@ std::string FillMassHistory(
     ids->SetValue(r, node.id);
     mass->SetValue(r, node.mass);
     progenitors->SetValue(r, node.n_progenitors);
-    finals->SetValue(r, t.nodes[last].id);
+    finals->SetValue(r, t.nodes[v].final_id);
+    own->SetValue(r, branch[r] == v);
   }
   for (vtkAbstractArray* column :
-    std::initializer_list<vtkAbstractArray*>{ steps, time, ids, mass, progenitors, finals })
+    std::initializer_list<vtkAbstractArray*>{ steps, time, ids, mass, progenitors, finals, own })
   {
     table->AddColumn(column);
   }
+  AddField(table, "Structure", t.nodes[v].id);
+  AddField(table, "StructureStep", t.nodes[v].step);
+  AddField(table, "HaloColour", colours[v]);
   return std::string();
 }
 }
 
 namespace phew_tree_plot
 {
-std::string Build(
-  const Steps& steps, int64_t finalHalo, vtkPolyData* drawing, vtkTable* massHistory)
+std::string Build(const Steps& steps, Choice chosen, vtkPolyData* drawing, vtkTable* massHistory)
 {
   drawing->Initialize();
   massHistory->Initialize();
@@ -230,8 +312,9 @@ std::string Build(
   {
     return std::string("the merger tree cannot be drawn: ") + core.message;
   }
-  DrawNodes(layout.Tree, steps.Times, drawing);
-  DrawEdges(layout.Tree, drawing);
-  return FillMassHistory(layout.Tree, steps.Times, finalHalo, massHistory);
+  const std::vector<int32_t> colours = Colours(layout.Tree);
+  DrawNodes(layout.Tree, steps.Times, colours, drawing);
+  DrawEdges(layout.Tree, colours, drawing);
+  return FillMassHistory(layout.Tree, steps.Times, colours, chosen, massHistory);
 }
 }

@@ -11,13 +11,20 @@
  * NumberOfProgenitors (2 or more: a merger) and MainBranch. Cell data (vertices, then lines):
  * FinalHaloId (a line to its progenitor's main descendant: the progenitor's; a line that takes
  * only part of a structure elsewhere: -1), HistoryRow (the line's row in the History, -1 for a
- * vertex) and MainLink (1: the line goes to its progenitor's main descendant). Field data:
+ * vertex) and MainLink (1: the line goes to its progenitor's main descendant), StructureId and
+ * Step (a vertex's node; a line's progenitor: picking a cell names a structure). HaloColour
+ * (points and cells, as FinalHaloId): the final halo's colour index, phew_colour_haloes of the
+ * last step's structures by mass (without positions: neighbours in the drawing differ), so the
+ * ten largest have the 3D view's colours of the ten largest haloes; -1: none. Field data:
  * ColumnSpacing. FinalHaloId is the active scalars.
  *
- * Mass History (table): one row per step along the main branch (main progenitors) of one
- * structure of the last step, oldest first: Step, Time, StructureId, Mass,
- * NumberOfProgenitors, FinalHaloId. Empty while the branch has a single step: a line chart
- * cannot draw one point (ParaView's reports an error for each series).
+ * Mass History (table): one row per step along the branch of one structure, oldest first: its
+ * main progenitors back to where it appeared, the structure, then its main descendants on to
+ * the last step (or to where it vanished). Columns Step, Time, StructureId, Mass,
+ * NumberOfProgenitors, FinalHaloId (the branch's last structure, if it reaches the last step,
+ * else -1) and Chosen (1 on the structure's own row); field data Structure and StructureStep
+ * (the structure, the -1s resolved) and HaloColour (its final halo's). Empty while the branch has a
+ * single step: a line chart cannot draw one point (ParaView's reports an error for each series).
  *
  * Built on rank 0, where the links are (empty elsewhere, like the tables).
  */
@@ -42,11 +49,17 @@ struct Steps
   const std::vector<double>& Times;
 };
 
-/// Fills `drawing` and `massHistory` (the main branch of the last step's structure
-/// `finalHalo`; -1: the most massive). Returns "" or the problem; a failed layout leaves both
-/// empty, an unknown `finalHalo` leaves the mass history empty.
-std::string Build(
-  const Steps& steps, int64_t finalHalo, vtkPolyData* drawing, vtkTable* massHistory);
+/// A structure of the history: its step (-1: the last) and its id there (-1: the most
+/// massive of that step).
+struct Choice
+{
+  int64_t Step;
+  int64_t Id;
+};
+
+/// Fills `drawing` and `massHistory` (the branch of `chosen`). Returns "" or the problem; a
+/// failed layout leaves both empty, an unknown step or structure leaves the mass history empty.
+std::string Build(const Steps& steps, Choice chosen, vtkPolyData* drawing, vtkTable* massHistory);
 }
 
 #endif

@@ -44,7 +44,7 @@ bool SelectedHaloes(pqOutputPort* port, double range[2])
   vtkSMPropertyHelper(extract, "Input").Set(plot, number);
   vtkSMPropertyHelper(extract, "Selection").Set(selection, plot->GetSelectionInputPort(number));
   extract->UpdateVTKObjects();
-  extract->UpdatePipeline();
+  phew_gui::UpdateAtShownTime(extract, port->getServer());
   vtkPVArrayInformation* haloes =
     extract->GetDataInformation()->GetArrayInformation("HaloId", vtkDataObject::CELL);
   if (!haloes || haloes->GetNumberOfTuples() == 0 || haloes->GetComponentRange(0)[1] < 0)
@@ -76,7 +76,7 @@ bool SubtreeBounds(pqOutputPort* port, const double range[2], double bounds[6])
   vtkSMPropertyHelper(threshold, "LowerThreshold").Set(range[0]);
   vtkSMPropertyHelper(threshold, "UpperThreshold").Set(range[1]);
   threshold->UpdateVTKObjects();
-  threshold->UpdatePipeline();
+  phew_gui::UpdateAtShownTime(threshold, port->getServer());
   vtkPVDataInformation* info = threshold->GetDataInformation();
   if (!info || info->GetNumberOfCells() == 0)
   {

@@ -48,11 +48,11 @@ vtkSmartPointer<vtkTable> FetchTable(pqOutputPort* port)
   vtkSMPropertyHelper(reducer, "Input").Set(port->getSource()->getProxy(), port->getPortNumber());
   vtkSMPropertyHelper(reducer, "PassThrough").Set(0);
   reducer->UpdateVTKObjects();
-  reducer->UpdatePipeline();
+  phew_gui::UpdateAtShownTime(reducer, server);
   vtkSMPropertyHelper(mover, "Input").Set(reducer);
   vtkSMPropertyHelper(mover, "OutputDataType").Set(VTK_TABLE);
   mover->UpdateVTKObjects();
-  mover->UpdatePipeline();
+  phew_gui::UpdateAtShownTime(mover, server);
   auto* algorithm = vtkAlgorithm::SafeDownCast(mover->GetClientSideObject());
   vtkTable* moved = algorithm ? vtkTable::SafeDownCast(algorithm->GetOutputDataObject(0)) : nullptr;
   if (!moved)
@@ -69,7 +69,7 @@ std::vector<double> HaloMasses(pqPipelineSource* source)
 {
   std::vector<double> masses;
   const int port = phew_gui::IsHaloFinder(source) ? GROUPS_PORT : HALOES_PORT;
-  if (port >= source->getNumberOfOutputPorts())
+  if (!source || port >= source->getNumberOfOutputPorts())
   {
     return masses;
   }

@@ -18,7 +18,7 @@ namespace phew_gui
 extern const char* const HALO_COLOUR;
 
 /// Makes `lut` the haloes' colour map for `source`'s current result; returns the number of
-/// haloes (0: no table yet, then the map has the colours without names).
+/// haloes (0: no table yet, or no source, then the map has the colours without names).
 int SetHaloColours(vtkSMProxy* lut, pqPipelineSource* source);
 
 /// True when `lut` is categorical, as SetHaloColours makes it (not switched to a preset).

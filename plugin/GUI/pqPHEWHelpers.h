@@ -1,11 +1,13 @@
 /**
- * Small helpers the GUI parts share: running an action once the event loop is back, and
- * making a filter proxy of the session that never shows in the pipeline browser.
+ * Small helpers the GUI parts share: running an action once the event loop is back, making a
+ * filter proxy of the session that never shows in the pipeline browser, and updating one at
+ * the time the views show.
  */
 #ifndef pqPHEWHelpers_h
 #define pqPHEWHelpers_h
 
 #include "pqServer.h"
+#include "pqTimeKeeper.h"
 #include "vtkSMSessionProxyManager.h"
 #include "vtkSMSourceProxy.h"
 #include "vtkSmartPointer.h"
@@ -37,6 +39,13 @@ inline vtkSmartPointer<vtkSMSourceProxy> NewHiddenFilter(pqServer* server, const
   proxy.TakeReference(
     vtkSMSourceProxy::SafeDownCast(server->proxyManager()->NewProxy("filters", name)));
   return proxy;
+}
+
+/// Updates `proxy` at the time the views show (UpdatePipeline() without a time gives a time
+/// series' first step, not the one on screen).
+inline void UpdateAtShownTime(vtkSMSourceProxy* proxy, pqServer* server)
+{
+  proxy->UpdatePipeline(server->getTimeKeeper()->getTime());
 }
 }
 

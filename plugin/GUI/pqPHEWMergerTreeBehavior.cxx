@@ -1,5 +1,6 @@
 #include "pqPHEWMergerTreeBehavior.h"
 #include "pqPHEWFilters.h"
+#include "pqPHEWHaloColours.h"
 #include "pqPHEWHelpers.h"
 
 #include "pqApplicationCore.h"
@@ -19,6 +20,8 @@
 #include "vtkSMProxy.h"
 #include "vtkSMTransferFunctionProxy.h"
 
+#include "phew/phew.h"
+
 #include <QPointer>
 #include <QTimer>
 #include <QVariant>
@@ -37,51 +40,19 @@ const int TREE_DRAWING_PORT = 2;
 const int MASS_HISTORY_PORT = 3;
 const char* const FINAL_IDS = "FinalHaloId";
 
-// The twelve colours pqPHEWDisplayBehavior gives structures 0, 1, 2, ... in the 3D view: the
-// tree of final halo c has the colour of structure c there.
-const double Palette[12][3] = { { 0.894, 0.102, 0.110 }, { 0.216, 0.494, 0.722 },
-  { 0.302, 0.686, 0.290 }, { 0.596, 0.306, 0.639 }, { 1.000, 0.498, 0.000 },
-  { 1.000, 1.000, 0.200 }, { 0.651, 0.337, 0.157 }, { 0.969, 0.506, 0.749 },
-  { 0.400, 0.761, 0.647 }, { 0.988, 0.553, 0.384 }, { 0.553, 0.627, 0.796 },
-  { 0.651, 0.847, 0.329 } };
-const double Grey[3] = { 0.62, 0.62, 0.62 };
-
 bool IsMergerTree(pqPipelineSource* source)
 {
   return phew_gui::IsFilter(source, "PHEWMergerTree");
 }
 
-// The largest FinalHaloId on the port's cells (-1: none, or no such array).
-int LargestFinalId(vtkPVDataInformation* info)
+// The drawing's colour map: the haloes' colours of the 3D view (one map for both, by array
+// name), made here only if no halo finder has made it yet.
+void UseHaloColours(vtkSMProxy* lut)
 {
-  vtkPVArrayInformation* array =
-    info ? info->GetArrayInformation(FINAL_IDS, vtkDataObject::CELL) : nullptr;
-  return array && array->GetNumberOfTuples() > 0
-    ? static_cast<int>(std::lround(array->GetComponentRange(0)[1]))
-    : -1;
-}
-
-// One category per final halo 0 .. largest (palette colour c % 12), and -1 in grey.
-void SetCategories(vtkSMProxy* lut, int largest)
-{
-  std::vector<std::string> annotations = { "-1", "none" };
-  std::vector<double> colours(Grey, Grey + 3);
-  for (int c = 0; c <= largest; ++c)
+  if (lut && !phew_gui::IsHaloColours(lut))
   {
-    annotations.push_back(std::to_string(c));
-    annotations.push_back(std::to_string(c));
-    colours.insert(colours.end(), Palette[c % 12], Palette[c % 12] + 3);
+    phew_gui::SetHaloColours(lut, nullptr);
   }
-  vtkSMPropertyHelper(lut, "IndexedLookup").Set(1);
-  vtkSMPropertyHelper helper(lut, "Annotations");
-  helper.SetNumberOfElements(static_cast<unsigned int>(annotations.size()));
-  for (unsigned int i = 0; i < annotations.size(); ++i)
-  {
-    helper.Set(i, annotations[i].c_str());
-  }
-  vtkSMPropertyHelper(lut, "IndexedColors")
-    .Set(colours.data(), static_cast<unsigned int>(colours.size()));
-  lut->UpdateVTKObjects();
 }
 
 // Hides the legend of the representation's colour map in its view; false if it has none yet.
@@ -117,7 +88,8 @@ void HideLegendOnceShown(pqDataRepresentation* representation)
 
 int DrawnSteps(pqDataRepresentation* representation);
 
-// The step axis labelled at whole steps (at most about ten labels), not at fractions.
+// The step axis labelled at whole steps (at most about ten labels), not at fractions, and the
+// frame padded.
 void LabelSteps(pqDataRepresentation* representation)
 {
   vtkSMProxy* axes =
@@ -136,6 +108,17 @@ void LabelSteps(pqDataRepresentation* representation)
   vtkSMPropertyHelper(axes, "YAxisUseCustomLabels").Set(1);
   vtkSMPropertyHelper(axes, "YAxisLabels")
     .Set(labels.data(), static_cast<unsigned int>(labels.size()));
+  // the frame a little above and below the drawing: the first and last steps' nodes off its
+  // lines (not wider along x: a frame wider than the drawing there stops ParaView 5.11's
+  // surface selection in this view from picking anything, seen in the GUI, not in pvbatch)
+  vtkPVDataInformation* info = representation->getInputDataInformation();
+  double bounds[6];
+  info->GetBounds(bounds);
+  const double dy = 0.06 * (bounds[3] - bounds[2]) + 0.05;
+  const double padded[6] = { bounds[0], bounds[1], bounds[2] - dy, bounds[3] + dy, bounds[4],
+    bounds[5] };
+  vtkSMPropertyHelper(axes, "CustomBounds").Set(padded, 6);
+  vtkSMPropertyHelper(axes, "UseCustomBounds").Set(1);
   axes->UpdateVTKObjects();
 }
 
@@ -144,7 +127,6 @@ void LabelSteps(pqDataRepresentation* representation)
 // it grows by a row with every step.
 void FitDrawing(pqDataRepresentation* representation)
 {
-  LabelSteps(representation);
   if (auto* view = qobject_cast<pqRenderView*>(representation->getView()))
   {
     view->resetViewDirection(0, 0, -1, 0, 1, 0);
@@ -156,6 +138,7 @@ void FitDrawing(pqDataRepresentation* representation)
     vtkSMPropertyHelper(proxy, "CameraParallelScale").Set(1.3 * scale);
     proxy->UpdateVTKObjects();
   }
+  LabelSteps(representation);
 }
 
 // The number of steps the drawing shows (the largest Step + 1; 0: empty).
@@ -190,11 +173,8 @@ void SizePoints(pqDataRepresentation* representation)
 void StyleDrawing(pqDataRepresentation* representation)
 {
   vtkSMProxy* proxy = representation->getProxy();
-  vtkSMPVRepresentationProxy::SetScalarColoring(proxy, FINAL_IDS, vtkDataObject::CELL);
-  if (vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy())
-  {
-    SetCategories(lut, LargestFinalId(representation->getInputDataInformation()));
-  }
+  vtkSMPVRepresentationProxy::SetScalarColoring(proxy, phew_gui::HALO_COLOUR, vtkDataObject::CELL);
+  UseHaloColours(vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy());
   vtkSMPropertyHelper(proxy, "Representation").Set("Surface");
   SizePoints(representation);
   vtkSMPropertyHelper(proxy, "RenderPointsAsSpheres", true).Set(1);
@@ -217,18 +197,72 @@ void StyleDrawing(pqDataRepresentation* representation)
   FitDrawing(representation);
 }
 
-// The chart's title names the final halo of the Mass History on the port (none: no title).
+// One number the port's data holds: a field data value or the first (0) or last (1) end of a
+// column's range; `fallback` when there is no such array.
+long Number(vtkPVDataInformation* info, const char* name, int association, int end, long fallback)
+{
+  vtkPVArrayInformation* array = info ? info->GetArrayInformation(name, association) : nullptr;
+  return array && array->GetNumberOfTuples() > 0 ? std::lround(array->GetComponentRange(0)[end])
+                                                 : fallback;
+}
+
+// Both axes a little wider than the history (the end points' markers whole, not cut by the
+// frame), once there is a history.
+void PadAxes(vtkSMProxy* view, vtkPVDataInformation* info)
+{
+  for (const char* axis : { "Left", "Bottom" })
+  {
+    vtkPVArrayInformation* values = info
+      ? info->GetArrayInformation(axis[0] == 'L' ? "Mass" : "Time", vtkDataObject::ROW)
+      : nullptr;
+    if (!values || values->GetNumberOfTuples() < 2)
+    {
+      continue;
+    }
+    const double* range = values->GetComponentRange(0);
+    const double pad = 0.06 * (range[1] - range[0]) + 1e-6 * std::abs(range[1]);
+    const std::string name(axis);
+    vtkSMPropertyHelper(view, (name + "AxisUseCustomRange").c_str()).Set(1);
+    vtkSMPropertyHelper(view, (name + "AxisRangeMinimum").c_str()).Set(range[0] - pad);
+    vtkSMPropertyHelper(view, (name + "AxisRangeMaximum").c_str()).Set(range[1] + pad);
+  }
+}
+
+// The chart's title names the structure of the Mass History on the port (a final halo, or a
+// structure of an earlier step and the final halo it ends in; none: no title), and its line
+// has that final halo's colour in the drawing.
 void TitleChart(pqDataRepresentation* representation)
 {
   vtkPVDataInformation* info = representation->getInputDataInformation();
-  vtkPVArrayInformation* ids =
-    info ? info->GetArrayInformation(FINAL_IDS, vtkDataObject::ROW) : nullptr;
-  const std::string title = ids && ids->GetNumberOfTuples() > 0
-    ? "Mass history of final halo " + std::to_string(std::lround(ids->GetComponentRange(0)[0]))
-    : std::string();
+  const long structure = Number(info, "Structure", vtkDataObject::FIELD, 0, -1);
+  const long step = Number(info, "StructureStep", vtkDataObject::FIELD, 0, -1);
+  const long final = Number(info, FINAL_IDS, vtkDataObject::ROW, 0, -1);
+  const long last = Number(info, "Step", vtkDataObject::ROW, 1, -1);
+  std::string title;
+  if (structure >= 0 && step == last && final == structure)
+  {
+    title = "Mass history of final halo " + std::to_string(final);
+  }
+  else if (structure >= 0)
+  {
+    title = "Mass history of structure " + std::to_string(structure) + " of step " +
+      std::to_string(step) + (final >= 0 ? " (final halo " + std::to_string(final) + ")" : "");
+  }
   vtkSMProxy* view = representation->getView()->getProxy();
   vtkSMPropertyHelper(view, "ChartTitle").Set(title.c_str());
+  PadAxes(view, info);
   view->UpdateVTKObjects();
+  double rgb[3];
+  phew_colour_rgb(
+    static_cast<int32_t>(Number(info, phew_gui::HALO_COLOUR, vtkDataObject::FIELD, 0, -1)), rgb);
+  vtkSMPropertyHelper colour(representation->getProxy(), "SeriesColor", true);
+  colour.SetNumberOfElements(4);
+  colour.Set(0, "Mass");
+  for (unsigned int c = 0; c < 3; ++c)
+  {
+    colour.Set(c + 1, std::to_string(rgb[c]).c_str());
+  }
+  representation->getProxy()->UpdateVTKObjects();
 }
 
 // Mass alone against Time, with markers (a history of two steps is one segment). The chart
@@ -281,6 +315,7 @@ void StyleChart(pqDataRepresentation* representation)
   vtkSMProxy* view = representation->getView()->getProxy();
   vtkSMPropertyHelper(view, "BottomAxisTitle").Set("Time");
   vtkSMPropertyHelper(view, "LeftAxisTitle").Set("Mass (main branch)");
+  vtkSMPropertyHelper(view, "ShowLegend").Set(0); // one series, named by the axis and title
   view->UpdateVTKObjects();
   TitleChart(representation);
 }
@@ -361,23 +396,14 @@ void pqPHEWMergerTreeBehavior::style(pqDataRepresentation* representation)
 }
 
 //-----------------------------------------------------------------------------
-// A new step or another Final Halo: the drawing's categories (final haloes appear as steps
-// accumulate) and the chart's title follow, unless the user coloured the drawing otherwise.
+// A new step or another Structure: the drawing is shown whole when it has a new row, the
+// chart's series, title and colour follow.
 void pqPHEWMergerTreeBehavior::follow(pqPipelineSource* source)
 {
   for (pqDataRepresentation* representation :
     source->getRepresentations(TREE_DRAWING_PORT, nullptr))
   {
     vtkSMProxy* proxy = representation->getProxy();
-    vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
-    const char* colouredBy =
-      vtkSMPropertyHelper(proxy, "ColorArrayName", true).GetInputArrayNameToProcess();
-    if (lut && colouredBy && std::string(colouredBy) == FINAL_IDS &&
-      vtkSMPropertyHelper(lut, "IndexedLookup").GetAsInt() == 1)
-    {
-      SetCategories(lut, LargestFinalId(representation->getInputDataInformation()));
-      representation->renderViewEventually();
-    }
     // a new row of steps: show the whole drawing again (not on other runs: the user's zoom)
     const int steps = DrawnSteps(representation);
     if (steps != representation->property("phewSteps").toInt())

@@ -5,14 +5,16 @@
  * Started with the plugin in the GUI (pvbatch, pvpython and Catalyst never load it). The XML
  * hints open the Tree Drawing in a PHEW Merger Tree View and the Mass History in a Line Chart
  * View; this behaviour then styles them:
- * - Tree Drawing: coloured by FinalHaloId (cell data) with a categorical map, one colour per
- *   final halo (the twelve colours the 3D view gives structures 0, 1, ... when it colours by
- *   id, up to 20 haloes: then a final halo of GroupId or ClumpId c has the colour of c there;
- *   with more, the 3D view colours by halo and the colours of the largest agree only where
- *   the ids follow the masses, as FoF's and HOP's do), grey for -1 (no final halo), no legend;
- *   nodes as round points, thicker lines, a Step axis;
- * - Mass History: Mass against Time, with markers, axis titles and a title naming the final
- *   halo. After every run (a new step, another Final Halo) the colours and the title follow.
+ * - Tree Drawing: coloured by HaloColour (cell data) with the haloes' colour map of the 3D view
+ *   (pqPHEWHaloColours.h; one map for both): each final halo's tree has one colour, the ten
+ *   most massive the colours of the ten most massive haloes in the 3D view (where both rank
+ *   the haloes by the same masses), the others lighter shared colours, neighbours apart; what
+ *   ends in no final halo faint grey; no legend; nodes as round points, thicker lines, a Step
+ *   axis, a frame padded around the drawing;
+ * - Mass History: Mass against Time, with markers, axis titles, a title naming the structure
+ *   (and its final halo), the line in its final halo's colour. After every run (a new step,
+ *   another Structure, set by hand or by a selection: pqPHEWMergerTreeSelection.h) the colours
+ *   and the title follow.
  * Everything here is plain ParaView state the user can change afterwards.
  */
 #ifndef pqPHEWMergerTreeBehavior_h

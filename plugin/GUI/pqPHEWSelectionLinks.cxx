@@ -1,6 +1,7 @@
 #include "pqPHEWSelectionLinks.h"
 #include "pqPHEWDendrogramZoom.h"
 #include "pqPHEWFilters.h"
+#include "pqPHEWMergerTreeSelection.h"
 
 #include "pqApplicationCore.h"
 #include "pqDataRepresentation.h"
@@ -206,6 +207,8 @@ void pqPHEWSelectionLinks::update()
   {
     this->link(selected);
   }
+  // the merger trees' mass histories follow a structure selected
+  phew_gui::FollowSelectionInMergerTrees(selected);
   // the dendrograms follow: zoomed to a selected halo, whole again without one (a cleared
   // selection comes without a port)
   for (pqPipelineSource* source :

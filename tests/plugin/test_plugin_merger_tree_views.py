@@ -6,10 +6,13 @@
   of the first step only: the History's consumer kept its first table);
 - the Tree Drawing against a reference computed here with numpy from the History: a vertex per
   structure per step with its mass, a line per link between two structures (its ends from the
-  link's row), FinalHaloId by following main descendants, NumberOfProgenitors, the trees of the
-  last step's structures side by side by decreasing mass;
-- the Mass History: the main progenitors of the most massive final structure (or of Final
-  Halo), from the History; an unknown Final Halo is a clear error and changes nothing else;
+  link's row), FinalHaloId by following main descendants, HaloColour by the final halo's rank in
+  mass, NumberOfProgenitors, the trees of the last step's structures side by side by decreasing
+  mass;
+- the Mass History: the branch of the most massive final structure (or of Structure in step
+  Structure Step): its main progenitors, itself, its main descendants, from the History; the
+  drawing's cells name their structure (what the GUI reads when a node or line is picked); an
+  unknown structure or step is a clear error and changes nothing else;
 - on the image series of test_plugin_merger_tree.py (a merger, a split, new and vanished
   clumps) and on datasets/cosmo32_series (RAMSES, outputs 2 and 3, Friends-of-Friends): 52 and
   50 haloes, 57 links, the largest halo grows from 413 to 960 particles out of 3 progenitors.
@@ -58,20 +61,28 @@ class Reference:
     def progenitors(self, node):
         return sum(1 for d in self.main_descendant.values() if d == node)
 
-    def finals_by_mass(self):
-        return sorted((n for n in self.nodes if n[0] == self.last), key=lambda n: (-self.nodes[n], n[1]))
+    def by_mass(self, step):
+        return sorted((n for n in self.nodes if n[0] == step), key=lambda n: (-self.nodes[n], n[1]))
 
-    def branch(self, final_id):
-        """The main branch of the last step's structure final_id (-1: the most massive), oldest
-        first; [] when it spans one step only."""
-        finals = self.finals_by_mass()
-        node = finals[0] if final_id < 0 and finals else (self.last, final_id)
+    def finals_by_mass(self):
+        return self.by_mass(self.last)
+
+    def branch(self, structure, step=-1):
+        """The branch of structure `structure` of step `step` (-1: the last; structure -1: the
+        most massive of the step), oldest first: its main progenitors, itself, its main
+        descendants; [] when it spans one step only."""
+        step = self.last if step < 0 else step
+        ranked = self.by_mass(step)
+        node = ranked[0] if structure < 0 and ranked else (step, structure)
         if node not in self.nodes:
             return []
-        chain = [node]
-        while chain[-1] in self.main_progenitor:
-            chain.append(self.main_progenitor[chain[-1]])
-        return chain[::-1] if len(chain) > 1 else []
+        back = [node]
+        while back[-1] in self.main_progenitor:
+            back.append(self.main_progenitor[back[-1]])
+        chain = back[::-1]
+        while chain[-1] in self.main_descendant:
+            chain.append(self.main_descendant[chain[-1]])
+        return chain if len(chain) > 1 else []
 
 
 def point_arrays(poly):
@@ -108,6 +119,12 @@ def check_drawing(check, what, history, drawing):
           % (what, len(ends), len(ref.edges)))
     bad = [n for n in ref.nodes if pts["FinalHaloId"][at[n]] != ref.final(n)]
     check(not bad, "%s: FinalHaloId follows the main descendants (wrong at %s)" % (what, bad[:5]))
+    # HaloColour: the final haloes by decreasing mass (equal: the smaller id) take colours 0..9,
+    # then the 8 shared ones in turn (no positions: each is "far" from the others)
+    rank = {f[1]: r for r, f in enumerate(ref.finals_by_mass())}
+    colour = {f: (r if r < 10 else 10 + (r - 10) % 8) for f, r in rank.items()}
+    bad = [n for n in ref.nodes if pts["HaloColour"][at[n]] != colour.get(ref.final(n), -1)]
+    check(not bad, "%s: HaloColour is the final halo's, by its rank in mass (wrong at %s)" % (what, bad[:5]))
     bad = [n for n in ref.nodes if pts["NumberOfProgenitors"][at[n]] != ref.progenitors(n)]
     check(not bad, "%s: NumberOfProgenitors (wrong at %s)" % (what, bad[:5]))
     x = drawing.GetPoints().GetData()
@@ -123,13 +140,31 @@ def check_drawing(check, what, history, drawing):
     return ref
 
 
-def check_mass_history(check, what, ref, table, final_id=-1):
+def check_mass_history(check, what, ref, table, structure=-1, step=-1):
     got = T.table_as_lists(table)
-    chain = ref.branch(final_id)
+    chain = ref.branch(structure, step)
+    chosen = (ref.last if step < 0 else step, structure) if structure >= 0 else ref.by_mass(
+        ref.last if step < 0 else step)[0]
     want = {"Step": [s for s, _ in chain], "StructureId": [i for _, i in chain],
-            "Mass": [ref.nodes[n] for n in chain], "Time": [ref.time[s] for s, _ in chain]}
+            "Mass": [ref.nodes[n] for n in chain], "Time": [ref.time[s] for s, _ in chain],
+            "Chosen": [int(n == chosen) for n in chain], "FinalHaloId": [ref.final(chosen)] * len(chain)}
     check(all(got.get(k, []) == v for k, v in want.items()),
-          "%s: the main progenitors' masses, oldest first (%s; expected %s)" % (what, got.get("Mass"), want["Mass"]))
+          "%s: the branch's masses, oldest first (%s; expected %s; steps %s, expected %s)"
+          % (what, got.get("Mass"), want["Mass"], got.get("Step"), want["Step"]))
+    field = table.GetFieldData()
+    named = [field.GetArray(n).GetValue(0) if field.GetArray(n) else None for n in ("StructureStep", "Structure")]
+    check(not chain or named == list(chosen), "%s: field data names the structure %s (%s)" % (what, chosen, named))
+
+
+def check_drawing_cells(check, what, drawing):
+    """Picking a cell names a structure: a vertex its node's, a line its progenitor's."""
+    pts = point_arrays(drawing)
+    cells = drawing.GetCellData()
+    got = [numpy_support.vtk_to_numpy(cells.GetArray(n)) for n in ("Step", "StructureId")]
+    n = drawing.GetNumberOfVerts()
+    want = [np.concatenate([pts[k], pts[k][[a for a, _ in line_ends(drawing)]]]) for k in ("Step", "StructureId")]
+    check(all(len(g) == len(w) and np.array_equal(g, w) for g, w in zip(got, want)) and n == len(pts["Step"]),
+          "%s: the cells' Step and StructureId are their nodes' (vertices) and progenitors' (lines)" % what)
 
 
 def whole_history(check, paths, expected_rows):
@@ -190,21 +225,30 @@ def image_series(check, args):
           "images: clumps 0 and 1 of step 1 merge into 0 at step 2 and end in final halo %d (%s, %s)"
           % (merged, pts["FinalHaloId"][at[(1, 1)]], pts["FinalHaloId"][at[(1, 0)]]))
     check_mass_history(check, "images, the most massive", ref, T.fetch(tree, 3))
+    check_drawing_cells(check, "images", drawing)
     # another final structure: its own branch; the history stays (nothing runs again)
     other = ref.finals_by_mass()[1][1]
-    tree.FinalHalo = other
+    tree.Structure = other
     tree.UpdatePipeline(3.0)
-    check_mass_history(check, "images, Final Halo %d" % other, ref, T.fetch(tree, 3), other)
-    check(T.fetch(tree, 1).GetNumberOfRows() == ref.rows, "images: Final Halo keeps the history")
+    check_mass_history(check, "images, Structure %d" % other, ref, T.fetch(tree, 3), other)
+    check(T.fetch(tree, 1).GetNumberOfRows() == ref.rows, "images: Structure keeps the history")
+    # a structure of an earlier step, one that merges: its progenitors, itself, its descendants
+    tree.Structure, tree.StructureStep = 1, 1
+    tree.UpdatePipeline(3.0)
+    table = T.fetch(tree, 3)
+    check_mass_history(check, "images, Structure 1 of step 1", ref, table, 1, 1)
+    check(T.table_as_lists(table).get("Step") == [0, 1, 2, 3] and ref.branch(1, 1)[2] == (2, 0),
+          "images: structure 1 of step 1 goes on into 0 of step 2 and to the end (%s)" % ref.branch(1, 1))
     # unknown: a clear error, the mass history empty, the rest kept
-    errors = T.ErrorCatcher(tree)
-    tree.FinalHalo = 99
-    tree.UpdatePipeline(3.0)
-    check("no structure 99" in errors.text() and "Final Halo" in errors.text()
-          and T.fetch(tree, 3).GetNumberOfRows() == 0
-          and T.fetch(tree, 1).GetNumberOfRows() == ref.rows
-          and T.fetch(tree, 2).GetNumberOfPoints() == len(ref.nodes),
-          "images: an unknown Final Halo says so; the mass history is empty, the rest kept (%r)" % errors.text())
+    for structure, step, words in ((99, -1, "no structure 99"), (0, 9, "Structure Step 9 is not a step")):
+        errors = T.ErrorCatcher(tree)
+        tree.Structure, tree.StructureStep = structure, step
+        tree.UpdatePipeline(3.0)
+        check(words in errors.text() and T.fetch(tree, 3).GetNumberOfRows() == 0
+              and T.fetch(tree, 1).GetNumberOfRows() == ref.rows
+              and T.fetch(tree, 2).GetNumberOfPoints() == len(ref.nodes),
+              "images: an unknown structure or step says so; the mass history is empty, the rest kept (%r)"
+              % errors.text())
     whole_history(check, paths, ref.rows)
 
 
