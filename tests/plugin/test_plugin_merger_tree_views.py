@@ -198,7 +198,7 @@ def whole_history(check, paths, expected_rows):
 
 
 def image_series(check, args):
-    """The image series of test_plugin_merger_tree.py: drawing, mass history, Final Halo."""
+    """The image series of test_plugin_merger_tree.py: drawing, mass history, Structure."""
     rng = np.random.default_rng(7)
     steps = M.image_steps(rng)
     paths = []
