@@ -304,6 +304,9 @@ bool ByHalo(vtkPVDataInformation* info, pqPipelineSource* source)
     IdAssociation(info, ids, haloes) >= 0 && haloes > HALO_COLOURS_FROM;
 }
 
+// A representation's Qt property: coloured by halo (true) or by id (false) by ColourByIds.
+const char* const BY_HALO = "phewByHalo";
+
 // Colours the representation by the ids of its source, one colour per structure, or by halo
 // when there are many, with one legend, in the 3D view (`structures`). Returns where the ids
 // are (-1: the port has none).
@@ -313,6 +316,7 @@ int ColourByIds(pqDataRepresentation* representation, bool structures)
   pqView* view = representation->getView();
   vtkPVDataInformation* info = representation->getInputDataInformation();
   const bool byHalo = ByHalo(info, source);
+  representation->setProperty(BY_HALO, byHalo);
   const char* ids = byHalo ? phew_gui::HALO_COLOUR : IdArray(source);
   vtkSMProxy* proxy = representation->getProxy();
   int clumps = 0;
@@ -359,6 +363,23 @@ int ColourByIds(pqDataRepresentation* representation, bool structures)
     }
   });
   return association;
+}
+
+// True when a new run crossed the number of haloes at which the colouring changes (by halo or
+// by id) and the representation is still coloured as ColourByIds chose (a colouring the user
+// chose stays).
+bool CrossedHaloColours(pqDataRepresentation* representation, const char* ids)
+{
+  const QVariant before = representation->property(BY_HALO);
+  const char* colouredBy = vtkSMPropertyHelper(representation->getProxy(), "ColorArrayName", true)
+                             .GetInputArrayNameToProcess();
+  if (!before.isValid() || !colouredBy ||
+    std::strcmp(colouredBy, before.toBool() ? phew_gui::HALO_COLOUR : ids) != 0)
+  {
+    return false;
+  }
+  return ByHalo(representation->getInputDataInformation(), representation->getInput()) !=
+    before.toBool();
 }
 
 // The clump finder's Labels, drawn by ParaView as the box's outline, coloured by its active
@@ -625,6 +646,12 @@ void pqPHEWDisplayBehavior::updateCategories(pqPipelineSource* source)
       {
         TitleX(representation);
         phew_gui::PadDendrogramFrame(representation);
+      }
+      if (CrossedHaloColours(representation, ids))
+      {
+        ColourByIds(representation, number != DENDROGRAM_PLOT_PORT);
+        representation->renderViewEventually();
+        continue;
       }
       vtkSMProxy* proxy = representation->getProxy();
       vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
