@@ -85,11 +85,13 @@ void Follow(pqPipelineSource* tree, long structure, long step)
   {
     return;
   }
+  const pqProxy::ModifiedState before = tree->modifiedState();
   vtkSMPropertyHelper(proxy, "Structure").Set(static_cast<int>(structure));
   vtkSMPropertyHelper(proxy, "StructureStep").Set(static_cast<int>(step));
   proxy->UpdateVTKObjects();
-  // (applied at once, as a selection is: no pending Apply)
-  tree->setModifiedState(pqProxy::UNMODIFIED);
+  // (applied at once, as a selection is: no Apply pending for it; the user's own pending
+  // changes in the panel stay pending)
+  tree->setModifiedState(before);
   QSet<pqView*> views;
   for (int port = 0; port < tree->getNumberOfOutputPorts(); ++port)
   {
