@@ -7,8 +7,8 @@
 #   sanitize  the core, the CLI and the MPI tests built with ASan and UBSan into
 #             build-sanitize/ and run through ctest (scripts/sanitize.sh)
 #   fuzz      the libFuzzer harness of phew_find_clumps built with clang into build-fuzz/:
-#             every kept input replayed, then PHEW_FUZZ_RUNS executions (default 12000, seed PHEW_FUZZ_SEED=1) of fuzzing
-#             (scripts/fuzz.sh)
+#             every kept input replayed, then PHEW_FUZZ_RUNS executions (default 12000, seed PHEW_FUZZ_SEED=1) of fuzzing,
+#             one libFuzzer process per core (scripts/fuzz.sh)
 # PHEW_TEST_STAGES="format normal sanitize fuzz" (the default) chooses stages. Every chosen stage
 # runs even if an earlier one failed; the command fails if any did. At the end it prints the
 # ten slowest tests of the normal and sanitize stages and each stage's time.
