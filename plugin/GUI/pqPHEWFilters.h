@@ -30,6 +30,11 @@ inline bool IsStructureFinder(pqPipelineSource* source)
   return IsFilter(source, "PHEWClumpFinder") || IsHaloFinder(source);
 }
 
+/// The PHEW Merger Tree's output ports (vtkPHEWMergerTree::OutputPorts).
+const int LINKS_PORT = 0;
+const int TREE_DRAWING_PORT = 2;
+const int MASS_HISTORY_PORT = 3;
+
 /// Any filter of the plugin (their XML names start with PHEW).
 inline bool IsPHEWFilter(pqPipelineSource* source)
 {

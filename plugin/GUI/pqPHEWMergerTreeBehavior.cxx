@@ -2,6 +2,7 @@
 #include "pqPHEWFilters.h"
 #include "pqPHEWHaloColours.h"
 #include "pqPHEWHelpers.h"
+#include "pqPHEWMergerTreeSelection.h"
 
 #include "pqApplicationCore.h"
 #include "pqDataRepresentation.h"
@@ -22,12 +23,15 @@
 
 #include "phew/phew.h"
 
+#include <QByteArray>
 #include <QPointer>
+#include <QStringList>
 #include <QTimer>
 #include <QVariant>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <utility>
 #include <memory>
 #include <string>
@@ -35,9 +39,8 @@
 
 namespace
 {
-// vtkPHEWMergerTree::OutputPorts
-const int TREE_DRAWING_PORT = 2;
-const int MASS_HISTORY_PORT = 3;
+using phew_gui::MASS_HISTORY_PORT;
+using phew_gui::TREE_DRAWING_PORT;
 const char* const FINAL_IDS = "FinalHaloId";
 
 bool IsMergerTree(pqPipelineSource* source)
@@ -86,7 +89,7 @@ void HideLegendOnceShown(pqDataRepresentation* representation)
     });
 }
 
-int DrawnSteps(pqDataRepresentation* representation);
+int DrawnSteps(vtkPVDataInformation* info);
 
 // The step axis labelled at whole steps (at most about ten labels), not at fractions, and the
 // frame padded.
@@ -94,7 +97,7 @@ void LabelSteps(pqDataRepresentation* representation)
 {
   vtkSMProxy* axes =
     vtkSMPropertyHelper(representation->getProxy(), "DataAxesGrid", true).GetAsProxy();
-  const int steps = DrawnSteps(representation);
+  const int steps = DrawnSteps(representation->getInputDataInformation());
   if (!axes || steps < 1)
   {
     return;
@@ -141,10 +144,9 @@ void FitDrawing(pqDataRepresentation* representation)
   LabelSteps(representation);
 }
 
-// The number of steps the drawing shows (the largest Step + 1; 0: empty).
-int DrawnSteps(pqDataRepresentation* representation)
+// The number of steps a drawing shows (the largest Step + 1; 0: empty).
+int DrawnSteps(vtkPVDataInformation* info)
 {
-  vtkPVDataInformation* info = representation->getInputDataInformation();
   vtkPVArrayInformation* steps =
     info ? info->GetArrayInformation("Step", vtkDataObject::POINT) : nullptr;
   return steps && steps->GetNumberOfTuples() > 0
@@ -206,9 +208,44 @@ long Number(vtkPVDataInformation* info, const char* name, int association, int e
                                                  : fallback;
 }
 
+// A property's values as text (to tell whether the user changed them).
+QStringList Values(vtkSMProxy* proxy, const char* name)
+{
+  QStringList values;
+  vtkSMPropertyHelper helper(proxy, name, true);
+  for (unsigned int i = 0; i < helper.GetNumberOfElements(); ++i)
+  {
+    values << QString::fromStdString(helper.GetAsVariant(i).ToString());
+  }
+  return values;
+}
+
+// Runs `set` unless what `current` reads has changed since this behaviour last ran it (the
+// user changed it; `holder` keeps what was read then, under `key`): the chart's colour and
+// ranges follow each run and selection, but stay the user's once changed.
+void SetUnlessChanged(QObject* holder, const char* key, const std::function<QStringList()>& current,
+  const std::function<void()>& set)
+{
+  const QVariant before = holder->property(key);
+  if (before.isValid() && before.toStringList() != current())
+  {
+    return;
+  }
+  set();
+  holder->setProperty(key, current());
+}
+
+// The colour of the Mass series (its name and red, green, blue; empty: none set).
+QStringList MassColour(vtkSMProxy* representation)
+{
+  const QStringList colours = Values(representation, "SeriesColor");
+  const int at = colours.indexOf("Mass");
+  return at >= 0 && at + 3 < colours.size() ? colours.mid(at, 4) : QStringList();
+}
+
 // Both axes a little wider than the history (the end points' markers whole, not cut by the
 // frame), once there is a history.
-void PadAxes(vtkSMProxy* view, vtkPVDataInformation* info)
+void PadAxes(QObject* holder, vtkSMProxy* view, vtkPVDataInformation* info)
 {
   for (const char* axis : { "Left", "Bottom" })
   {
@@ -221,10 +258,19 @@ void PadAxes(vtkSMProxy* view, vtkPVDataInformation* info)
     }
     const double* range = values->GetComponentRange(0);
     const double pad = 0.06 * (range[1] - range[0]) + 1e-6 * std::abs(range[1]);
-    const std::string name(axis);
-    vtkSMPropertyHelper(view, (name + "AxisUseCustomRange").c_str()).Set(1);
-    vtkSMPropertyHelper(view, (name + "AxisRangeMinimum").c_str()).Set(range[0] - pad);
-    vtkSMPropertyHelper(view, (name + "AxisRangeMaximum").c_str()).Set(range[1] + pad);
+    const std::string name(axis), use = name + "AxisUseCustomRange",
+                                  low = name + "AxisRangeMinimum", high = name + "AxisRangeMaximum";
+    const QByteArray key = QByteArray("phewRange") + axis;
+    SetUnlessChanged(
+      holder, key.constData(),
+      [&]() {
+        return Values(view, use.c_str()) + Values(view, low.c_str()) + Values(view, high.c_str());
+      },
+      [&]() {
+        vtkSMPropertyHelper(view, use.c_str()).Set(1);
+        vtkSMPropertyHelper(view, low.c_str()).Set(range[0] - pad);
+        vtkSMPropertyHelper(view, high.c_str()).Set(range[1] + pad);
+      });
   }
 }
 
@@ -250,19 +296,28 @@ void TitleChart(pqDataRepresentation* representation)
   }
   vtkSMProxy* view = representation->getView()->getProxy();
   vtkSMPropertyHelper(view, "ChartTitle").Set(title.c_str());
-  PadAxes(view, info);
+  PadAxes(representation, view, info);
   view->UpdateVTKObjects();
+  if (structure < 0) // no history yet: the series' colour is ParaView's until there is one
+  {
+    return;
+  }
   double rgb[3];
   phew_colour_rgb(
     static_cast<int32_t>(Number(info, phew_gui::HALO_COLOUR, vtkDataObject::FIELD, 0, -1)), rgb);
-  vtkSMPropertyHelper colour(representation->getProxy(), "SeriesColor", true);
-  colour.SetNumberOfElements(4);
-  colour.Set(0, "Mass");
-  for (unsigned int c = 0; c < 3; ++c)
-  {
-    colour.Set(c + 1, std::to_string(rgb[c]).c_str());
-  }
-  representation->getProxy()->UpdateVTKObjects();
+  vtkSMProxy* proxy = representation->getProxy();
+  SetUnlessChanged(
+    representation, "phewMassColour", [proxy]() { return MassColour(proxy); },
+    [proxy, &rgb]() {
+      vtkSMPropertyHelper colour(proxy, "SeriesColor");
+      colour.SetNumberOfElements(4);
+      colour.Set(0, "Mass");
+      for (unsigned int c = 0; c < 3; ++c)
+      {
+        colour.Set(c + 1, std::to_string(rgb[c]).c_str());
+      }
+    });
+  proxy->UpdateVTKObjects();
 }
 
 // Mass alone against Time, with markers (a history of two steps is one segment). The chart
@@ -314,7 +369,7 @@ void StyleChart(pqDataRepresentation* representation)
   ChooseSeries(representation);
   vtkSMProxy* view = representation->getView()->getProxy();
   vtkSMPropertyHelper(view, "BottomAxisTitle").Set("Time");
-  vtkSMPropertyHelper(view, "LeftAxisTitle").Set("Mass (main branch)");
+  vtkSMPropertyHelper(view, "LeftAxisTitle").Set("Mass");
   vtkSMPropertyHelper(view, "ShowLegend").Set(0); // one series, named by the axis and title
   view->UpdateVTKObjects();
   TitleChart(representation);
@@ -400,12 +455,20 @@ void pqPHEWMergerTreeBehavior::style(pqDataRepresentation* representation)
 // chart's series, title and colour follow.
 void pqPHEWMergerTreeBehavior::follow(pqPipelineSource* source)
 {
+  // A history started again (fewer steps): a structure chosen in the old one is no longer
+  // there (its step may not exist yet, its id may name another structure): the most massive.
+  const int steps = DrawnSteps(source->getOutputPort(TREE_DRAWING_PORT)->getDataInformation());
+  if (steps < source->property("phewSteps").toInt())
+  {
+    phew_gui::FollowInMassHistory(source, -1, -1);
+  }
+  source->setProperty("phewSteps", steps);
   for (pqDataRepresentation* representation :
     source->getRepresentations(TREE_DRAWING_PORT, nullptr))
   {
     vtkSMProxy* proxy = representation->getProxy();
+    LabelSteps(representation); // (the frame follows the drawing on every run)
     // a new row of steps: show the whole drawing again (not on other runs: the user's zoom)
-    const int steps = DrawnSteps(representation);
     if (steps != representation->property("phewSteps").toInt())
     {
       representation->setProperty("phewSteps", steps);

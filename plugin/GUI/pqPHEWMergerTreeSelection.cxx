@@ -19,15 +19,14 @@
 #include "vtkSelectionNode.h"
 #include "vtkSmartPointer.h"
 
-#include <QSet>
-
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 
 namespace
 {
-// vtkPHEWMergerTree::OutputPorts
-const int LINKS_PORT = 0;
-const int TREE_DRAWING_PORT = 2; // (after Links and History)
+using phew_gui::LINKS_PORT;
+using phew_gui::TREE_DRAWING_PORT;
 
 // An output port of a selection source.
 struct Selection
@@ -36,23 +35,12 @@ struct Selection
   unsigned int Port;
 };
 
-// The one value of array `name` (`association`: vtkDataObject::POINT or CELL) over the
-// elements of (data, port) that `selection` selects at `time`; false when there are none, or
+// The one value of an array over the elements `info` describes; false when there are none,
 // several values, or a negative one (no structure).
-bool SelectedValue(pqServer* server, vtkSMSourceProxy* data, unsigned int port, Selection selection,
-  const char* name, int association, double time, long& value)
+bool OneValue(vtkPVDataInformation* info, const char* name, int association, long& value)
 {
-  auto extract = phew_gui::NewHiddenFilter(server, "ExtractSelection");
-  if (!extract || !name)
-  {
-    return false;
-  }
-  vtkSMPropertyHelper(extract, "Input").Set(data, port);
-  vtkSMPropertyHelper(extract, "Selection").Set(selection.Proxy, selection.Port);
-  extract->UpdateVTKObjects();
-  extract->UpdatePipeline(time); // (the time shown)
   vtkPVArrayInformation* values =
-    extract->GetDataInformation()->GetArrayInformation(name, association);
+    info && name ? info->GetArrayInformation(name, association) : nullptr;
   if (!values || values->GetNumberOfTuples() == 0)
   {
     return false;
@@ -62,48 +50,40 @@ bool SelectedValue(pqServer* server, vtkSMSourceProxy* data, unsigned int port, 
   return range[0] == range[1] && range[0] >= 0.0;
 }
 
-// The step of the tree's history shown at `time` (the Step of its Links there).
-bool ShownStep(vtkSMSourceProxy* tree, double time, long& step)
+// The one value of each of the `wanted` arrays (`association`: vtkDataObject::POINT, CELL or
+// ROW) over the elements of (data, port) that `selection` selects at `time`; false unless
+// each has one.
+bool SelectedValues(pqServer* server, vtkSMSourceProxy* data, unsigned int port,
+  Selection selection, int association, double time,
+  std::initializer_list<std::pair<const char*, long*>> wanted)
 {
-  tree->UpdatePipeline(time); // (a step the history holds: nothing runs)
-  vtkPVArrayInformation* steps =
-    tree->GetDataInformation(LINKS_PORT)->GetArrayInformation("Step", vtkDataObject::ROW);
-  if (!steps || steps->GetNumberOfTuples() == 0)
+  auto extract = phew_gui::NewHiddenFilter(server, "ExtractSelection");
+  if (!extract)
   {
     return false;
   }
-  step = std::lround(steps->GetComponentRange(0)[0]);
-  return steps->GetComponentRange(0)[0] == steps->GetComponentRange(0)[1];
-}
-
-// The tree's Mass History follows `structure` of `step`; its views show it.
-void Follow(pqPipelineSource* tree, long structure, long step)
-{
-  vtkSMProxy* proxy = tree->getProxy();
-  if (vtkSMPropertyHelper(proxy, "Structure").GetAsInt() == structure &&
-    vtkSMPropertyHelper(proxy, "StructureStep").GetAsInt() == step)
+  vtkSMPropertyHelper(extract, "Input").Set(data, port);
+  vtkSMPropertyHelper(extract, "Selection").Set(selection.Proxy, selection.Port);
+  extract->UpdateVTKObjects();
+  extract->UpdatePipeline(time); // (the time shown)
+  for (const auto& array : wanted)
   {
-    return;
-  }
-  const pqProxy::ModifiedState before = tree->modifiedState();
-  vtkSMPropertyHelper(proxy, "Structure").Set(static_cast<int>(structure));
-  vtkSMPropertyHelper(proxy, "StructureStep").Set(static_cast<int>(step));
-  proxy->UpdateVTKObjects();
-  // (applied at once, as a selection is: no Apply pending for it; the user's own pending
-  // changes in the panel stay pending)
-  tree->setModifiedState(before);
-  QSet<pqView*> views;
-  for (int port = 0; port < tree->getNumberOfOutputPorts(); ++port)
-  {
-    for (pqView* view : tree->getOutputPort(port)->getViews())
+    if (!OneValue(extract->GetDataInformation(), array.first, association, *array.second))
     {
-      views.insert(view);
+      return false;
     }
   }
-  for (pqView* view : views)
-  {
-    view->render();
-  }
+  return true;
+}
+
+// The step of the tree's history shown at `time`: the Step of its Links, when they are of that
+// time. The tree is not updated here (a selection runs nothing): its views have updated it.
+bool ShownStep(vtkSMSourceProxy* tree, double time, long& step)
+{
+  vtkPVDataInformation* links = tree->GetDataInformation(LINKS_PORT);
+  vtkPVArrayInformation* times = links->GetArrayInformation("Time", vtkDataObject::ROW);
+  return times && times->GetNumberOfTuples() > 0 && times->GetComponentRange(0)[0] == time &&
+    times->GetComponentRange(0)[1] == time && OneValue(links, "Step", vtkDataObject::ROW, step);
 }
 
 // A node or line picked in the tree's drawing (its structure and step), or a row of its
@@ -112,15 +92,14 @@ void FollowPicked(pqOutputPort* port, Selection picked, double time)
 {
   vtkSMSourceProxy* tree = port->getSourceProxy();
   const auto number = static_cast<unsigned int>(port->getPortNumber());
-  const bool drawing = number == TREE_DRAWING_PORT;
-  const char* ids = drawing ? "StructureId" : "DescendantId";
+  const char* ids = number == TREE_DRAWING_PORT ? "StructureId" : "DescendantId";
   long structure = -1, step = -1;
   for (int association : { vtkDataObject::CELL, vtkDataObject::POINT, vtkDataObject::ROW })
   {
-    if (SelectedValue(port->getServer(), tree, number, picked, ids, association, time, structure) &&
-      SelectedValue(port->getServer(), tree, number, picked, "Step", association, time, step))
+    if (SelectedValues(port->getServer(), tree, number, picked, association, time,
+          { { ids, &structure }, { "Step", &step } }))
     {
-      Follow(port->getSource(), structure, step);
+      phew_gui::FollowInMassHistory(port->getSource(), structure, step);
       return;
     }
   }
@@ -152,17 +131,35 @@ void FollowSelected(pqPipelineSource* tree, pqOutputPort* selected, Selection ch
   vtkSMPropertyHelper(link, "ClumpIdArrayName").Set("ClumpId");
   link->UpdateVTKObjects();
   long structure = -1, step = -1;
-  if (SelectedValue(server, data, input.GetOutputPort(0), { link, 0 },
-        labels.GetInputArrayNameToProcess(), association, time, structure) &&
-    ShownStep(vtkSMSourceProxy::SafeDownCast(proxy), time, step))
+  if (ShownStep(vtkSMSourceProxy::SafeDownCast(proxy), time, step) &&
+    SelectedValues(server, data, input.GetOutputPort(0), { link, 0 }, association, time,
+      { { labels.GetInputArrayNameToProcess(), &structure } }))
   {
-    Follow(tree, structure, step);
+    phew_gui::FollowInMassHistory(tree, structure, step);
   }
 }
 }
 
 namespace phew_gui
 {
+void FollowInMassHistory(pqPipelineSource* tree, long structure, long step)
+{
+  vtkSMProxy* proxy = tree->getProxy();
+  if (vtkSMPropertyHelper(proxy, "Structure").GetAsInt() == structure &&
+    vtkSMPropertyHelper(proxy, "StructureStep").GetAsInt() == step)
+  {
+    return;
+  }
+  const pqProxy::ModifiedState before = tree->modifiedState();
+  vtkSMPropertyHelper(proxy, "Structure").Set(static_cast<int>(structure));
+  vtkSMPropertyHelper(proxy, "StructureStep").Set(static_cast<int>(step));
+  proxy->UpdateVTKObjects();
+  // (applied at once, as a selection is: no Apply pending for it; the user's own pending
+  // changes in the panel stay pending)
+  tree->setModifiedState(before);
+  tree->renderAllViews();
+}
+
 void FollowSelectionInMergerTrees(pqOutputPort* selected)
 {
   vtkSMSourceProxy* source = selected ? selected->getSourceProxy() : nullptr;
@@ -186,7 +183,8 @@ void FollowSelectionInMergerTrees(pqOutputPort* selected)
     pqApplicationCore::instance()->getServerManagerModel()->findItems<pqPipelineSource*>(
       selected->getServer()))
   {
-    if (IsFilter(tree, "PHEWMergerTree") &&
+    // (a tree never applied has no history to show)
+    if (IsFilter(tree, "PHEWMergerTree") && tree->modifiedState() != pqProxy::UNINITIALIZED &&
       vtkSMPropertyHelper(tree->getProxy(), "Input").GetAsProxy(0) == source)
     {
       FollowSelected(tree, selected, chosen, time);

@@ -67,6 +67,15 @@ class Reference:
     def finals_by_mass(self):
         return self.by_mass(self.last)
 
+    def colour(self, final_id):
+        """HaloColour: the final haloes by decreasing mass (equal: the smaller id) take colours
+        0..9, then the 8 shared ones in turn (no positions: each is "far" from the others)."""
+        rank = [f[1] for f in self.finals_by_mass()]
+        if final_id not in rank:
+            return -1
+        r = rank.index(final_id)
+        return r if r < 10 else 10 + (r - 10) % 8
+
     def branch(self, structure, step=-1):
         """The branch of structure `structure` of step `step` (-1: the last; structure -1: the
         most massive of the step), oldest first: its main progenitors, itself, its main
@@ -119,11 +128,7 @@ def check_drawing(check, what, history, drawing):
           % (what, len(ends), len(ref.edges)))
     bad = [n for n in ref.nodes if pts["FinalHaloId"][at[n]] != ref.final(n)]
     check(not bad, "%s: FinalHaloId follows the main descendants (wrong at %s)" % (what, bad[:5]))
-    # HaloColour: the final haloes by decreasing mass (equal: the smaller id) take colours 0..9,
-    # then the 8 shared ones in turn (no positions: each is "far" from the others)
-    rank = {f[1]: r for r, f in enumerate(ref.finals_by_mass())}
-    colour = {f: (r if r < 10 else 10 + (r - 10) % 8) for f, r in rank.items()}
-    bad = [n for n in ref.nodes if pts["HaloColour"][at[n]] != colour.get(ref.final(n), -1)]
+    bad = [n for n in ref.nodes if pts["HaloColour"][at[n]] != ref.colour(ref.final(n))]
     check(not bad, "%s: HaloColour is the final halo's, by its rank in mass (wrong at %s)" % (what, bad[:5]))
     bad = [n for n in ref.nodes if pts["NumberOfProgenitors"][at[n]] != ref.progenitors(n)]
     check(not bad, "%s: NumberOfProgenitors (wrong at %s)" % (what, bad[:5]))
@@ -154,17 +159,27 @@ def check_mass_history(check, what, ref, table, structure=-1, step=-1):
     field = table.GetFieldData()
     named = [field.GetArray(n).GetValue(0) if field.GetArray(n) else None for n in ("StructureStep", "Structure")]
     check(not chain or named == list(chosen), "%s: field data names the structure %s (%s)" % (what, chosen, named))
+    colour = field.GetArray("HaloColour").GetValue(0) if field.GetArray("HaloColour") else None
+    want = ref.colour(ref.final(chosen))
+    check(not chain or colour == want, "%s: field data HaloColour %s (expected %s)" % (what, colour, want))
 
 
 def check_drawing_cells(check, what, drawing):
-    """Picking a cell names a structure: a vertex its node's, a line its progenitor's."""
+    """Picking a cell names a structure: a vertex its node's, a line its progenitor's; a line's
+    HaloColour is its progenitor's on a main link (to the progenitor's main descendant), else -1."""
     pts = point_arrays(drawing)
     cells = drawing.GetCellData()
     got = [numpy_support.vtk_to_numpy(cells.GetArray(n)) for n in ("Step", "StructureId")]
     n = drawing.GetNumberOfVerts()
-    want = [np.concatenate([pts[k], pts[k][[a for a, _ in line_ends(drawing)]]]) for k in ("Step", "StructureId")]
+    progenitors = [a for a, _ in line_ends(drawing)]
+    want = [np.concatenate([pts[k], pts[k][progenitors]]) for k in ("Step", "StructureId")]
     check(all(len(g) == len(w) and np.array_equal(g, w) for g, w in zip(got, want)) and n == len(pts["Step"]),
           "%s: the cells' Step and StructureId are their nodes' (vertices) and progenitors' (lines)" % what)
+    colour = numpy_support.vtk_to_numpy(cells.GetArray("HaloColour"))
+    main = numpy_support.vtk_to_numpy(cells.GetArray("MainLink"))[n:]
+    want = np.concatenate([pts["HaloColour"], np.where(main == 1, pts["HaloColour"][progenitors], -1)])
+    check(np.array_equal(colour, want) and (main == 0).any(),
+          "%s: the cells' HaloColour: vertices their node's, main lines their progenitor's, others -1" % what)
 
 
 def whole_history(check, paths, expected_rows):
@@ -239,6 +254,19 @@ def image_series(check, args):
     check_mass_history(check, "images, Structure 1 of step 1", ref, table, 1, 1)
     check(T.table_as_lists(table).get("Step") == [0, 1, 2, 3] and ref.branch(1, 1)[2] == (2, 0),
           "images: structure 1 of step 1 goes on into 0 of step 2 and to the end (%s)" % ref.branch(1, 1))
+    # a lineage that vanished before the last step: its branch ends there, no final halo (a
+    # branch of one step: an empty Mass History, and no error)
+    gone = sorted((n for n in ref.nodes if n[0] < ref.last and ref.final(n) < 0),
+                  key=lambda n: (-len(ref.branch(n[1], n[0])), n))
+    check(bool(gone), "images: a structure of an earlier step whose lineage vanished")
+    if gone:
+        errors = T.ErrorCatcher(tree)
+        tree.Structure, tree.StructureStep = gone[0][1], gone[0][0]
+        tree.UpdatePipeline(3.0)
+        table = T.fetch(tree, 3)
+        check_mass_history(check, "images, vanished structure %s" % (gone[0],), ref, table, gone[0][1], gone[0][0])
+        check(not errors.text() and T.table_as_lists(table).get("Step", [-1])[-1] < ref.last,
+              "images: the vanished lineage's branch ends before the last step, no error (%r)" % errors.text())
     # unknown: a clear error, the mass history empty, the rest kept
     for structure, step, words in ((99, -1, "no structure 99"), (0, 9, "Structure Step 9 is not a step")):
         errors = T.ErrorCatcher(tree)
