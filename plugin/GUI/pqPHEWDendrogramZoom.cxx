@@ -35,16 +35,13 @@ bool SelectedHaloes(pqOutputPort* port, double range[2])
   vtkSMSourceProxy* plot = port->getSourceProxy();
   const auto number = static_cast<unsigned int>(port->getPortNumber());
   vtkSMSourceProxy* selection = plot->GetSelectionInput(number);
-  auto extract =
-    selection ? phew_gui::NewHiddenFilter(port->getServer(), "ExtractSelection") : nullptr;
+  auto extract = selection ? phew_gui::ExtractSelected(port->getServer(), plot, number, selection,
+                               plot->GetSelectionInputPort(number))
+                           : nullptr;
   if (!extract)
   {
     return false;
   }
-  vtkSMPropertyHelper(extract, "Input").Set(plot, number);
-  vtkSMPropertyHelper(extract, "Selection").Set(selection, plot->GetSelectionInputPort(number));
-  extract->UpdateVTKObjects();
-  phew_gui::UpdateAtShownTime(extract, port->getServer());
   vtkPVArrayInformation* haloes =
     extract->GetDataInformation()->GetArrayInformation("HaloId", vtkDataObject::CELL);
   if (!haloes || haloes->GetNumberOfTuples() == 0 || haloes->GetComponentRange(0)[1] < 0)

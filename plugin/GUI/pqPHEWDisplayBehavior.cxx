@@ -2,6 +2,7 @@
 #include "pqPHEWDendrogramZoom.h"
 #include "pqPHEWFilters.h"
 #include "pqPHEWHelpers.h"
+#include "pqPHEWLegend.h"
 #include "pqPHEWHaloColours.h"
 
 #include "pqApplicationCore.h"
@@ -27,14 +28,12 @@
 #include "vtkSMViewLayoutProxy.h"
 #include "vtkSMViewProxy.h"
 
-#include <QTimer>
 #include <QVariant>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -213,23 +212,6 @@ void ShowLegend(vtkSMProxy* representation, vtkSMProxy* view)
   LabelLegend(representation, view);
 }
 
-// Hides the legend of the representation's colour map in `view`; false if it has none yet.
-bool HideLegend(vtkSMProxy* representation, vtkSMProxy* view)
-{
-  vtkSMProxy* lut = vtkSMPropertyHelper(representation, "LookupTable", true).GetAsProxy();
-  vtkSMProxy* bar =
-    lut ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr;
-  if (!bar)
-  {
-    return false;
-  }
-  if (vtkSMPropertyHelper(bar, "Visibility").GetAsInt() != 0)
-  {
-    vtkSMPVRepresentationProxy::SetScalarBarVisibility(representation, view, false);
-  }
-  return true;
-}
-
 // Give the view at `location`'s side of every split above it the larger share.
 void Enlarge(vtkSMViewLayoutProxy* layout, int location, double share)
 {
@@ -353,15 +335,7 @@ int ColourByIds(pqDataRepresentation* representation, bool structures)
     }
     return association;
   }
-  QPointer<pqDataRepresentation> guarded(representation);
-  auto connection = std::make_shared<QMetaObject::Connection>();
-  *connection = QObject::connect(view, &pqView::endRender, [guarded, connection]() {
-    if (!guarded || !guarded->getView() ||
-      HideLegend(guarded->getProxy(), guarded->getView()->getProxy()))
-    {
-      QObject::disconnect(*connection);
-    }
-  });
+  phew_gui::HideLegendOnceShown(representation);
   return association;
 }
 

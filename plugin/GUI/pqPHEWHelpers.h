@@ -1,13 +1,14 @@
 /**
  * Small helpers the GUI parts share: running an action once the event loop is back, making a
- * filter proxy of the session that never shows in the pipeline browser, and updating one at
- * the time the views show.
+ * filter proxy of the session that never shows in the pipeline browser, updating one at the
+ * time the views show, and extracting what a selection selects.
  */
 #ifndef pqPHEWHelpers_h
 #define pqPHEWHelpers_h
 
 #include "pqServer.h"
 #include "pqTimeKeeper.h"
+#include "vtkSMPropertyHelper.h"
 #include "vtkSMSessionProxyManager.h"
 #include "vtkSMSourceProxy.h"
 #include "vtkSmartPointer.h"
@@ -46,6 +47,23 @@ inline vtkSmartPointer<vtkSMSourceProxy> NewHiddenFilter(pqServer* server, const
 inline void UpdateAtShownTime(vtkSMSourceProxy* proxy, pqServer* server)
 {
   proxy->UpdatePipeline(server->getTimeKeeper()->getTime());
+}
+
+/// What `selection` (a selection source's output port) selects of (data, port), extracted at
+/// the time shown by a hidden Extract Selection: read its data information. nullptr when the
+/// filter cannot be made.
+inline vtkSmartPointer<vtkSMSourceProxy> ExtractSelected(pqServer* server, vtkSMSourceProxy* data,
+  unsigned int port, vtkSMSourceProxy* selection, unsigned int selectionPort)
+{
+  auto extract = NewHiddenFilter(server, "ExtractSelection");
+  if (extract)
+  {
+    vtkSMPropertyHelper(extract, "Input").Set(data, port);
+    vtkSMPropertyHelper(extract, "Selection").Set(selection, selectionPort);
+    extract->UpdateVTKObjects();
+    UpdateAtShownTime(extract, server);
+  }
+  return extract;
 }
 }
 

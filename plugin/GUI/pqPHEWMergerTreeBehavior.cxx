@@ -2,6 +2,7 @@
 #include "pqPHEWFilters.h"
 #include "pqPHEWHaloColours.h"
 #include "pqPHEWHelpers.h"
+#include "pqPHEWLegend.h"
 #include "pqPHEWMergerTreeSelection.h"
 
 #include "pqApplicationCore.h"
@@ -19,21 +20,17 @@
 #include "vtkSMPVRepresentationProxy.h"
 #include "vtkSMPropertyHelper.h"
 #include "vtkSMProxy.h"
-#include "vtkSMTransferFunctionProxy.h"
 
 #include "phew/phew.h"
 
 #include <QByteArray>
-#include <QPointer>
 #include <QStringList>
-#include <QTimer>
 #include <QVariant>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <utility>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,37 +53,6 @@ void UseHaloColours(vtkSMProxy* lut)
   {
     phew_gui::SetHaloColours(lut, nullptr);
   }
-}
-
-// Hides the legend of the representation's colour map in its view; false if it has none yet.
-bool HideLegend(pqDataRepresentation* representation)
-{
-  vtkSMProxy* proxy = representation->getProxy();
-  vtkSMProxy* view = representation->getView() ? representation->getView()->getProxy() : nullptr;
-  vtkSMProxy* lut = vtkSMPropertyHelper(proxy, "LookupTable", true).GetAsProxy();
-  vtkSMProxy* bar =
-    lut && view ? vtkSMTransferFunctionProxy::FindScalarBarRepresentation(lut, view) : nullptr;
-  if (!bar)
-  {
-    return false;
-  }
-  vtkSMPVRepresentationProxy::SetScalarBarVisibility(proxy, view, false);
-  return true;
-}
-
-// ParaView's Apply shows a legend for every new coloured representation, possibly after this
-// behaviour has run: hide it after each render of the view until it has been hidden once.
-void HideLegendOnceShown(pqDataRepresentation* representation)
-{
-  QPointer<pqDataRepresentation> guarded(representation);
-  auto connection = std::make_shared<QMetaObject::Connection>();
-  *connection =
-    QObject::connect(representation->getView(), &pqView::endRender, [guarded, connection]() {
-      if (!guarded || !guarded->getView() || HideLegend(guarded))
-      {
-        QObject::disconnect(*connection);
-      }
-    });
 }
 
 int DrawnSteps(vtkPVDataInformation* info);
@@ -194,8 +160,8 @@ void StyleDrawing(pqDataRepresentation* representation)
     axes->UpdateVTKObjects();
   }
   proxy->UpdateVTKObjects();
-  HideLegend(representation);
-  HideLegendOnceShown(representation);
+  phew_gui::HideLegend(representation);
+  phew_gui::HideLegendOnceShown(representation);
   FitDrawing(representation);
 }
 
@@ -467,14 +433,18 @@ void pqPHEWMergerTreeBehavior::follow(pqPipelineSource* source)
     source->getRepresentations(TREE_DRAWING_PORT, nullptr))
   {
     vtkSMProxy* proxy = representation->getProxy();
-    LabelSteps(representation); // (the frame follows the drawing on every run)
-    // a new row of steps: show the whole drawing again (not on other runs: the user's zoom)
+    // a new row of steps: show the whole drawing again (not on other runs: the user's zoom);
+    // the step labels and the frame follow the drawing on every run
     if (steps != representation->property("phewSteps").toInt())
     {
       representation->setProperty("phewSteps", steps);
       SizePoints(representation);
       proxy->UpdateVTKObjects();
-      FitDrawing(representation);
+      FitDrawing(representation); // (labels the steps)
+    }
+    else
+    {
+      LabelSteps(representation);
     }
   }
   for (pqDataRepresentation* representation :

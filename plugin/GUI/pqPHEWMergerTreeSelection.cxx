@@ -50,25 +50,14 @@ bool OneValue(vtkPVDataInformation* info, const char* name, int association, lon
   return range[0] == range[1] && range[0] >= 0.0;
 }
 
-// The one value of each of the `wanted` arrays (`association`: vtkDataObject::POINT, CELL or
-// ROW) over the elements of (data, port) that `selection` selects at `time`; false unless
-// each has one.
-bool SelectedValues(pqServer* server, vtkSMSourceProxy* data, unsigned int port,
-  Selection selection, int association, double time,
+// The one value of each of the `wanted` arrays in `association` (vtkDataObject::POINT, CELL
+// or ROW) of the extracted elements `info` describes; false unless each has one.
+bool OneValues(vtkPVDataInformation* info, int association,
   std::initializer_list<std::pair<const char*, long*>> wanted)
 {
-  auto extract = phew_gui::NewHiddenFilter(server, "ExtractSelection");
-  if (!extract)
-  {
-    return false;
-  }
-  vtkSMPropertyHelper(extract, "Input").Set(data, port);
-  vtkSMPropertyHelper(extract, "Selection").Set(selection.Proxy, selection.Port);
-  extract->UpdateVTKObjects();
-  extract->UpdatePipeline(time); // (the time shown)
   for (const auto& array : wanted)
   {
-    if (!OneValue(extract->GetDataInformation(), array.first, association, *array.second))
+    if (!OneValue(info, array.first, association, *array.second))
     {
       return false;
     }
@@ -88,16 +77,19 @@ bool ShownStep(vtkSMSourceProxy* tree, double time, long& step)
 
 // A node or line picked in the tree's drawing (its structure and step), or a row of its
 // Links or History (the descendant and the row's step).
-void FollowPicked(pqOutputPort* port, Selection picked, double time)
+void FollowPicked(pqOutputPort* port, Selection picked)
 {
   vtkSMSourceProxy* tree = port->getSourceProxy();
   const auto number = static_cast<unsigned int>(port->getPortNumber());
   const char* ids = number == TREE_DRAWING_PORT ? "StructureId" : "DescendantId";
+  auto extract =
+    phew_gui::ExtractSelected(port->getServer(), tree, number, picked.Proxy, picked.Port);
   long structure = -1, step = -1;
   for (int association : { vtkDataObject::CELL, vtkDataObject::POINT, vtkDataObject::ROW })
   {
-    if (SelectedValues(port->getServer(), tree, number, picked, association, time,
-          { { ids, &structure }, { "Step", &step } }))
+    if (extract &&
+      OneValues(
+        extract->GetDataInformation(), association, { { ids, &structure }, { "Step", &step } }))
     {
       phew_gui::FollowInMassHistory(port->getSource(), structure, step);
       return;
@@ -131,9 +123,14 @@ void FollowSelected(pqPipelineSource* tree, pqOutputPort* selected, Selection ch
   vtkSMPropertyHelper(link, "ClumpIdArrayName").Set("ClumpId");
   link->UpdateVTKObjects();
   long structure = -1, step = -1;
-  if (ShownStep(vtkSMSourceProxy::SafeDownCast(proxy), time, step) &&
-    SelectedValues(server, data, input.GetOutputPort(0), { link, 0 }, association, time,
-      { { labels.GetInputArrayNameToProcess(), &structure } }))
+  if (!ShownStep(vtkSMSourceProxy::SafeDownCast(proxy), time, step))
+  {
+    return;
+  }
+  auto extract = phew_gui::ExtractSelected(server, data, input.GetOutputPort(0), link, 0);
+  if (extract &&
+    OneValue(
+      extract->GetDataInformation(), labels.GetInputArrayNameToProcess(), association, structure))
   {
     phew_gui::FollowInMassHistory(tree, structure, step);
   }
@@ -175,7 +172,7 @@ void FollowSelectionInMergerTrees(pqOutputPort* selected)
   {
     if (selected->getPortNumber() <= TREE_DRAWING_PORT) // Links, History, Tree Drawing
     {
-      FollowPicked(selected, chosen, time);
+      FollowPicked(selected, chosen);
     }
     return;
   }
